@@ -1,0 +1,200 @@
+#include "graph_snapshot.h"
+
+#include "absl/strings/str_cat.h"
+#include "byte_io.h"
+#include "tessera/ops.h"
+
+namespace tessera::kit {
+namespace {
+
+constexpr uint32_t kMagic = 0x31475354;  // "TSG1"
+constexpr uint32_t kVersion = 1;
+constexpr uint32_t kMaxRank = 8;
+
+absl::Status ReadTensor(const tsr_graph_view_api* v, tsr_graph g, int32_t t,
+                        bool reference_constants, SnapshotTensor& out) {
+  out.name = v->tensor_name(g, t);
+  out.dtype = v->tensor_dtype(g, t);
+  const int64_t* dims = nullptr;
+  size_t rank = 0;
+  if (v->tensor_shape(g, t, &dims, &rank) != TSR_OK)
+    return absl::InvalidArgumentError(absl::StrCat("tensor ", t, ": no shape"));
+  out.shape.assign(dims, dims + rank);
+  tsr_quantization q{};
+  if (v->tensor_quantization(g, t, &q) == TSR_OK && q.count > 0) {
+    out.quant.scales.assign(q.scales, q.scales + q.count);
+    out.quant.zero_points.assign(q.zero_points, q.zero_points + q.count);
+    out.quant.axis = q.axis;
+  }
+  const void* data = nullptr;
+  size_t size = 0;
+  if (v->tensor_constant_data(g, t, &data, &size) == TSR_OK) {
+    out.is_constant = true;
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    if (reference_constants) {
+      out.constant = {bytes, size};
+    } else {
+      auto owned = std::make_shared<std::vector<uint8_t>>(bytes, bytes + size);
+      out.constant = {owned->data(), owned->size()};
+      out.owned = std::move(owned);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+size_t DTypeByteSize(int32_t dtype) {
+  switch (dtype) {
+    case TSR_DTYPE_F32: case TSR_DTYPE_I32: return 4;
+    case TSR_DTYPE_F16: return 2;
+    case TSR_DTYPE_I8: case TSR_DTYPE_U8: case TSR_DTYPE_BOOL: return 1;
+    case TSR_DTYPE_I64: return 8;
+    default: return 0;
+  }
+}
+
+int64_t ElementCount(std::span<const int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return -1;
+    if (d != 0 && n > INT64_MAX / d) return -1;
+    n *= d;
+  }
+  return n;
+}
+
+absl::StatusOr<GraphSnapshot> SnapshotGraph(const tsr_graph_view_api* v,
+                                            tsr_graph g,
+                                            bool reference_constants) {
+  if (v == nullptr || g == nullptr)
+    return absl::InvalidArgumentError("graph view or graph is NULL");
+  GraphSnapshot s;
+  const size_t tensor_count = v->tensor_count(g);
+  s.tensors.resize(tensor_count);
+  for (size_t t = 0; t < tensor_count; ++t) {
+    absl::Status st = ReadTensor(v, g, static_cast<int32_t>(t),
+                                 reference_constants, s.tensors[t]);
+    if (!st.ok()) return st;
+  }
+  const size_t op_count = v->op_count(g);
+  s.ops.resize(op_count);
+  for (size_t o = 0; o < op_count; ++o) {
+    SnapshotOp& op = s.ops[o];
+    op.type = v->op_type(g, o);
+    op.id = v->op_id(g, o);
+    for (size_t i = 0; i < v->op_input_count(g, o); ++i) op.inputs.push_back(v->op_input(g, o, i));
+    for (size_t i = 0; i < v->op_output_count(g, o); ++i) op.outputs.push_back(v->op_output(g, o, i));
+    for (int32_t key = 1; key < TSR_ATTR_KEY_COUNT_V1; ++key) {
+      const int64_t* ints = nullptr;
+      const float* floats = nullptr;
+      size_t n = 0;
+      if (v->op_attr_ints(g, o, key, &ints, &n) == TSR_OK) op.attrs[key].ints.assign(ints, ints + n);
+      if (v->op_attr_floats(g, o, key, &floats, &n) == TSR_OK) op.attrs[key].floats.assign(floats, floats + n);
+    }
+  }
+  for (size_t i = 0; i < v->input_count(g); ++i) s.inputs.push_back(v->input(g, i));
+  for (size_t i = 0; i < v->output_count(g); ++i) s.outputs.push_back(v->output(g, i));
+  return s;
+}
+
+std::vector<uint8_t> EncodeSnapshot(const GraphSnapshot& g) {
+  ByteWriter w;
+  w.U32(kMagic);
+  w.U32(kVersion);
+  w.U32(static_cast<uint32_t>(g.tensors.size()));
+  w.U32(static_cast<uint32_t>(g.ops.size()));
+  w.I32Array(g.inputs);
+  w.I32Array(g.outputs);
+  for (const SnapshotTensor& t : g.tensors) {
+    w.String(t.name);
+    w.I32(t.dtype);
+    w.I64Array(t.shape);
+    w.F32Array(t.quant.scales);
+    w.I64Array(t.quant.zero_points);
+    w.I32(t.quant.axis);
+    w.U32(t.is_constant ? 1 : 0);
+    if (t.is_constant) {
+      w.U64(t.constant.size());
+      w.AlignTo(16);
+      w.Bytes(t.constant);
+    }
+  }
+  for (const SnapshotOp& op : g.ops) {
+    w.I32(op.type);
+    w.U32(op.id);
+    w.I32Array(op.inputs);
+    w.I32Array(op.outputs);
+    w.U32(static_cast<uint32_t>(op.attrs.size()));
+    for (const auto& [key, value] : op.attrs) {
+      w.I32(key);
+      w.I64Array(value.ints);
+      w.F32Array(value.floats);
+    }
+  }
+  return w.Take();
+}
+
+absl::StatusOr<GraphSnapshot> DecodeSnapshot(std::span<const uint8_t> bytes) {
+  ByteReader r(bytes);
+  GraphSnapshot g;
+  uint32_t magic = 0, version = 0, tensor_count = 0, op_count = 0;
+  if (!r.U32(magic) || magic != kMagic) return r.Fail("graph encoding: bad magic");
+  if (!r.U32(version) || version != kVersion) return r.Fail("graph encoding: unknown version");
+  if (!r.U32(tensor_count) || !r.U32(op_count)) return r.Fail("graph encoding: truncated header");
+  // Every tensor and op takes at least 8 bytes: reject absurd counts early.
+  if (tensor_count > r.remaining() / 8 || op_count > r.remaining() / 8)
+    return r.Fail("graph encoding: counts exceed the data");
+  if (!r.I32Array(g.inputs) || !r.I32Array(g.outputs)) return r.Fail("graph encoding: truncated boundary");
+  auto valid_tensor = [&](int32_t t, bool allow_none) {
+    return (allow_none && t == TSR_NO_TENSOR) || (t >= 0 && static_cast<uint32_t>(t) < tensor_count);
+  };
+  g.tensors.resize(tensor_count);
+  for (uint32_t i = 0; i < tensor_count; ++i) {
+    SnapshotTensor& t = g.tensors[i];
+    uint32_t is_constant = 0;
+    if (!r.String(t.name) || !r.I32(t.dtype) || !r.I64Array(t.shape) ||
+        !r.F32Array(t.quant.scales) || !r.I64Array(t.quant.zero_points) ||
+        !r.I32(t.quant.axis) || !r.U32(is_constant))
+      return r.Fail(absl::StrCat("graph encoding: tensor ", i, " truncated"));
+    if (DTypeByteSize(t.dtype) == 0) return r.Fail(absl::StrCat("graph encoding: tensor ", i, " has unknown dtype"));
+    if (t.shape.size() > kMaxRank) return r.Fail(absl::StrCat("graph encoding: tensor ", i, " rank too large"));
+    const int64_t elements = ElementCount(t.shape);
+    if (elements < 0) return r.Fail(absl::StrCat("graph encoding: tensor ", i, " has a bad shape"));
+    if (t.quant.scales.size() != t.quant.zero_points.size())
+      return r.Fail(absl::StrCat("graph encoding: tensor ", i, " quantization arrays differ in length"));
+    t.is_constant = is_constant != 0;
+    if (t.is_constant) {
+      uint64_t size = 0;
+      if (!r.U64(size) || !r.AlignTo(16) || !r.Span(size, t.constant))
+        return r.Fail(absl::StrCat("graph encoding: tensor ", i, " constant out of bounds"));
+      if (size != static_cast<uint64_t>(elements) * DTypeByteSize(t.dtype))
+        return r.Fail(absl::StrCat("graph encoding: tensor ", i, " constant size does not match its shape"));
+    }
+  }
+  for (int32_t t : g.inputs) if (!valid_tensor(t, false)) return r.Fail("graph encoding: input index out of range");
+  for (int32_t t : g.outputs) if (!valid_tensor(t, false)) return r.Fail("graph encoding: output index out of range");
+  g.ops.resize(op_count);
+  for (uint32_t i = 0; i < op_count; ++i) {
+    SnapshotOp& op = g.ops[i];
+    uint32_t attr_count = 0;
+    if (!r.I32(op.type) || !r.U32(op.id) || !r.I32Array(op.inputs) ||
+        !r.I32Array(op.outputs) || !r.U32(attr_count) || attr_count > r.remaining() / 12)
+      return r.Fail(absl::StrCat("graph encoding: op ", i, " truncated"));
+    if (op.type <= TSR_OP_UNKNOWN || op.type >= TSR_OP_COUNT_V1)
+      return r.Fail(absl::StrCat("graph encoding: op ", i, " has unknown type ", op.type));
+    for (int32_t t : op.inputs) if (!valid_tensor(t, true)) return r.Fail(absl::StrCat("graph encoding: op ", i, " input out of range"));
+    for (int32_t t : op.outputs) if (!valid_tensor(t, false)) return r.Fail(absl::StrCat("graph encoding: op ", i, " output out of range"));
+    for (uint32_t a = 0; a < attr_count; ++a) {
+      int32_t key = 0;
+      SnapshotAttr value;
+      if (!r.I32(key) || !r.I64Array(value.ints) || !r.F32Array(value.floats))
+        return r.Fail(absl::StrCat("graph encoding: op ", i, " attribute truncated"));
+      op.attrs[key] = std::move(value);
+    }
+  }
+  if (r.remaining() != 0) return r.Fail("graph encoding: trailing bytes");
+  return g;
+}
+
+}  // namespace tessera::kit

@@ -1,0 +1,77 @@
+// A plugin-side copy of a partition read through the graph view, and its
+// portable byte encoding. Vendors whose "bytecode" is an interpreted graph
+// (the cpu plugin, the mock DSP) serialize this; real NPUs lower it further.
+#ifndef TESSERA_PLUGINS_KIT_GRAPH_SNAPSHOT_H_
+#define TESSERA_PLUGINS_KIT_GRAPH_SNAPSHOT_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "tessera/graph_view.h"
+
+namespace tessera::kit {
+
+struct SnapshotQuant {
+  std::vector<float> scales;
+  std::vector<int64_t> zero_points;
+  int32_t axis = -1;
+};
+
+struct SnapshotTensor {
+  std::string name;
+  int32_t dtype = 0;
+  std::vector<int64_t> shape;
+  SnapshotQuant quant;
+  bool is_constant = false;
+  // Constant bytes: points into `owned` or into memory that outlives the
+  // snapshot (the mapped model, or the loaded bytecode).
+  std::span<const uint8_t> constant;
+  std::shared_ptr<const std::vector<uint8_t>> owned;
+};
+
+struct SnapshotAttr {
+  std::vector<int64_t> ints;
+  std::vector<float> floats;
+};
+
+struct SnapshotOp {
+  int32_t type = 0;
+  uint32_t id = 0;
+  std::vector<int32_t> inputs;   // TSR_NO_TENSOR for omitted optionals
+  std::vector<int32_t> outputs;
+  std::map<int32_t, SnapshotAttr> attrs;
+};
+
+struct GraphSnapshot {
+  std::vector<SnapshotTensor> tensors;
+  std::vector<SnapshotOp> ops;
+  std::vector<int32_t> inputs;
+  std::vector<int32_t> outputs;
+};
+
+// Reads everything through the view. Constants are copied unless
+// `reference_constants` (then they must outlive the snapshot).
+absl::StatusOr<GraphSnapshot> SnapshotGraph(const tsr_graph_view_api* view,
+                                            tsr_graph graph,
+                                            bool reference_constants);
+
+// Portable encoding ("TSG1"). Constant payloads are 16-byte aligned relative
+// to the start of the encoding.
+std::vector<uint8_t> EncodeSnapshot(const GraphSnapshot& graph);
+
+// Strict decoder for untrusted bytes: every length, index and size is
+// checked; constants point into `bytes`, which must outlive the result.
+absl::StatusOr<GraphSnapshot> DecodeSnapshot(std::span<const uint8_t> bytes);
+
+size_t DTypeByteSize(int32_t dtype);  // 0 for unknown
+// Product of dims, or -1 on negative dims / overflow.
+int64_t ElementCount(std::span<const int64_t> shape);
+
+}  // namespace tessera::kit
+
+#endif  // TESSERA_PLUGINS_KIT_GRAPH_SNAPSHOT_H_

@@ -1,0 +1,91 @@
+#include "graph_snapshot.h"
+
+#include <random>
+
+#include "gtest/gtest.h"
+#include "tessera/ops.h"
+
+namespace tessera::kit {
+namespace {
+
+GraphSnapshot SmallGraph(std::vector<uint8_t>& weights) {
+  GraphSnapshot g;
+  SnapshotTensor x{.name = "x", .dtype = TSR_DTYPE_F32, .shape = {2, 3}};
+  SnapshotTensor w{.name = "w", .dtype = TSR_DTYPE_F32, .shape = {4, 3}};
+  weights.resize(4 * 3 * 4);
+  for (size_t i = 0; i < weights.size(); ++i) weights[i] = static_cast<uint8_t>(i);
+  w.is_constant = true;
+  w.constant = weights;
+  SnapshotTensor y{.name = "y", .dtype = TSR_DTYPE_I8, .shape = {2, 4}};
+  y.quant = {.scales = {0.5f}, .zero_points = {3}, .axis = -1};
+  g.tensors = {x, w, y};
+  SnapshotOp fc{.type = TSR_OP_FULLY_CONNECTED, .id = 7, .inputs = {0, 1, TSR_NO_TENSOR}, .outputs = {2}};
+  fc.attrs[TSR_ATTR_ACTIVATION].ints = {TSR_ACTIVATION_RELU};
+  fc.attrs[TSR_ATTR_CLIP_MAX].floats = {6.0f};
+  g.ops = {fc};
+  g.inputs = {0};
+  g.outputs = {2};
+  return g;
+}
+
+TEST(GraphSnapshot, EncodeDecodeRoundTrip) {
+  std::vector<uint8_t> weights;
+  GraphSnapshot g = SmallGraph(weights);
+  std::vector<uint8_t> bytes = EncodeSnapshot(g);
+  absl::StatusOr<GraphSnapshot> back = DecodeSnapshot(bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->tensors.size(), 3u);
+  EXPECT_EQ(back->tensors[0].name, "x");
+  EXPECT_EQ(back->tensors[1].shape, (std::vector<int64_t>{4, 3}));
+  ASSERT_TRUE(back->tensors[1].is_constant);
+  EXPECT_TRUE(std::equal(weights.begin(), weights.end(), back->tensors[1].constant.begin()));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(back->tensors[1].constant.data()) % 16,
+            reinterpret_cast<uintptr_t>(bytes.data()) % 16);
+  EXPECT_EQ(back->tensors[2].quant.zero_points, (std::vector<int64_t>{3}));
+  ASSERT_EQ(back->ops.size(), 1u);
+  EXPECT_EQ(back->ops[0].id, 7u);
+  EXPECT_EQ(back->ops[0].inputs, (std::vector<int32_t>{0, 1, TSR_NO_TENSOR}));
+  EXPECT_EQ(back->ops[0].attrs.at(TSR_ATTR_ACTIVATION).ints, (std::vector<int64_t>{TSR_ACTIVATION_RELU}));
+  EXPECT_EQ(back->ops[0].attrs.at(TSR_ATTR_CLIP_MAX).floats, (std::vector<float>{6.0f}));
+}
+
+TEST(GraphSnapshot, RejectsEveryTruncation) {
+  std::vector<uint8_t> weights;
+  std::vector<uint8_t> bytes = EncodeSnapshot(SmallGraph(weights));
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    std::span<const uint8_t> cut(bytes.data(), n);
+    EXPECT_FALSE(DecodeSnapshot(cut).ok()) << "accepted a prefix of " << n << " bytes";
+  }
+}
+
+TEST(GraphSnapshot, BitFlipsNeverCrash) {
+  std::vector<uint8_t> weights;
+  const std::vector<uint8_t> bytes = EncodeSnapshot(SmallGraph(weights));
+  std::mt19937 rng(1234);
+  int rejected = 0;
+  for (int trial = 0; trial < 5000; ++trial) {
+    std::vector<uint8_t> bad = bytes;
+    bad[rng() % bad.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+    if (!DecodeSnapshot(bad).ok()) ++rejected;
+  }
+  // Flips inside weights or float attributes are legal data; flips in the
+  // structure must be rejected. Both kinds occur, so some but not all fail.
+  EXPECT_GT(rejected, 0);
+}
+
+TEST(GraphSnapshot, RejectsOutOfRangeTensorIndex) {
+  std::vector<uint8_t> weights;
+  GraphSnapshot g = SmallGraph(weights);
+  g.ops[0].outputs = {9};
+  EXPECT_FALSE(DecodeSnapshot(EncodeSnapshot(g)).ok());
+}
+
+TEST(ElementCount, HandlesOverflowAndNegatives) {
+  EXPECT_EQ(ElementCount(std::vector<int64_t>{2, 3, 4}), 24);
+  EXPECT_EQ(ElementCount(std::vector<int64_t>{}), 1);
+  EXPECT_EQ(ElementCount(std::vector<int64_t>{-1, 2}), -1);
+  EXPECT_EQ(ElementCount(std::vector<int64_t>{INT64_MAX, 2}), -1);
+}
+
+}  // namespace
+}  // namespace tessera::kit

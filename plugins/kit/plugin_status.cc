@@ -1,0 +1,43 @@
+#include "plugin_status.h"
+
+#include <utility>
+
+namespace tessera::kit {
+namespace {
+thread_local std::string last_error;
+}  // namespace
+
+const char* LastErrorMessage() { return last_error.c_str(); }
+
+tsr_status ToTsrStatus(absl::StatusCode code) {
+  return static_cast<tsr_status>(code);
+}
+
+tsr_status ReportStatus(const absl::Status& status) {
+  if (status.ok()) return TSR_OK;
+  last_error = std::string(status.message());
+  return ToTsrStatus(status.code());
+}
+
+tsr_status ReportError(tsr_status code, std::string message) {
+  last_error = std::move(message);
+  return code;
+}
+
+tsr_status NegotiateVersion(tsr_version host, tsr_version own,
+                            tsr_version floor, tsr_version* out) {
+  if (out == nullptr) return ReportError(TSR_INVALID_ARGUMENT, "out_version is NULL");
+  auto key = [](tsr_version v) { return (uint32_t{v.major} << 16) | v.minor; };
+  if (host.major != own.major || key(host) < key(floor)) {
+    return ReportError(
+        TSR_VERSION_UNSUPPORTED,
+        "no common ABI version: host offers " + std::to_string(host.major) + "." +
+            std::to_string(host.minor) + ", plugin speaks " +
+            std::to_string(floor.major) + "." + std::to_string(floor.minor) +
+            " to " + std::to_string(own.major) + "." + std::to_string(own.minor));
+  }
+  *out = key(host) < key(own) ? host : own;
+  return TSR_OK;
+}
+
+}  // namespace tessera::kit
