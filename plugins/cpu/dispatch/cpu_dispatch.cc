@@ -1,0 +1,286 @@
+// The cpu dispatch library: loads what the cpu compiler produced (AOT
+// bytecode or a JIT handle) and runs it with the reference kernels on host
+// memory. Only HOST buffers are accepted; anything else is converted by the
+// runtime before it reaches us.
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bytecode_builder.h"
+#include "common/cpu_jit_program.h"
+#include "dispatch/cpu_program.h"
+#include "options.h"
+#include "plugin_status.h"
+#include "tessera/dispatch.h"
+
+struct tsr_device_context_s {
+  std::string kernels = "reference";
+};
+
+struct tsr_executable_s {
+  tsr_device_context context = nullptr;
+  tessera::cpu::CpuProgram program;
+};
+
+struct tsr_buffer_s {
+  void* host = nullptr;
+  uint64_t size = 0;
+  bool owned = false;
+  ~tsr_buffer_s() {
+    if (owned) std::free(host);
+  }
+};
+
+struct tsr_invocation_s {
+  tsr_executable executable = nullptr;
+  std::vector<tsr_buffer> inputs;
+  std::vector<tsr_buffer> outputs;
+  std::vector<std::vector<uint8_t>> scratch;
+  double host_time_us = 0;
+  double ops = 0;
+};
+
+namespace tessera::cpu {
+namespace {
+
+constexpr uint32_t kAlignment = 64;
+const char* const kSocModels[] = {"any"};
+const tsr_dispatch_info kInfo = {
+    {sizeof(tsr_dispatch_info), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+    kCpuVendor, "0.1.0", kSocModels, 1, TSR_DISPATCH_CAP_BYTECODE | TSR_DISPATCH_CAP_JIT_HANDLE};
+
+const char* GetLastError() { return kit::LastErrorMessage(); }
+
+tsr_status GetInfo(const tsr_dispatch_info** out) {
+  if (out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "out_info is NULL");
+  *out = &kInfo;
+  return TSR_OK;
+}
+
+tsr_status CreateContext(const tsr_device_context_options* opts, tsr_device_context* out) {
+  return kit::Guarded([&]() -> absl::Status {
+    if (out == nullptr) return absl::InvalidArgumentError("out_context is NULL");
+    const tsr_key_value* kv = nullptr;
+    size_t count = 0;
+    if (TSR_ABI_HAS_FIELD(opts, tsr_device_context_options, option_count)) {
+      kv = opts->options;
+      count = opts->option_count;
+    }
+    absl::StatusOr<std::map<std::string, std::string>> parsed =
+        kit::ParseVendorOptions(kv, count, kCpuVendor, {{"kernels", {"reference", "fast"}}});
+    if (!parsed.ok()) return parsed.status();
+    auto ctx = std::make_unique<tsr_device_context_s>();
+    if (auto it = parsed->find("kernels"); it != parsed->end()) {
+      if (it->second == "fast")
+        return absl::UnimplementedError("cpu.kernels=fast: the fast kernels are not built yet; use reference");
+      ctx->kernels = it->second;
+    }
+    *out = ctx.release();
+    return absl::OkStatus();
+  });
+}
+
+void DestroyContext(tsr_device_context c) { delete c; }
+
+tsr_status LoadExecutable(tsr_device_context ctx, const tsr_executable_source* src, tsr_executable* out) {
+  tsr_status special = TSR_OK;
+  tsr_status code = kit::Guarded([&]() -> absl::Status {
+    if (ctx == nullptr || out == nullptr || !TSR_ABI_HAS_FIELD(src, tsr_executable_source, jit_handle))
+      return absl::InvalidArgumentError("load_executable: NULL argument or source struct too old");
+    std::span<const uint8_t> encoded;
+    if (src->kind == TSR_EXECUTABLE_BYTECODE) {
+      if (src->bytecode == nullptr) return absl::InvalidArgumentError("load_executable: bytecode is NULL");
+      absl::StatusOr<kit::VerifiedEntry> entry = kit::VerifyAndFindEntry(
+          {static_cast<const uint8_t*>(src->bytecode), src->bytecode_size}, kCpuVendor, src->entry_point, &special);
+      if (!entry.ok()) return entry.status();
+      if (entry->header.vendor_format_version != kCpuBodyFormatVersion) {
+        special = TSR_BYTECODE_INCOMPATIBLE;
+        return absl::FailedPreconditionError(absl::StrCat("cpu bytecode body format ", entry->header.vendor_format_version,
+                                                          " is not supported (this library reads ", kCpuBodyFormatVersion, ")"));
+      }
+      encoded = entry->body;
+    } else if (src->kind == TSR_EXECUTABLE_JIT_HANDLE) {
+      const auto* jit = reinterpret_cast<const CpuJitProgram*>(src->jit_handle);
+      if (jit == nullptr || jit->magic != kCpuJitMagic || jit->format_version != kCpuBodyFormatVersion)
+        return absl::InvalidArgumentError("load_executable: not a cpu JIT handle");
+      encoded = {jit->encoded, jit->encoded_size};
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("load_executable: unknown executable kind ", src->kind));
+    }
+    absl::StatusOr<CpuProgram> program = LoadCpuProgram(encoded);
+    if (!program.ok()) {
+      special = TSR_BYTECODE_INVALID;
+      return program.status();
+    }
+    auto exe = std::make_unique<tsr_executable_s>();
+    exe->context = ctx;
+    exe->program = *std::move(program);
+    *out = exe.release();
+    return absl::OkStatus();
+  });
+  // Bytecode problems keep their own codes (checksum, vendor, malformed).
+  if (code != TSR_OK && special != TSR_OK) return special;
+  return code;
+}
+
+void UnloadExecutable(tsr_executable e) { delete e; }
+
+tsr_status IoCount(tsr_executable e, size_t* ins, size_t* outs) {
+  if (e == nullptr || ins == nullptr || outs == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  *ins = e->program.graph.inputs.size();
+  *outs = e->program.graph.outputs.size();
+  return TSR_OK;
+}
+
+tsr_status Requirements(tsr_executable e, int32_t io_kind, size_t index, tsr_buffer_requirements* out) {
+  if (e == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  const auto& list = io_kind == TSR_IO_INPUT ? e->program.graph.inputs : e->program.graph.outputs;
+  if (io_kind != TSR_IO_INPUT && io_kind != TSR_IO_OUTPUT) return kit::ReportError(TSR_INVALID_ARGUMENT, "bad io_kind");
+  if (index >= list.size()) return kit::ReportError(TSR_OUT_OF_RANGE, "io index out of range");
+  if (!TSR_ABI_HAS_FIELD(out, tsr_buffer_requirements, dtype))
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "requirements struct too small");
+  const int32_t t = list[index];
+  out->buffer_types[0] = TSR_BUFFER_TYPE_HOST;
+  out->buffer_type_count = 1;
+  out->alignment = kAlignment;
+  out->size_bytes = e->program.tensor_bytes[t];
+  out->layout = TSR_LAYOUT_DENSE;
+  out->row_stride_bytes = 0;
+  out->dtype = e->program.graph.tensors[t].dtype;
+  return TSR_OK;
+}
+
+tsr_status AllocateBuffer(tsr_device_context ctx, const tsr_buffer_desc* desc, tsr_buffer* out) {
+  if (ctx == nullptr || out == nullptr || !TSR_ABI_HAS_FIELD(desc, tsr_buffer_desc, offset))
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "allocate_buffer: NULL argument");
+  if (desc->buffer_type != TSR_BUFFER_TYPE_HOST)
+    return kit::ReportError(TSR_UNIMPLEMENTED, absl::StrCat("cpu allocates only HOST buffers, not type ", desc->buffer_type));
+  const uint64_t align = desc->alignment > kAlignment ? desc->alignment : kAlignment;
+  if ((align & (align - 1)) != 0) return kit::ReportError(TSR_INVALID_ARGUMENT, "alignment must be a power of two");
+  const uint64_t rounded = (desc->size_bytes + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, rounded == 0 ? align : rounded);
+  if (p == nullptr) return kit::ReportError(TSR_RESOURCE_EXHAUSTED, "out of host memory");
+  std::memset(p, 0, rounded == 0 ? align : rounded);
+  auto* b = new tsr_buffer_s();
+  b->host = p;
+  b->size = desc->size_bytes;
+  b->owned = true;
+  *out = b;
+  return TSR_OK;
+}
+
+tsr_status RegisterBuffer(tsr_device_context ctx, const tsr_buffer_desc* desc, tsr_buffer* out) {
+  if (ctx == nullptr || out == nullptr || !TSR_ABI_HAS_FIELD(desc, tsr_buffer_desc, offset))
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "register_buffer: NULL argument");
+  if (desc->buffer_type != TSR_BUFFER_TYPE_HOST)
+    return kit::ReportError(TSR_UNIMPLEMENTED, absl::StrCat("cpu registers only HOST buffers, not type ", desc->buffer_type));
+  if (desc->host_address == nullptr && desc->size_bytes > 0)
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "register_buffer: host_address is NULL");
+  auto* b = new tsr_buffer_s();
+  b->host = desc->host_address;
+  b->size = desc->size_bytes;
+  *out = b;
+  return TSR_OK;
+}
+
+void ReleaseBuffer(tsr_buffer b) { delete b; }
+
+tsr_status MapBuffer(tsr_buffer b, void** out) {
+  if (b == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  *out = b->host;
+  return TSR_OK;
+}
+
+tsr_status UnmapBuffer(tsr_buffer b) {
+  return b == nullptr ? kit::ReportError(TSR_INVALID_ARGUMENT, "NULL buffer") : TSR_OK;
+}
+
+tsr_status CreateInvocation(tsr_executable e, tsr_invocation* out) {
+  if (e == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  auto* inv = new tsr_invocation_s();
+  inv->executable = e;
+  inv->inputs.assign(e->program.graph.inputs.size(), nullptr);
+  inv->outputs.assign(e->program.graph.outputs.size(), nullptr);
+  *out = inv;
+  return TSR_OK;
+}
+
+void DestroyInvocation(tsr_invocation inv) { delete inv; }
+
+tsr_status Attach(tsr_invocation inv, int32_t io_kind, size_t index, tsr_buffer b) {
+  if (inv == nullptr || b == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  auto& slots = io_kind == TSR_IO_INPUT ? inv->inputs : inv->outputs;
+  if (index >= slots.size()) return kit::ReportError(TSR_OUT_OF_RANGE, "attach: index out of range");
+  const auto& graph = inv->executable->program.graph;
+  const int32_t t = io_kind == TSR_IO_INPUT ? graph.inputs[index] : graph.outputs[index];
+  if (b->size < inv->executable->program.tensor_bytes[t])
+    return kit::ReportError(TSR_INVALID_ARGUMENT,
+                            absl::StrCat("attach: buffer of ", b->size, " bytes is smaller than tensor '",
+                                         graph.tensors[t].name, "' (", inv->executable->program.tensor_bytes[t], " bytes)"));
+  slots[index] = b;
+  return TSR_OK;
+}
+
+tsr_status AttachInput(tsr_invocation inv, size_t i, tsr_buffer b) { return Attach(inv, TSR_IO_INPUT, i, b); }
+tsr_status AttachOutput(tsr_invocation inv, size_t i, tsr_buffer b) { return Attach(inv, TSR_IO_OUTPUT, i, b); }
+
+tsr_status Invoke(tsr_invocation inv) {
+  return kit::Guarded([&]() -> absl::Status {
+    if (inv == nullptr) return absl::InvalidArgumentError("invoke: NULL invocation");
+    std::vector<void*> ins, outs;
+    for (size_t i = 0; i < inv->inputs.size(); ++i) {
+      if (inv->inputs[i] == nullptr) return absl::FailedPreconditionError(absl::StrCat("invoke: input ", i, " not attached"));
+      ins.push_back(inv->inputs[i]->host);
+    }
+    for (size_t i = 0; i < inv->outputs.size(); ++i) {
+      if (inv->outputs[i] == nullptr) return absl::FailedPreconditionError(absl::StrCat("invoke: output ", i, " not attached"));
+      outs.push_back(inv->outputs[i]->host);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    absl::Status s = RunCpuProgram(inv->executable->program, ins, outs, inv->scratch);
+    inv->host_time_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    inv->ops = static_cast<double>(inv->executable->program.graph.ops.size());
+    return s;
+  });
+}
+
+tsr_status MetricCount(tsr_invocation inv, size_t* out) {
+  if (inv == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  *out = 2;
+  return TSR_OK;
+}
+
+tsr_status GetMetric(tsr_invocation inv, size_t index, tsr_metric* out) {
+  if (inv == nullptr || !TSR_ABI_HAS_FIELD(out, tsr_metric, unit)) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  switch (index) {
+    case 0: out->name = "kernel_time_us"; out->value = inv->host_time_us; out->unit = "us"; return TSR_OK;
+    case 1: out->name = "ops_executed"; out->value = inv->ops; out->unit = "ops"; return TSR_OK;
+    default: return kit::ReportError(TSR_OUT_OF_RANGE, "metric index out of range");
+  }
+}
+
+const tsr_dispatch_api kApi = {
+    {sizeof(tsr_dispatch_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+    GetLastError, GetInfo, CreateContext, DestroyContext, LoadExecutable, UnloadExecutable, IoCount,
+    Requirements, AllocateBuffer, RegisterBuffer, ReleaseBuffer, MapBuffer, UnmapBuffer,
+    CreateInvocation, DestroyInvocation, AttachInput, AttachOutput, Invoke, MetricCount, GetMetric,
+};
+
+}  // namespace
+}  // namespace tessera::cpu
+
+extern "C" TSR_EXPORT tsr_status tsr_dispatch_negotiate(tsr_version host, tsr_version* out_version,
+                                                        const tsr_dispatch_api** out_api) {
+  if (out_api == nullptr) return tessera::kit::ReportError(TSR_INVALID_ARGUMENT, "out_api is NULL");
+  tsr_version agreed{};
+  tsr_status s = tessera::kit::NegotiateVersion(host, {TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+                                                {TSR_ABI_VERSION_FLOOR_MAJOR, TSR_ABI_VERSION_FLOOR_MINOR}, &agreed);
+  if (s != TSR_OK) return s;
+  *out_version = agreed;
+  *out_api = &tessera::cpu::kApi;
+  return TSR_OK;
+}
