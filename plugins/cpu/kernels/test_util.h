@@ -12,7 +12,7 @@
 #include "kernel_api.h"
 #include "kernel_util.h"
 
-namespace tessera::cpu::testing {
+namespace tessera::cpu::kt {
 
 struct Tensor {
   TensorRef ref;
@@ -69,7 +69,7 @@ inline std::vector<int64_t> Ints(const Tensor& t) { return LoadInts(t.ref); }
 
 inline TensorRef Absent() { return TensorRef{}; }
 
-inline absl::Status Run(int32_t op, const Attributes& attrs,
+inline absl::Status RunOp(int32_t op, const Attributes& attrs,
                         std::vector<TensorRef> inputs, Tensor& out) {
   std::vector<TensorRef> outs = {out.ref};
   return RunReferenceOp(op, attrs, inputs, outs);
@@ -84,6 +84,6 @@ inline absl::Status RunMulti(int32_t op, const Attributes& attrs,
 
 inline Attributes Attrs() { return Attributes(); }
 
-}  // namespace tessera::cpu::testing
+}  // namespace tessera::cpu::kt
 
 #endif  // TESSERA_PLUGINS_CPU_KERNELS_TEST_UTIL_H_
