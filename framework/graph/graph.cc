@@ -1,0 +1,62 @@
+#include "graph/graph.h"
+
+#include <algorithm>
+
+#include "base/dtype.h"
+
+namespace tessera {
+
+int64_t Tensor::element_count() const {
+  return ShapeElementCount(shape).value_or(-1);
+}
+
+size_t Tensor::byte_size() const {
+  const int64_t n = element_count();
+  return n < 0 ? 0 : static_cast<size_t>(n) * DTypeSize(dtype);
+}
+
+const Attribute* Op::FindAttr(int32_t key) const {
+  auto it = attrs.find(key);
+  return it == attrs.end() ? nullptr : &it->second;
+}
+
+std::span<const uint8_t> Graph::AdoptBytes(std::vector<uint8_t> bytes) {
+  auto owned = std::make_shared<const std::vector<uint8_t>>(std::move(bytes));
+  std::span<const uint8_t> view(owned->data(), owned->size());
+  storage_.push_back(std::move(owned));
+  return view;
+}
+
+void Graph::KeepAlive(std::shared_ptr<const void> storage) {
+  storage_.push_back(std::move(storage));
+}
+
+uint32_t Graph::NextOpId() const {
+  uint32_t next = 0;
+  for (const Op& op : ops) next = std::max(next, op.id + 1);
+  return next;
+}
+
+std::vector<int32_t> Graph::ProducerIndex() const {
+  std::vector<int32_t> producer(tensors.size(), -1);
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (int32_t t : ops[i].outputs)
+      if (t >= 0 && static_cast<size_t>(t) < producer.size()) producer[t] = static_cast<int32_t>(i);
+  return producer;
+}
+
+std::vector<std::vector<int32_t>> Graph::ConsumerIndex() const {
+  std::vector<std::vector<int32_t>> consumers(tensors.size());
+  for (size_t i = 0; i < ops.size(); ++i)
+    for (int32_t t : ops[i].inputs)
+      if (t >= 0 && static_cast<size_t>(t) < consumers.size()) consumers[t].push_back(static_cast<int32_t>(i));
+  return consumers;
+}
+
+std::optional<std::string> Graph::FindMetadata(const std::string& key) const {
+  for (const auto& [k, v] : metadata)
+    if (k == key) return v;
+  return std::nullopt;
+}
+
+}  // namespace tessera

@@ -1,0 +1,98 @@
+// The framework's in-memory graph. Loading a .tsr yields a Graph whose
+// constant tensors and bytecode blobs point straight into the memory map;
+// building one in code keeps its bytes in the graph's own arena. Either way
+// a Graph shares ownership of that storage, so copies are cheap and spans
+// stay valid as long as any copy lives.
+#ifndef TESSERA_FRAMEWORK_GRAPH_GRAPH_H_
+#define TESSERA_FRAMEWORK_GRAPH_GRAPH_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tessera {
+
+struct Quantization {
+  std::vector<float> scales;       // empty = not quantized
+  std::vector<int64_t> zero_points;
+  int32_t axis = -1;
+  bool quantized() const { return !scales.empty(); }
+};
+
+struct Tensor {
+  std::string name;
+  int32_t dtype = 0;               // tsr_dtype
+  std::vector<int64_t> shape;
+  Quantization quant;
+  bool is_constant = false;
+  std::span<const uint8_t> data;   // constant bytes (into graph storage)
+
+  int64_t element_count() const;
+  size_t byte_size() const;
+};
+
+struct Attribute {
+  std::vector<int64_t> ints;
+  std::vector<float> floats;
+};
+
+// What a DISPATCH op runs.
+struct DispatchRef {
+  std::string vendor;
+  std::string soc_model;
+  std::string entry_point;
+  int32_t bytecode = -1;           // index into Graph::bytecodes (AOT)
+  int32_t jit_slot = -1;           // index into the in-memory JIT registry
+  std::vector<uint32_t> source_op_ids;
+};
+
+struct Op {
+  int32_t type = 0;                // tsr_op_type
+  std::vector<int32_t> inputs;     // -1 = omitted optional input
+  std::vector<int32_t> outputs;
+  std::map<int32_t, Attribute> attrs;
+  uint32_t id = 0;
+  std::optional<DispatchRef> dispatch;
+
+  const Attribute* FindAttr(int32_t key) const;
+};
+
+struct BytecodeBlob {
+  std::string vendor;
+  std::string soc_model;
+  std::span<const uint8_t> bytes;  // into graph storage
+};
+
+class Graph {
+ public:
+  std::string name;
+  std::vector<Tensor> tensors;
+  std::vector<Op> ops;             // topologically ordered
+  std::vector<int32_t> inputs;
+  std::vector<int32_t> outputs;
+  std::vector<std::pair<std::string, std::string>> metadata;
+  std::vector<BytecodeBlob> bytecodes;
+
+  // Moves `bytes` into storage the graph co-owns; returns a span of them.
+  std::span<const uint8_t> AdoptBytes(std::vector<uint8_t> bytes);
+  // Keeps `storage` (e.g. a memory map) alive as long as this graph.
+  void KeepAlive(std::shared_ptr<const void> storage);
+
+  uint32_t NextOpId() const;       // one past the largest op id
+  // -1 when no op produces it (a graph input or a constant).
+  std::vector<int32_t> ProducerIndex() const;
+  std::vector<std::vector<int32_t>> ConsumerIndex() const;
+  std::optional<std::string> FindMetadata(const std::string& key) const;
+
+ private:
+  std::vector<std::shared_ptr<const void>> storage_;
+};
+
+}  // namespace tessera
+
+#endif  // TESSERA_FRAMEWORK_GRAPH_GRAPH_H_

@@ -1,0 +1,18 @@
+// Semantic checks that run after a model is parsed (and on graphs built in
+// code): indices in range, shapes consistent, dtypes known, constants the
+// right size, ops in topological order, no dangling tensors.
+#ifndef TESSERA_FRAMEWORK_GRAPH_GRAPH_VERIFIER_H_
+#define TESSERA_FRAMEWORK_GRAPH_GRAPH_VERIFIER_H_
+
+#include "absl/status/status.h"
+#include "graph/graph.h"
+
+namespace tessera {
+
+inline constexpr size_t kMaxTensorRank = 8;
+
+absl::Status VerifyGraph(const Graph& graph);
+
+}  // namespace tessera
+
+#endif  // TESSERA_FRAMEWORK_GRAPH_GRAPH_VERIFIER_H_

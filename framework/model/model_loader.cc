@@ -1,0 +1,145 @@
+#include "model/model_loader.h"
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "flatbuffers/flatbuffers.h"
+#include "graph/graph_verifier.h"
+#include "model/mapped_file.h"
+#include "schema/model_format_version.h"
+#include "tessera_model_generated.h"
+
+namespace tessera {
+namespace {
+
+namespace fb = ::tessera::schema;
+
+template <typename T>
+std::vector<T> ToVector(const flatbuffers::Vector<T>* v) {
+  return v ? std::vector<T>(v->begin(), v->end()) : std::vector<T>{};
+}
+
+std::string ToString(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+
+absl::StatusOr<std::span<const uint8_t>> Range(std::span<const uint8_t> file, uint64_t offset,
+                                               uint64_t size, uint64_t data_start,
+                                               const std::string& what) {
+  if (offset < data_start || offset > file.size() || size > file.size() - offset)
+    return absl::InvalidArgumentError(absl::StrCat(what, ": range [", offset, ", +", size,
+                                                   ") lies outside the data segment (file has ",
+                                                   file.size(), " bytes; truncated?)"));
+  return file.subspan(offset, size);
+}
+
+}  // namespace
+
+bool LooksLikeTsr(std::span<const uint8_t> bytes) {
+  return bytes.size() >= 12 &&
+         flatbuffers::BufferHasIdentifier(bytes.data(), fb::ModelIdentifier(), /*size_prefixed=*/true);
+}
+
+absl::StatusOr<Graph> ParseModel(std::span<const uint8_t> bytes, std::shared_ptr<const void> keep_alive) {
+  if (bytes.size() < 12) return absl::InvalidArgumentError("not a Tessera model: file shorter than the header");
+  if (!LooksLikeTsr(bytes))
+    return absl::InvalidArgumentError("not a Tessera model: missing the 'TSR1' file identifier");
+  const uint32_t table_size = flatbuffers::ReadScalar<uint32_t>(bytes.data());
+  if (table_size > bytes.size() - sizeof(uint32_t))
+    return absl::InvalidArgumentError(absl::StrCat("model is truncated: header says ", table_size,
+                                                   " bytes of tables, file has ", bytes.size()));
+  const uint64_t data_start = sizeof(uint32_t) + table_size;
+  flatbuffers::Verifier verifier(bytes.data(), data_start, /*max_depth=*/64, /*max_tables=*/10'000'000);
+  if (!fb::VerifySizePrefixedModelBuffer(verifier))
+    return absl::InvalidArgumentError("model tables are corrupted (flatbuffers verification failed)");
+  const fb::Model* model = fb::GetSizePrefixedModel(bytes.data());
+  if (model->format_version() < kOldestReadableModelFormatVersion || model->format_version() > kModelFormatVersion)
+    return absl::FailedPreconditionError(absl::StrCat("model format version ", model->format_version(),
+                                                      " is not supported (this build reads ",
+                                                      kOldestReadableModelFormatVersion, "..", kModelFormatVersion, ")"));
+  if (!model->subgraphs() || model->subgraphs()->size() == 0)
+    return absl::InvalidArgumentError("model has no subgraphs");
+
+  Graph g;
+  g.KeepAlive(std::move(keep_alive));
+  // Buffers: index 0 is the empty sentinel.
+  std::vector<std::span<const uint8_t>> buffers;
+  if (model->buffers()) {
+    for (flatbuffers::uoffset_t i = 0; i < model->buffers()->size(); ++i) {
+      const fb::Buffer* b = model->buffers()->Get(i);
+      if (i == 0) { buffers.emplace_back(); continue; }
+      ASSIGN_OR_RETURN(auto range, Range(bytes, b->offset(), b->size(), data_start, absl::StrCat("buffer ", i)));
+      buffers.push_back(range);
+    }
+  }
+  if (model->bytecodes()) {
+    for (flatbuffers::uoffset_t i = 0; i < model->bytecodes()->size(); ++i) {
+      const fb::Bytecode* b = model->bytecodes()->Get(i);
+      ASSIGN_OR_RETURN(auto range, Range(bytes, b->offset(), b->size(), data_start, absl::StrCat("bytecode ", i)));
+      g.bytecodes.push_back({ToString(b->vendor()), ToString(b->soc_model()), range});
+    }
+  }
+  if (model->metadata())
+    for (const fb::Metadata* m : *model->metadata())
+      g.metadata.emplace_back(ToString(m->key()), ToString(m->value()));
+
+  const fb::Subgraph* sg = model->subgraphs()->Get(0);
+  g.name = ToString(sg->name());
+  if (sg->tensors()) {
+    for (flatbuffers::uoffset_t i = 0; i < sg->tensors()->size(); ++i) {
+      const fb::Tensor* ft = sg->tensors()->Get(i);
+      Tensor t;
+      t.name = ToString(ft->name());
+      t.dtype = ft->dtype();
+      t.shape = ToVector(ft->shape());
+      if (const fb::Quantization* q = ft->quantization()) {
+        t.quant.scales = ToVector(q->scales());
+        t.quant.zero_points = ToVector(q->zero_points());
+        t.quant.axis = q->axis();
+      }
+      if (ft->buffer() != 0) {
+        if (ft->buffer() >= buffers.size())
+          return absl::InvalidArgumentError(absl::StrCat("tensor ", i, " ('", t.name, "') references buffer ",
+                                                         ft->buffer(), ", but the model has ", buffers.size()));
+        t.is_constant = true;
+        t.data = buffers[ft->buffer()];
+      }
+      g.tensors.push_back(std::move(t));
+    }
+  }
+  if (sg->ops()) {
+    for (const fb::Op* fop : *sg->ops()) {
+      Op op;
+      op.type = fop->type();
+      op.id = fop->id();
+      op.inputs = ToVector(fop->inputs());
+      op.outputs = ToVector(fop->outputs());
+      if (fop->attributes())
+        for (const fb::Attribute* a : *fop->attributes())
+          op.attrs[a->key()] = Attribute{ToVector(a->ints()), ToVector(a->floats())};
+      if (const fb::DispatchInfo* d = fop->dispatch()) {
+        DispatchRef ref{ToString(d->vendor()), ToString(d->soc_model()), ToString(d->entry_point()),
+                        static_cast<int32_t>(d->bytecode()), -1, ToVector(d->source_op_ids())};
+        if (d->bytecode() >= g.bytecodes.size() ||
+            g.bytecodes[d->bytecode()].bytes.data() != bytes.data() + d->bytecode_offset() ||
+            g.bytecodes[d->bytecode()].bytes.size() != d->bytecode_size())
+          return absl::InvalidArgumentError(absl::StrCat("op id ", op.id, ": DISPATCH bytecode reference (index ",
+                                                         d->bytecode(), ", offset ", d->bytecode_offset(),
+                                                         ") does not match the model's bytecode table"));
+        op.dispatch = std::move(ref);
+      }
+      g.ops.push_back(std::move(op));
+    }
+  }
+  g.inputs = ToVector(sg->inputs());
+  g.outputs = ToVector(sg->outputs());
+  RETURN_IF_ERROR(VerifyGraph(g));
+  return g;
+}
+
+absl::StatusOr<Graph> LoadModelFile(const std::string& path) {
+  ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, MappedFile::Open(path));
+  absl::StatusOr<Graph> g = ParseModel(file->bytes(), file);
+  if (!g.ok())
+    return absl::Status(g.status().code(), absl::StrCat("'", path, "': ", g.status().message()));
+  return g;
+}
+
+}  // namespace tessera

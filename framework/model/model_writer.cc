@@ -1,0 +1,141 @@
+#include "model/model_writer.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "base/status_macros.h"
+#include "flatbuffers/flatbuffers.h"
+#include "graph/graph_verifier.h"
+#include "schema/model_format_version.h"
+#include "tessera/ops.h"
+#include "tessera_model_generated.h"
+
+namespace tessera {
+namespace {
+
+namespace fb = ::tessera::schema;
+constexpr uint64_t kDataAlignment = 64;
+
+uint64_t AlignUp(uint64_t v) { return (v + kDataAlignment - 1) / kDataAlignment * kDataAlignment; }
+
+// Where each constant and bytecode lands, relative to the data segment.
+struct DataLayout {
+  std::vector<uint32_t> tensor_buffer;      // per tensor: buffer index (0 = none)
+  std::vector<std::span<const uint8_t>> buffers;  // index 0 unused
+  std::vector<uint64_t> buffer_offset;      // relative
+  std::vector<uint64_t> bytecode_offset;    // relative
+  uint64_t size = 0;
+};
+
+DataLayout PlanData(const Graph& g) {
+  DataLayout d;
+  d.buffers.emplace_back();
+  d.buffer_offset.push_back(0);
+  for (const Tensor& t : g.tensors) {
+    if (!t.is_constant) { d.tensor_buffer.push_back(0); continue; }
+    d.tensor_buffer.push_back(static_cast<uint32_t>(d.buffers.size()));
+    d.buffers.push_back(t.data);
+    d.buffer_offset.push_back(d.size);
+    d.size = AlignUp(d.size + t.data.size());
+  }
+  for (const BytecodeBlob& b : g.bytecodes) {
+    d.bytecode_offset.push_back(d.size);
+    d.size = AlignUp(d.size + b.bytes.size());
+  }
+  return d;
+}
+
+std::vector<uint8_t> BuildTables(const Graph& g, const DataLayout& d, uint64_t data_start) {
+  flatbuffers::FlatBufferBuilder b(4096);
+  b.ForceDefaults(true);  // fixed table size regardless of offset values
+  std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
+  for (size_t i = 0; i < g.tensors.size(); ++i) {
+    const Tensor& t = g.tensors[i];
+    flatbuffers::Offset<fb::Quantization> quant = 0;
+    if (t.quant.quantized())
+      quant = fb::CreateQuantization(b, b.CreateVector(t.quant.scales), b.CreateVector(t.quant.zero_points), t.quant.axis);
+    tensors.push_back(fb::CreateTensor(b, b.CreateString(t.name), t.dtype, b.CreateVector(t.shape), quant, d.tensor_buffer[i]));
+  }
+  std::vector<flatbuffers::Offset<fb::Op>> ops;
+  for (const Op& op : g.ops) {
+    std::vector<flatbuffers::Offset<fb::Attribute>> attrs;
+    for (const auto& [key, value] : op.attrs)
+      attrs.push_back(fb::CreateAttribute(b, key, b.CreateVector(value.ints), b.CreateVector(value.floats)));
+    flatbuffers::Offset<fb::DispatchInfo> dispatch = 0;
+    if (op.dispatch) {
+      const DispatchRef& r = *op.dispatch;
+      const uint64_t offset = data_start + d.bytecode_offset[r.bytecode];
+      dispatch = fb::CreateDispatchInfo(b, b.CreateString(r.vendor), b.CreateString(r.soc_model),
+                                        b.CreateString(r.entry_point), static_cast<uint32_t>(r.bytecode), offset,
+                                        g.bytecodes[r.bytecode].bytes.size(), b.CreateVector(r.source_op_ids));
+    }
+    ops.push_back(fb::CreateOp(b, op.type, b.CreateVector(op.inputs), b.CreateVector(op.outputs),
+                               b.CreateVector(attrs), dispatch, op.id));
+  }
+  auto subgraph = fb::CreateSubgraph(b, b.CreateString(g.name), b.CreateVector(tensors), b.CreateVector(ops),
+                                     b.CreateVector(g.inputs), b.CreateVector(g.outputs));
+  std::vector<flatbuffers::Offset<fb::Buffer>> buffers;
+  for (size_t i = 0; i < d.buffers.size(); ++i)
+    buffers.push_back(fb::CreateBuffer(b, i == 0 ? 0 : data_start + d.buffer_offset[i], d.buffers[i].size()));
+  std::vector<flatbuffers::Offset<fb::Bytecode>> bytecodes;
+  for (size_t i = 0; i < g.bytecodes.size(); ++i)
+    bytecodes.push_back(fb::CreateBytecode(b, b.CreateString(g.bytecodes[i].vendor), b.CreateString(g.bytecodes[i].soc_model),
+                                           data_start + d.bytecode_offset[i], g.bytecodes[i].bytes.size()));
+  std::vector<flatbuffers::Offset<fb::Metadata>> metadata;
+  for (const auto& [k, v] : g.metadata) metadata.push_back(fb::CreateMetadata(b, b.CreateString(k), b.CreateString(v)));
+  auto subgraphs = b.CreateVector(std::vector{subgraph});
+  auto model = fb::CreateModel(b, kModelFormatVersion, b.CreateString("tessera"), subgraphs, b.CreateVector(buffers),
+                               b.CreateVector(bytecodes), b.CreateVector(metadata));
+  fb::FinishSizePrefixedModelBuffer(b, model);
+  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& g) {
+  RETURN_IF_ERROR(VerifyGraph(g));
+  for (const Op& op : g.ops)
+    if (op.dispatch && op.dispatch->jit_slot >= 0)
+      return absl::FailedPreconditionError(absl::StrCat(
+          "op id ", op.id, " runs a JIT handle from vendor '", op.dispatch->vendor,
+          "': JIT results live in process memory only and cannot be written to a model file; compile with --mode aot"));
+  const DataLayout d = PlanData(g);
+  // Offsets are absolute, so the tables depend on their own size. With
+  // forced defaults the size does not depend on the offset values: two
+  // passes settle it.
+  std::vector<uint8_t> tables = BuildTables(g, d, 0);
+  const uint64_t data_start = AlignUp(tables.size());
+  tables = BuildTables(g, d, data_start);
+  if (AlignUp(tables.size()) != data_start)
+    return absl::InternalError("model writer: table size changed between passes");
+  std::vector<uint8_t> out(data_start + d.size, 0);
+  std::memcpy(out.data(), tables.data(), tables.size());
+  for (size_t i = 1; i < d.buffers.size(); ++i)
+    if (!d.buffers[i].empty()) std::memcpy(out.data() + data_start + d.buffer_offset[i], d.buffers[i].data(), d.buffers[i].size());
+  for (size_t i = 0; i < g.bytecodes.size(); ++i)
+    std::memcpy(out.data() + data_start + d.bytecode_offset[i], g.bytecodes[i].bytes.data(), g.bytecodes[i].bytes.size());
+  return out;
+}
+
+absl::Status WriteModelFile(const Graph& g, const std::string& path) {
+  ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, SerializeModel(g));
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
+    if (!f) return absl::PermissionDeniedError(absl::StrCat("cannot write '", temp, "'"));
+    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!f.flush()) {
+      std::remove(temp.c_str());
+      return absl::DataLossError(absl::StrCat("short write to '", temp, "'"));
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    return absl::PermissionDeniedError(absl::StrCat("cannot rename '", temp, "' to '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tessera

@@ -1,0 +1,24 @@
+// Writing a Graph as a .tsr: the flatbuffer tables first, then a data
+// segment with every constant and bytecode blob 64-byte aligned, so a
+// loader can map the file and use them in place.
+#ifndef TESSERA_FRAMEWORK_MODEL_MODEL_WRITER_H_
+#define TESSERA_FRAMEWORK_MODEL_MODEL_WRITER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+
+namespace tessera {
+
+absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& graph);
+
+// Writes to a temporary file beside `path` and renames it into place, so a
+// failure never leaves a half-written model behind.
+absl::Status WriteModelFile(const Graph& graph, const std::string& path);
+
+}  // namespace tessera
+
+#endif  // TESSERA_FRAMEWORK_MODEL_MODEL_WRITER_H_

@@ -1,0 +1,159 @@
+#include "plugins/graph_view_impl.h"
+
+#include <set>
+
+#include "tessera/ops.h"
+
+namespace tessera {
+
+GraphView::GraphView(const Graph& graph, std::vector<int32_t> op_indices)
+    : graph_(&graph), ops_(std::move(op_indices)) {
+  std::set<int32_t> produced_inside;
+  for (int32_t o : ops_)
+    for (int32_t t : graph.ops[o].outputs) produced_inside.insert(t);
+  std::set<int32_t> in_set(ops_.begin(), ops_.end());
+  // Inputs: read here, produced elsewhere (or graph inputs), not constants.
+  for (int32_t o : ops_) {
+    for (int32_t t : graph.ops[o].inputs) {
+      if (t < 0) continue;
+      const bool boundary = !produced_inside.count(t) && !graph.tensors[t].is_constant;
+      const bool fresh = local_.find(t) == local_.end();
+      int32_t local = Intern(t);
+      if (boundary && fresh) inputs_.push_back(local);
+    }
+    for (int32_t t : graph.ops[o].outputs) Intern(t);
+  }
+  // Outputs: produced here and needed outside (another op or the graph).
+  std::set<int32_t> needed_outside(graph.outputs.begin(), graph.outputs.end());
+  for (size_t o = 0; o < graph.ops.size(); ++o) {
+    if (in_set.count(static_cast<int32_t>(o))) continue;
+    for (int32_t t : graph.ops[o].inputs) if (t >= 0) needed_outside.insert(t);
+  }
+  for (int32_t o : ops_)
+    for (int32_t t : graph.ops[o].outputs)
+      if (needed_outside.count(t)) outputs_.push_back(local_.at(t));
+}
+
+GraphView GraphView::Whole(const Graph& graph) {
+  std::vector<int32_t> ops;
+  for (size_t i = 0; i < graph.ops.size(); ++i)
+    if (graph.ops[i].type != TSR_OP_DISPATCH) ops.push_back(static_cast<int32_t>(i));
+  return GraphView(graph, std::move(ops));
+}
+
+GraphView GraphView::Partition(const Graph& graph, std::vector<int32_t> op_indices) {
+  return GraphView(graph, std::move(op_indices));
+}
+
+int32_t GraphView::Intern(int32_t global) {
+  auto [it, inserted] = local_.emplace(global, static_cast<int32_t>(tensors_.size()));
+  if (inserted) tensors_.push_back(global);
+  return it->second;
+}
+
+int32_t GraphView::Local(int32_t global) const {
+  auto it = local_.find(global);
+  return it == local_.end() ? -1 : it->second;
+}
+
+const Tensor* GraphView::LocalTensor(int32_t local) const {
+  if (local < 0 || static_cast<size_t>(local) >= tensors_.size()) return nullptr;
+  return &graph_->tensors[tensors_[local]];
+}
+
+namespace {
+
+const GraphView* V(tsr_graph g) { return GraphView::FromHandle(g); }
+
+const Op* OpAt(tsr_graph g, size_t op) {
+  const GraphView* v = V(g);
+  if (v == nullptr || op >= v->ops().size()) return nullptr;
+  return &v->graph().ops[v->ops()[op]];
+}
+
+size_t OpCount(tsr_graph g) { return V(g) ? V(g)->ops().size() : 0; }
+int32_t OpType(tsr_graph g, size_t op) { const Op* o = OpAt(g, op); return o ? o->type : TSR_OP_UNKNOWN; }
+size_t OpInputCount(tsr_graph g, size_t op) { const Op* o = OpAt(g, op); return o ? o->inputs.size() : 0; }
+size_t OpOutputCount(tsr_graph g, size_t op) { const Op* o = OpAt(g, op); return o ? o->outputs.size() : 0; }
+int32_t OpInput(tsr_graph g, size_t op, size_t i) {
+  const Op* o = OpAt(g, op);
+  if (o == nullptr || i >= o->inputs.size() || o->inputs[i] < 0) return TSR_NO_TENSOR;
+  return V(g)->Local(o->inputs[i]);
+}
+int32_t OpOutput(tsr_graph g, size_t op, size_t i) {
+  const Op* o = OpAt(g, op);
+  if (o == nullptr || i >= o->outputs.size()) return TSR_NO_TENSOR;
+  return V(g)->Local(o->outputs[i]);
+}
+uint32_t OpId(tsr_graph g, size_t op) { const Op* o = OpAt(g, op); return o ? o->id : 0; }
+
+tsr_status AttrInts(tsr_graph g, size_t op, int32_t key, const int64_t** out, size_t* count) {
+  const Op* o = OpAt(g, op);
+  if (o == nullptr || out == nullptr || count == nullptr) return TSR_INVALID_ARGUMENT;
+  const Attribute* a = o->FindAttr(key);
+  if (a == nullptr || (a->ints.empty() && !a->floats.empty())) return TSR_NOT_FOUND;
+  *out = a->ints.data();
+  *count = a->ints.size();
+  return TSR_OK;
+}
+tsr_status AttrFloats(tsr_graph g, size_t op, int32_t key, const float** out, size_t* count) {
+  const Op* o = OpAt(g, op);
+  if (o == nullptr || out == nullptr || count == nullptr) return TSR_INVALID_ARGUMENT;
+  const Attribute* a = o->FindAttr(key);
+  if (a == nullptr || a->floats.empty()) return TSR_NOT_FOUND;
+  *out = a->floats.data();
+  *count = a->floats.size();
+  return TSR_OK;
+}
+
+size_t TensorCount(tsr_graph g) { return V(g) ? V(g)->tensors().size() : 0; }
+const char* TensorName(tsr_graph g, int32_t t) {
+  const Tensor* x = V(g) ? V(g)->LocalTensor(t) : nullptr;
+  return x ? x->name.c_str() : "";
+}
+int32_t TensorDType(tsr_graph g, int32_t t) {
+  const Tensor* x = V(g) ? V(g)->LocalTensor(t) : nullptr;
+  return x ? x->dtype : TSR_DTYPE_UNKNOWN;
+}
+tsr_status TensorShape(tsr_graph g, int32_t t, const int64_t** dims, size_t* rank) {
+  const Tensor* x = V(g) ? V(g)->LocalTensor(t) : nullptr;
+  if (x == nullptr || dims == nullptr || rank == nullptr) return TSR_INVALID_ARGUMENT;
+  *dims = x->shape.data();
+  *rank = x->shape.size();
+  return TSR_OK;
+}
+tsr_status TensorQuant(tsr_graph g, int32_t t, tsr_quantization* out) {
+  const Tensor* x = V(g) ? V(g)->LocalTensor(t) : nullptr;
+  if (x == nullptr || out == nullptr) return TSR_INVALID_ARGUMENT;
+  out->count = static_cast<uint32_t>(x->quant.scales.size());
+  out->axis = x->quant.axis;
+  out->scales = x->quant.scales.data();
+  out->zero_points = x->quant.zero_points.data();
+  return TSR_OK;
+}
+tsr_status TensorConstant(tsr_graph g, int32_t t, const void** data, size_t* size) {
+  const Tensor* x = V(g) ? V(g)->LocalTensor(t) : nullptr;
+  if (x == nullptr || data == nullptr || size == nullptr) return TSR_INVALID_ARGUMENT;
+  if (!x->is_constant) return TSR_NOT_FOUND;
+  *data = x->data.data();
+  *size = x->data.size();
+  return TSR_OK;
+}
+size_t InputCount(tsr_graph g) { return V(g) ? V(g)->inputs().size() : 0; }
+int32_t Input(tsr_graph g, size_t i) { return V(g) && i < V(g)->inputs().size() ? V(g)->inputs()[i] : TSR_NO_TENSOR; }
+size_t OutputCount(tsr_graph g) { return V(g) ? V(g)->outputs().size() : 0; }
+int32_t Output(tsr_graph g, size_t i) { return V(g) && i < V(g)->outputs().size() ? V(g)->outputs()[i] : TSR_NO_TENSOR; }
+
+const tsr_graph_view_api kGraphViewApi = {
+    {sizeof(tsr_graph_view_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+    OpCount, OpType, OpInputCount, OpInput, OpOutputCount, OpOutput, OpId,
+    AttrInts, AttrFloats,
+    TensorCount, TensorName, TensorDType, TensorShape, TensorQuant, TensorConstant,
+    InputCount, Input, OutputCount, Output,
+};
+
+}  // namespace
+
+const tsr_graph_view_api* GraphViewApi() { return &kGraphViewApi; }
+
+}  // namespace tessera

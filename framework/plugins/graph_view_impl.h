@@ -1,0 +1,51 @@
+// The framework side of the graph view ABI (tessera/graph_view.h): a set of
+// ops of a Graph presented to a plugin as a graph of its own, with tensors
+// renumbered locally and the boundary tensors as inputs and outputs.
+#ifndef TESSERA_FRAMEWORK_PLUGINS_GRAPH_VIEW_IMPL_H_
+#define TESSERA_FRAMEWORK_PLUGINS_GRAPH_VIEW_IMPL_H_
+
+#include <unordered_map>
+#include <vector>
+
+#include "graph/graph.h"
+#include "tessera/graph_view.h"
+
+namespace tessera {
+
+class GraphView {
+ public:
+  // All ops of `graph` except DISPATCH ops; boundary = graph inputs/outputs
+  // plus any DISPATCH inputs/outputs.
+  static GraphView Whole(const Graph& graph);
+  // `op_indices` in topological order.
+  static GraphView Partition(const Graph& graph, std::vector<int32_t> op_indices);
+
+  tsr_graph handle() const { return reinterpret_cast<tsr_graph>(const_cast<GraphView*>(this)); }
+  static const GraphView* FromHandle(tsr_graph g) { return reinterpret_cast<const GraphView*>(g); }
+
+  const Graph& graph() const { return *graph_; }
+  const std::vector<int32_t>& ops() const { return ops_; }           // global op indices
+  const std::vector<int32_t>& tensors() const { return tensors_; }   // local -> global
+  const std::vector<int32_t>& inputs() const { return inputs_; }     // local indices
+  const std::vector<int32_t>& outputs() const { return outputs_; }
+  int32_t Local(int32_t global) const;                               // -1 if absent
+  const Tensor* LocalTensor(int32_t local) const;
+
+ private:
+  GraphView(const Graph& graph, std::vector<int32_t> op_indices);
+  int32_t Intern(int32_t global);
+
+  const Graph* graph_;
+  std::vector<int32_t> ops_;
+  std::vector<int32_t> tensors_;
+  std::unordered_map<int32_t, int32_t> local_;
+  std::vector<int32_t> inputs_;
+  std::vector<int32_t> outputs_;
+};
+
+// The accessor table handed to plugins; static, thread-safe.
+const tsr_graph_view_api* GraphViewApi();
+
+}  // namespace tessera
+
+#endif  // TESSERA_FRAMEWORK_PLUGINS_GRAPH_VIEW_IMPL_H_
