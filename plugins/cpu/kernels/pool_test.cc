@@ -1,0 +1,124 @@
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace tessera::cpu {
+namespace {
+
+using namespace kt;
+using V = std::vector<double>;
+using IV = std::vector<int64_t>;
+
+V Iota(int n, double start = 1) {
+  V v(n);
+  for (int i = 0; i < n; ++i) v[i] = start + i;
+  return v;
+}
+
+Attributes PoolAttrs(std::vector<int64_t> k, std::vector<int64_t> s,
+                     std::vector<int64_t> pads = {0, 0, 0, 0}) {
+  Attributes a;
+  a.SetInts(TSR_ATTR_KERNEL_SHAPE, k);
+  a.SetInts(TSR_ATTR_STRIDES, s);
+  a.SetInts(TSR_ATTR_PADS, pads);
+  return a;
+}
+
+TEST(PoolTest, Basic2x2) {
+  Tensor x = F32({1, 1, 4, 4}, Iota(16)), y = Empty(TSR_DTYPE_F32, {1, 1, 2, 2});
+  ASSERT_TRUE(RunOp(TSR_OP_MAX_POOL_2D, PoolAttrs({2, 2}, {2, 2}), {x}, y).ok());
+  EXPECT_EQ(Values(y), (V{6, 8, 14, 16}));
+  ASSERT_TRUE(RunOp(TSR_OP_AVG_POOL_2D, PoolAttrs({2, 2}, {2, 2}), {x}, y).ok());
+  EXPECT_EQ(Values(y), (V{3.5, 5.5, 11.5, 13.5}));
+}
+
+TEST(PoolTest, AvgPaddingCount) {
+  Tensor x = F32({1, 1, 3, 3}, Iota(9)), y = Empty(TSR_DTYPE_F32, {1, 1, 4, 4});
+  Attributes a = PoolAttrs({2, 2}, {1, 1}, {1, 1, 1, 1});
+  ASSERT_TRUE(RunOp(TSR_OP_AVG_POOL_2D, a, {x}, y).ok());
+  V v = Values(y);
+  EXPECT_EQ(v[0], 1);     // only x[0,0]
+  EXPECT_EQ(v[1], 1.5);   // (1+2)/2
+  EXPECT_EQ(v[5], 3);     // (1+2+4+5)/4
+  EXPECT_EQ(v[15], 9);
+  a.SetInts(TSR_ATTR_COUNT_INCLUDE_PAD, {1});
+  ASSERT_TRUE(RunOp(TSR_OP_AVG_POOL_2D, a, {x}, y).ok());
+  v = Values(y);
+  EXPECT_EQ(v[0], 0.25);
+  EXPECT_EQ(v[1], 0.75);
+  EXPECT_EQ(v[5], 3);
+  EXPECT_EQ(v[15], 2.25);
+}
+
+TEST(PoolTest, MaxNeverSelectsPadding) {
+  Tensor x = F32({1, 1, 3, 3}, Iota(9, -9)), y = Empty(TSR_DTYPE_F32, {1, 1, 4, 4});
+  ASSERT_TRUE(RunOp(TSR_OP_MAX_POOL_2D, PoolAttrs({2, 2}, {1, 1}, {1, 1, 1, 1}), {x}, y).ok());
+  EXPECT_EQ(Values(y)[0], -9);  // not the 0 of the padding
+  EXPECT_EQ(Values(y)[15], -1);
+}
+
+TEST(PoolTest, CeilMode) {
+  Tensor x = F32({1, 1, 4, 4}, Iota(16));
+  Attributes a = PoolAttrs({3, 3}, {2, 2});
+  Tensor floor_y = Empty(TSR_DTYPE_F32, {1, 1, 1, 1});
+  ASSERT_TRUE(RunOp(TSR_OP_MAX_POOL_2D, a, {x}, floor_y).ok());
+  EXPECT_EQ(Values(floor_y), (V{11}));
+  a.SetInts(TSR_ATTR_CEIL_MODE, {1});
+  Tensor y = Empty(TSR_DTYPE_F32, {1, 1, 2, 2});
+  ASSERT_TRUE(RunOp(TSR_OP_MAX_POOL_2D, a, {x}, y).ok());
+  EXPECT_EQ(Values(y), (V{11, 12, 15, 16}));
+  ASSERT_TRUE(RunOp(TSR_OP_AVG_POOL_2D, a, {x}, y).ok());
+  EXPECT_EQ(Values(y), (V{6, 7.5, 12, 13.5}));
+}
+
+TEST(PoolTest, CeilModeDropsWindowStartingInPadding) {
+  // H=4, k=2, s=2, bottom pad 1: ceil gives 3 windows, but the third would
+  // start at row 4 (inside the bottom padding) and is dropped.
+  Tensor x = F32({1, 1, 4, 1}, {1, 2, 3, 4});
+  Attributes a = PoolAttrs({2, 1}, {2, 1}, {0, 0, 1, 0});
+  a.SetInts(TSR_ATTR_CEIL_MODE, {1});
+  Tensor y = Empty(TSR_DTYPE_F32, {1, 1, 2, 1});
+  ASSERT_TRUE(RunOp(TSR_OP_MAX_POOL_2D, a, {x}, y).ok());
+  EXPECT_EQ(Values(y), (V{2, 4}));
+  Tensor y3 = Empty(TSR_DTYPE_F32, {1, 1, 3, 1});
+  EXPECT_EQ(RunOp(TSR_OP_MAX_POOL_2D, a, {x}, y3).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(PoolTest, DilatedMaxAndInt8) {
+  Tensor x = F32({1, 1, 4, 4}, Iota(16)), y = Empty(TSR_DTYPE_F32, {1, 1, 2, 2});
+  Attributes a = PoolAttrs({2, 2}, {1, 1});
+  a.SetInts(TSR_ATTR_DILATIONS, {2, 2});
+  ASSERT_TRUE(RunOp(TSR_OP_MAX_POOL_2D, a, {x}, y).ok());
+  EXPECT_EQ(Values(y), (V{11, 12, 15, 16}));
+  Tensor xi = I8({1, 1, 2, 2}, {-5, -3, -8, -1}), yi = Empty(TSR_DTYPE_I8, {1, 1, 1, 1});
+  ASSERT_TRUE(RunOp(TSR_OP_MAX_POOL_2D, PoolAttrs({2, 2}, {1, 1}), {xi}, yi).ok());
+  EXPECT_EQ(Ints(yi), (IV{-1}));
+  EXPECT_EQ(RunOp(TSR_OP_AVG_POOL_2D, PoolAttrs({2, 2}, {1, 1}), {xi}, yi).code(),
+            absl::StatusCode::kUnimplemented);
+}
+
+TEST(PoolTest, Errors) {
+  Tensor x = F32({1, 1, 4, 4}, Iota(16)), y = Empty(TSR_DTYPE_F32, {1, 1, 2, 2});
+  Attributes nok;
+  EXPECT_EQ(RunOp(TSR_OP_MAX_POOL_2D, nok, {x}, y).code(),
+            absl::StatusCode::kInvalidArgument);  // KERNEL_SHAPE required
+  Tensor x3 = F32({1, 4, 4}, Iota(16));
+  EXPECT_EQ(RunOp(TSR_OP_MAX_POOL_2D, PoolAttrs({2, 2}, {2, 2}), {x3}, y).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(GlobalAvgPoolTest, Rank4AndRank3) {
+  Tensor x = F32({1, 2, 2, 2}, Iota(8)), y = Empty(TSR_DTYPE_F32, {1, 2, 1, 1});
+  ASSERT_TRUE(RunOp(TSR_OP_GLOBAL_AVG_POOL, Attrs(), {x}, y).ok());
+  EXPECT_EQ(Values(y), (V{2.5, 6.5}));
+  Tensor x3 = F16({1, 2, 3}, Iota(6)), y3 = Empty(TSR_DTYPE_F16, {1, 2, 1});
+  ASSERT_TRUE(RunOp(TSR_OP_GLOBAL_AVG_POOL, Attrs(), {x3}, y3).ok());
+  EXPECT_EQ(Values(y3), (V{2, 5}));
+  Tensor bad = Empty(TSR_DTYPE_F32, {1, 2});
+  EXPECT_EQ(RunOp(TSR_OP_GLOBAL_AVG_POOL, Attrs(), {x}, bad).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace tessera::cpu
