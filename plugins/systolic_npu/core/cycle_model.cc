@@ -1,0 +1,338 @@
+#include "cycle_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+
+namespace tessera::systolic {
+namespace {
+
+constexpr size_t kWindow = 512;  // hazard window (older records retire)
+
+uint64_t Elems(const Instruction& in) {
+  return uint64_t{in.f[3]} * in.f[4];
+}
+
+bool Overlaps(const Range& a, const Range& b) {
+  return a.space == b.space && a.lo < b.hi && b.lo < a.hi;
+}
+
+bool AnyOverlap(const std::vector<Range>& x, const std::vector<Range>& y) {
+  for (const Range& a : x)
+    for (const Range& b : y)
+      if (Overlaps(a, b)) return true;
+  return false;
+}
+
+Range Sram(uint32_t addr, uint64_t bytes) {
+  return Range{SramBankBits(addr), SramOffset(addr), SramOffset(addr) + bytes};
+}
+
+Range Dram(uint8_t region, uint64_t off, uint64_t rows, uint64_t cols,
+           uint64_t rs, uint64_t cs, uint64_t es) {
+  const uint64_t last = off + ((rows - 1) * rs + (cols - 1) * cs) * es + es;
+  return Range{3u + region, off, last};
+}
+
+}  // namespace
+
+const char* OverlapName(Overlap o) {
+  return o == Overlap::kNone ? "none" : "default";
+}
+
+absl::StatusOr<Overlap> ParseOverlap(std::string_view s) {
+  if (s == "default") return Overlap::kDefault;
+  if (s == "none") return Overlap::kNone;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown overlap '", std::string(s), "' (want default or none)"));
+}
+
+MatmulTiming MatmulFormula(Dataflow df, uint64_t M, uint64_t K, uint64_t N,
+                           uint64_t R, uint64_t C) {
+  (void)C;
+  MatmulTiming t;
+  if (df == Dataflow::kWeightStationary) {
+    t.fill = K;
+    t.stream = M;
+    t.drain = N + R - 1;
+  } else {
+    t.fill = 0;
+    t.stream = K;
+    t.drain = M + N + R - 1;
+  }
+  return t;
+}
+
+uint64_t DmaCycles(uint64_t dram_bytes, const SystolicNpuConfig& npu) {
+  const double bpc = npu.dram_bytes_per_cycle();
+  const uint64_t transfer =
+      static_cast<uint64_t>(std::ceil(static_cast<double>(dram_bytes) / bpc));
+  return static_cast<uint64_t>(npu.dram_latency_cycles) + transfer;
+}
+
+uint64_t VectorCycles(const Program& p, const Instruction& in,
+                      const SystolicNpuConfig& npu) {
+  const VectorOp op = static_cast<VectorOp>(in.a);
+  uint64_t elements = Elems(in), passes = 1;
+  if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool) {
+    const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
+    elements = uint64_t{in.f[3]} * d.out_h * d.out_w;
+    passes = uint64_t(d.kernel_h) * d.kernel_w;
+  }
+  const uint64_t vw = static_cast<uint64_t>(npu.vector_width);
+  return kVectorPipelineDepth + passes * ((elements + vw - 1) / vw);
+}
+
+Traffic InstructionTraffic(const Program& p, const Instruction& in) {
+  Traffic t;
+  switch (in.op) {
+    case Opcode::kDmaLoad:
+      t.dram_read = Elems(in) * NpuDtypeSize(DmaFirstDtype(in.b));
+      t.sram_write = Elems(in) * NpuDtypeSize(DmaSecondDtype(in.b));
+      break;
+    case Opcode::kDmaStore:
+      t.sram_read = Elems(in) * NpuDtypeSize(DmaFirstDtype(in.b));
+      t.dram_write = Elems(in) * NpuDtypeSize(DmaSecondDtype(in.b));
+      break;
+    case Opcode::kMatmulTile: {
+      const uint64_t M = in.f[3], K = in.f[4], N = in.f[5];
+      const uint64_t es = NpuDtypeSize(in.b);
+      t.sram_read = (M * K + K * N) * es + ((in.c & 1) ? M * N * 4 : 0);
+      t.sram_write = M * N * 4;
+      t.macs = M * K * N;
+      break;
+    }
+    case Opcode::kVector: {
+      const VectorOp op = static_cast<VectorOp>(in.a);
+      const uint64_t es = NpuDtypeSize(in.b), os = NpuDtypeSize(in.c);
+      const uint64_t n = Elems(in);
+      t.sram_read = n * es;
+      if (op == VectorOp::kBiasAdd) t.sram_read += uint64_t{in.f[4]} * es;
+      if (op == VectorOp::kRequantize) t.sram_read += uint64_t{in.f[4]} * 8;
+      if (op == VectorOp::kAdd || op == VectorOp::kMul) t.sram_read += n * es;
+      if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool) {
+        const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
+        t.sram_write = uint64_t{in.f[3]} * d.out_h * d.out_w * os;
+      } else {
+        t.sram_write = n * os;
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return t;
+}
+
+Footprint InstructionFootprint(const Program& p, const Instruction& in) {
+  Footprint fp;
+  const uint64_t rows = in.f[2], cols = in.f[3];
+  switch (in.op) {
+    case Opcode::kDmaLoad: {
+      const uint64_t de = NpuDtypeSize(DmaFirstDtype(in.b));
+      fp.writes.push_back(Sram(in.f[0], rows * cols * NpuDtypeSize(DmaSecondDtype(in.b))));
+      if (in.a == static_cast<uint8_t>(DmaMode::kIm2col)) {
+        const Im2colDesc d = p.Descriptor<Im2colDesc>(in.f[4]);
+        const uint64_t extent =
+            (uint64_t(d.channels - 1) * d.channel_stride + uint64_t(d.in_h) * d.in_w) * de;
+        fp.reads.push_back(Range{3u + in.c, in.f[1], in.f[1] + extent});
+      } else {
+        fp.reads.push_back(Dram(in.c, in.f[1], rows, cols, in.f[4], in.f[5], de));
+      }
+      break;
+    }
+    case Opcode::kDmaStore:
+      fp.reads.push_back(Sram(in.f[0], rows * cols * NpuDtypeSize(DmaFirstDtype(in.b))));
+      fp.writes.push_back(Dram(in.c, in.f[1], rows, cols, in.f[4], in.f[5],
+                               NpuDtypeSize(DmaSecondDtype(in.b))));
+      break;
+    case Opcode::kMatmulTile: {
+      const uint64_t M = in.f[3], K = in.f[4], N = in.f[5], es = NpuDtypeSize(in.b);
+      fp.reads.push_back(Sram(in.f[0], M * K * es));
+      fp.reads.push_back(Sram(in.f[1], K * N * es));
+      if (in.c & 1) fp.reads.push_back(Sram(in.f[2], M * N * 4));
+      fp.writes.push_back(Sram(in.f[2], M * N * 4));
+      break;
+    }
+    case Opcode::kVector: {
+      const VectorOp op = static_cast<VectorOp>(in.a);
+      const uint64_t es = NpuDtypeSize(in.b), os = NpuDtypeSize(in.c);
+      const uint64_t n = Elems(in);
+      fp.reads.push_back(Sram(in.f[0], n * es));
+      if (op == VectorOp::kBiasAdd) fp.reads.push_back(Sram(in.f[1], uint64_t{in.f[4]} * es));
+      if (op == VectorOp::kRequantize) fp.reads.push_back(Sram(in.f[1], uint64_t{in.f[4]} * 8));
+      if (op == VectorOp::kAdd || op == VectorOp::kMul) fp.reads.push_back(Sram(in.f[1], n * es));
+      uint64_t out = n * os;
+      if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool) {
+        const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
+        out = uint64_t{in.f[3]} * d.out_h * d.out_w * os;
+      }
+      fp.writes.push_back(Sram(in.f[2], out));
+      break;
+    }
+    default:
+      break;
+  }
+  return fp;
+}
+
+std::vector<std::tuple<std::string, double, std::string>> RunMetrics::Named()
+    const {
+  return {
+      {"cycles_total", static_cast<double>(cycles_total), "cycles"},
+      {"cycles_compute", static_cast<double>(cycles_compute), "cycles"},
+      {"cycles_dma_stall", static_cast<double>(cycles_dma_stall), "cycles"},
+      {"macs", static_cast<double>(macs), "macs"},
+      {"utilization", utilization, "ratio"},
+      {"sram_read_bytes", static_cast<double>(sram_read_bytes), "bytes"},
+      {"sram_write_bytes", static_cast<double>(sram_write_bytes), "bytes"},
+      {"dram_read_bytes", static_cast<double>(dram_read_bytes), "bytes"},
+      {"dram_write_bytes", static_cast<double>(dram_write_bytes), "bytes"},
+      {"time_us", time_us, "us"},
+  };
+}
+
+Scheduler::Scheduler(const SystolicNpuConfig& npu, Overlap overlap)
+    : npu_(npu), overlap_(overlap) {}
+
+uint64_t Scheduler::Dependencies(const Footprint& fp, int engine) const {
+  uint64_t t = barrier_;
+  for (const Record& r : window_) {
+    if (r.engine == engine) continue;  // engines are in-order pipelines
+    if (AnyOverlap(fp.reads, r.fp.writes) || AnyOverlap(fp.writes, r.fp.writes))
+      t = std::max(t, r.done);
+    if (AnyOverlap(fp.writes, r.fp.reads)) t = std::max(t, r.read_end);
+  }
+  return t;
+}
+
+void Scheduler::Retire(Record r) {
+  window_.push_back(std::move(r));
+  if (window_.size() > kWindow) {
+    barrier_ = std::max(barrier_, window_.front().done);
+    window_.pop_front();
+  }
+}
+
+void Scheduler::Issue(const Program& p, const Instruction& in,
+                      const MatmulTiming& mt) {
+  const Traffic tr = InstructionTraffic(p, in);
+  traffic_.sram_read += tr.sram_read;
+  traffic_.sram_write += tr.sram_write;
+  traffic_.dram_read += tr.dram_read;
+  traffic_.dram_write += tr.dram_write;
+  traffic_.macs += tr.macs;
+
+  if (overlap_ == Overlap::kNone) {
+    // Serial compute; DMA is assumed perfectly hidden.
+    if (in.op == Opcode::kMatmulTile) serial_ += mt.total();
+    if (in.op == Opcode::kVector) serial_ += VectorCycles(p, in, npu_);
+    return;
+  }
+
+  if (in.op == Opcode::kSync) {
+    barrier_ = std::max(barrier_, end_);
+    return;
+  }
+  Record rec;
+  rec.fp = InstructionFootprint(p, in);
+  switch (in.op) {
+    case Opcode::kDmaLoad:
+    case Opcode::kDmaStore: {
+      rec.engine = in.op == Opcode::kDmaLoad ? kDmaIn : kDmaOut;
+      const uint64_t deps = Dependencies(rec.fp, rec.engine);
+      const uint64_t start = std::max(deps, engine_free_[rec.engine]);
+      rec.done = rec.read_end =
+          start + DmaCycles(in.op == Opcode::kDmaLoad ? tr.dram_read : tr.dram_write, npu_);
+      engine_free_[rec.engine] = rec.done;
+      break;
+    }
+    case Opcode::kMatmulTile: {
+      rec.engine = kMxu;
+      const uint64_t deps = Dependencies(rec.fp, kMxu);
+      // WS: the weight preload (fill) uses the shadow weight registers and
+      // overlaps the previous tile's stream; the stream follows the
+      // previous stream back to back; the drain overlaps the next tile.
+      const uint64_t preload_start =
+          std::max({deps, mxu_prev_stream_start_, mxu_prev_preload_end_});
+      const uint64_t preload_end = preload_start + mt.fill;
+      const uint64_t start = std::max({preload_end, mxu_prev_stream_end_, deps});
+      const uint64_t stream_end = start + mt.stream;
+      rec.read_end = stream_end;
+      rec.done = stream_end + mt.drain;
+      mxu_prev_stream_start_ = start;
+      mxu_prev_stream_end_ = stream_end;
+      mxu_prev_preload_end_ = preload_end;
+      engine_free_[kMxu] = stream_end;
+      busy_.push_back({preload_start, rec.done});
+      break;
+    }
+    case Opcode::kVector: {
+      rec.engine = kVpu;
+      const uint64_t deps = Dependencies(rec.fp, kVpu);
+      const uint64_t start = std::max(deps, engine_free_[kVpu]);
+      rec.done = rec.read_end = start + VectorCycles(p, in, npu_);
+      engine_free_[kVpu] = rec.done;
+      busy_.push_back({start, rec.done});
+      break;
+    }
+    default:
+      return;
+  }
+  end_ = std::max(end_, rec.done);
+  Retire(std::move(rec));
+}
+
+RunMetrics Scheduler::Finish() {
+  RunMetrics m;
+  if (overlap_ == Overlap::kNone) {
+    m.cycles_total = m.cycles_compute = serial_;
+    m.cycles_dma_stall = 0;
+  } else {
+    m.cycles_total = end_;
+    std::sort(busy_.begin(), busy_.end());
+    uint64_t covered = 0, cur_lo = 0, cur_hi = 0;
+    bool open = false;
+    for (const auto& [lo, hi] : busy_) {
+      if (open && lo <= cur_hi) {
+        cur_hi = std::max(cur_hi, hi);
+      } else {
+        if (open) covered += cur_hi - cur_lo;
+        cur_lo = lo;
+        cur_hi = hi;
+        open = true;
+      }
+    }
+    if (open) covered += cur_hi - cur_lo;
+    m.cycles_compute = covered;
+    m.cycles_dma_stall = m.cycles_total - m.cycles_compute;
+  }
+  m.macs = traffic_.macs;
+  m.sram_read_bytes = traffic_.sram_read;
+  m.sram_write_bytes = traffic_.sram_write;
+  m.dram_read_bytes = traffic_.dram_read;
+  m.dram_write_bytes = traffic_.dram_write;
+  const double pes = static_cast<double>(npu_.pe_count());
+  m.utilization = m.cycles_compute == 0
+                      ? 0.0
+                      : static_cast<double>(m.macs) /
+                            (static_cast<double>(m.cycles_compute) * pes);
+  m.time_us = static_cast<double>(m.cycles_total) / npu_.clock_mhz;
+  return m;
+}
+
+RunMetrics EstimateEntry(const Program& p, const EntryPoint& e,
+                         const SystolicNpuConfig& npu, Overlap overlap) {
+  Scheduler s(npu, overlap);
+  for (const Instruction& in : e.code) {
+    MatmulTiming mt;
+    if (in.op == Opcode::kMatmulTile)
+      mt = MatmulFormula(static_cast<Dataflow>(in.a), in.f[3], in.f[4], in.f[5],
+                         npu.array_rows, npu.array_cols);
+    s.Issue(p, in, mt);
+  }
+  return s.Finish();
+}
+
+}  // namespace tessera::systolic

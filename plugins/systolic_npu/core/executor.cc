@@ -1,0 +1,205 @@
+#include "executor.h"
+
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "fp16.h"
+#include "vector_unit.h"
+
+namespace tessera::systolic {
+namespace {
+
+class Machine {
+ public:
+  Machine(const Program& p, const EntryPoint& e, const SystolicNpuConfig& npu,
+          MatmulEngine& mxu)
+      : p_(p), e_(e), npu_(npu), mxu_(mxu) {
+    banks_storage_[0].assign(npu.input_bank_bytes(), 0);
+    banks_storage_[1].assign(npu.weight_bank_bytes(), 0);
+    banks_storage_[2].assign(npu.accum_bank_bytes(), 0);
+    for (int i = 0; i < 3; ++i) banks_[i] = banks_storage_[i].data();
+  }
+
+  absl::Status Bind(std::span<const std::span<const uint8_t>> inputs,
+                    std::span<const std::span<uint8_t>> outputs) {
+    regions_.assign(e_.regions.size() + 1, nullptr);
+    regions_[0] = const_cast<uint8_t*>(p_.constant_data.data());
+    scratch_.clear();
+    scratch_.reserve(e_.regions.size());
+    for (size_t i = 0; i < e_.regions.size(); ++i) {
+      const Region& r = e_.regions[i];
+      if (r.kind == RegionKind::kScratch) {
+        scratch_.emplace_back(r.size_bytes, 0);
+        regions_[i + 1] = scratch_.back().data();
+        continue;
+      }
+      const bool is_in = r.kind == RegionKind::kInput;
+      const size_t count = is_in ? inputs.size() : outputs.size();
+      if (r.io_index >= count)
+        return absl::InvalidArgumentError(absl::StrCat(
+            "systolic_npu: entry '", e_.name, "' needs ", is_in ? "input " : "output ",
+            r.io_index, " but only ", count, " were given"));
+      const size_t have = is_in ? inputs[r.io_index].size() : outputs[r.io_index].size();
+      if (have < r.size_bytes)
+        return absl::InvalidArgumentError(absl::StrCat(
+            "systolic_npu: ", is_in ? "input " : "output ", r.io_index, " has ",
+            have, " bytes, needs ", r.size_bytes));
+      regions_[i + 1] = is_in ? const_cast<uint8_t*>(inputs[r.io_index].data())
+                              : outputs[r.io_index].data();
+    }
+    return absl::OkStatus();
+  }
+
+  RunMetrics Run(Overlap overlap) {
+    Scheduler sched(npu_, overlap);
+    for (const Instruction& in : e_.code) {
+      MatmulTiming mt;
+      switch (in.op) {
+        case Opcode::kDmaLoad: DmaLoad(in); break;
+        case Opcode::kDmaStore: DmaStore(in); break;
+        case Opcode::kMatmulTile: mt = Matmul(in); break;
+        case Opcode::kVector: ExecuteVector(p_, in, banks_); break;
+        default: break;
+      }
+      sched.Issue(p_, in, mt);
+    }
+    return sched.Finish();
+  }
+
+ private:
+  uint8_t* Sram(uint32_t addr) { return banks_[SramBankBits(addr)] + SramOffset(addr); }
+
+  static void Convert(const uint8_t* src, int32_t sd, uint8_t* dst, int32_t dd) {
+    if (sd == dd) {
+      std::memcpy(dst, src, NpuDtypeSize(sd));
+    } else {  // F32 <-> F16
+      StoreFloat(dst, dd, LoadFloat(src, sd));
+    }
+  }
+
+  void DmaLoad(const Instruction& in) {
+    const int32_t dd = DmaFirstDtype(in.b), sd = DmaSecondDtype(in.b);
+    const size_t de = NpuDtypeSize(dd), se = NpuDtypeSize(sd);
+    const uint8_t* base = regions_[in.c] + in.f[1];
+    uint8_t* dst = Sram(in.f[0]);
+    const uint64_t rows = in.f[2], cols = in.f[3];
+    if (in.a == static_cast<uint8_t>(DmaMode::kStrided)) {
+      const uint64_t rs = in.f[4], cs = in.f[5];
+      for (uint64_t i = 0; i < rows; ++i) {
+        const uint8_t* row = base + i * rs * de;
+        uint8_t* out = dst + i * cols * se;
+        if (cs == 1 && sd == dd) {
+          std::memcpy(out, row, cols * de);
+        } else {
+          for (uint64_t j = 0; j < cols; ++j) Convert(row + j * cs * de, dd, out + j * se, sd);
+        }
+      }
+      return;
+    }
+    // IM2COL: rows are output pixels, cols are (channel, kh, kw).
+    const Im2colDesc d = p_.Descriptor<Im2colDesc>(in.f[4]);
+    const uint64_t m0 = in.f[5], k0 = in.f[6];
+    const uint64_t khw = uint64_t(d.kernel_h) * d.kernel_w;
+    uint8_t pad[4];
+    std::memcpy(pad, &d.pad_value, 4);
+    uint8_t pad_conv[4] = {};
+    if (dd == TSR_DTYPE_I8) pad[0] = static_cast<uint8_t>(d.pad_value);
+    if (dd == TSR_DTYPE_F16) {
+      const uint16_t h = static_cast<uint16_t>(d.pad_value);
+      std::memcpy(pad, &h, 2);
+    }
+    Convert(pad, dd, pad_conv, sd);
+    for (uint64_t i = 0; i < rows; ++i) {
+      const uint64_t pix = m0 + i;
+      const int64_t oh = static_cast<int64_t>(pix / d.out_w);
+      const int64_t ow = static_cast<int64_t>(pix % d.out_w);
+      uint8_t* out = dst + i * cols * se;
+      for (uint64_t j = 0; j < cols; ++j) {
+        const uint64_t k = k0 + j;
+        const uint64_t c = k / khw, r = k % khw;
+        const int64_t kh = static_cast<int64_t>(r / d.kernel_w);
+        const int64_t kw = static_cast<int64_t>(r % d.kernel_w);
+        const int64_t ih = oh * d.stride_h + kh * d.dilation_h - d.pad_top;
+        const int64_t iw = ow * d.stride_w + kw * d.dilation_w - d.pad_left;
+        if (ih < 0 || ih >= d.in_h || iw < 0 || iw >= d.in_w) {
+          std::memcpy(out + j * se, pad_conv, se);
+        } else {
+          const uint64_t elem = c * uint64_t(d.channel_stride) + uint64_t(ih) * d.in_w + uint64_t(iw);
+          Convert(base + elem * de, dd, out + j * se, sd);
+        }
+      }
+    }
+  }
+
+  void DmaStore(const Instruction& in) {
+    const int32_t sd = DmaFirstDtype(in.b), dd = DmaSecondDtype(in.b);
+    const size_t se = NpuDtypeSize(sd), de = NpuDtypeSize(dd);
+    uint8_t* base = regions_[in.c] + in.f[1];
+    const uint8_t* src = Sram(in.f[0]);
+    const uint64_t rows = in.f[2], cols = in.f[3], rs = in.f[4], cs = in.f[5];
+    for (uint64_t i = 0; i < rows; ++i) {
+      uint8_t* row = base + i * rs * de;
+      const uint8_t* s = src + i * cols * se;
+      if (cs == 1 && sd == dd) {
+        std::memmove(row, s, cols * de);
+      } else {
+        for (uint64_t j = 0; j < cols; ++j) Convert(s + j * se, sd, row + j * cs * de, dd);
+      }
+    }
+  }
+
+  MatmulTiming Matmul(const Instruction& in) {
+    MatmulArgs a;
+    a.dataflow = static_cast<Dataflow>(in.a);
+    a.dtype = in.b;
+    a.accumulate = (in.c & 1) != 0;
+    a.input = Sram(in.f[0]);
+    a.weight = Sram(in.f[1]);
+    a.acc = Sram(in.f[2]);
+    a.M = in.f[3];
+    a.K = in.f[4];
+    a.N = in.f[5];
+    a.R = static_cast<uint32_t>(npu_.array_rows);
+    a.C = static_cast<uint32_t>(npu_.array_cols);
+    return mxu_.Run(a);
+  }
+
+  const Program& p_;
+  const EntryPoint& e_;
+  const SystolicNpuConfig& npu_;
+  MatmulEngine& mxu_;
+  std::vector<uint8_t> banks_storage_[3];
+  uint8_t* banks_[3];
+  std::vector<uint8_t*> regions_;
+  std::vector<std::vector<uint8_t>> scratch_;
+};
+
+}  // namespace
+
+const char* ExecModeName(ExecMode m) {
+  return m == ExecMode::kCycleStepped ? "cycle_stepped" : "fast";
+}
+
+absl::StatusOr<ExecMode> ParseExecMode(std::string_view s) {
+  if (s == "fast") return ExecMode::kFast;
+  if (s == "cycle_stepped") return ExecMode::kCycleStepped;
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown mode '", std::string(s), "' (want fast or cycle_stepped)"));
+}
+
+absl::StatusOr<RunMetrics> Execute(const Program& p, const EntryPoint& entry,
+                                   const SystolicNpuConfig& npu,
+                                   std::span<const std::span<const uint8_t>> inputs,
+                                   std::span<const std::span<uint8_t>> outputs,
+                                   const ExecOptions& options) {
+  std::unique_ptr<MatmulEngine> mxu = options.mode == ExecMode::kCycleStepped
+                                          ? MakeCycleSteppedMatmulEngine()
+                                          : MakeFastMatmulEngine();
+  Machine m(p, entry, npu, *mxu);
+  absl::Status s = m.Bind(inputs, outputs);
+  if (!s.ok()) return s;
+  return m.Run(options.overlap);
+}
+
+}  // namespace tessera::systolic

@@ -1,0 +1,73 @@
+// Runs a verified entry point on the modelled NPU. The functional result
+// and the metrics come from the same instruction walk; only the matrix unit
+// differs between the two modes:
+//   kFast:         blocked host GEMM, tile timing from MatmulFormula.
+//   kCycleStepped: register-level simulation of the R x C PE grid (data
+//                  skewed in, partial sums hopping PE to PE each cycle);
+//                  tile timing measured from the simulation. For small
+//                  arrays and tiles.
+// Both produce bit-identical outputs and identical metrics.
+#ifndef TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_EXECUTOR_H_
+#define TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_EXECUTOR_H_
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "cycle_model.h"
+#include "program.h"
+#include "soc_config.h"
+
+namespace tessera::systolic {
+
+enum class ExecMode : uint8_t { kFast = 0, kCycleStepped = 1 };
+const char* ExecModeName(ExecMode m);  // "fast" / "cycle_stepped"
+absl::StatusOr<ExecMode> ParseExecMode(std::string_view s);
+
+struct ExecOptions {
+  ExecMode mode = ExecMode::kFast;
+  Overlap overlap = Overlap::kDefault;
+};
+
+// One MATMUL_TILE's operands, pointing into SRAM (any alignment).
+//   input  M x K row-major (I8 or F16)
+//   weight K x N row-major (I8 or F16)
+//   acc    M x N row-major (I32 for I8, F32 for F16)
+// Result: per K-tile partial sum s[m][n] = (((0 + p_0) + p_1) + ... )
+// summed in k order (fp32 for F16: each product is exact in fp32), then
+// acc = accumulate ? acc + s : s.
+struct MatmulArgs {
+  Dataflow dataflow = Dataflow::kWeightStationary;
+  int32_t dtype = 0;
+  bool accumulate = false;
+  const uint8_t* input = nullptr;
+  const uint8_t* weight = nullptr;
+  uint8_t* acc = nullptr;
+  uint32_t M = 0, K = 0, N = 0;
+  uint32_t R = 0, C = 0;  // array size
+};
+
+class MatmulEngine {
+ public:
+  virtual ~MatmulEngine() = default;
+  // Computes the tile and returns its isolated timing.
+  virtual MatmulTiming Run(const MatmulArgs& args) = 0;
+};
+std::unique_ptr<MatmulEngine> MakeFastMatmulEngine();
+std::unique_ptr<MatmulEngine> MakeCycleSteppedMatmulEngine();
+
+// Executes entry `entry` of a program that passed VerifyProgram(p, npu).
+// inputs[i] / outputs[i] back the entry's INPUT / OUTPUT regions with
+// io_index i and must be at least the region's size. Scratch regions are
+// allocated here.
+absl::StatusOr<RunMetrics> Execute(const Program& p, const EntryPoint& entry,
+                                   const SystolicNpuConfig& npu,
+                                   std::span<const std::span<const uint8_t>> inputs,
+                                   std::span<const std::span<uint8_t>> outputs,
+                                   const ExecOptions& options);
+
+}  // namespace tessera::systolic
+
+#endif  // TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_EXECUTOR_H_

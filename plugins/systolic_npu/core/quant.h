@@ -1,0 +1,118 @@
+// INT8 fixed-point numerics of the vector unit: the TFLite / gemmlowp
+// requantization pipeline, bit for bit.
+//
+//   real multiplier M = in_scale * w_scale[c] / out_scale
+//   (q31 multiplier, shift) = QuantizeMultiplier(M)
+//   out = RoundingDivideByPOT(
+//           SaturatingRoundingDoublingHighMul(acc * 2^left_shift, q31),
+//           right_shift) + out_zero_point
+//   then clamp to the fused activation range and saturate to int8.
+#ifndef TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_QUANT_H_
+#define TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_QUANT_H_
+
+#include <cstdint>
+#include <limits>
+
+namespace tessera::systolic {
+
+struct QuantizedMultiplier {
+  int32_t multiplier = 0;  // q31, in [2^30, 2^31) or 0
+  int32_t shift = 0;       // > 0: left shift, < 0: right shift
+  bool operator==(const QuantizedMultiplier&) const = default;
+};
+
+// Decomposes a real multiplier (>= 0, finite) into q31 + power-of-two
+// exponent via frexp, as tflite::QuantizeMultiplier does: rounds the
+// mantissa, renormalizes when it rounds to 2^31, and flushes multipliers
+// below 2^-31 to zero. Shifts are clamped to [-31, 30].
+QuantizedMultiplier QuantizeMultiplier(double real_multiplier);
+
+// gemmlowp::SaturatingRoundingDoublingHighMul.
+inline int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b) {
+  const bool overflow = a == b && a == std::numeric_limits<int32_t>::min();
+  const int64_t ab = static_cast<int64_t>(a) * static_cast<int64_t>(b);
+  const int32_t nudge = ab >= 0 ? (1 << 30) : (1 - (1 << 30));
+  // Divide (not shift): rounds toward zero, as gemmlowp does.
+  const int32_t high = static_cast<int32_t>((ab + nudge) / (int64_t{1} << 31));
+  return overflow ? std::numeric_limits<int32_t>::max() : high;
+}
+
+// gemmlowp::RoundingDivideByPOT: round to nearest, ties away from zero.
+// exponent in [0, 31].
+inline int32_t RoundingDivideByPOT(int32_t x, int exponent) {
+  const int32_t mask = static_cast<int32_t>((int64_t{1} << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+// tflite::MultiplyByQuantizedMultiplier. The left shift wraps like the
+// hardware's 32-bit shifter (the compiler keeps left shifts small).
+inline int32_t MultiplyByQuantizedMultiplier(int32_t x, int32_t multiplier,
+                                             int shift) {
+  const int left = shift > 0 ? shift : 0;
+  const int right = shift > 0 ? 0 : -shift;
+  const int32_t shifted =
+      static_cast<int32_t>(static_cast<uint32_t>(x) << left);
+  return RoundingDivideByPOT(SaturatingRoundingDoublingHighMul(shifted, multiplier),
+                             right);
+}
+
+inline int32_t Clamp32(int32_t v, int32_t lo, int32_t hi) {
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+// Requantizes one int32 accumulator to int8: multiplier, + zero point,
+// clamp to [act_min, act_max] (already within [-128, 127]).
+inline int8_t RequantizeOne(int32_t acc, int32_t multiplier, int32_t shift,
+                            int32_t out_zero_point, int32_t act_min,
+                            int32_t act_max) {
+  int32_t v = MultiplyByQuantizedMultiplier(acc, multiplier, shift);
+  // The zero-point add saturates in the vector unit's 32-bit adder.
+  int64_t w = static_cast<int64_t>(v) + out_zero_point;
+  if (w > act_max) w = act_max;
+  if (w < act_min) w = act_min;
+  return static_cast<int8_t>(w);
+}
+
+// Fused activation range in the quantized domain (TFLite
+// CalculateActivationRangeQuantized): NONE -> [-128, 127];
+// RELU -> [max(-128, zp), 127]; CLIP(lo, hi) -> [max(-128, zp +
+// round(lo/scale)), min(127, zp + round(hi/scale))].
+struct QuantRange {
+  int32_t min = -128;
+  int32_t max = 127;
+};
+enum class Activation : uint8_t { kNone = 0, kRelu = 1, kClip = 2 };
+QuantRange QuantizedActivationRange(Activation act, float clip_min,
+                                    float clip_max, float out_scale,
+                                    int32_t out_zero_point);
+
+// Parameters of quantized elementwise ADD (TFLite reference: both inputs
+// rescaled to twice the larger input scale with 20 bits of headroom).
+struct QuantAddParams {
+  int32_t input1_offset = 0, input2_offset = 0, output_offset = 0;
+  int32_t left_shift = 20;
+  int32_t input1_multiplier = 0, input1_shift = 0;
+  int32_t input2_multiplier = 0, input2_shift = 0;
+  int32_t output_multiplier = 0, output_shift = 0;
+  int32_t act_min = -128, act_max = 127;
+};
+QuantAddParams MakeQuantAddParams(float s1, int32_t zp1, float s2, int32_t zp2,
+                                  float so, int32_t zpo, QuantRange range);
+int8_t QuantAddOne(const QuantAddParams& p, int8_t a, int8_t b);
+
+// Quantized elementwise MUL: (a - zp1) * (b - zp2) requantized by
+// s1 * s2 / so.
+struct QuantMulParams {
+  int32_t input1_offset = 0, input2_offset = 0, output_offset = 0;
+  int32_t output_multiplier = 0, output_shift = 0;
+  int32_t act_min = -128, act_max = 127;
+};
+QuantMulParams MakeQuantMulParams(float s1, int32_t zp1, float s2, int32_t zp2,
+                                  float so, int32_t zpo, QuantRange range);
+int8_t QuantMulOne(const QuantMulParams& p, int8_t a, int8_t b);
+
+}  // namespace tessera::systolic
+
+#endif  // TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_QUANT_H_

@@ -1,0 +1,163 @@
+// The tiling compiler: lowers one layer to NPU instructions.
+//
+//   GEMM (FULLY_CONNECTED / MATMUL): out[M][N] = A[M][K] * B[K][N] (+ bias,
+//     fused activation). Weights are pre-tiled into K x nt column panels in
+//     the constant pool (nt = array columns). Tiles are sized so every
+//     tile fits half its SRAM bank; DMA of tile i+1 overlaps the compute of
+//     tile i (ping-pong buffers in each bank).
+//   CONV_2D (NCHW, weights [OC][C/g][kH][kW], groups/depthwise): per image
+//     and group a GEMM with M = OH*OW pixels, K = C/g*kH*kW, N = OC/g. The
+//     A tiles come from the DMA engine's IM2COL addressing mode (a
+//     descriptor in the constant pool, padding filled with the input zero
+//     point); results are stored transposed into NCHW by a strided store.
+//   ADD, MUL, RELU, CLIP, MAX_POOL_2D, AVG_POOL_2D: vector-unit lowerings.
+//
+// INT8: int8 x int8 products in int32; the input zero point is folded into
+// the bias at compile time (bias'[n] = bias[n] - zp_in * sum_k B[k][n]);
+// REQUANTIZE applies per-channel q31 multipliers/shifts, the output zero
+// point and the activation clamp. FP16: f16 operands (f32 tensors are
+// converted by the DMA engine, weights at compile time), f32 accumulators,
+// bias and activation in f32 on the vector unit.
+#ifndef TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_TILER_H_
+#define TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_TILER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "program.h"
+#include "quant.h"
+#include "soc_config.h"
+
+namespace tessera::systolic {
+
+struct QuantSpec {
+  float scale = 1.0f;
+  int32_t zero_point = 0;
+};
+
+struct ActivationSpec {
+  Activation kind = Activation::kNone;
+  float clip_min = 0.0f, clip_max = 0.0f;  // kClip only
+};
+
+// Where a layer reads and writes DRAM: region indices of the entry point
+// (1-based; see program.h) plus byte offsets.
+struct TensorRef {
+  uint8_t region = 0;
+  uint64_t offset = 0;
+};
+
+enum class WeightLayout : uint8_t {
+  kNK = 0,  // W[N][K] (FULLY_CONNECTED, y = x * W^T)
+  kKN = 1,  // B[K][N] (MATMUL with a constant right operand)
+};
+
+struct GemmLayer {
+  int64_t M = 0, K = 0, N = 0;
+  // Tensor dtype in DRAM: I8 (quantized), F16, or F32 (run as FP16).
+  int32_t dtype = TSR_DTYPE_F32;
+  // Constant weights: F32/F16 values (float dtypes) or I8 (quantized),
+  // raw little-endian bytes in `weight_layout`.
+  std::vector<uint8_t> weights;
+  int32_t weights_dtype = TSR_DTYPE_F32;
+  WeightLayout weight_layout = WeightLayout::kNK;
+  // Optional bias[N]: float values (float dtypes) or int32 (quantized,
+  // scale in_scale * w_scale[n], zero point 0).
+  std::vector<float> bias_f;
+  std::vector<int32_t> bias_q;
+  ActivationSpec activation;
+  // INT8 only: asymmetric per-tensor activations, symmetric per-channel
+  // (or per-tensor: one entry) weight scales.
+  QuantSpec input_q, output_q;
+  std::vector<float> weight_scales;
+};
+
+struct Conv2dLayer {
+  int64_t batch = 1, in_channels = 0, in_h = 0, in_w = 0;
+  int64_t out_channels = 0, kernel_h = 0, kernel_w = 0;
+  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int64_t groups = 1;
+  int32_t dtype = TSR_DTYPE_F32;
+  std::vector<uint8_t> weights;  // [OC][C/g][kH][kW]
+  int32_t weights_dtype = TSR_DTYPE_F32;
+  std::vector<float> bias_f;
+  std::vector<int32_t> bias_q;
+  ActivationSpec activation;
+  QuantSpec input_q, output_q;
+  std::vector<float> weight_scales;
+  int64_t out_h() const;
+  int64_t out_w() const;
+};
+
+enum class ElementwiseOp : uint8_t { kAdd, kMul, kRelu, kClip };
+
+// Same-shape elementwise op over `count` elements (RELU/CLIP: one input).
+struct ElementwiseLayer {
+  ElementwiseOp op = ElementwiseOp::kAdd;
+  int64_t count = 0;
+  int32_t dtype = TSR_DTYPE_F32;  // F32, F16 or I8
+  float clip_min = 0, clip_max = 0;
+  // I8: inputs and output quantization. RELU/CLIP require input == output
+  // quantization (they clamp in the quantized domain).
+  QuantSpec a_q, b_q, out_q;
+};
+
+enum class PoolKind : uint8_t { kMax, kAvg };
+
+struct Pool2dLayer {
+  PoolKind kind = PoolKind::kMax;
+  int64_t batch = 1, channels = 0, in_h = 0, in_w = 0;
+  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1;
+  int64_t dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  bool ceil_mode = false;
+  bool count_include_pad = false;
+  int32_t dtype = TSR_DTYPE_F32;  // F32, F16 or I8 (input q == output q)
+  int64_t out_h() const;
+  int64_t out_w() const;
+};
+
+struct TilerOptions {
+  Dataflow dataflow = Dataflow::kWeightStationary;
+};
+
+// Emit the layer into `entry` (regions must already exist and be large
+// enough). Errors: InvalidArgument for malformed layers, ResourceExhausted
+// when a layer cannot be tiled into this SoC's SRAM.
+absl::Status EmitGemm(const GemmLayer& layer, TensorRef input,
+                      TensorRef output, const SystolicNpuConfig& npu,
+                      const TilerOptions& options, Program& program,
+                      EntryPoint& entry);
+absl::Status EmitConv2d(const Conv2dLayer& layer, TensorRef input,
+                        TensorRef output, const SystolicNpuConfig& npu,
+                        const TilerOptions& options, Program& program,
+                        EntryPoint& entry);
+// b is ignored for RELU / CLIP.
+absl::Status EmitElementwise(const ElementwiseLayer& layer, TensorRef a,
+                             TensorRef b, TensorRef output,
+                             const SystolicNpuConfig& npu, Program& program,
+                             EntryPoint& entry);
+absl::Status EmitPool2d(const Pool2dLayer& layer, TensorRef input,
+                        TensorRef output, const SystolicNpuConfig& npu,
+                        Program& program, EntryPoint& entry);
+
+// Convenience: a program with one entry point "main" whose regions are the
+// layer's inputs (region 1..) and output (last region).
+absl::StatusOr<Program> CompileGemmProgram(const GemmLayer& layer,
+                                           const SystolicNpuConfig& npu,
+                                           const TilerOptions& options);
+absl::StatusOr<Program> CompileConv2dProgram(const Conv2dLayer& layer,
+                                             const SystolicNpuConfig& npu,
+                                             const TilerOptions& options);
+absl::StatusOr<Program> CompileElementwiseProgram(
+    const ElementwiseLayer& layer, const SystolicNpuConfig& npu);
+absl::StatusOr<Program> CompilePool2dProgram(const Pool2dLayer& layer,
+                                             const SystolicNpuConfig& npu);
+
+}  // namespace tessera::systolic
+
+#endif  // TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_TILER_H_

@@ -1,0 +1,267 @@
+// Vector-unit lowerings (ADD, MUL, RELU, CLIP, MAX/AVG POOL) and the
+// one-layer program helpers (see tiler.h).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "tiler.h"
+#include "tiler_internal.h"
+
+namespace tessera::systolic {
+namespace {
+
+using internal::CheckOffset;
+
+absl::Status Invalid(const std::string& m) {
+  return absl::InvalidArgumentError("systolic_npu tiler: " + m);
+}
+
+int32_t FloatBits(float f) {
+  int32_t b;
+  std::memcpy(&b, &f, 4);
+  return b;
+}
+
+bool SameQuant(QuantSpec a, QuantSpec b) {
+  return a.scale == b.scale && a.zero_point == b.zero_point;
+}
+
+int64_t PoolOut(int64_t in, int64_t pad0, int64_t pad1, int64_t k, int64_t d, int64_t s,
+                bool ceil_mode) {
+  const int64_t span = in + pad0 + pad1 - d * (k - 1) - 1;
+  if (span < 0) return 0;
+  int64_t out = (ceil_mode ? (span + s - 1) / s : span / s) + 1;
+  // ONNX: the last window must start inside the input or the left padding.
+  if (ceil_mode && (out - 1) * s >= in + pad0) --out;
+  return out;
+}
+
+Region MakeRegion(RegionKind kind, uint32_t io, int32_t dtype, std::vector<int64_t> dims) {
+  Region r;
+  r.kind = kind;
+  r.io_index = io;
+  r.dtype = dtype;
+  uint64_t n = 1;
+  for (int64_t d : dims) n *= static_cast<uint64_t>(d);
+  r.size_bytes = n * NpuDtypeSize(dtype);
+  r.dims = std::move(dims);
+  return r;
+}
+
+}  // namespace
+
+int64_t Pool2dLayer::out_h() const {
+  return PoolOut(in_h, pad_top, pad_bottom, kernel_h, dilation_h, stride_h, ceil_mode);
+}
+int64_t Pool2dLayer::out_w() const {
+  return PoolOut(in_w, pad_left, pad_right, kernel_w, dilation_w, stride_w, ceil_mode);
+}
+
+absl::Status EmitElementwise(const ElementwiseLayer& L, TensorRef a, TensorRef b,
+                             TensorRef output, const SystolicNpuConfig& npu, Program& p,
+                             EntryPoint& e) {
+  if (L.dtype != TSR_DTYPE_F32 && L.dtype != TSR_DTYPE_F16 && L.dtype != TSR_DTYPE_I8)
+    return Invalid("elementwise dtype must be f32, f16 or i8");
+  if (L.count < 1 || L.count > (int64_t{1} << 32)) return Invalid("bad element count");
+  const bool q = L.dtype == TSR_DTYPE_I8;
+  const bool binary = L.op == ElementwiseOp::kAdd || L.op == ElementwiseOp::kMul;
+  const uint64_t es = NpuDtypeSize(L.dtype);
+  uint32_t desc = kNoConstant;
+  VectorOp vop = VectorOp::kAdd;
+  switch (L.op) {
+    case ElementwiseOp::kAdd:
+      vop = VectorOp::kAdd;
+      if (q)
+        desc = p.AddDescriptor(ConstantKind::kQuantAddDesc,
+                               MakeQuantAddParams(L.a_q.scale, L.a_q.zero_point, L.b_q.scale,
+                                                  L.b_q.zero_point, L.out_q.scale,
+                                                  L.out_q.zero_point, QuantRange{}));
+      break;
+    case ElementwiseOp::kMul:
+      vop = VectorOp::kMul;
+      if (q)
+        desc = p.AddDescriptor(ConstantKind::kQuantMulDesc,
+                               MakeQuantMulParams(L.a_q.scale, L.a_q.zero_point, L.b_q.scale,
+                                                  L.b_q.zero_point, L.out_q.scale,
+                                                  L.out_q.zero_point, QuantRange{}));
+      break;
+    case ElementwiseOp::kRelu:
+    case ElementwiseOp::kClip: {
+      if (q && !SameQuant(L.a_q, L.out_q))
+        return Invalid("quantized RELU/CLIP need equal input and output quantization");
+      if (L.op == ElementwiseOp::kClip && !(L.clip_min <= L.clip_max))
+        return Invalid("clip_min > clip_max");
+      if (q) {
+        const QuantRange r = QuantizedActivationRange(
+            L.op == ElementwiseOp::kRelu ? Activation::kRelu : Activation::kClip, L.clip_min,
+            L.clip_max, L.out_q.scale, L.out_q.zero_point);
+        vop = VectorOp::kClip;
+        desc = p.AddDescriptor(ConstantKind::kClipDesc, ClipDesc{r.min, r.max});
+      } else if (L.op == ElementwiseOp::kRelu) {
+        vop = VectorOp::kRelu;
+      } else {
+        vop = VectorOp::kClip;
+        desc = p.AddDescriptor(ConstantKind::kClipDesc,
+                               ClipDesc{FloatBits(L.clip_min), FloatBits(L.clip_max)});
+      }
+      break;
+    }
+  }
+  if (q && binary && (!(L.a_q.scale > 0) || !(L.b_q.scale > 0) || !(L.out_q.scale > 0)))
+    return Invalid("quantized scales must be positive");
+  const internal::SramMap sm = internal::MakeSramMap(npu);
+  // Chunks of whole vector-width rows where possible.
+  const uint64_t half = std::min(sm.in_half, std::min(sm.w_half, sm.acc_half));
+  const uint64_t chunk = std::min<uint64_t>(static_cast<uint64_t>(L.count), half / es);
+  int t = 0;
+  for (uint64_t s = 0; s < static_cast<uint64_t>(L.count); s += chunk) {
+    const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(chunk, L.count - s));
+    const uint32_t ia = sm.in(t), ib = sm.w(t), out = sm.acc(t);
+    t ^= 1;
+    if (auto st = CheckOffset(a.offset + s * es, "input"); !st.ok()) return st;
+    if (auto st = CheckOffset(output.offset + s * es, "output"); !st.ok()) return st;
+    e.code.push_back(MakeDmaLoadStrided(ia, a.region, static_cast<uint32_t>(a.offset + s * es), 1,
+                                        len, 0, 1, L.dtype, L.dtype));
+    if (binary) {
+      if (auto st = CheckOffset(b.offset + s * es, "input"); !st.ok()) return st;
+      e.code.push_back(MakeDmaLoadStrided(ib, b.region, static_cast<uint32_t>(b.offset + s * es),
+                                          1, len, 0, 1, L.dtype, L.dtype));
+    }
+    e.code.push_back(MakeVector(vop, L.dtype, L.dtype, ia, binary ? ib : 0, out, 1, len, desc));
+    e.code.push_back(MakeDmaStore(out, output.region,
+                                  static_cast<uint32_t>(output.offset + s * es), 1, len, 0, 1,
+                                  L.dtype, L.dtype));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status EmitPool2d(const Pool2dLayer& L, TensorRef input, TensorRef output,
+                        const SystolicNpuConfig& npu, Program& p, EntryPoint& e) {
+  const int64_t lim = int64_t{1} << 16;
+  auto ok = [&](int64_t v, int64_t lo) { return v >= lo && v <= lim; };
+  if (!ok(L.batch, 1) || !ok(L.channels, 1) || !ok(L.in_h, 1) || !ok(L.in_w, 1) ||
+      !ok(L.kernel_h, 1) || !ok(L.kernel_w, 1) || !ok(L.stride_h, 1) || !ok(L.stride_w, 1) ||
+      !ok(L.dilation_h, 1) || !ok(L.dilation_w, 1) || !ok(L.pad_top, 0) || !ok(L.pad_left, 0) ||
+      !ok(L.pad_bottom, 0) || !ok(L.pad_right, 0))
+    return Invalid("pool attributes out of range");
+  if (L.dtype != TSR_DTYPE_F32 && L.dtype != TSR_DTYPE_F16 && L.dtype != TSR_DTYPE_I8)
+    return Invalid("pool dtype must be f32, f16 or i8");
+  if (L.kernel_h * L.kernel_w > 4096) return Invalid("pool window larger than 4096");
+  if (L.pad_top >= L.kernel_h || L.pad_left >= L.kernel_w || L.pad_bottom >= L.kernel_h ||
+      L.pad_right >= L.kernel_w)
+    return Invalid("pool padding must be smaller than the window");
+  const int64_t OH = L.out_h(), OW = L.out_w();
+  if (OH < 1 || OW < 1) return Invalid("pool output would be empty");
+  PoolDesc d;
+  d.in_h = static_cast<int32_t>(L.in_h);
+  d.in_w = static_cast<int32_t>(L.in_w);
+  d.kernel_h = static_cast<int32_t>(L.kernel_h);
+  d.kernel_w = static_cast<int32_t>(L.kernel_w);
+  d.stride_h = static_cast<int32_t>(L.stride_h);
+  d.stride_w = static_cast<int32_t>(L.stride_w);
+  d.dilation_h = static_cast<int32_t>(L.dilation_h);
+  d.dilation_w = static_cast<int32_t>(L.dilation_w);
+  d.pad_top = static_cast<int32_t>(L.pad_top);
+  d.pad_left = static_cast<int32_t>(L.pad_left);
+  d.out_h = static_cast<int32_t>(OH);
+  d.out_w = static_cast<int32_t>(OW);
+  d.count_include_pad = L.count_include_pad ? 1 : 0;
+  const uint32_t desc = p.AddDescriptor(ConstantKind::kPoolDesc, d);
+  const internal::SramMap sm = internal::MakeSramMap(npu);
+  const uint64_t es = NpuDtypeSize(L.dtype);
+  const uint64_t plane = static_cast<uint64_t>(L.in_h * L.in_w), oplane = static_cast<uint64_t>(OH * OW);
+  const uint64_t cc = std::min<uint64_t>({static_cast<uint64_t>(L.channels),
+                                          sm.in_half / (plane * es), sm.acc_half / (oplane * es)});
+  if (cc == 0)
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "systolic_npu tiler: one ", L.in_h, "x", L.in_w, " pooling plane does not fit half the "
+        "input bank (", sm.in_half, " bytes)"));
+  const uint64_t total = static_cast<uint64_t>(L.batch * L.channels);
+  int t = 0;
+  for (uint64_t c0 = 0; c0 < total; c0 += cc) {
+    // Channel chunks may span images: NCHW planes are contiguous.
+    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(cc, total - c0));
+    const uint32_t src = sm.in(t), dst = sm.acc(t);
+    t ^= 1;
+    const uint64_t ioff = input.offset + c0 * plane * es, ooff = output.offset + c0 * oplane * es;
+    if (auto s = CheckOffset(ioff, "input"); !s.ok()) return s;
+    if (auto s = CheckOffset(ooff, "output"); !s.ok()) return s;
+    e.code.push_back(MakeDmaLoadStrided(src, input.region, static_cast<uint32_t>(ioff), n,
+                                        static_cast<uint32_t>(plane),
+                                        static_cast<uint32_t>(plane), 1, L.dtype, L.dtype));
+    e.code.push_back(MakeVector(L.kind == PoolKind::kMax ? VectorOp::kMaxPool
+                                                         : VectorOp::kAvgPool,
+                                L.dtype, L.dtype, src, 0, dst, n, static_cast<uint32_t>(plane),
+                                desc));
+    e.code.push_back(MakeDmaStore(dst, output.region, static_cast<uint32_t>(ooff), n,
+                                  static_cast<uint32_t>(oplane), static_cast<uint32_t>(oplane), 1,
+                                  L.dtype, L.dtype));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Program> CompileGemmProgram(const GemmLayer& L, const SystolicNpuConfig& npu,
+                                           const TilerOptions& opt) {
+  Program p;
+  p.target = TargetInfo::FromSoc(npu);
+  EntryPoint e;
+  e.name = "main";
+  e.regions.push_back(MakeRegion(RegionKind::kInput, 0, L.dtype, {L.M, L.K}));
+  e.regions.push_back(MakeRegion(RegionKind::kOutput, 0, L.dtype, {L.M, L.N}));
+  if (auto s = EmitGemm(L, {1, 0}, {2, 0}, npu, opt, p, e); !s.ok()) return s;
+  p.entries.push_back(std::move(e));
+  return p;
+}
+
+absl::StatusOr<Program> CompileConv2dProgram(const Conv2dLayer& L, const SystolicNpuConfig& npu,
+                                             const TilerOptions& opt) {
+  Program p;
+  p.target = TargetInfo::FromSoc(npu);
+  EntryPoint e;
+  e.name = "main";
+  e.regions.push_back(
+      MakeRegion(RegionKind::kInput, 0, L.dtype, {L.batch, L.in_channels, L.in_h, L.in_w}));
+  e.regions.push_back(MakeRegion(RegionKind::kOutput, 0, L.dtype,
+                                 {L.batch, L.out_channels, std::max<int64_t>(L.out_h(), 0),
+                                  std::max<int64_t>(L.out_w(), 0)}));
+  if (auto s = EmitConv2d(L, {1, 0}, {2, 0}, npu, opt, p, e); !s.ok()) return s;
+  p.entries.push_back(std::move(e));
+  return p;
+}
+
+absl::StatusOr<Program> CompileElementwiseProgram(const ElementwiseLayer& L,
+                                                  const SystolicNpuConfig& npu) {
+  Program p;
+  p.target = TargetInfo::FromSoc(npu);
+  EntryPoint e;
+  e.name = "main";
+  const bool binary = L.op == ElementwiseOp::kAdd || L.op == ElementwiseOp::kMul;
+  e.regions.push_back(MakeRegion(RegionKind::kInput, 0, L.dtype, {L.count}));
+  if (binary) e.regions.push_back(MakeRegion(RegionKind::kInput, 1, L.dtype, {L.count}));
+  e.regions.push_back(MakeRegion(RegionKind::kOutput, 0, L.dtype, {L.count}));
+  const uint8_t out = binary ? 3 : 2;
+  if (auto s = EmitElementwise(L, {1, 0}, {static_cast<uint8_t>(binary ? 2 : 1), 0}, {out, 0},
+                               npu, p, e);
+      !s.ok())
+    return s;
+  p.entries.push_back(std::move(e));
+  return p;
+}
+
+absl::StatusOr<Program> CompilePool2dProgram(const Pool2dLayer& L, const SystolicNpuConfig& npu) {
+  Program p;
+  p.target = TargetInfo::FromSoc(npu);
+  EntryPoint e;
+  e.name = "main";
+  e.regions.push_back(
+      MakeRegion(RegionKind::kInput, 0, L.dtype, {L.batch, L.channels, L.in_h, L.in_w}));
+  e.regions.push_back(MakeRegion(RegionKind::kOutput, 0, L.dtype,
+                                 {L.batch, L.channels, std::max<int64_t>(L.out_h(), 1),
+                                  std::max<int64_t>(L.out_w(), 1)}));
+  if (auto s = EmitPool2d(L, {1, 0}, {2, 0}, npu, p, e); !s.ok()) return s;
+  p.entries.push_back(std::move(e));
+  return p;
+}
+
+}  // namespace tessera::systolic
