@@ -1,0 +1,701 @@
+#include "io/tensor_proto.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "tessera/common.h"
+
+namespace tessera {
+namespace {
+
+static_assert(std::endian::native == std::endian::little, "tensor_proto.cc assumes a little-endian host");
+
+namespace fs = std::filesystem;
+
+// ONNX TensorProto field numbers.
+enum Field : uint32_t {
+  kDims = 1,
+  kDataType = 2,
+  kSegment = 3,
+  kFloatData = 4,
+  kInt32Data = 5,
+  kStringData = 6,
+  kInt64Data = 7,
+  kName = 8,
+  kRawData = 9,
+  kDoubleData = 10,
+  kUint64Data = 11,
+  kDocString = 12,
+  kExternalData = 13,
+  kDataLocation = 14,
+};
+
+enum WireType : uint32_t {
+  kVarint = 0,
+  kFixed64 = 1,
+  kLengthDelimited = 2,
+  kStartGroup = 3,
+  kEndGroup = 4,
+  kFixed32 = 5,
+};
+
+// ONNX TensorProto.DataType values used here.
+enum OnnxType : int32_t {
+  kOnnxUndefined = 0,
+  kOnnxFloat = 1,
+  kOnnxUint8 = 2,
+  kOnnxInt8 = 3,
+  kOnnxInt32 = 6,
+  kOnnxInt64 = 7,
+  kOnnxBool = 9,
+  kOnnxFloat16 = 10,
+};
+
+constexpr std::array<const char*, 24> kOnnxTypeNames = {
+    "UNDEFINED", "FLOAT",   "UINT8",        "INT8",           "UINT16",     "INT16",
+    "INT32",     "INT64",   "STRING",       "BOOL",           "FLOAT16",    "DOUBLE",
+    "UINT32",    "UINT64",  "COMPLEX64",    "COMPLEX128",     "BFLOAT16",   "FLOAT8E4M3FN",
+    "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1"};
+
+const char* FieldName(uint32_t field) {
+  switch (field) {
+    case kDims: return "dims";
+    case kDataType: return "data_type";
+    case kSegment: return "segment";
+    case kFloatData: return "float_data";
+    case kInt32Data: return "int32_data";
+    case kStringData: return "string_data";
+    case kInt64Data: return "int64_data";
+    case kName: return "name";
+    case kRawData: return "raw_data";
+    case kDoubleData: return "double_data";
+    case kUint64Data: return "uint64_data";
+    case kDocString: return "doc_string";
+    case kExternalData: return "external_data";
+    case kDataLocation: return "data_location";
+    default: return "unknown";
+  }
+}
+
+// tsr_dtype for a supported ONNX type, nullopt otherwise.
+std::optional<int32_t> DTypeFromOnnx(int32_t onnx) {
+  switch (onnx) {
+    case kOnnxFloat: return TSR_DTYPE_F32;
+    case kOnnxUint8: return TSR_DTYPE_U8;
+    case kOnnxInt8: return TSR_DTYPE_I8;
+    case kOnnxInt32: return TSR_DTYPE_I32;
+    case kOnnxInt64: return TSR_DTYPE_I64;
+    case kOnnxBool: return TSR_DTYPE_BOOL;
+    case kOnnxFloat16: return TSR_DTYPE_F16;
+    default: return std::nullopt;
+  }
+}
+
+int32_t OnnxFromDType(int32_t dtype) {
+  switch (dtype) {
+    case TSR_DTYPE_F32: return kOnnxFloat;
+    case TSR_DTYPE_U8: return kOnnxUint8;
+    case TSR_DTYPE_I8: return kOnnxInt8;
+    case TSR_DTYPE_I32: return kOnnxInt32;
+    case TSR_DTYPE_I64: return kOnnxInt64;
+    case TSR_DTYPE_BOOL: return kOnnxBool;
+    case TSR_DTYPE_F16: return kOnnxFloat16;
+    default: return kOnnxUndefined;
+  }
+}
+
+size_t ElementSize(int32_t dtype) {
+  switch (dtype) {
+    case TSR_DTYPE_F32: case TSR_DTYPE_I32: return 4;
+    case TSR_DTYPE_F16: return 2;
+    case TSR_DTYPE_I8: case TSR_DTYPE_U8: case TSR_DTYPE_BOOL: return 1;
+    case TSR_DTYPE_I64: return 8;
+    default: return 0;
+  }
+}
+
+absl::Status Malformed(size_t offset, const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat("malformed TensorProto at byte ", offset, ": ", what));
+}
+
+// A bounds-checked cursor over protobuf wire-format bytes.
+class WireReader {
+ public:
+  explicit WireReader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
+  bool done() const { return pos_ >= bytes_.size(); }
+  size_t pos() const { return pos_; }
+
+  absl::StatusOr<uint64_t> Varint() {
+    const size_t start = pos_;
+    uint64_t value = 0;
+    for (int shift = 0; shift < 70; shift += 7) {
+      if (pos_ >= bytes_.size()) return Malformed(start, "truncated varint");
+      const uint8_t b = bytes_[pos_++];
+      if (shift == 63 && (b & 0x7e) != 0) return Malformed(start, "varint overflows 64 bits");
+      value |= uint64_t{b & 0x7fu} << shift;
+      if ((b & 0x80) == 0) return value;
+    }
+    return Malformed(start, "varint longer than 10 bytes");
+  }
+
+  absl::StatusOr<uint32_t> Fixed32() {
+    if (bytes_.size() - pos_ < 4) return Malformed(pos_, "truncated fixed32");
+    uint32_t v;
+    std::memcpy(&v, bytes_.data() + pos_, 4);
+    pos_ += 4;
+    return v;
+  }
+
+  absl::StatusOr<uint64_t> Fixed64() {
+    if (bytes_.size() - pos_ < 8) return Malformed(pos_, "truncated fixed64");
+    uint64_t v;
+    std::memcpy(&v, bytes_.data() + pos_, 8);
+    pos_ += 8;
+    return v;
+  }
+
+  absl::StatusOr<std::span<const uint8_t>> LengthDelimited() {
+    const size_t start = pos_;
+    absl::StatusOr<uint64_t> len = Varint();
+    if (!len.ok()) return len.status();
+    if (*len > bytes_.size() - pos_)
+      return Malformed(start, absl::StrCat("length ", *len, " runs past the end (", bytes_.size() - pos_,
+                                           " bytes left)"));
+    std::span<const uint8_t> out = bytes_.subspan(pos_, static_cast<size_t>(*len));
+    pos_ += static_cast<size_t>(*len);
+    return out;
+  }
+
+  // Skips one field's value of `wire` type (the tag already read).
+  absl::Status Skip(uint32_t wire, uint32_t field, int depth = 0) {
+    switch (wire) {
+      case kVarint: return Varint().status();
+      case kFixed64: return Fixed64().status();
+      case kFixed32: return Fixed32().status();
+      case kLengthDelimited: return LengthDelimited().status();
+      case kStartGroup: {
+        // Deprecated groups: skip fields until the matching end-group tag.
+        if (depth > 32) return Malformed(pos_, "groups nested too deeply");
+        while (true) {
+          if (done()) return Malformed(pos_, absl::StrCat("unterminated group (field ", field, ")"));
+          const size_t at = pos_;
+          absl::StatusOr<uint64_t> tag = Varint();
+          if (!tag.ok()) return tag.status();
+          const uint32_t inner_wire = static_cast<uint32_t>(*tag & 7);
+          const uint64_t inner_field = *tag >> 3;
+          if (inner_field == 0 || inner_field > 0x1fffffff) return Malformed(at, "invalid field number 0");
+          if (inner_wire == kEndGroup) {
+            if (inner_field != field) return Malformed(at, "end-group tag does not match its start");
+            return absl::OkStatus();
+          }
+          absl::Status s = Skip(inner_wire, static_cast<uint32_t>(inner_field), depth + 1);
+          if (!s.ok()) return s;
+        }
+      }
+      case kEndGroup: return Malformed(pos_, absl::StrCat("end-group tag without a start (field ", field, ")"));
+      default: return Malformed(pos_, absl::StrCat("invalid wire type ", wire, " (field ", field, ")"));
+    }
+  }
+
+ private:
+  std::span<const uint8_t> bytes_;
+  size_t pos_ = 0;
+};
+
+// Appends the varints of a packed field (or one unpacked value) to `out`.
+absl::Status ReadVarints(WireReader& r, uint32_t wire, uint32_t field, std::vector<uint64_t>& out) {
+  if (wire == kVarint) {
+    absl::StatusOr<uint64_t> v = r.Varint();
+    if (!v.ok()) return v.status();
+    out.push_back(*v);
+    return absl::OkStatus();
+  }
+  if (wire == kLengthDelimited) {
+    absl::StatusOr<std::span<const uint8_t>> packed = r.LengthDelimited();
+    if (!packed.ok()) return packed.status();
+    WireReader inner(*packed);
+    const size_t base = r.pos() - packed->size();
+    while (!inner.done()) {
+      absl::StatusOr<uint64_t> v = inner.Varint();
+      if (!v.ok())
+        return Malformed(base + inner.pos(), absl::StrCat("truncated varint in packed ", FieldName(field)));
+      out.push_back(*v);
+    }
+    return absl::OkStatus();
+  }
+  return Malformed(r.pos(), absl::StrCat("field ", FieldName(field), " (", field, ") has wire type ", wire,
+                                         ", expected varint or packed"));
+}
+
+// Appends fixed-width values (4 or 8 bytes) of a packed field or one
+// unpacked value, as raw little-endian bytes.
+absl::Status ReadFixed(WireReader& r, uint32_t wire, uint32_t field, size_t width, std::vector<uint8_t>& out,
+                       size_t& count) {
+  const uint32_t unpacked_wire = width == 4 ? kFixed32 : kFixed64;
+  if (wire == unpacked_wire) {
+    if (width == 4) {
+      absl::StatusOr<uint32_t> v = r.Fixed32();
+      if (!v.ok()) return v.status();
+      const size_t at = out.size();
+      out.resize(at + 4);
+      std::memcpy(out.data() + at, &*v, 4);
+    } else {
+      absl::StatusOr<uint64_t> v = r.Fixed64();
+      if (!v.ok()) return v.status();
+      const size_t at = out.size();
+      out.resize(at + 8);
+      std::memcpy(out.data() + at, &*v, 8);
+    }
+    ++count;
+    return absl::OkStatus();
+  }
+  if (wire == kLengthDelimited) {
+    const size_t start = r.pos();
+    absl::StatusOr<std::span<const uint8_t>> packed = r.LengthDelimited();
+    if (!packed.ok()) return packed.status();
+    if (packed->size() % width != 0)
+      return Malformed(start, absl::StrCat("packed ", FieldName(field), " has ", packed->size(),
+                                           " bytes, not a multiple of ", width));
+    out.insert(out.end(), packed->begin(), packed->end());
+    count += packed->size() / width;
+    return absl::OkStatus();
+  }
+  return Malformed(r.pos(), absl::StrCat("field ", FieldName(field), " (", field, ") has wire type ", wire,
+                                         ", expected ", width == 4 ? "fixed32" : "fixed64", " or packed"));
+}
+
+struct RawFields {
+  std::vector<int64_t> dims;
+  std::optional<int32_t> data_type;
+  std::string name;
+  std::optional<std::span<const uint8_t>> raw_data;
+  std::vector<uint8_t> float_bytes;   // float_data, little-endian
+  size_t float_count = 0;
+  std::vector<uint8_t> double_bytes;  // double_data
+  size_t double_count = 0;
+  std::vector<uint64_t> int32_data;   // as varints
+  std::vector<uint64_t> int64_data;
+  std::vector<uint64_t> uint64_data;
+};
+
+absl::Status ExpectWire(const WireReader& r, uint32_t field, uint32_t wire, uint32_t expected) {
+  if (wire == expected) return absl::OkStatus();
+  return Malformed(r.pos(), absl::StrCat("field ", FieldName(field), " (", field, ") has wire type ", wire,
+                                         ", expected ", expected));
+}
+
+absl::StatusOr<RawFields> ReadFields(std::span<const uint8_t> bytes) {
+  RawFields f;
+  WireReader r(bytes);
+  while (!r.done()) {
+    const size_t tag_at = r.pos();
+    absl::StatusOr<uint64_t> tag = r.Varint();
+    if (!tag.ok()) return tag.status();
+    const uint32_t wire = static_cast<uint32_t>(*tag & 7);
+    const uint64_t field64 = *tag >> 3;
+    if (field64 == 0 || field64 > 0x1fffffff) return Malformed(tag_at, absl::StrCat("invalid field number ", field64));
+    const uint32_t field = static_cast<uint32_t>(field64);
+    switch (field) {
+      case kDims: {
+        std::vector<uint64_t> v;
+        absl::Status s = ReadVarints(r, wire, field, v);
+        if (!s.ok()) return s;
+        for (uint64_t d : v) f.dims.push_back(static_cast<int64_t>(d));
+        break;
+      }
+      case kDataType: {
+        absl::Status s = ExpectWire(r, field, wire, kVarint);
+        if (!s.ok()) return s;
+        absl::StatusOr<uint64_t> v = r.Varint();
+        if (!v.ok()) return v.status();
+        f.data_type = static_cast<int32_t>(static_cast<uint32_t>(*v));  // int32: low 32 bits
+        break;
+      }
+      case kSegment:
+        return absl::UnimplementedError("segmented TensorProto (field segment) is not supported");
+      case kFloatData: {
+        absl::Status s = ReadFixed(r, wire, field, 4, f.float_bytes, f.float_count);
+        if (!s.ok()) return s;
+        break;
+      }
+      case kInt32Data: {
+        absl::Status s = ReadVarints(r, wire, field, f.int32_data);
+        if (!s.ok()) return s;
+        break;
+      }
+      case kStringData:
+        return absl::UnimplementedError("string tensors (string_data) are not supported");
+      case kInt64Data: {
+        absl::Status s = ReadVarints(r, wire, field, f.int64_data);
+        if (!s.ok()) return s;
+        break;
+      }
+      case kName: {
+        absl::Status s = ExpectWire(r, field, wire, kLengthDelimited);
+        if (!s.ok()) return s;
+        absl::StatusOr<std::span<const uint8_t>> v = r.LengthDelimited();
+        if (!v.ok()) return v.status();
+        f.name.assign(reinterpret_cast<const char*>(v->data()), v->size());
+        break;
+      }
+      case kRawData: {
+        absl::Status s = ExpectWire(r, field, wire, kLengthDelimited);
+        if (!s.ok()) return s;
+        absl::StatusOr<std::span<const uint8_t>> v = r.LengthDelimited();
+        if (!v.ok()) return v.status();
+        f.raw_data = *v;  // last one wins, as protobuf merges bytes fields
+        break;
+      }
+      case kDoubleData: {
+        absl::Status s = ReadFixed(r, wire, field, 8, f.double_bytes, f.double_count);
+        if (!s.ok()) return s;
+        break;
+      }
+      case kUint64Data: {
+        absl::Status s = ReadVarints(r, wire, field, f.uint64_data);
+        if (!s.ok()) return s;
+        break;
+      }
+      case kDocString: {
+        absl::Status s = ExpectWire(r, field, wire, kLengthDelimited);
+        if (!s.ok()) return s;
+        absl::Status skip = r.LengthDelimited().status();
+        if (!skip.ok()) return skip;
+        break;
+      }
+      case kExternalData:
+        return absl::UnimplementedError("TensorProto with external data (external_data) is not supported");
+      case kDataLocation: {
+        absl::Status s = ExpectWire(r, field, wire, kVarint);
+        if (!s.ok()) return s;
+        absl::StatusOr<uint64_t> v = r.Varint();
+        if (!v.ok()) return v.status();
+        if (*v != 0)  // 0 = DEFAULT, 1 = EXTERNAL
+          return absl::UnimplementedError(
+              absl::StrCat("TensorProto with external data (data_location ", *v, ") is not supported"));
+        break;
+      }
+      default: {
+        absl::Status s = r.Skip(wire, field);
+        if (!s.ok()) return s;
+        break;
+      }
+    }
+  }
+  return f;
+}
+
+// Converts int32_data entries to 1- or 2-byte elements, checking the range.
+absl::Status NarrowInt32Data(const std::vector<uint64_t>& values, int32_t onnx_type, std::vector<uint8_t>& out) {
+  int64_t lo = 0, hi = 0;
+  size_t width = 1;
+  switch (onnx_type) {
+    case kOnnxInt8: lo = -128; hi = 127; break;
+    case kOnnxUint8: lo = 0; hi = 255; break;
+    case kOnnxBool: lo = 0; hi = 1; break;
+    case kOnnxFloat16: lo = 0; hi = 65535; width = 2; break;
+    default: lo = std::numeric_limits<int32_t>::min(); hi = std::numeric_limits<int32_t>::max(); width = 4; break;
+  }
+  out.resize(values.size() * width);
+  for (size_t i = 0; i < values.size(); ++i) {
+    // int32 fields are sign-extended varints; take them as int64.
+    const int64_t v = static_cast<int64_t>(values[i]);
+    if (v < lo || v > hi)
+      return absl::InvalidArgumentError(absl::StrCat("int32_data[", i, "] = ", v, " is out of range for ",
+                                                     OnnxDataTypeName(onnx_type)));
+    if (width == 1) {
+      out[i] = static_cast<uint8_t>(v);
+    } else if (width == 2) {
+      const uint16_t x = static_cast<uint16_t>(v);
+      std::memcpy(out.data() + 2 * i, &x, 2);
+    } else {
+      const int32_t x = static_cast<int32_t>(v);
+      std::memcpy(out.data() + 4 * i, &x, 4);
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool ReadWholeFile(const std::string& path, std::vector<uint8_t>& out, std::string& error) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) {
+    error = fs::exists(path, ec) ? "not a regular file" : "no such file";
+    return false;
+  }
+  std::ifstream f(path, std::ios::binary);
+  if (!f) {
+    error = "cannot open";
+    return false;
+  }
+  f.seekg(0, std::ios::end);
+  const std::streamoff size = f.tellg();
+  if (size < 0) {
+    error = "cannot determine size";
+    return false;
+  }
+  f.seekg(0, std::ios::beg);
+  out.resize(static_cast<size_t>(size));
+  if (size > 0 && !f.read(reinterpret_cast<char*>(out.data()), size)) {
+    error = "short read";
+    return false;
+  }
+  return true;
+}
+
+void PutVarint(std::vector<uint8_t>& out, uint64_t v) {
+  while (v >= 0x80) {
+    out.push_back(static_cast<uint8_t>(v | 0x80));
+    v >>= 7;
+  }
+  out.push_back(static_cast<uint8_t>(v));
+}
+
+void PutTag(std::vector<uint8_t>& out, uint32_t field, uint32_t wire) { PutVarint(out, (uint64_t{field} << 3) | wire); }
+
+void PutBytes(std::vector<uint8_t>& out, uint32_t field, const void* data, size_t size) {
+  PutTag(out, field, kLengthDelimited);
+  PutVarint(out, size);
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  out.insert(out.end(), p, p + size);
+}
+
+// "<prefix>_<N>.pb" -> N.
+std::optional<size_t> SetIndex(const std::string& filename, const std::string& prefix) {
+  const std::string head = prefix + "_";
+  constexpr std::string_view kExt = ".pb";
+  if (filename.size() <= head.size() + kExt.size() || filename.compare(0, head.size(), head) != 0 ||
+      filename.compare(filename.size() - kExt.size(), kExt.size(), kExt) != 0)
+    return std::nullopt;
+  const std::string digits = filename.substr(head.size(), filename.size() - head.size() - kExt.size());
+  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char c) {
+        return c >= '0' && c <= '9';
+      }))
+    return std::nullopt;
+  if (digits.size() > 1 && digits[0] == '0') return std::nullopt;  // "input_01.pb" is not part of the set
+  size_t n = 0;
+  for (char c : digits) n = n * 10 + static_cast<size_t>(c - '0');
+  return n;
+}
+
+absl::Status CheckPrefix(const std::string& prefix) {
+  if (prefix.empty() || prefix.find('/') != std::string::npos)
+    return absl::InvalidArgumentError(absl::StrCat("tensor set prefix '", prefix, "' must be a plain name such as 'input'"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const char* OnnxDataTypeName(int32_t onnx_type) {
+  if (onnx_type < 0 || static_cast<size_t>(onnx_type) >= kOnnxTypeNames.size()) return "UNKNOWN";
+  return kOnnxTypeNames[onnx_type];
+}
+
+absl::StatusOr<HostTensor> ParseTensorProto(std::span<const uint8_t> bytes) {
+  absl::StatusOr<RawFields> fields = ReadFields(bytes);
+  if (!fields.ok()) return fields.status();
+  RawFields& f = *fields;
+
+  if (!f.data_type || *f.data_type == kOnnxUndefined)
+    return absl::InvalidArgumentError("TensorProto has no data_type (UNDEFINED)");
+  const int32_t onnx_type = *f.data_type;
+  const std::optional<int32_t> dtype = DTypeFromOnnx(onnx_type);
+  if (!dtype)
+    return absl::UnimplementedError(
+        absl::StrCat("unsupported ONNX data type ", onnx_type, " (", OnnxDataTypeName(onnx_type), ")"));
+
+  // Element count from dims, with overflow checks.
+  uint64_t count = 1;
+  for (size_t i = 0; i < f.dims.size(); ++i) {
+    const int64_t d = f.dims[i];
+    if (d < 0) return absl::InvalidArgumentError(absl::StrCat("dims[", i, "] = ", d, " is negative"));
+    if (d != 0 && count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / static_cast<uint64_t>(d))
+      return absl::InvalidArgumentError("dims overflow the element count");
+    count *= static_cast<uint64_t>(d);
+  }
+  const size_t esize = ElementSize(*dtype);
+
+  HostTensor t;
+  t.name = std::move(f.name);
+  t.dtype = *dtype;
+  t.shape = f.dims;
+
+  // Which storage carries the values?
+  struct Source {
+    const char* field;
+    size_t count;
+  };
+  std::vector<Source> typed;
+  if (f.float_count) typed.push_back({"float_data", f.float_count});
+  if (!f.int32_data.empty()) typed.push_back({"int32_data", f.int32_data.size()});
+  if (!f.int64_data.empty()) typed.push_back({"int64_data", f.int64_data.size()});
+  if (f.double_count) typed.push_back({"double_data", f.double_count});
+  if (!f.uint64_data.empty()) typed.push_back({"uint64_data", f.uint64_data.size()});
+  if (typed.size() > 1)
+    return absl::InvalidArgumentError(absl::StrCat("TensorProto carries both ", typed[0].field, " and ", typed[1].field));
+  if (f.raw_data && !f.raw_data->empty() && !typed.empty())
+    return absl::InvalidArgumentError(absl::StrCat("TensorProto carries both raw_data and ", typed[0].field));
+
+  const std::string type_label = absl::StrCat(OnnxDataTypeName(onnx_type), " tensor");
+  if (f.raw_data && !f.raw_data->empty()) {
+    if (f.raw_data->size() % esize != 0 || f.raw_data->size() / esize != count)
+      return absl::InvalidArgumentError(absl::StrCat("raw_data holds ", f.raw_data->size(), " bytes, dims need ", count,
+                                                     " elements of ", esize, " bytes (", count * esize, ")"));
+    t.data.assign(f.raw_data->begin(), f.raw_data->end());
+    if (*dtype == TSR_DTYPE_BOOL)
+      for (size_t i = 0; i < t.data.size(); ++i)
+        if (t.data[i] > 1)
+          return absl::InvalidArgumentError(absl::StrCat("bool raw_data[", i, "] = ", int{t.data[i]}, " is not 0 or 1"));
+    return t;
+  }
+  if (typed.empty()) {
+    if (count != 0)
+      return absl::InvalidArgumentError(absl::StrCat(type_label, " holds no data, dims need ", count, " elements"));
+    return t;
+  }
+  const Source& src = typed[0];
+  if (src.count != count)
+    return absl::InvalidArgumentError(
+        absl::StrCat(src.field, " holds ", src.count, " elements, dims need ", count));
+
+  switch (onnx_type) {
+    case kOnnxFloat:
+      if (!f.float_count) break;
+      t.data = std::move(f.float_bytes);
+      return t;
+    case kOnnxInt32: case kOnnxInt8: case kOnnxUint8: case kOnnxBool: case kOnnxFloat16: {
+      if (f.int32_data.empty()) break;
+      absl::Status s = NarrowInt32Data(f.int32_data, onnx_type, t.data);
+      if (!s.ok()) return s;
+      return t;
+    }
+    case kOnnxInt64: {
+      if (f.int64_data.empty()) break;
+      t.data.resize(f.int64_data.size() * 8);
+      std::memcpy(t.data.data(), f.int64_data.data(), t.data.size());
+      return t;
+    }
+    default: break;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(src.field, " cannot carry a ", type_label));
+}
+
+std::vector<uint8_t> SerializeTensorProto(const HostTensor& t) {
+  std::vector<uint8_t> out;
+  out.reserve(t.data.size() + t.name.size() + 16 + 11 * t.shape.size());
+  for (int64_t d : t.shape) {
+    PutTag(out, kDims, kVarint);
+    PutVarint(out, static_cast<uint64_t>(d));
+  }
+  PutTag(out, kDataType, kVarint);
+  PutVarint(out, static_cast<uint64_t>(OnnxFromDType(t.dtype)));
+  if (!t.name.empty()) PutBytes(out, kName, t.name.data(), t.name.size());
+  // Always present, even when empty, so the proto says where its data is.
+  PutBytes(out, kRawData, t.data.data(), t.data.size());
+  return out;
+}
+
+absl::StatusOr<HostTensor> ReadTensorProtoFile(const std::string& path) {
+  std::vector<uint8_t> bytes;
+  std::string error;
+  if (!ReadWholeFile(path, bytes, error))
+    return absl::NotFoundError(absl::StrCat("cannot read '", path, "': ", error));
+  absl::StatusOr<HostTensor> t = ParseTensorProto(bytes);
+  if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("'", path, "': ", t.status().message()));
+  return t;
+}
+
+absl::Status WriteTensorProtoFile(const HostTensor& t, const std::string& path) {
+  if (OnnxFromDType(t.dtype) == kOnnxUndefined)
+    return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name, "' has dtype ", t.dtype,
+                                                   ", which has no ONNX equivalent"));
+  uint64_t count = 1;
+  for (int64_t d : t.shape) {
+    if (d < 0) return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name, "' has a negative dimension"));
+    if (d != 0 && count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / static_cast<uint64_t>(d))
+      return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name, "' has too many elements"));
+    count *= static_cast<uint64_t>(d);
+  }
+  const size_t esize = ElementSize(t.dtype);
+  if (t.data.size() % esize != 0 || t.data.size() / esize != count)
+    return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name, "' holds ", t.data.size(),
+                                                   " bytes, its shape needs ", count * esize));
+  const std::vector<uint8_t> bytes = SerializeTensorProto(t);
+  const std::string temp = absl::StrCat(path, ".tmp.", ::getpid());
+  {
+    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
+    if (!f) return absl::PermissionDeniedError(absl::StrCat("cannot write '", temp, "'"));
+    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    if (!f.flush()) {
+      f.close();
+      std::remove(temp.c_str());
+      return absl::DataLossError(absl::StrCat("short write to '", temp, "'"));
+    }
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    std::remove(temp.c_str());
+    return absl::PermissionDeniedError(absl::StrCat("cannot rename '", temp, "' to '", path, "'"));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<HostTensor>> ReadTensorSet(const std::string& dir, const std::string& prefix) {
+  absl::Status ps = CheckPrefix(prefix);
+  if (!ps.ok()) return ps;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return absl::NotFoundError(absl::StrCat("'", dir, "' is not a directory"));
+  std::map<size_t, std::string> files;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (std::optional<size_t> i = SetIndex(name, prefix)) files[*i] = e.path().string();
+  }
+  if (ec) return absl::UnavailableError(absl::StrCat("cannot list '", dir, "': ", ec.message()));
+  std::vector<HostTensor> out;
+  size_t expected = 0;
+  for (const auto& [index, path] : files) {
+    if (index != expected)
+      return absl::InvalidArgumentError(absl::StrCat("'", dir, "': ", prefix, "_", expected, ".pb is missing but ",
+                                                     prefix, "_", index, ".pb exists"));
+    absl::StatusOr<HostTensor> t = ReadTensorProtoFile(path);
+    if (!t.ok()) return t.status();
+    out.push_back(*std::move(t));
+    ++expected;
+  }
+  return out;
+}
+
+absl::Status WriteTensorSet(const std::vector<HostTensor>& tensors, const std::string& dir, const std::string& prefix) {
+  absl::Status ps = CheckPrefix(prefix);
+  if (!ps.ok()) return ps;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir, ec)) return absl::PermissionDeniedError(absl::StrCat("cannot create directory '", dir, "'"));
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    absl::Status s = WriteTensorProtoFile(tensors[i], (fs::path(dir) / absl::StrCat(prefix, "_", i, ".pb")).string());
+    if (!s.ok()) return s;
+  }
+  // Remove a stale tail from an earlier, longer set.
+  std::vector<fs::path> stale;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    std::optional<size_t> i = SetIndex(e.path().filename().string(), prefix);
+    if (i && *i >= tensors.size()) stale.push_back(e.path());
+  }
+  for (const fs::path& p : stale) {
+    fs::remove(p, ec);
+    if (ec) return absl::PermissionDeniedError(absl::StrCat("cannot remove stale '", p.string(), "'"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace tessera
