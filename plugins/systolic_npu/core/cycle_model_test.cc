@@ -1,1 +1,106 @@
+#include "cycle_model.h"
+
 #include <gtest/gtest.h>
+#include "test_util.h"
+
+namespace tessera::systolic {
+namespace {
+
+using namespace snpu_test;
+
+TEST(CycleModel, MatmulFormulas) {
+  // WS on an 8x8 array, one 8x8 weight tile, 100 input rows.
+  MatmulTiming ws = MatmulFormula(Dataflow::kWeightStationary, 100, 8, 8, 8, 8);
+  EXPECT_EQ(ws.fill, 8u);
+  EXPECT_EQ(ws.stream, 100u);
+  EXPECT_EQ(ws.drain, 15u);
+  EXPECT_EQ(ws.total(), 123u);  // K + M + N + R - 1
+  MatmulTiming os = MatmulFormula(Dataflow::kOutputStationary, 8, 100, 8, 8, 8);
+  EXPECT_EQ(os.fill, 0u);
+  EXPECT_EQ(os.stream, 100u);
+  EXPECT_EQ(os.total(), 123u);
+}
+
+TEST(CycleModel, DmaAndVectorFormulas) {
+  SystolicNpuConfig npu = SmallNpu(4, 4);  // 4 GB/s at 500 MHz = 8 B/cycle, latency 20
+  EXPECT_EQ(DmaCycles(0, npu), 20u);
+  EXPECT_EQ(DmaCycles(8, npu), 21u);
+  EXPECT_EQ(DmaCycles(9, npu), 22u);
+  EXPECT_EQ(DmaCycles(800, npu), 120u);
+  Program p;
+  const Instruction relu = MakeVector(VectorOp::kRelu, TSR_DTYPE_F32, TSR_DTYPE_F32, 0, 0, 0, 3, 5);
+  EXPECT_EQ(VectorCycles(p, relu, npu), kVectorPipelineDepth + 4);  // ceil(15/4)
+}
+
+TEST(CycleModel, OverlapConventions) {
+  SystolicNpuConfig npu = SmallNpu(4, 4, 8, 8, 8);
+  npu.dram_bandwidth_gbps = 500;  // compute bound: folds overlap each other
+  npu.dram_latency_cycles = 2;
+  std::mt19937 rng(1);
+  GemmLayer L;
+  L.M = 64; L.K = 64; L.N = 32;
+  L.dtype = L.weights_dtype = TSR_DTYPE_F32;
+  L.weights = FloatBytes(RandomF(rng, L.K * L.N));
+  auto p = CompileGemmProgram(L, npu, TilerOptions{});
+  ASSERT_TRUE(p.ok());
+  const EntryPoint& e = p->entries[0];
+  const RunMetrics none = EstimateEntry(*p, e, npu, Overlap::kNone);
+  const RunMetrics def = EstimateEntry(*p, e, npu, Overlap::kDefault);
+  // kNone: the sum of every tile's fill + stream + drain plus vector ops.
+  uint64_t sum = 0;
+  for (const Instruction& in : e.code) {
+    if (in.op == Opcode::kMatmulTile)
+      sum += MatmulFormula(Dataflow::kWeightStationary, in.f[3], in.f[4], in.f[5], 4, 4).total();
+    if (in.op == Opcode::kVector) sum += VectorCycles(*p, in, npu);
+  }
+  EXPECT_EQ(none.cycles_total, sum);
+  EXPECT_EQ(none.cycles_compute, sum);
+  EXPECT_EQ(none.cycles_dma_stall, 0u);
+  // kDefault overlaps folds with each other but pays DMA.
+  EXPECT_EQ(def.cycles_total, def.cycles_compute + def.cycles_dma_stall);
+  EXPECT_LT(def.cycles_compute, none.cycles_compute);
+  EXPECT_GT(def.dram_read_bytes, 0u);
+  EXPECT_EQ(def.macs, 64u * 64 * 32);
+  EXPECT_DOUBLE_EQ(def.utilization,
+                   static_cast<double>(def.macs) / (def.cycles_compute * 16.0));
+  EXPECT_LE(def.utilization, 1.0);
+  EXPECT_DOUBLE_EQ(def.time_us, def.cycles_total / 500.0);
+  EXPECT_EQ(def.Named().size(), 10u);
+  EXPECT_EQ(std::get<0>(def.Named()[0]), "cycles_total");
+}
+
+TEST(CycleModel, DoubleBufferingHidesDma) {
+  // Large K and M: a compute-bound WS layer on a fat DRAM pipe spends most
+  // of its time computing; on a thin pipe it is DMA bound.
+  std::mt19937 rng(2);
+  GemmLayer L;
+  L.M = 256; L.K = 64; L.N = 16;
+  L.dtype = L.weights_dtype = TSR_DTYPE_I8;
+  L.weights = RandomI8(rng, L.K * L.N);
+  L.weight_scales = {0.01f};
+  SystolicNpuConfig fat = SmallNpu(8, 8, 16, 16, 16);
+  fat.dram_bandwidth_gbps = 1000;
+  fat.dram_latency_cycles = 1;
+  SystolicNpuConfig thin = fat;
+  thin.dram_bandwidth_gbps = 0.05;
+  auto pf = CompileGemmProgram(L, fat, {});
+  ASSERT_TRUE(pf.ok());
+  const RunMetrics f = EstimateEntry(*pf, pf->entries[0], fat, Overlap::kDefault);
+  const RunMetrics t = EstimateEntry(*pf, pf->entries[0], thin, Overlap::kDefault);
+  EXPECT_LT(f.cycles_dma_stall * 4, f.cycles_total);
+  EXPECT_GT(t.cycles_dma_stall * 2, t.cycles_total);
+  // Starved of data the folds no longer overlap each other.
+  EXPECT_LE(f.cycles_compute, t.cycles_compute);
+  EXPECT_GT(t.cycles_total, f.cycles_total);
+}
+
+TEST(CycleModel, ParseOptions) {
+  EXPECT_EQ(*ParseOverlap("none"), Overlap::kNone);
+  EXPECT_EQ(*ParseOverlap("default"), Overlap::kDefault);
+  EXPECT_FALSE(ParseOverlap("some").ok());
+  EXPECT_EQ(*ParseDataflow("os"), Dataflow::kOutputStationary);
+  EXPECT_FALSE(ParseDataflow("is").ok());
+}
+
+}  // namespace
+}  // namespace tessera::systolic

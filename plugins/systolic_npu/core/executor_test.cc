@@ -1,1 +1,223 @@
+// Fast vs cycle-stepped: bit-identical outputs and identical metrics, and
+// the simulated tile timing equals the cycle formula.
+#include "executor.h"
+
+#include <chrono>
+#include <cstdio>
+#include <random>
+
 #include <gtest/gtest.h>
+#include "test_util.h"
+
+namespace tessera::systolic {
+namespace {
+
+using snpu_test::Bytes;
+using snpu_test::RunEntry;
+using snpu_test::SmallNpu;
+
+TEST(MatmulEngine, SimulatedTimingEqualsFormula) {
+  std::mt19937 rng(1);
+  auto fast = MakeFastMatmulEngine();
+  auto sim = MakeCycleSteppedMatmulEngine();
+  for (int iter = 0; iter < 300; ++iter) {
+    const uint32_t R = 1 + rng() % 9, C = 1 + rng() % 9;
+    const Dataflow df = rng() % 2 ? Dataflow::kWeightStationary : Dataflow::kOutputStationary;
+    const bool ws = df == Dataflow::kWeightStationary;
+    const uint32_t M = ws ? 1 + rng() % 20 : 1 + rng() % R;
+    const uint32_t K = ws ? 1 + rng() % R : 1 + rng() % 20;
+    const uint32_t N = 1 + rng() % C;
+    const bool f16 = rng() % 2;
+    const size_t es = f16 ? 2 : 1;
+    std::vector<uint8_t> a(M * K * es), w(K * N * es);
+    for (size_t i = 0; i < a.size(); i += es) {
+      if (f16) {
+        const uint16_t h = FloatToHalf(static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 37.0f);
+        std::memcpy(&a[i], &h, 2);
+      } else {
+        a[i] = static_cast<uint8_t>(rng());
+      }
+    }
+    for (size_t i = 0; i < w.size(); i += es) {
+      if (f16) {
+        const uint16_t h = FloatToHalf(static_cast<float>(static_cast<int>(rng() % 2001) - 1000) / 91.0f);
+        std::memcpy(&w[i], &h, 2);
+      } else {
+        w[i] = static_cast<uint8_t>(rng());
+      }
+    }
+    const bool accumulate = rng() % 2;
+    std::vector<uint8_t> acc0(M * N * 4);
+    for (auto& b : acc0) b = static_cast<uint8_t>(rng() % 64);  // finite floats
+    std::vector<uint8_t> acc1 = acc0;
+    MatmulArgs x{df, f16 ? TSR_DTYPE_F16 : TSR_DTYPE_I8, accumulate, a.data(), w.data(),
+                 acc0.data(), M, K, N, R, C};
+    const MatmulTiming tf = fast->Run(x);
+    x.acc = acc1.data();
+    const MatmulTiming ts = sim->Run(x);
+    EXPECT_EQ(tf, ts) << "R=" << R << " C=" << C << " M=" << M << " K=" << K << " N=" << N
+                      << " df=" << DataflowName(df);
+    EXPECT_EQ(tf, MatmulFormula(df, M, K, N, R, C));
+    EXPECT_EQ(acc0, acc1) << "M=" << M << " K=" << K << " N=" << N;
+  }
+}
+
+// Random layers through the whole pipeline (tiler -> bytecode -> both
+// executors), both dataflows, both overlap conventions, int8 and fp16.
+TEST(Executor, FastAndCycleSteppedAreIdentical) {
+  std::mt19937 rng(2);
+  int cases = 0;
+  for (int iter = 0; iter < 120; ++iter) {
+    const int64_t R = 2 + rng() % 7, C = 2 + rng() % 7;
+    const SystolicNpuConfig npu = SmallNpu(R, C, 2 + rng() % 3, 2 + rng() % 3, 2 + rng() % 3);
+    GemmLayer L;
+    L.M = 1 + rng() % 40;
+    L.K = 1 + rng() % 40;
+    L.N = 1 + rng() % 30;
+    const int kind = rng() % 3;  // i8, f16, f32
+    L.dtype = kind == 0 ? TSR_DTYPE_I8 : (kind == 1 ? TSR_DTYPE_F16 : TSR_DTYPE_F32);
+    L.activation.kind = static_cast<Activation>(rng() % 3);
+    L.activation.clip_min = -0.5f;
+    L.activation.clip_max = 0.75f;
+    L.weight_layout = rng() % 2 ? WeightLayout::kNK : WeightLayout::kKN;
+    std::vector<uint8_t> x;
+    if (L.dtype == TSR_DTYPE_I8) {
+      L.weights_dtype = TSR_DTYPE_I8;
+      L.weights = snpu_test::RandomI8(rng, L.K * L.N);
+      if (rng() % 2) {
+        L.bias_q.resize(L.N);
+        for (auto& b : L.bias_q) b = static_cast<int32_t>(rng() % 20001) - 10000;
+      }
+      L.input_q = {0.02f, static_cast<int32_t>(rng() % 256) - 128};
+      L.output_q = {0.5f + (rng() % 100) / 50.0f, static_cast<int32_t>(rng() % 256) - 128};
+      L.weight_scales = snpu_test::RandomF(rng, rng() % 2 ? L.N : 1, 0.001f, 0.05f);
+      x = snpu_test::RandomI8(rng, L.M * L.K);
+    } else {
+      L.weights_dtype = TSR_DTYPE_F32;
+      L.weights = snpu_test::FloatBytes(snpu_test::RandomF(rng, L.K * L.N));
+      if (rng() % 2) L.bias_f = snpu_test::RandomF(rng, L.N);
+      const auto xf = snpu_test::RandomF(rng, L.M * L.K);
+      if (L.dtype == TSR_DTYPE_F32) {
+        x = snpu_test::FloatBytes(xf);
+      } else {
+        const auto h = snpu_test::ToHalf(xf);
+        x.resize(h.size() * 2);
+        std::memcpy(x.data(), h.data(), x.size());
+      }
+    }
+    for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+      auto p = CompileGemmProgram(L, npu, TilerOptions{df});
+      ASSERT_TRUE(p.ok()) << p.status();
+      for (Overlap ov : {Overlap::kDefault, Overlap::kNone}) {
+        const auto fast = RunEntry(*p, npu, {x}, ExecOptions{ExecMode::kFast, ov});
+        const auto sim = RunEntry(*p, npu, {x}, ExecOptions{ExecMode::kCycleStepped, ov});
+        ASSERT_EQ(fast.outputs, sim.outputs)
+            << "M=" << L.M << " K=" << L.K << " N=" << L.N << " dtype=" << L.dtype
+            << " df=" << DataflowName(df);
+        EXPECT_EQ(fast.metrics, sim.metrics);
+        EXPECT_GT(fast.metrics.cycles_total, 0u);
+        EXPECT_EQ(fast.metrics.macs, static_cast<uint64_t>(L.M * L.K * L.N));
+        ++cases;
+      }
+    }
+  }
+  EXPECT_EQ(cases, 480);
+}
+
+TEST(Executor, ConvFastAndCycleSteppedAreIdentical) {
+  std::mt19937 rng(4);
+  for (int iter = 0; iter < 30; ++iter) {
+    const SystolicNpuConfig npu = SmallNpu(4 + rng() % 5, 4 + rng() % 5);
+    Conv2dLayer L;
+    L.batch = 1 + rng() % 2;
+    L.groups = rng() % 3 == 0 ? 2 : 1;
+    L.in_channels = L.groups * (1 + rng() % 3);
+    L.out_channels = L.groups * (1 + rng() % 4);
+    L.in_h = 3 + rng() % 6;
+    L.in_w = 3 + rng() % 6;
+    L.kernel_h = 1 + rng() % 3;
+    L.kernel_w = 1 + rng() % 3;
+    L.stride_h = 1 + rng() % 2;
+    L.pad_top = rng() % 2;
+    L.pad_left = L.pad_bottom = L.pad_right = L.pad_top;
+    const bool q = rng() % 2;
+    L.dtype = q ? TSR_DTYPE_I8 : TSR_DTYPE_F16;
+    const int64_t wn = L.out_channels * (L.in_channels / L.groups) * L.kernel_h * L.kernel_w;
+    std::vector<uint8_t> x;
+    const int64_t xn = L.batch * L.in_channels * L.in_h * L.in_w;
+    if (q) {
+      L.weights_dtype = TSR_DTYPE_I8;
+      L.weights = snpu_test::RandomI8(rng, wn);
+      L.input_q = {0.05f, 7};
+      L.output_q = {0.7f, -3};
+      L.weight_scales = {0.01f};
+      x = snpu_test::RandomI8(rng, xn);
+    } else {
+      L.weights_dtype = TSR_DTYPE_F32;
+      L.weights = snpu_test::FloatBytes(snpu_test::RandomF(rng, wn));
+      const auto h = snpu_test::ToHalf(snpu_test::RandomF(rng, xn));
+      x.resize(h.size() * 2);
+      std::memcpy(x.data(), h.data(), x.size());
+    }
+    for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+      auto p = CompileConv2dProgram(L, npu, TilerOptions{df});
+      ASSERT_TRUE(p.ok()) << p.status();
+      for (Overlap ov : {Overlap::kDefault, Overlap::kNone}) {
+        const auto fast = RunEntry(*p, npu, {x}, ExecOptions{ExecMode::kFast, ov});
+        const auto sim = RunEntry(*p, npu, {x}, ExecOptions{ExecMode::kCycleStepped, ov});
+        ASSERT_EQ(fast.outputs, sim.outputs);
+        EXPECT_EQ(fast.metrics, sim.metrics);
+      }
+    }
+  }
+}
+
+// Throughput of the fast mode (reported; the >= 1 GMAC/s target is checked
+// loosely so that sanitizer and debug builds still pass).
+TEST(Executor, FastModeThroughput) {
+  auto soc = BuiltinSocConfig("ref-phone");
+  ASSERT_TRUE(soc.ok());
+  std::mt19937 rng(9);
+  for (int32_t dtype : {TSR_DTYPE_I8, TSR_DTYPE_F16}) {
+    GemmLayer L;
+    L.M = 256;
+    L.K = 512;
+    L.N = 512;
+    L.dtype = dtype;
+    std::vector<uint8_t> x;
+    if (dtype == TSR_DTYPE_I8) {
+      L.weights_dtype = TSR_DTYPE_I8;
+      L.weights = snpu_test::RandomI8(rng, L.K * L.N);
+      L.weight_scales = {0.01f};
+      L.input_q = {0.1f, 0};
+      L.output_q = {1.0f, 0};
+      x = snpu_test::RandomI8(rng, L.M * L.K);
+    } else {
+      L.weights_dtype = TSR_DTYPE_F32;
+      L.weights = snpu_test::FloatBytes(snpu_test::RandomF(rng, L.K * L.N));
+      const auto h = snpu_test::ToHalf(snpu_test::RandomF(rng, L.M * L.K));
+      x.resize(h.size() * 2);
+      std::memcpy(x.data(), h.data(), x.size());
+    }
+    auto p = CompileGemmProgram(L, soc->npu, TilerOptions{});
+    ASSERT_TRUE(p.ok()) << p.status();
+    std::vector<uint8_t> out(p->entries[0].regions[1].size_bytes);
+    std::vector<std::span<const uint8_t>> ins = {x};
+    std::vector<std::span<uint8_t>> outs = {out};
+    double best = 0;
+    for (int rep = 0; rep < 3; ++rep) {
+      const auto t0 = std::chrono::steady_clock::now();
+      auto m = Execute(*p, p->entries[0], soc->npu, ins, outs, ExecOptions{});
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ASSERT_TRUE(m.ok());
+      best = std::max(best, static_cast<double>(L.M * L.K * L.N) / s / 1e9);
+    }
+    std::printf("fast mode %s %lldx%lldx%lld on ref-phone: %.2f GMAC/s\n",
+                dtype == TSR_DTYPE_I8 ? "int8" : "fp16", static_cast<long long>(L.M),
+                static_cast<long long>(L.K), static_cast<long long>(L.N), best);
+    EXPECT_GT(best, 0.05);
+  }
+}
+
+}  // namespace
+}  // namespace tessera::systolic

@@ -1,1 +1,129 @@
+#include "quant.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
 #include <gtest/gtest.h>
+#include "fp16.h"
+
+namespace tessera::systolic {
+namespace {
+
+constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+
+TEST(Quant, QuantizeMultiplierKnownVectors) {
+  EXPECT_EQ(QuantizeMultiplier(0.5), (QuantizedMultiplier{1 << 30, 0}));
+  EXPECT_EQ(QuantizeMultiplier(1.0), (QuantizedMultiplier{1 << 30, 1}));
+  EXPECT_EQ(QuantizeMultiplier(0.25), (QuantizedMultiplier{1 << 30, -1}));
+  EXPECT_EQ(QuantizeMultiplier(2.0), (QuantizedMultiplier{1 << 30, 2}));
+  EXPECT_EQ(QuantizeMultiplier(0.0), (QuantizedMultiplier{0, 0}));
+  EXPECT_EQ(QuantizeMultiplier(0.75), (QuantizedMultiplier{1610612736, 0}));
+  // Mantissa rounding up to 2^31 renormalizes.
+  EXPECT_EQ(QuantizeMultiplier(std::nextafter(1.0, 0.0)), (QuantizedMultiplier{1 << 30, 1}));
+  // Too small for q31: flushed to zero.
+  EXPECT_EQ(QuantizeMultiplier(std::ldexp(1.0, -40)), (QuantizedMultiplier{0, 0}));
+  const QuantizedMultiplier q = QuantizeMultiplier(0.0039215686);  // ~1/255
+  EXPECT_EQ(q.shift, -7);
+  EXPECT_NEAR(std::ldexp(static_cast<double>(q.multiplier), q.shift - 31), 0.0039215686, 1e-10);
+}
+
+TEST(Quant, SaturatingRoundingDoublingHighMul) {
+  EXPECT_EQ(SaturatingRoundingDoublingHighMul(kMin, kMin), kMax);
+  EXPECT_EQ(SaturatingRoundingDoublingHighMul(1 << 30, 1 << 30), 1 << 29);
+  EXPECT_EQ(SaturatingRoundingDoublingHighMul(kMax, kMax), kMax - 1);
+  EXPECT_EQ(SaturatingRoundingDoublingHighMul(100, 1 << 30), 50);
+  EXPECT_EQ(SaturatingRoundingDoublingHighMul(-100, 1 << 30), -50);
+  EXPECT_EQ(SaturatingRoundingDoublingHighMul(3, 1 << 30), 2);    // 1.5 -> 2
+  EXPECT_EQ(SaturatingRoundingDoublingHighMul(-3, 1 << 30), -1);  // -1.5 -> -1 (gemmlowp nudge)
+  EXPECT_EQ(SaturatingRoundingDoublingHighMul(0, kMin), 0);
+}
+
+TEST(Quant, RoundingDivideByPOT) {
+  EXPECT_EQ(RoundingDivideByPOT(-3, 1), -2);
+  EXPECT_EQ(RoundingDivideByPOT(3, 1), 2);
+  EXPECT_EQ(RoundingDivideByPOT(5, 2), 1);
+  EXPECT_EQ(RoundingDivideByPOT(6, 2), 2);
+  EXPECT_EQ(RoundingDivideByPOT(-6, 2), -2);
+  EXPECT_EQ(RoundingDivideByPOT(-5, 2), -1);
+  EXPECT_EQ(RoundingDivideByPOT(7, 0), 7);
+  EXPECT_EQ(RoundingDivideByPOT(kMax, 31), 1);
+  EXPECT_EQ(RoundingDivideByPOT(kMin, 31), -1);
+}
+
+TEST(Quant, MultiplyByQuantizedMultiplier) {
+  EXPECT_EQ(MultiplyByQuantizedMultiplier(1000, 1 << 30, 0), 500);
+  EXPECT_EQ(MultiplyByQuantizedMultiplier(1000, 1 << 30, 1), 1000);
+  EXPECT_EQ(MultiplyByQuantizedMultiplier(1000, 1 << 30, -2), 125);
+  EXPECT_EQ(MultiplyByQuantizedMultiplier(-1001, 1 << 30, -1), -250);
+  // Matches real arithmetic within one unit for random values.
+  std::mt19937 rng(3);
+  for (int i = 0; i < 10000; ++i) {
+    const double m = std::ldexp(0.5 + (rng() % 1000000) / 2e6, -static_cast<int>(rng() % 20));
+    const int32_t x = static_cast<int32_t>(rng() % 2000001) - 1000000;
+    const QuantizedMultiplier q = QuantizeMultiplier(m);
+    EXPECT_NEAR(MultiplyByQuantizedMultiplier(x, q.multiplier, q.shift), x * m, 1.0);
+  }
+}
+
+TEST(Quant, RequantizeAndActivationRange) {
+  const QuantizedMultiplier q = QuantizeMultiplier(0.5);
+  EXPECT_EQ(RequantizeOne(100, q.multiplier, q.shift, 3, -128, 127), 53);
+  EXPECT_EQ(RequantizeOne(1000, q.multiplier, q.shift, 3, -128, 127), 127);
+  EXPECT_EQ(RequantizeOne(-1000, q.multiplier, q.shift, 3, -128, 127), -128);
+  EXPECT_EQ(RequantizeOne(-10, q.multiplier, q.shift, 3, 3, 127), 3);
+  QuantRange r = QuantizedActivationRange(Activation::kRelu, 0, 0, 0.1f, -5);
+  EXPECT_EQ(r.min, -5);
+  EXPECT_EQ(r.max, 127);
+  r = QuantizedActivationRange(Activation::kClip, 0.0f, 6.0f, 0.1f, -5);
+  EXPECT_EQ(r.min, -5);
+  EXPECT_EQ(r.max, 55);
+  r = QuantizedActivationRange(Activation::kNone, 0, 0, 0.1f, 0);
+  EXPECT_EQ(r.min, -128);
+  EXPECT_EQ(r.max, 127);
+}
+
+TEST(Quant, AddAndMulMatchRealArithmetic) {
+  const QuantAddParams a = MakeQuantAddParams(0.05f, 3, 0.1f, -2, 0.2f, 1, QuantRange{});
+  // (10-3)*0.05 + (20+2)*0.1 = 0.35 + 2.2 = 2.55 -> 2.55/0.2 + 1 = 13.75 -> 14
+  EXPECT_EQ(QuantAddOne(a, 10, 20), 14);
+  const QuantMulParams m = MakeQuantMulParams(0.05f, 3, 0.1f, -2, 0.2f, 1, QuantRange{});
+  // 0.35 * 2.2 = 0.77 -> 3.85 + 1 -> 5
+  EXPECT_EQ(QuantMulOne(m, 10, 20), 5);
+  EXPECT_EQ(QuantMulOne(m, 127, 127), 127);  // saturates
+}
+
+TEST(Fp16, MatchesCompilerConversion) {
+  // Every half round-trips and equals the compiler's _Float16 conversion.
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float f = HalfToFloat(static_cast<uint16_t>(h));
+    if (std::isnan(f)) {
+      EXPECT_TRUE((h & 0x7C00) == 0x7C00 && (h & 0x3FF));
+      continue;
+    }
+    const _Float16 ref = [&] { _Float16 x; uint16_t b = static_cast<uint16_t>(h); std::memcpy(&x, &b, 2); return x; }();
+    EXPECT_EQ(f, static_cast<float>(ref)) << h;
+    EXPECT_EQ(FloatToHalf(f), h) << h;
+  }
+  std::mt19937 rng(11);
+  for (int i = 0; i < 2000000; ++i) {
+    uint32_t bits = rng();
+    float f;
+    std::memcpy(&f, &bits, 4);
+    if (std::isnan(f)) continue;
+    const _Float16 ref = static_cast<_Float16>(f);
+    uint16_t rb;
+    std::memcpy(&rb, &ref, 2);
+    ASSERT_EQ(FloatToHalf(f), rb) << f;
+  }
+  EXPECT_EQ(FloatToHalf(65519.0f), 0x7BFF);
+  EXPECT_EQ(FloatToHalf(65520.0f), 0x7C00);
+  EXPECT_EQ(FloatToHalf(-0.0f), 0x8000);
+  EXPECT_EQ(FloatToHalf(std::ldexp(1.0f, -25)), 0x0000);  // tie to even
+  EXPECT_EQ(FloatToHalf(std::ldexp(1.5f, -25)), 0x0001);
+}
+
+}  // namespace
+}  // namespace tessera::systolic

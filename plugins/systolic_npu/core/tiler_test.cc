@@ -1,1 +1,404 @@
+// The tiling compiler against naive references: INT8 bit exact, FP16
+// within the documented error bound (docs/systolic_npu_isa.md).
+#include "tiler.h"
+
+#include <cmath>
+#include <random>
+#include <set>
+
 #include <gtest/gtest.h>
+#include "test_util.h"
+
+namespace tessera::systolic {
+namespace {
+
+using namespace snpu_test;
+
+constexpr double kU16 = 1.0 / 2048;      // fp16 unit roundoff 2^-11
+constexpr double kU32 = 1.0 / 16777216;  // fp32 unit roundoff 2^-24
+
+// Documented bound: |y^ - y| <= (2 u16 + u16^2 + (K+1) u32 (1+u16)^2 / (1-(K+1)u32))
+//                               * sum |x||w| + u32 |b| (+ u16 |y^| for f16 output).
+double Fp16Bound(int64_t K, double abs_dot, double abs_bias, double y, bool f16_out,
+                 bool x_is_f16) {
+  const double in_err = x_is_f16 ? kU16 : 2 * kU16 + kU16 * kU16;
+  const double g = (K + 1) * kU32 / (1 - (K + 1) * kU32) * (1 + kU16) * (1 + kU16);
+  double b = (in_err + g) * abs_dot + kU32 * abs_bias;
+  if (f16_out) b += kU16 * (std::fabs(y) + b);
+  return b + 1e-30;
+}
+
+struct GemmCase {
+  int64_t M, K, N;
+};
+
+TEST(Tiler, GemmInt8BitExactAgainstReference) {
+  std::mt19937 rng(21);
+  const auto edge = BuiltinSocConfig("ref-edge");
+  ASSERT_TRUE(edge.ok());
+  for (int iter = 0; iter < 60; ++iter) {
+    const SystolicNpuConfig npu = iter % 3 == 0 ? edge->npu : SmallNpu(2 + rng() % 7, 2 + rng() % 7);
+    GemmLayer L;
+    L.M = 1 + rng() % 70;
+    L.K = 1 + rng() % 70;
+    L.N = 1 + rng() % 50;
+    L.dtype = TSR_DTYPE_I8;
+    L.weights_dtype = TSR_DTYPE_I8;
+    L.weight_layout = rng() % 2 ? WeightLayout::kNK : WeightLayout::kKN;
+    L.weights = RandomI8(rng, L.K * L.N);
+    L.bias_q.resize(L.N);
+    for (auto& b : L.bias_q) b = static_cast<int32_t>(rng() % 6001) - 3000;
+    L.input_q = {0.03f, static_cast<int32_t>(rng() % 256) - 128};
+    L.weight_scales = RandomF(rng, L.N, 0.01f, 0.02f);
+    // Output scale chosen so results spread over the int8 range.
+    L.output_q = {static_cast<float>(0.06 * std::sqrt(static_cast<double>(L.K)) *
+                                     (0.5 + (rng() % 100) / 100.0)),
+                  static_cast<int32_t>(rng() % 101) - 50};
+    L.activation = {static_cast<Activation>(rng() % 3), -1.0f, 2.0f};
+    const auto x = RandomI8(rng, L.M * L.K);
+    const auto want = ReferenceGemmI8(L, x);
+    if (L.M * L.N > 200 && L.activation.kind == Activation::kNone) {  // the case exercises more than the clamp
+      std::set<int8_t> distinct(want.begin(), want.end());
+      EXPECT_GT(distinct.size(), 8u);
+    }
+    for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+      auto p = CompileGemmProgram(L, npu, TilerOptions{df});
+      ASSERT_TRUE(p.ok()) << p.status();
+      const auto got = RunEntry(*p, npu, {x}, ExecOptions{});
+      ASSERT_EQ(got.outputs[0].size(), want.size());
+      EXPECT_EQ(0, std::memcmp(got.outputs[0].data(), want.data(), want.size()))
+          << "M=" << L.M << " K=" << L.K << " N=" << L.N << " df=" << DataflowName(df);
+    }
+  }
+}
+
+TEST(Tiler, GemmFp16WithinErrorBound) {
+  std::mt19937 rng(22);
+  for (int iter = 0; iter < 60; ++iter) {
+    const SystolicNpuConfig npu = SmallNpu(2 + rng() % 7, 2 + rng() % 7);
+    GemmLayer L;
+    L.M = 1 + rng() % 40;
+    L.K = 1 + rng() % 300;
+    L.N = 1 + rng() % 30;
+    const bool f16_io = rng() % 2;
+    L.dtype = f16_io ? TSR_DTYPE_F16 : TSR_DTYPE_F32;
+    L.weights_dtype = TSR_DTYPE_F32;
+    const auto wf = RandomF(rng, L.K * L.N);
+    L.weights = FloatBytes(wf);
+    L.bias_f = RandomF(rng, L.N);
+    L.activation = {static_cast<Activation>(rng() % 3), -1.0f, 1.5f};
+    auto xf = RandomF(rng, L.M * L.K);
+    std::vector<uint8_t> x;
+    if (f16_io) {
+      for (auto& v : xf) v = RoundToHalf(v);
+      const auto h = ToHalf(xf);
+      x.resize(h.size() * 2);
+      std::memcpy(x.data(), h.data(), x.size());
+    } else {
+      x = FloatBytes(xf);
+    }
+    for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+      auto p = CompileGemmProgram(L, npu, TilerOptions{df});
+      ASSERT_TRUE(p.ok()) << p.status();
+      const auto got = RunEntry(*p, npu, {x}, ExecOptions{});
+      for (int64_t m = 0; m < L.M; ++m) {
+        for (int64_t n = 0; n < L.N; ++n) {
+          double y = L.bias_f[n], mag = 0;
+          for (int64_t k = 0; k < L.K; ++k) {
+            const double w = wf[L.weight_layout == WeightLayout::kNK ? n * L.K + k : k * L.N + n];
+            y += xf[m * L.K + k] * w;
+            mag += std::fabs(xf[m * L.K + k] * w);
+          }
+          if (L.activation.kind == Activation::kRelu) y = std::max(0.0, y);
+          if (L.activation.kind == Activation::kClip) y = std::clamp(y, -1.0, 1.5);
+          double g;
+          if (f16_io) {
+            uint16_t h;
+            std::memcpy(&h, got.outputs[0].data() + 2 * (m * L.N + n), 2);
+            g = HalfToFloat(h);
+          } else {
+            float f;
+            std::memcpy(&f, got.outputs[0].data() + 4 * (m * L.N + n), 4);
+            g = f;
+          }
+          ASSERT_LE(std::fabs(g - y), Fp16Bound(L.K, mag, std::fabs(L.bias_f[n]), y, f16_io, f16_io))
+              << "m=" << m << " n=" << n << " K=" << L.K;
+        }
+      }
+    }
+  }
+}
+
+// Naive NCHW convolution reference (int8: TFLite pipeline, per-channel).
+std::vector<double> ConvRefFloat(const Conv2dLayer& L, const std::vector<float>& x,
+                                 const std::vector<float>& w, std::vector<double>* mag) {
+  const int64_t OH = L.out_h(), OW = L.out_w(), Cg = L.in_channels / L.groups,
+                OCg = L.out_channels / L.groups;
+  std::vector<double> y(L.batch * L.out_channels * OH * OW);
+  mag->assign(y.size(), 0);
+  for (int64_t b = 0; b < L.batch; ++b)
+    for (int64_t oc = 0; oc < L.out_channels; ++oc)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const int64_t g = oc / OCg;
+          double s = L.bias_f.empty() ? 0 : L.bias_f[oc], a = 0;
+          for (int64_t c = 0; c < Cg; ++c)
+            for (int64_t kh = 0; kh < L.kernel_h; ++kh)
+              for (int64_t kw = 0; kw < L.kernel_w; ++kw) {
+                const int64_t ih = oh * L.stride_h + kh * L.dilation_h - L.pad_top;
+                const int64_t iw = ow * L.stride_w + kw * L.dilation_w - L.pad_left;
+                if (ih < 0 || iw < 0 || ih >= L.in_h || iw >= L.in_w) continue;
+                const double xv = x[((b * L.in_channels + g * Cg + c) * L.in_h + ih) * L.in_w + iw];
+                const double wv = w[((oc * Cg + c) * L.kernel_h + kh) * L.kernel_w + kw];
+                s += xv * wv;
+                a += std::fabs(xv * wv);
+              }
+          const size_t i = ((b * L.out_channels + oc) * OH + oh) * OW + ow;
+          y[i] = s;
+          (*mag)[i] = a;
+        }
+  return y;
+}
+
+Conv2dLayer RandomConv(std::mt19937& rng) {
+  Conv2dLayer L;
+  L.batch = 1 + rng() % 2;
+  const int kind = rng() % 3;  // plain, grouped, depthwise
+  const int64_t cg = 1 + rng() % 4;
+  L.groups = kind == 0 ? 1 : (kind == 1 ? 2 : 3 + rng() % 3);
+  L.in_channels = kind == 2 ? L.groups : L.groups * cg;
+  L.out_channels = L.groups * (1 + rng() % (kind == 2 ? 2 : 5));
+  L.in_h = 2 + rng() % 9;
+  L.in_w = 2 + rng() % 9;
+  L.kernel_h = 1 + rng() % 3;
+  L.kernel_w = 1 + rng() % 3;
+  L.stride_h = 1 + rng() % 2;
+  L.stride_w = 1 + rng() % 2;
+  L.dilation_h = 1 + rng() % 2;
+  L.dilation_w = 1;
+  L.pad_top = rng() % 2;
+  L.pad_left = rng() % 2;
+  L.pad_bottom = rng() % 3;
+  L.pad_right = rng() % 2;
+  if (L.out_h() < 1 || L.out_w() < 1) {
+    L.dilation_h = 1;
+    L.pad_bottom = L.pad_right = L.pad_top = L.pad_left = 1;
+    L.kernel_h = L.kernel_w = 1;
+  }
+  return L;
+}
+
+TEST(Tiler, ConvInt8BitExactIncludingGroupsAndDepthwise) {
+  std::mt19937 rng(23);
+  for (int iter = 0; iter < 60; ++iter) {
+    const SystolicNpuConfig npu = SmallNpu(2 + rng() % 7, 2 + rng() % 7);
+    Conv2dLayer L = RandomConv(rng);
+    L.dtype = L.weights_dtype = TSR_DTYPE_I8;
+    const int64_t Cg = L.in_channels / L.groups;
+    const int64_t K = Cg * L.kernel_h * L.kernel_w;
+    L.weights = RandomI8(rng, L.out_channels * K);
+    L.bias_q.resize(L.out_channels);
+    for (auto& b : L.bias_q) b = static_cast<int32_t>(rng() % 4001) - 2000;
+    L.input_q = {0.05f, static_cast<int32_t>(rng() % 256) - 128};
+    L.output_q = {static_cast<float>(0.15 * std::sqrt(static_cast<double>(K)) *
+                                     (0.5 + (rng() % 100) / 100.0)),
+                  static_cast<int32_t>(rng() % 101) - 50};
+    L.weight_scales = RandomF(rng, L.out_channels, 0.005f, 0.02f);
+    L.activation = {static_cast<Activation>(rng() % 3), -2.0f, 3.0f};
+    const auto x = RandomI8(rng, L.batch * L.in_channels * L.in_h * L.in_w);
+    // Reference: int32 accumulate with padding contributing nothing.
+    const int64_t OH = L.out_h(), OW = L.out_w(), OCg = L.out_channels / L.groups;
+    const QuantRange range = QuantizedActivationRange(L.activation.kind, L.activation.clip_min,
+                                                      L.activation.clip_max, L.output_q.scale,
+                                                      L.output_q.zero_point);
+    std::vector<int8_t> want(L.batch * L.out_channels * OH * OW);
+    for (int64_t b = 0; b < L.batch; ++b)
+      for (int64_t oc = 0; oc < L.out_channels; ++oc) {
+        const QuantizedMultiplier qm = QuantizeMultiplier(
+            static_cast<double>(L.input_q.scale) * L.weight_scales[oc] / L.output_q.scale);
+        for (int64_t oh = 0; oh < OH; ++oh)
+          for (int64_t ow = 0; ow < OW; ++ow) {
+            const int64_t g = oc / OCg;
+            int32_t acc = L.bias_q[oc];
+            for (int64_t c = 0; c < Cg; ++c)
+              for (int64_t kh = 0; kh < L.kernel_h; ++kh)
+                for (int64_t kw = 0; kw < L.kernel_w; ++kw) {
+                  const int64_t ih = oh * L.stride_h + kh * L.dilation_h - L.pad_top;
+                  const int64_t iw = ow * L.stride_w + kw * L.dilation_w - L.pad_left;
+                  if (ih < 0 || iw < 0 || ih >= L.in_h || iw >= L.in_w) continue;
+                  const int32_t xv = static_cast<int8_t>(
+                      x[((b * L.in_channels + g * Cg + c) * L.in_h + ih) * L.in_w + iw]);
+                  const int32_t wv = static_cast<int8_t>(
+                      L.weights[((oc * Cg + c) * L.kernel_h + kh) * L.kernel_w + kw]);
+                  acc += (xv - L.input_q.zero_point) * wv;
+                }
+            want[((b * L.out_channels + oc) * OH + oh) * OW + ow] =
+                RequantizeOne(acc, qm.multiplier, qm.shift, L.output_q.zero_point, range.min,
+                              range.max);
+          }
+      }
+    for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+      auto p = CompileConv2dProgram(L, npu, TilerOptions{df});
+      ASSERT_TRUE(p.ok()) << p.status();
+      const auto got = RunEntry(*p, npu, {x}, ExecOptions{});
+      ASSERT_EQ(got.outputs[0].size(), want.size());
+      EXPECT_EQ(0, std::memcmp(got.outputs[0].data(), want.data(), want.size()))
+          << "groups=" << L.groups << " C=" << L.in_channels << " OC=" << L.out_channels;
+    }
+  }
+}
+
+TEST(Tiler, ConvFp32WithinErrorBound) {
+  std::mt19937 rng(24);
+  for (int iter = 0; iter < 40; ++iter) {
+    const SystolicNpuConfig npu = SmallNpu(2 + rng() % 7, 2 + rng() % 7);
+    Conv2dLayer L = RandomConv(rng);
+    L.dtype = L.weights_dtype = TSR_DTYPE_F32;
+    const int64_t K = (L.in_channels / L.groups) * L.kernel_h * L.kernel_w;
+    const auto wf = RandomF(rng, L.out_channels * K);
+    L.weights = FloatBytes(wf);
+    L.bias_f = RandomF(rng, L.out_channels);
+    const auto xf = RandomF(rng, L.batch * L.in_channels * L.in_h * L.in_w);
+    std::vector<double> mag;
+    const auto want = ConvRefFloat(L, xf, wf, &mag);
+    auto p = CompileConv2dProgram(L, npu, TilerOptions{});
+    ASSERT_TRUE(p.ok()) << p.status();
+    const auto got = AsFloats(RunEntry(*p, npu, {FloatBytes(xf)}, ExecOptions{}).outputs[0]);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_LE(std::fabs(got[i] - want[i]), Fp16Bound(K, mag[i], 2.0, want[i], false, false))
+          << i;
+  }
+}
+
+TEST(Tiler, ElementwiseOps) {
+  std::mt19937 rng(25);
+  const SystolicNpuConfig npu = SmallNpu(4, 4, 1, 1, 1);  // forces many chunks
+  const int64_t n = 3000;
+  const auto af = RandomF(rng, n), bf = RandomF(rng, n);
+  for (ElementwiseOp op : {ElementwiseOp::kAdd, ElementwiseOp::kMul, ElementwiseOp::kRelu,
+                           ElementwiseOp::kClip}) {
+    ElementwiseLayer L{op, n, TSR_DTYPE_F32, -0.5f, 0.5f};
+    auto p = CompileElementwiseProgram(L, npu);
+    ASSERT_TRUE(p.ok()) << p.status();
+    const bool binary = op == ElementwiseOp::kAdd || op == ElementwiseOp::kMul;
+    const auto A = FloatBytes(af), B = FloatBytes(bf);
+    std::vector<std::span<const uint8_t>> ins = {A};
+    if (binary) ins.push_back(B);
+    const auto got = AsFloats(RunEntry(*p, npu, ins, ExecOptions{}).outputs[0]);
+    for (int64_t i = 0; i < n; ++i) {
+      float want = 0;
+      switch (op) {
+        case ElementwiseOp::kAdd: want = af[i] + bf[i]; break;
+        case ElementwiseOp::kMul: want = af[i] * bf[i]; break;
+        case ElementwiseOp::kRelu: want = af[i] < 0 ? 0 : af[i]; break;
+        case ElementwiseOp::kClip: want = std::clamp(af[i], -0.5f, 0.5f); break;
+      }
+      ASSERT_EQ(got[i], want) << i;
+    }
+  }
+  // INT8 ADD / MUL follow the TFLite reference pipeline.
+  const auto ai = RandomI8(rng, n), bi = RandomI8(rng, n);
+  for (ElementwiseOp op : {ElementwiseOp::kAdd, ElementwiseOp::kMul}) {
+    ElementwiseLayer L{op, n, TSR_DTYPE_I8, 0, 0, {0.05f, 3}, {0.08f, -7}, {0.1f, 2}};
+    auto p = CompileElementwiseProgram(L, npu);
+    ASSERT_TRUE(p.ok()) << p.status();
+    const auto got = RunEntry(*p, npu, {ai, bi}, ExecOptions{}).outputs[0];
+    const auto qa = MakeQuantAddParams(0.05f, 3, 0.08f, -7, 0.1f, 2, QuantRange{});
+    const auto qm = MakeQuantMulParams(0.05f, 3, 0.08f, -7, 0.1f, 2, QuantRange{});
+    for (int64_t i = 0; i < n; ++i) {
+      const int8_t a = static_cast<int8_t>(ai[i]), b = static_cast<int8_t>(bi[i]);
+      const int8_t want = op == ElementwiseOp::kAdd ? QuantAddOne(qa, a, b) : QuantMulOne(qm, a, b);
+      ASSERT_EQ(static_cast<int8_t>(got[i]), want);
+      const double real = op == ElementwiseOp::kAdd ? 0.05 * (a - 3) + 0.08 * (b + 7)
+                                                    : 0.05 * (a - 3) * 0.08 * (b + 7);
+      const double q = std::clamp(std::round(real / 0.1) + 2, -128.0, 127.0);
+      ASSERT_NEAR(want, q, 1.0);
+    }
+  }
+}
+
+TEST(Tiler, PoolOps) {
+  std::mt19937 rng(26);
+  const SystolicNpuConfig npu = SmallNpu(4, 4, 2, 2, 2);
+  for (int iter = 0; iter < 40; ++iter) {
+    Pool2dLayer L;
+    L.kind = rng() % 2 ? PoolKind::kMax : PoolKind::kAvg;
+    L.batch = 1 + rng() % 2;
+    L.channels = 1 + rng() % 6;
+    L.in_h = 2 + rng() % 10;
+    L.in_w = 2 + rng() % 10;
+    L.kernel_h = 1 + rng() % 3;
+    L.kernel_w = 1 + rng() % 3;
+    L.stride_h = 1 + rng() % 2;
+    L.stride_w = 1 + rng() % 2;
+    L.pad_top = L.kernel_h > 1 ? rng() % 2 : 0;
+    L.pad_left = L.kernel_w > 1 ? rng() % 2 : 0;
+    L.pad_bottom = L.pad_top;
+    L.pad_right = L.pad_left;
+    L.ceil_mode = rng() % 2;
+    L.count_include_pad = rng() % 2;
+    const bool q = rng() % 2;
+    L.dtype = q ? TSR_DTYPE_I8 : TSR_DTYPE_F32;
+    const int64_t xn = L.batch * L.channels * L.in_h * L.in_w;
+    const auto xi = RandomI8(rng, xn);
+    const auto xf = RandomF(rng, xn);
+    auto p = CompilePool2dProgram(L, npu);
+    ASSERT_TRUE(p.ok()) << p.status();
+    const auto out = RunEntry(*p, npu, {q ? xi : FloatBytes(xf)}, ExecOptions{}).outputs[0];
+    const int64_t OH = L.out_h(), OW = L.out_w();
+    for (int64_t c = 0; c < L.batch * L.channels; ++c)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          double mx = -1e30, sum = 0;
+          int64_t isum = 0, cnt = 0;
+          for (int64_t kh = 0; kh < L.kernel_h; ++kh)
+            for (int64_t kw = 0; kw < L.kernel_w; ++kw) {
+              const int64_t ih = oh * L.stride_h + kh - L.pad_top, iw = ow * L.stride_w + kw - L.pad_left;
+              if (ih < 0 || iw < 0 || ih >= L.in_h || iw >= L.in_w) continue;
+              const size_t i = (c * L.in_h + ih) * L.in_w + iw;
+              const double v = q ? static_cast<int8_t>(xi[i]) : xf[i];
+              mx = std::max(mx, v);
+              sum += v;
+              isum += q ? static_cast<int8_t>(xi[i]) : 0;
+              ++cnt;
+            }
+          const int64_t div = L.count_include_pad ? L.kernel_h * L.kernel_w : cnt;
+          const size_t o = (c * OH + oh) * OW + ow;
+          if (q) {
+            const int64_t want = L.kind == PoolKind::kMax
+                                     ? static_cast<int64_t>(mx)
+                                     : (isum > 0 ? (isum + div / 2) / div : (isum - div / 2) / div);
+            ASSERT_EQ(static_cast<int8_t>(out[o]), want);
+          } else {
+            float g;
+            std::memcpy(&g, out.data() + 4 * o, 4);
+            const double want = L.kind == PoolKind::kMax ? mx : sum / div;
+            ASSERT_NEAR(g, want, 1e-5);
+          }
+        }
+  }
+}
+
+TEST(Tiler, RejectsBadLayersAndOversizedTiles) {
+  const SystolicNpuConfig npu = SmallNpu(4, 4);
+  GemmLayer L;
+  L.M = 2; L.K = 3; L.N = 4;
+  L.dtype = TSR_DTYPE_F32;
+  L.weights_dtype = TSR_DTYPE_F32;
+  L.weights.resize(5);  // wrong size
+  EXPECT_EQ(CompileGemmProgram(L, npu, {}).status().code(), absl::StatusCode::kInvalidArgument);
+  L.weights.resize(L.K * L.N * 4);
+  L.dtype = TSR_DTYPE_I32;
+  EXPECT_EQ(CompileGemmProgram(L, npu, {}).status().code(), absl::StatusCode::kInvalidArgument);
+  L.dtype = TSR_DTYPE_I8;  // i8 layer with f32 weights
+  EXPECT_EQ(CompileGemmProgram(L, npu, {}).status().code(), absl::StatusCode::kInvalidArgument);
+  Pool2dLayer P;
+  P.channels = 1;
+  P.in_h = P.in_w = 200;  // one plane larger than half the input bank
+  P.kernel_h = P.kernel_w = 2;
+  EXPECT_EQ(CompilePool2dProgram(P, npu).status().code(), absl::StatusCode::kResourceExhausted);
+}
+
+}  // namespace
+}  // namespace tessera::systolic
