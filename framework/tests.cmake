@@ -8,3 +8,49 @@ tessera_test(tensor_proto_test
   SOURCES ${TSR_FW}/io/tensor_proto_test.cc
   LIBS tessera_framework tessera_io)
 
+# Deliberately broken compiler plugins for the registry test: one source,
+# one MODULE per variant, each in its own directory under
+# ${CMAKE_BINARY_DIR}/test_plugins/<variant>/ (never build/lib, the bundled
+# plugin directory).
+set(TSR_TEST_PLUGIN_VARIANTS good missing_symbol refuses_version below_floor null_table newer_minor
+    short_table failing_compile frozen_v1 mismatched_vendor)
+set(TSR_TEST_PLUGIN_TARGETS)
+foreach(variant IN LISTS TSR_TEST_PLUGIN_VARIANTS)
+  string(TOUPPER ${variant} variant_upper)
+  set(target tessera_testplugin_${variant})
+  if(variant STREQUAL "missing_symbol")
+    set(script ${TSR_FW}/plugins/testdata/no_exports.lds)
+  else()
+    set(script ${TSR_FW}/plugins/testdata/compiler_exports.lds)
+  endif()
+  tessera_plugin(${target}
+    SOURCES ${TSR_FW}/plugins/testdata/test_plugin.cc
+    LIBS tessera_plugin_kit
+    VERSION_SCRIPT ${script})
+  target_compile_definitions(${target} PRIVATE TSR_TEST_PLUGIN_${variant_upper}=1)
+  set_target_properties(${target} PROPERTIES
+    OUTPUT_NAME tessera_compiler_testvendor
+    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test_plugins/${variant})
+  list(APPEND TSR_TEST_PLUGIN_TARGETS ${target})
+endforeach()
+# A dispatch library without its entry symbol, beside the compiler one.
+tessera_plugin(tessera_testplugin_dispatch_missing_symbol
+  SOURCES ${TSR_FW}/plugins/testdata/test_plugin.cc
+  LIBS tessera_plugin_kit
+  VERSION_SCRIPT ${TSR_FW}/plugins/testdata/no_exports.lds)
+target_compile_definitions(tessera_testplugin_dispatch_missing_symbol PRIVATE TSR_TEST_PLUGIN_MISSING_SYMBOL=1)
+set_target_properties(tessera_testplugin_dispatch_missing_symbol PROPERTIES
+  OUTPUT_NAME tessera_dispatch_testvendor
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test_plugins/missing_symbol)
+list(APPEND TSR_TEST_PLUGIN_TARGETS tessera_testplugin_dispatch_missing_symbol)
+
+tessera_test(plugin_registry_test
+  SOURCES ${TSR_FW}/plugins/plugin_registry_test.cc
+  LIBS tessera_framework tessera_io tessera_plugin_kit)
+target_compile_definitions(plugin_registry_test PRIVATE TSR_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}")
+add_dependencies(plugin_registry_test ${TSR_TEST_PLUGIN_TARGETS})
+foreach(bundled tessera_compiler_cpu tessera_dispatch_cpu)
+  if(TARGET ${bundled})
+    add_dependencies(plugin_registry_test ${bundled})
+  endif()
+endforeach()

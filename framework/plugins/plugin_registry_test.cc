@@ -1,0 +1,467 @@
+// Loader and ABI tests against deliberately broken plugins built from
+// plugins/testdata/test_plugin.cc into ${TESSERA_BUILD_DIR}/test_plugins/,
+// and against the bundled cpu plugins in ${TESSERA_BUILD_DIR}/lib.
+#include "plugins/plugin_registry.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "bytecode_builder.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "model/model_builder.h"
+#include "plugins/graph_view_impl.h"
+#include "tessera/ops.h"
+
+namespace tessera {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+std::string BuildDir() {
+  const char* env = std::getenv("TESSERA_BUILD_DIR");
+  if (env != nullptr && *env != '\0') return env;
+  return TSR_TEST_BUILD_DIR;
+}
+
+std::string VariantDir(const std::string& variant) { return BuildDir() + "/test_plugins/" + variant; }
+std::string VariantCompiler(const std::string& variant) {
+  return VariantDir(variant) + "/libtessera_compiler_testvendor.so";
+}
+
+// Restores an environment variable when it goes out of scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) ::setenv(name, value, 1);
+    else ::unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_) ::setenv(name_, old_->c_str(), 1);
+    else ::unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+class PluginRegistryTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!fs::exists(VariantCompiler("good")))
+      GTEST_FAIL() << "test plugins not built: " << VariantCompiler("good")
+                   << " is missing (build the plugin_registry_test target)";
+  }
+  static PluginRegistry DiscoverOnly(const std::string& dir) {
+    PluginSearchOptions o;
+    o.bundled_directory = dir;
+    o.read_environment = false;
+    return PluginRegistry::Discover(o);
+  }
+};
+
+// ---------------------------------------------------------------------------
+// LoadCompiler, one variant at a time
+// ---------------------------------------------------------------------------
+
+TEST_F(PluginRegistryTest, GoodPluginLoadsAtVersion1_0) {
+  absl::StatusOr<CompilerPluginLibrary> lib = PluginRegistry::LoadCompiler(VariantCompiler("good"), "testvendor");
+  ASSERT_TRUE(lib.ok()) << lib.status();
+  EXPECT_EQ(lib->vendor, "testvendor");
+  EXPECT_EQ(lib->version.major, 1);
+  EXPECT_EQ(lib->version.minor, 0);
+  ASSERT_NE(lib->api, nullptr);
+  ASSERT_NE(lib->info, nullptr);
+  EXPECT_STREQ(lib->info->vendor, "testvendor");
+  EXPECT_EQ(lib->info->compile_modes, TSR_COMPILE_MODE_AOT);
+  EXPECT_EQ(lib->api->header.struct_size, sizeof(tsr_compiler_plugin_api));
+}
+
+TEST_F(PluginRegistryTest, FrozenV1PluginLoads) {
+  absl::StatusOr<CompilerPluginLibrary> lib = PluginRegistry::LoadCompiler(VariantCompiler("frozen_v1"), "testvendor");
+  ASSERT_TRUE(lib.ok()) << lib.status();
+  EXPECT_EQ(lib->version.major, 1);
+  EXPECT_EQ(lib->version.minor, 0);
+  // The v1 size: the header and ten function pointers.
+  EXPECT_EQ(lib->api->header.struct_size, sizeof(tsr_abi_header) + 10 * sizeof(void*));
+  EXPECT_TRUE(TSR_ABI_HAS(lib->api, tsr_compiler_plugin_api, release_compiled));
+}
+
+struct BrokenCase {
+  const char* variant;
+  const char* reason;     // what the error text must say
+  absl::StatusCode code;
+};
+
+class BrokenPluginTest : public PluginRegistryTest, public ::testing::WithParamInterface<BrokenCase> {};
+
+TEST_P(BrokenPluginTest, LoadCompilerRefusesWithReason) {
+  const BrokenCase& c = GetParam();
+  absl::StatusOr<CompilerPluginLibrary> lib = PluginRegistry::LoadCompiler(VariantCompiler(c.variant), "testvendor");
+  ASSERT_FALSE(lib.ok()) << c.variant << " loaded";
+  EXPECT_THAT(std::string(lib.status().message()), HasSubstr(c.reason)) << c.variant;
+  EXPECT_EQ(lib.status().code(), c.code) << lib.status();
+}
+
+TEST_P(BrokenPluginTest, DiscoverSkipsWithReason) {
+  const BrokenCase& c = GetParam();
+  PluginRegistry r = DiscoverOnly(VariantDir(c.variant));
+  EXPECT_TRUE(r.compilers().empty());
+  EXPECT_EQ(r.FindCompiler("testvendor"), nullptr);
+  ASSERT_FALSE(r.skipped().empty());
+  bool found = false;
+  for (const SkippedLibrary& s : r.skipped()) {
+    if (s.path == VariantCompiler(c.variant)) {
+      found = true;
+      EXPECT_EQ(s.role, PluginRole::kCompiler);
+      EXPECT_THAT(s.reason, HasSubstr(c.reason));
+    }
+  }
+  EXPECT_TRUE(found) << "no skip entry for " << VariantCompiler(c.variant);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Variants, BrokenPluginTest,
+    ::testing::Values(BrokenCase{"missing_symbol", "missing symbol", absl::StatusCode::kNotFound},
+                      BrokenCase{"refuses_version", "version refused", absl::StatusCode::kFailedPrecondition},
+                      BrokenCase{"below_floor", "version refused", absl::StatusCode::kFailedPrecondition},
+                      BrokenCase{"newer_minor", "version refused", absl::StatusCode::kFailedPrecondition},
+                      BrokenCase{"null_table", "NULL table", absl::StatusCode::kFailedPrecondition},
+                      BrokenCase{"short_table", "missing v1 member", absl::StatusCode::kFailedPrecondition},
+                      BrokenCase{"mismatched_vendor", "vendor", absl::StatusCode::kFailedPrecondition}),
+    [](const ::testing::TestParamInfo<BrokenCase>& info) { return std::string(info.param.variant); });
+
+TEST_F(PluginRegistryTest, VersionRefusalsNameTheVersions) {
+  absl::StatusOr<CompilerPluginLibrary> below = PluginRegistry::LoadCompiler(VariantCompiler("below_floor"), "testvendor");
+  ASSERT_FALSE(below.ok());
+  EXPECT_THAT(std::string(below.status().message()), HasSubstr("0.9"));
+  absl::StatusOr<CompilerPluginLibrary> newer = PluginRegistry::LoadCompiler(VariantCompiler("newer_minor"), "testvendor");
+  ASSERT_FALSE(newer.ok());
+  EXPECT_THAT(std::string(newer.status().message()), HasSubstr("1.7"));
+  absl::StatusOr<CompilerPluginLibrary> short_table =
+      PluginRegistry::LoadCompiler(VariantCompiler("short_table"), "testvendor");
+  ASSERT_FALSE(short_table.ok());
+  EXPECT_THAT(std::string(short_table.status().message()), HasSubstr("release_compiled"));
+  absl::StatusOr<CompilerPluginLibrary> other =
+      PluginRegistry::LoadCompiler(VariantCompiler("mismatched_vendor"), "testvendor");
+  ASSERT_FALSE(other.ok());
+  EXPECT_THAT(std::string(other.status().message()), HasSubstr("'other'"));
+}
+
+TEST_F(PluginRegistryTest, MissingDispatchSymbolIsSkipped) {
+  PluginRegistry r = DiscoverOnly(VariantDir("missing_symbol"));
+  EXPECT_TRUE(r.dispatchers().empty());
+  bool found = false;
+  for (const SkippedLibrary& s : r.skipped())
+    if (s.role == PluginRole::kDispatch) {
+      found = true;
+      EXPECT_THAT(s.reason, HasSubstr("missing symbol"));
+      EXPECT_THAT(s.reason, HasSubstr(TSR_DISPATCH_ENTRY));
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST_F(PluginRegistryTest, LoadRefusesRelativeAndMissingPaths) {
+  absl::StatusOr<CompilerPluginLibrary> rel =
+      PluginRegistry::LoadCompiler("test_plugins/good/libtessera_compiler_testvendor.so", "testvendor");
+  ASSERT_FALSE(rel.ok());
+  EXPECT_THAT(std::string(rel.status().message()), HasSubstr("not absolute"));
+  absl::StatusOr<CompilerPluginLibrary> missing =
+      PluginRegistry::LoadCompiler(VariantDir("good") + "/libtessera_compiler_nope.so", "nope");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_THAT(std::string(missing.status().message()), HasSubstr("dlopen failed"));
+}
+
+// ---------------------------------------------------------------------------
+// Going through the table
+// ---------------------------------------------------------------------------
+
+Graph AddReluAddGraph() {
+  ModelBuilder b("test");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {2, 2});
+  const int32_t c = b.Constant<float>("c", {2, 2}, std::vector<float>{1, 2, 3, 4});
+  const int32_t a = b.Op(TSR_OP_ADD, {x, c});
+  const int32_t r = b.Op(TSR_OP_RELU, {a});
+  const int32_t y = b.Op(TSR_OP_ADD, {r, c});
+  b.Output(y);
+  absl::StatusOr<Graph> g = std::move(b).Build();
+  EXPECT_TRUE(g.ok()) << g.status();
+  return *std::move(g);
+}
+
+tsr_compiler_plugin CreatePlugin(const CompilerPluginLibrary& lib) {
+  tsr_compiler_plugin_options opts{};
+  opts.header = {sizeof(opts), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  tsr_compiler_plugin plugin = nullptr;
+  EXPECT_EQ(lib.api->create(&opts, &plugin), TSR_OK);
+  return plugin;
+}
+
+void PartitionAndCompile(const CompilerPluginLibrary& lib) {
+  Graph g = AddReluAddGraph();
+  tsr_compiler_plugin plugin = CreatePlugin(lib);
+  ASSERT_NE(plugin, nullptr);
+  GraphView whole = GraphView::Whole(g);
+  std::vector<tsr_op_support> support(3);
+  for (tsr_op_support& s : support) s.header.struct_size = sizeof(tsr_op_support);
+  tsr_partition_options popts{};
+  popts.header = {sizeof(popts), 1, 0};
+  ASSERT_EQ(lib.api->partition(plugin, GraphViewApi(), whole.handle(), &popts, support.data()), TSR_OK);
+  EXPECT_EQ(support[0].supported, 1u);
+  EXPECT_EQ(support[1].supported, 0u);
+  EXPECT_EQ(support[1].reason, TSR_REFUSAL_UNSUPPORTED_OP);
+  EXPECT_STREQ(support[1].reason_detail, "testvendor claims ADD only");
+  EXPECT_EQ(support[2].supported, 1u);
+
+  GraphView p0 = GraphView::Partition(g, {0});
+  GraphView p2 = GraphView::Partition(g, {2});
+  const tsr_graph parts[] = {p0.handle(), p2.handle()};
+  tsr_compile_options copts{};
+  copts.header = {sizeof(copts), 1, 0};
+  copts.mode = TSR_COMPILE_MODE_AOT;
+  tsr_compiled compiled = nullptr;
+  ASSERT_EQ(lib.api->compile(plugin, GraphViewApi(), parts, 2, &copts, &compiled), TSR_OK) << lib.api->get_last_error();
+  const void* data = nullptr;
+  size_t size = 0;
+  ASSERT_EQ(lib.api->compiled_bytecode(compiled, &data, &size), TSR_OK);
+  const char* entry = nullptr;
+  ASSERT_EQ(lib.api->compiled_entry_point(compiled, 1, &entry), TSR_OK);
+  EXPECT_STREQ(entry, "test_partition_1");
+  EXPECT_NE(lib.api->compiled_entry_point(compiled, 2, &entry), TSR_OK);
+  tsr_status code = TSR_OK;
+  absl::StatusOr<kit::VerifiedEntry> e = kit::VerifyAndFindEntry(
+      std::span<const uint8_t>(static_cast<const uint8_t*>(data), size), "testvendor", "test_partition_1", &code);
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_EQ(e->body.size(), 1u);
+  EXPECT_EQ(e->entry.input_count, 1u);  // r crosses the boundary; the constant c does not
+  EXPECT_EQ(e->entry.output_count, 1u);
+  lib.api->release_compiled(compiled);
+  lib.api->destroy(plugin);
+}
+
+TEST_F(PluginRegistryTest, GoodPluginPartitionsAndCompiles) {
+  absl::StatusOr<CompilerPluginLibrary> lib = PluginRegistry::LoadCompiler(VariantCompiler("good"), "testvendor");
+  ASSERT_TRUE(lib.ok()) << lib.status();
+  PartitionAndCompile(*lib);
+}
+
+TEST_F(PluginRegistryTest, FrozenV1PluginPartitionsAndCompiles) {
+  absl::StatusOr<CompilerPluginLibrary> lib = PluginRegistry::LoadCompiler(VariantCompiler("frozen_v1"), "testvendor");
+  ASSERT_TRUE(lib.ok()) << lib.status();
+  PartitionAndCompile(*lib);
+}
+
+TEST_F(PluginRegistryTest, FailingCompileLoadsButCompileReportsItsText) {
+  absl::StatusOr<CompilerPluginLibrary> lib =
+      PluginRegistry::LoadCompiler(VariantCompiler("failing_compile"), "testvendor");
+  ASSERT_TRUE(lib.ok()) << lib.status();
+  Graph g = AddReluAddGraph();
+  tsr_compiler_plugin plugin = CreatePlugin(*lib);
+  ASSERT_NE(plugin, nullptr);
+  GraphView p0 = GraphView::Partition(g, {0});
+  const tsr_graph parts[] = {p0.handle()};
+  tsr_compile_options copts{};
+  copts.header = {sizeof(copts), 1, 0};
+  copts.mode = TSR_COMPILE_MODE_AOT;
+  tsr_compiled compiled = nullptr;
+  const tsr_status code = lib->api->compile(plugin, GraphViewApi(), parts, 1, &copts, &compiled);
+  EXPECT_EQ(code, TSR_INTERNAL);
+  EXPECT_EQ(compiled, nullptr);
+  absl::Status s = PluginStatus(code, lib->api->get_last_error, "compile failed");
+  EXPECT_EQ(s.code(), absl::StatusCode::kInternal);
+  EXPECT_THAT(std::string(s.message()), HasSubstr("compile failed: testvendor: code generation exploded"));
+  lib->api->destroy(plugin);
+}
+
+// ---------------------------------------------------------------------------
+// Discover
+// ---------------------------------------------------------------------------
+
+TEST_F(PluginRegistryTest, DiscoverLoadsGoodAndFrozen) {
+  for (const char* variant : {"good", "frozen_v1", "failing_compile"}) {
+    PluginRegistry r = DiscoverOnly(VariantDir(variant));
+    ASSERT_EQ(r.compilers().size(), 1u) << variant;
+    EXPECT_TRUE(r.skipped().empty()) << variant << ": " << r.skipped()[0].reason;
+    const CompilerPluginLibrary* c = r.FindCompiler("testvendor");
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(c->path, VariantCompiler(variant));
+    EXPECT_EQ(c->version.major, 1);
+    EXPECT_EQ(c->version.minor, 0);
+    ASSERT_EQ(r.directories().size(), 1u);
+    EXPECT_EQ(r.directories()[0].origin, "bundled");
+    EXPECT_EQ(r.directories()[0].note, "");
+  }
+}
+
+TEST_F(PluginRegistryTest, RelativeDirectoriesAreIgnoredWithANote) {
+  PluginSearchOptions o;
+  o.directories = {"test_plugins/good", "."};
+  o.read_environment = false;
+  PluginRegistry r = PluginRegistry::Discover(o);
+  EXPECT_TRUE(r.compilers().empty());
+  ASSERT_EQ(r.directories().size(), 2u);
+  for (const SearchedDirectory& d : r.directories()) {
+    EXPECT_EQ(d.origin, "options");
+    EXPECT_THAT(d.note, HasSubstr("relative"));
+  }
+}
+
+TEST_F(PluginRegistryTest, MissingDirectoryIsNoted) {
+  PluginSearchOptions o;
+  o.directories = {VariantDir("does_not_exist"), VariantCompiler("good")};  // absent, and a file
+  o.read_environment = false;
+  PluginRegistry r = PluginRegistry::Discover(o);
+  EXPECT_TRUE(r.compilers().empty());
+  ASSERT_EQ(r.directories().size(), 2u);
+  EXPECT_THAT(r.directories()[0].note, HasSubstr("not a directory"));
+  EXPECT_THAT(r.directories()[1].note, HasSubstr("not a directory"));
+}
+
+TEST_F(PluginRegistryTest, SameDirectoryTwiceIsSearchedOnce) {
+  PluginSearchOptions o;
+  o.directories = {VariantDir("good"), VariantDir("good") + "/"};
+  o.read_environment = false;
+  PluginRegistry r = PluginRegistry::Discover(o);
+  EXPECT_EQ(r.compilers().size(), 1u);
+  EXPECT_TRUE(r.skipped().empty());
+  ASSERT_EQ(r.directories().size(), 2u);
+  EXPECT_THAT(r.directories()[1].note, HasSubstr("already searched"));
+}
+
+TEST_F(PluginRegistryTest, DuplicateVendorKeepsTheFirst) {
+  PluginSearchOptions o;
+  o.directories = {VariantDir("frozen_v1"), VariantDir("broken_does_not_matter"), VariantDir("good")};
+  o.bundled_directory = VariantDir("failing_compile");
+  o.read_environment = false;
+  PluginRegistry r = PluginRegistry::Discover(o);
+  ASSERT_EQ(r.compilers().size(), 1u);
+  EXPECT_EQ(r.compilers()[0].path, VariantCompiler("frozen_v1"));
+  size_t duplicates = 0;
+  for (const SkippedLibrary& s : r.skipped()) {
+    EXPECT_THAT(s.reason, HasSubstr("duplicate vendor"));
+    EXPECT_THAT(s.reason, HasSubstr(VariantCompiler("frozen_v1")));
+    ++duplicates;
+  }
+  EXPECT_EQ(duplicates, 2u);
+}
+
+TEST_F(PluginRegistryTest, BrokenFirstDoesNotShadowAGoodLater) {
+  // A vendor whose first library is refused may still load from a later
+  // directory: only loaded libraries count as "found".
+  PluginSearchOptions o;
+  o.directories = {VariantDir("null_table"), VariantDir("good")};
+  o.read_environment = false;
+  PluginRegistry r = PluginRegistry::Discover(o);
+  ASSERT_EQ(r.compilers().size(), 1u);
+  EXPECT_EQ(r.compilers()[0].path, VariantCompiler("good"));
+  ASSERT_EQ(r.skipped().size(), 1u);
+  EXPECT_THAT(r.skipped()[0].reason, HasSubstr("NULL table"));
+}
+
+TEST_F(PluginRegistryTest, EnvironmentPathComesFirstAndIsIgnoredWhenAsked) {
+  ScopedEnv filter("TESSERA_PLUGIN_FILTER", nullptr);
+  const std::string env_path = "relative/ignored:" + VariantDir("frozen_v1");
+  ScopedEnv path("TESSERA_PLUGIN_PATH", env_path.c_str());
+  PluginSearchOptions o;
+  o.directories = {VariantDir("good")};
+  PluginRegistry r = PluginRegistry::Discover(o);
+  ASSERT_EQ(r.compilers().size(), 1u);
+  EXPECT_EQ(r.compilers()[0].path, VariantCompiler("frozen_v1"));
+  ASSERT_EQ(r.directories().size(), 3u);
+  EXPECT_EQ(r.directories()[0].origin, "TESSERA_PLUGIN_PATH");
+  EXPECT_THAT(r.directories()[0].note, HasSubstr("relative"));
+  EXPECT_EQ(r.directories()[1].origin, "TESSERA_PLUGIN_PATH");
+  EXPECT_EQ(r.directories()[2].origin, "options");
+
+  o.read_environment = false;
+  r = PluginRegistry::Discover(o);
+  ASSERT_EQ(r.compilers().size(), 1u);
+  EXPECT_EQ(r.compilers()[0].path, VariantCompiler("good"));
+}
+
+TEST_F(PluginRegistryTest, PluginFilterEnvironmentVariable) {
+  ScopedEnv path("TESSERA_PLUGIN_PATH", nullptr);
+  PluginSearchOptions o;
+  o.directories = {VariantDir("good")};
+  {
+    ScopedEnv filter("TESSERA_PLUGIN_FILTER", "cpu,npu");
+    PluginRegistry r = PluginRegistry::Discover(o);
+    EXPECT_TRUE(r.compilers().empty());
+    ASSERT_EQ(r.skipped().size(), 1u);
+    EXPECT_THAT(r.skipped()[0].reason, HasSubstr("filtered out"));
+  }
+  {
+    ScopedEnv filter("TESSERA_PLUGIN_FILTER", "testvendor");
+    PluginRegistry r = PluginRegistry::Discover(o);
+    EXPECT_EQ(r.compilers().size(), 1u);
+  }
+  {  // Intersected with the options' filter: nothing in common keeps nothing.
+    ScopedEnv filter("TESSERA_PLUGIN_FILTER", "testvendor");
+    PluginSearchOptions both = o;
+    both.vendor_filter = {"cpu"};
+    PluginRegistry r = PluginRegistry::Discover(both);
+    EXPECT_TRUE(r.compilers().empty());
+    both.vendor_filter = {"cpu", "testvendor"};
+    r = PluginRegistry::Discover(both);
+    EXPECT_EQ(r.compilers().size(), 1u);
+  }
+  {  // read_environment=false ignores the variable.
+    ScopedEnv filter("TESSERA_PLUGIN_FILTER", "cpu");
+    PluginSearchOptions no_env = o;
+    no_env.read_environment = false;
+    PluginRegistry r = PluginRegistry::Discover(no_env);
+    EXPECT_EQ(r.compilers().size(), 1u);
+  }
+  {  // Options filter alone.
+    PluginSearchOptions only = o;
+    only.read_environment = false;
+    only.vendor_filter = {"", "other"};
+    PluginRegistry r = PluginRegistry::Discover(only);
+    EXPECT_TRUE(r.compilers().empty());
+  }
+}
+
+TEST_F(PluginRegistryTest, BundledCpuPluginsLoad) {
+  const std::string lib_dir = BuildDir() + "/lib";
+  if (!fs::exists(lib_dir + "/libtessera_compiler_cpu.so"))
+    GTEST_FAIL() << "bundled cpu plugins missing from " << lib_dir;
+  PluginSearchOptions o;
+  o.bundled_directory = lib_dir;
+  o.read_environment = false;
+  o.vendor_filter = {"cpu"};  // other vendors in lib/ are not this test's business
+  PluginRegistry r = PluginRegistry::Discover(o);
+  const CompilerPluginLibrary* c = r.FindCompiler("cpu");
+  const DispatchLibrary* d = r.FindDispatch("cpu");
+  ASSERT_NE(c, nullptr);
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(c->version.major, 1);
+  EXPECT_EQ(c->version.minor, 0);
+  EXPECT_EQ(d->version.major, 1);
+  EXPECT_STREQ(c->info->vendor, "cpu");
+  EXPECT_STREQ(d->info->vendor, "cpu");
+  EXPECT_NE(c->info->compile_modes & TSR_COMPILE_MODE_AOT, 0u);
+  EXPECT_NE(d->info->capabilities & TSR_DISPATCH_CAP_BYTECODE, 0u);
+  for (const SkippedLibrary& s : r.skipped())
+    if (s.path.find("_cpu.so") != std::string::npos) ADD_FAILURE() << s.path << ": " << s.reason;
+  // Loaded directly too.
+  absl::StatusOr<DispatchLibrary> direct = PluginRegistry::LoadDispatch(lib_dir + "/libtessera_dispatch_cpu.so", "cpu");
+  ASSERT_TRUE(direct.ok()) << direct.status();
+  // Loaded as the wrong vendor name: refused.
+  absl::StatusOr<CompilerPluginLibrary> wrong = PluginRegistry::LoadCompiler(lib_dir + "/libtessera_compiler_cpu.so", "npu");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_THAT(std::string(wrong.status().message()), HasSubstr("vendor"));
+}
+
+TEST(PluginRegistryNames, CanonicalVendorName) {
+  EXPECT_EQ(CanonicalVendorName("npu"), "systolic_npu");
+  EXPECT_EQ(CanonicalVendorName("dsp"), "mock_dsp");
+  EXPECT_EQ(CanonicalVendorName("cpu"), "cpu");
+}
+
+}  // namespace
+}  // namespace tessera
