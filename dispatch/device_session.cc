@@ -1,0 +1,33 @@
+#include "device_session.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace tessera {
+
+absl::StatusOr<std::unique_ptr<DeviceSession>> DeviceSession::Create(
+    const DispatchLibrary& library, const SocSelection& soc,
+    const std::vector<std::pair<std::string, std::string>>& options) {
+  std::vector<tsr_key_value> kv;
+  for (const auto& [k, v] : options) kv.push_back({k.c_str(), v.c_str()});
+  tsr_device_context_options opts{};
+  opts.header = {sizeof(opts), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  opts.options = kv.data();
+  opts.option_count = kv.size();
+  opts.soc_model = soc.name.empty() ? nullptr : soc.name.c_str();
+  opts.soc_description = soc.description.empty() ? nullptr : soc.description.c_str();
+  opts.soc_description_size = soc.description.size();
+  tsr_device_context context = nullptr;
+  tsr_status code = library.api->create_device_context(&opts, &context);
+  if (code != TSR_OK || context == nullptr)
+    return PluginStatus(code == TSR_OK ? TSR_INTERNAL : code, library.api->get_last_error,
+                        absl::StrCat(library.vendor, " dispatch: create_device_context failed"));
+  return std::unique_ptr<DeviceSession>(new DeviceSession(library, context));
+}
+
+DeviceSession::~DeviceSession() { library_.api->destroy_device_context(context_); }
+
+absl::Status DeviceSession::Check(tsr_status code, const std::string& context) const {
+  return PluginStatus(code, library_.api->get_last_error, absl::StrCat(library_.vendor, " dispatch: ", context));
+}
+
+}  // namespace tessera

@@ -1,0 +1,164 @@
+#include "cli/cli_environment.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "base/dtype.h"
+#include "model/model_loader.h"
+#include "tessera/common.h"
+
+namespace tessera::cli {
+namespace fs = std::filesystem;
+
+void AddPluginFlags(FlagSpec& spec) {
+  spec.repeated.insert("plugin-dir");
+}
+
+void AddCompileFlags(FlagSpec& spec) {
+  AddPluginFlags(spec);
+  spec.values.insert({"accelerators", "mode", "soc", "kernels"});
+  spec.repeated.insert("option");
+}
+
+std::string ExecutableDirectory() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.parent_path().string();
+}
+
+std::string BundledPluginDirectory() {
+  const std::string dir = ExecutableDirectory();
+  return dir.empty() ? std::string() : fs::weakly_canonical(fs::path(dir) / ".." / "lib").string();
+}
+
+std::string BundledSocDirectory() {
+  const std::string dir = ExecutableDirectory();
+  return dir.empty() ? std::string() : fs::weakly_canonical(fs::path(dir) / ".." / "share" / "tessera" / "socs").string();
+}
+
+PluginRegistry LoadPlugins(const Args& args) {
+  PluginSearchOptions options;
+  for (const std::string& d : args.All("plugin-dir")) {
+    std::error_code ec;
+    // A directory named on the command line is named: resolve it.
+    options.directories.push_back(fs::absolute(d, ec).string());
+  }
+  options.bundled_directory = BundledPluginDirectory();
+  return PluginRegistry::Discover(options);
+}
+
+std::vector<std::string> BundledSocNames() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(BundledSocDirectory(), ec))
+    if (e.path().extension() == ".soc") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+absl::StatusOr<SocSelection> ResolveSoc(const Args& args) {
+  const std::string requested = args.ValueOr("soc", "ref-phone");
+  fs::path file;
+  if (requested.find('/') != std::string::npos || fs::path(requested).extension() == ".soc") {
+    file = requested;
+  } else {
+    file = fs::path(BundledSocDirectory()) / (requested + ".soc");
+  }
+  std::ifstream in(file);
+  if (!in) {
+    if (!args.Has("soc")) return SocSelection{requested, ""};  // default SoC not installed: plugins use their own default
+    return absl::NotFoundError(absl::StrCat("unknown SoC '", requested, "' (bundled: ",
+                                            absl::StrJoin(BundledSocNames(), ", "), "; or give a path to a .soc file)"));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string name = file.stem().string();
+  return SocSelection{name, text.str()};
+}
+
+absl::StatusOr<CompileOptions> CompileOptionsFrom(const Args& args) {
+  CompileOptions o;
+  if (auto acc = args.Value("accelerators")) {
+    o.accelerators.clear();
+    for (absl::string_view part : absl::StrSplit(*acc, ',', absl::SkipEmpty())) o.accelerators.emplace_back(part);
+    if (o.accelerators.empty()) return absl::InvalidArgumentError("--accelerators is empty");
+  }
+  const std::string mode = args.ValueOr("mode", "aot");
+  if (mode == "aot") o.mode = CompileMode::kAot;
+  else if (mode == "jit") o.mode = CompileMode::kJit;
+  else return absl::InvalidArgumentError(absl::StrCat("--mode must be aot or jit, not '", mode, "'"));
+  absl::StatusOr<SocSelection> soc = ResolveSoc(args);
+  if (!soc.ok()) return soc.status();
+  o.soc = *soc;
+  for (const std::string& kv : args.All("option")) {
+    size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return absl::InvalidArgumentError(absl::StrCat("--option wants KEY=VALUE, got '", kv, "'"));
+    o.plugin_options.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  if (auto k = args.Value("kernels")) {
+    if (*k != "reference" && *k != "fast")
+      return absl::InvalidArgumentError(absl::StrCat("--kernels must be reference or fast, not '", *k, "'"));
+    o.plugin_options.emplace_back("cpu.kernels", *k);
+  }
+  return o;
+}
+
+absl::StatusOr<Graph> LoadModel(const std::string& path) {
+  if (fs::path(path).extension() == ".onnx")
+    return absl::UnimplementedError(absl::StrCat("'", path, "': ONNX import is not built yet; convert the model to .tsr"));
+  return LoadModelFile(path);
+}
+
+std::vector<HostTensor> RandomInputs(const Graph& graph, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<HostTensor> out;
+  for (int32_t t : graph.inputs) {
+    const Tensor& tensor = graph.tensors[t];
+    HostTensor h{tensor.name, tensor.dtype, tensor.shape, std::vector<uint8_t>(tensor.byte_size())};
+    const int64_t n = tensor.element_count();
+    std::uniform_real_distribution<float> real(-1.0f, 1.0f);
+    std::uniform_int_distribution<int> small(0, 2);  // safe as indices too
+    for (int64_t i = 0; i < n; ++i) {
+      switch (tensor.dtype) {
+        case TSR_DTYPE_F32: reinterpret_cast<float*>(h.data.data())[i] = real(rng); break;
+        case TSR_DTYPE_F16: {
+          // A value in (-1, 1): random sign, magnitude spread over the fp16
+          // bit patterns below 1.0 (not uniform in value; fine for smoke runs).
+          const float v = real(rng);
+          const uint16_t sign = v < 0 ? 0x8000 : 0;
+          const uint16_t mag = static_cast<uint16_t>(std::min(1.0f, std::abs(v)) * 0x3BFF);
+          reinterpret_cast<uint16_t*>(h.data.data())[i] = sign | mag;
+          break;
+        }
+        case TSR_DTYPE_I8: reinterpret_cast<int8_t*>(h.data.data())[i] = static_cast<int8_t>(rng() % 256 - 128); break;
+        case TSR_DTYPE_U8: h.data[i] = static_cast<uint8_t>(rng() % 256); break;
+        case TSR_DTYPE_I32: reinterpret_cast<int32_t*>(h.data.data())[i] = small(rng); break;
+        case TSR_DTYPE_I64: reinterpret_cast<int64_t*>(h.data.data())[i] = small(rng); break;
+        case TSR_DTYPE_BOOL: h.data[i] = static_cast<uint8_t>(rng() % 2); break;
+      }
+    }
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+int Fail(const absl::Status& status) {
+  std::cerr << "tessera: error: " << status.message() << "\n";
+  return 1;
+}
+
+int UsageError(const std::string& message, const std::string& usage) {
+  std::cerr << "tessera: " << message << "\nusage: " << usage << "\n";
+  return 2;
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,49 @@
+// What every `tessera` subcommand shares: where the bundled plugins and SoC
+// files are (relative to the executable, so no environment variable is
+// needed), the plugin registry, model loading, and the common flags.
+#ifndef TESSERA_FRAMEWORK_CLI_CLI_ENVIRONMENT_H_
+#define TESSERA_FRAMEWORK_CLI_CLI_ENVIRONMENT_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "cli/cli_args.h"
+#include "compile/compile_driver.h"
+#include "graph/host_tensor.h"
+#include "plugins/plugin_registry.h"
+
+namespace tessera::cli {
+
+// Flags understood by every command that loads plugins.
+void AddPluginFlags(FlagSpec& spec);
+// ... and by commands that compile.
+void AddCompileFlags(FlagSpec& spec);
+
+std::string ExecutableDirectory();
+std::string BundledPluginDirectory();   // <exe>/../lib
+std::string BundledSocDirectory();      // <exe>/../share/tessera/socs
+
+PluginRegistry LoadPlugins(const Args& args);
+
+// --soc NAME (default ref-phone) resolved to the bundled file, or a path to
+// a .soc file. An unknown name is an error listing the bundled ones.
+absl::StatusOr<SocSelection> ResolveSoc(const Args& args);
+std::vector<std::string> BundledSocNames();
+
+// --accelerators, --mode, --soc, --option, --kernels.
+absl::StatusOr<CompileOptions> CompileOptionsFrom(const Args& args);
+
+absl::StatusOr<Graph> LoadModel(const std::string& path);
+
+// Deterministic pseudo-random inputs matching the graph's inputs.
+std::vector<HostTensor> RandomInputs(const Graph& graph, uint32_t seed);
+
+// Prints the error and returns exit code 1.
+int Fail(const absl::Status& status);
+int UsageError(const std::string& message, const std::string& usage);
+
+}  // namespace tessera::cli
+
+#endif  // TESSERA_FRAMEWORK_CLI_CLI_ENVIRONMENT_H_

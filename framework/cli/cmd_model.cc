@@ -1,0 +1,166 @@
+// `tessera inspect`, `tessera partition`, `tessera compile`: the model file
+// and what the framework would do with it.
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/dtype.h"
+#include "base/json_writer.h"
+#include "base/status_macros.h"
+#include "cli/cli_environment.h"
+#include "cli/commands.h"
+#include "compile/compile_driver.h"
+#include "model/model_writer.h"
+#include "partition/partition_report.h"
+#include "tessera/bytecode.h"
+#include "tessera/ops.h"
+
+namespace tessera::cli {
+namespace {
+
+std::string ShapeText(const std::vector<int64_t>& s) { return absl::StrCat("[", absl::StrJoin(s, ","), "]"); }
+
+absl::Status Inspect(const Args& args) {
+  ASSIGN_OR_RETURN(Graph g, LoadModel(args.positionals()[0]));
+  size_t constant_bytes = 0, constants = 0;
+  for (const Tensor& t : g.tensors)
+    if (t.is_constant) { constant_bytes += t.data.size(); ++constants; }
+  std::vector<tsr_bytecode_header> headers;
+  for (const BytecodeBlob& b : g.bytecodes) {
+    tsr_bytecode_header h{};
+    char err[160];
+    if (tsr_bytecode_verify(b.bytes.data(), b.bytes.size(), nullptr, &h, err, sizeof(err)) != TSR_OK)
+      return absl::DataLossError(absl::StrCat("bytecode for vendor '", b.vendor, "' fails verification: ", err));
+    headers.push_back(h);
+  }
+  if (args.Has("json")) {
+    JsonWriter j;
+    j.BeginObject().Field("name", g.name).Field("tensor_count", static_cast<uint64_t>(g.tensors.size()))
+        .Field("op_count", static_cast<uint64_t>(g.ops.size())).Field("constant_count", static_cast<uint64_t>(constants))
+        .Field("constant_bytes", static_cast<uint64_t>(constant_bytes));
+    auto io = [&](const char* key, const std::vector<int32_t>& list) {
+      j.Key(key).BeginArray();
+      for (int32_t t : list) {
+        j.BeginObject().Field("name", g.tensors[t].name).Field("dtype", DTypeName(g.tensors[t].dtype)).Key("shape").BeginArray();
+        for (int64_t d : g.tensors[t].shape) j.Int(d);
+        j.EndArray().EndObject();
+      }
+      j.EndArray();
+    };
+    io("inputs", g.inputs);
+    io("outputs", g.outputs);
+    j.Key("ops").BeginArray();
+    for (const Op& op : g.ops) {
+      j.BeginObject().Field("id", op.id).Field("type", OpTypeName(op.type));
+      if (op.dispatch) j.Field("vendor", op.dispatch->vendor).Field("entry_point", op.dispatch->entry_point);
+      j.EndObject();
+    }
+    j.EndArray().Key("bytecodes").BeginArray();
+    for (size_t i = 0; i < g.bytecodes.size(); ++i)
+      j.BeginObject().Field("vendor", g.bytecodes[i].vendor).Field("soc_model", std::string(headers[i].soc_model))
+          .Field("bytes", static_cast<uint64_t>(g.bytecodes[i].bytes.size())).Field("entry_count", headers[i].entry_count)
+          .Field("abi", absl::StrCat(headers[i].abi_major, ".", headers[i].abi_minor))
+          .Field("checksum", absl::StrFormat("%08x", headers[i].checksum)).EndObject();
+    j.EndArray().Key("metadata").BeginObject();
+    for (const auto& [k, v] : g.metadata) j.Field(k, v);
+    j.EndObject().EndObject();
+    std::cout << j.str() << "\n";
+    return absl::OkStatus();
+  }
+  std::cout << absl::StrFormat("model '%s': %d tensors, %d ops, %d constants (%d bytes)\n", g.name, g.tensors.size(),
+                               g.ops.size(), constants, constant_bytes);
+  for (int32_t t : g.inputs)
+    std::cout << "  input  '" << g.tensors[t].name << "' " << DTypeName(g.tensors[t].dtype) << " " << ShapeText(g.tensors[t].shape) << "\n";
+  for (int32_t t : g.outputs)
+    std::cout << "  output '" << g.tensors[t].name << "' " << DTypeName(g.tensors[t].dtype) << " " << ShapeText(g.tensors[t].shape) << "\n";
+  std::map<std::string, int> counts;
+  for (const Op& op : g.ops) ++counts[op.dispatch ? absl::StrCat("DISPATCH(", op.dispatch->vendor, ")") : OpTypeName(op.type)];
+  for (const auto& [name, n] : counts) std::cout << absl::StrFormat("  %-24s x%d\n", name, n);
+  for (size_t i = 0; i < g.bytecodes.size(); ++i)
+    std::cout << absl::StrFormat("  bytecode: vendor %s, SoC %s, %d bytes, %d entry points, ABI %d.%d, crc32 %08x\n",
+                                 g.bytecodes[i].vendor, headers[i].soc_model, g.bytecodes[i].bytes.size(),
+                                 headers[i].entry_count, headers[i].abi_major, headers[i].abi_minor, headers[i].checksum);
+  return absl::OkStatus();
+}
+
+absl::Status Partition(const Args& args) {
+  ASSIGN_OR_RETURN(Graph g, LoadModel(args.positionals()[0]));
+  ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
+  const PluginRegistry registry = LoadPlugins(args);
+  // Partitioning is judged by compiling, so compile failures and their
+  // fallbacks show up in the report too; nothing is written.
+  ASSIGN_OR_RETURN(CompiledModel compiled, CompileGraph(g, registry, options));
+  const PartitionReport report = BuildPartitionReport(compiled);
+  if (args.Has("json")) {
+    JsonWriter j;
+    WritePartitionReportJson(report, j);
+    std::cout << j.str() << "\n";
+  } else {
+    std::cout << FormatPartitionReport(report);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Compile(const Args& args) {
+  ASSIGN_OR_RETURN(Graph g, LoadModel(args.positionals()[0]));
+  ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
+  if (options.mode == CompileMode::kJit)
+    return absl::InvalidArgumentError("compile writes a model file, which only AOT bytecode can go into: "
+                                      "JIT results live in process memory and are never serialized (use `run --mode jit`)");
+  const PluginRegistry registry = LoadPlugins(args);
+  ASSIGN_OR_RETURN(CompiledModel compiled, CompileGraph(g, registry, options));
+  const std::string out = *args.Value("output");
+  RETURN_IF_ERROR(WriteModelFile(compiled.graph, out));
+  const PartitionReport report = BuildPartitionReport(compiled);
+  if (args.Has("json")) {
+    JsonWriter j;
+    j.BeginObject().Field("output", out).Key("partitioning");
+    WritePartitionReportJson(report, j);
+    j.EndObject();
+    std::cout << j.str() << "\n";
+  } else {
+    std::cout << FormatPartitionReport(report) << "wrote " << out << "\n";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int InspectCommand(const Argv& argv) {
+  FlagSpec spec;
+  spec.switches.insert("json");
+  absl::StatusOr<Args> args = Args::Parse(argv, spec);
+  if (!args.ok() || args->positionals().size() != 1)
+    return UsageError(args.ok() ? "inspect needs exactly one MODEL" : std::string(args.status().message()),
+                      "tessera inspect MODEL [--json]");
+  absl::Status s = Inspect(*args);
+  return s.ok() ? 0 : Fail(s);
+}
+
+int PartitionCommand(const Argv& argv) {
+  FlagSpec spec;
+  AddCompileFlags(spec);
+  spec.switches.insert("json");
+  const char* usage = "tessera partition MODEL [--accelerators LIST] [--soc NAME] [--option KEY=VALUE] [--json]";
+  absl::StatusOr<Args> args = Args::Parse(argv, spec);
+  if (!args.ok() || args->positionals().size() != 1)
+    return UsageError(args.ok() ? "partition needs exactly one MODEL" : std::string(args.status().message()), usage);
+  absl::Status s = Partition(*args);
+  return s.ok() ? 0 : Fail(s);
+}
+
+int CompileCommand(const Argv& argv) {
+  FlagSpec spec;
+  AddCompileFlags(spec);
+  spec.switches.insert("json");
+  spec.values.insert("output");
+  const char* usage = "tessera compile MODEL -o OUT.tsr [--accelerators LIST] [--soc NAME] [--option KEY=VALUE] [--json]";
+  absl::StatusOr<Args> args = Args::Parse(argv, spec);
+  if (!args.ok() || args->positionals().size() != 1 || !args->Has("output"))
+    return UsageError(args.ok() ? "compile needs one MODEL and -o OUT.tsr" : std::string(args.status().message()), usage);
+  absl::Status s = Compile(*args);
+  return s.ok() ? 0 : Fail(s);
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,92 @@
+// `tessera run`: load, partition, compile, dispatch, print.
+#include <iostream>
+
+#include "base/json_writer.h"
+#include "base/status_macros.h"
+#include "cli/cli_environment.h"
+#include "cli/commands.h"
+#include "cli/run_report.h"
+#include "compile/compile_driver.h"
+#include "executor.h"
+#include "partition/partition_report.h"
+#include "io/tensor_proto.h"
+#include "tessera/ops.h"
+
+namespace tessera::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "tessera run MODEL [--accelerators LIST] [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json]\n"
+    "                  [--mode aot|jit] [--soc NAME] [--option KEY=VALUE]... [--kernels reference|fast]";
+
+bool IsCompiled(const Graph& g) {
+  for (const Op& op : g.ops)
+    if (op.type != TSR_OP_DISPATCH) return false;
+  return true;
+}
+
+absl::Status Run(const Args& args) {
+  const std::string& path = args.positionals()[0];
+  ASSIGN_OR_RETURN(Graph graph, LoadModel(path));
+  ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
+  const PluginRegistry registry = LoadPlugins(args);
+  CompiledModel compiled;
+  const bool precompiled = IsCompiled(graph);
+  if (precompiled) {
+    // An AOT model runs where only the dispatch libraries are installed.
+    compiled.graph = graph;
+    compiled.source = graph;
+    compiled.soc = options.soc;
+  } else {
+    ASSIGN_OR_RETURN(compiled, CompileGraph(graph, registry, options));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
+                   Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
+  std::vector<HostTensor> inputs;
+  if (auto dir = args.Value("inputs")) {
+    ASSIGN_OR_RETURN(inputs, ReadTensorSet(*dir, "input"));
+  } else {
+    inputs = RandomInputs(graph, static_cast<uint32_t>(std::stoul(args.ValueOr("seed", "1"))));
+  }
+  RunProfile profile;
+  ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, executor->Run(inputs, &profile));
+  if (auto dir = args.Value("outputs")) RETURN_IF_ERROR(WriteTensorSet(outputs, *dir, "output"));
+
+  if (args.Has("json")) {
+    JsonWriter j;
+    j.BeginObject().Field("model", path).Field("precompiled", precompiled);
+    if (!precompiled) {
+      j.Key("partitioning");
+      WritePartitionReportJson(BuildPartitionReport(compiled), j);
+    }
+    WriteProfileJson(profile, j);
+    j.Key("outputs");
+    WriteOutputsJson(outputs, j, 4096);
+    j.EndObject();
+    std::cout << j.str() << "\n";
+  } else {
+    std::cout << "model: " << path << (precompiled ? " (precompiled)" : "") << "\n";
+    if (!precompiled) std::cout << FormatPartitionReport(BuildPartitionReport(compiled));
+    std::cout << FormatProfile(profile) << FormatOutputs(outputs, 16);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int RunCommand(const Argv& argv) {
+  FlagSpec spec;
+  AddCompileFlags(spec);
+  spec.switches.insert({"json", "random"});
+  spec.values.insert({"inputs", "outputs", "seed"});
+  absl::StatusOr<Args> args = Args::Parse(argv, spec);
+  if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
+  if (args->positionals().size() != 1) return UsageError("run needs exactly one MODEL", kUsage);
+  if (args->Has("inputs") && args->Has("random")) return UsageError("--inputs and --random exclude each other", kUsage);
+  if (auto seed = args->Value("seed"); seed && seed->find_first_not_of("0123456789") != std::string::npos)
+    return UsageError("--seed must be a non-negative integer", kUsage);
+  absl::Status s = Run(*args);
+  return s.ok() ? 0 : Fail(s);
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,195 @@
+#include "compile/compile_driver.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/status_macros.h"
+#include "compile/tensor_pruning.h"
+#include "graph/graph_verifier.h"
+#include "partition/partitioner.h"
+#include "plugins/graph_view_impl.h"
+#include "tessera/ops.h"
+
+namespace tessera {
+
+const char* CompileModeName(CompileMode mode) { return mode == CompileMode::kAot ? "aot" : "jit"; }
+
+namespace {
+
+constexpr int kMaxFallbackRounds = 8;
+
+// Preferred order for "auto": accelerators first, cpu last.
+int AutoRank(const std::string& vendor) {
+  if (vendor == "systolic_npu") return 0;
+  if (vendor == "mock_dsp") return 1;
+  if (vendor == "cpu") return 3;
+  return 2;
+}
+
+// Claims for every op of `graph`, indexed by global op index.
+absl::StatusOr<std::vector<OpClaim>> ClaimAll(const CompilerInstance& instance, const Graph& graph,
+                                              const SocSelection& soc) {
+  GraphView whole = GraphView::Whole(graph);
+  ASSIGN_OR_RETURN(std::vector<OpClaim> local, instance.Partition(whole, soc));
+  std::vector<OpClaim> global(graph.ops.size());
+  for (size_t i = 0; i < whole.ops().size(); ++i) global[whole.ops()[i]] = local[i];
+  for (size_t o = 0; o < graph.ops.size(); ++o)
+    if (graph.ops[o].type == TSR_OP_DISPATCH) global[o] = {false, TSR_REFUSAL_UNSUPPORTED_OP, "already compiled"};
+  return global;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<const CompilerPluginLibrary*>> ResolveAccelerators(const PluginRegistry& registry,
+                                                                              const std::vector<std::string>& names) {
+  std::vector<const CompilerPluginLibrary*> out;
+  if (names.empty() || (names.size() == 1 && names[0] == "auto")) {
+    for (const CompilerPluginLibrary& c : registry.compilers()) out.push_back(&c);
+    std::stable_sort(out.begin(), out.end(), [](auto* a, auto* b) { return AutoRank(a->vendor) < AutoRank(b->vendor); });
+    if (out.empty()) return absl::NotFoundError("no compiler plugins were loaded (see `tessera plugins`)");
+    return out;
+  }
+  std::set<std::string> seen;
+  for (const std::string& name : names) {
+    const std::string vendor = CanonicalVendorName(name);
+    if (!seen.insert(vendor).second) continue;
+    const CompilerPluginLibrary* lib = registry.FindCompiler(vendor);
+    if (lib == nullptr) {
+      std::vector<std::string> loaded;
+      for (const CompilerPluginLibrary& c : registry.compilers()) loaded.push_back(c.vendor);
+      return absl::NotFoundError(absl::StrCat("accelerator '", name, "' has no loaded compiler plugin (loaded: ",
+                                              loaded.empty() ? "none" : absl::StrJoin(loaded, ", "),
+                                              "; see `tessera plugins` for skipped libraries)"));
+    }
+    out.push_back(lib);
+  }
+  // The cpu fallback always sits last in priority.
+  std::stable_partition(out.begin(), out.end(), [](auto* c) { return c->vendor != "cpu"; });
+  return out;
+}
+
+absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegistry& registry,
+                                           const CompileOptions& options) {
+  RETURN_IF_ERROR(VerifyGraph(graph));
+  ASSIGN_OR_RETURN(std::vector<const CompilerPluginLibrary*> libs, ResolveAccelerators(registry, options.accelerators));
+  CompiledModel model;
+  model.mode = options.mode;
+  model.soc = options.soc;
+  model.source = graph;
+  const uint32_t mode_bit = options.mode == CompileMode::kAot ? TSR_COMPILE_MODE_AOT : TSR_COMPILE_MODE_JIT;
+  for (const CompilerPluginLibrary* lib : libs) {
+    ASSIGN_OR_RETURN(std::shared_ptr<CompilerInstance> instance, CompilerInstance::Create(*lib, options.plugin_options));
+    model.accelerators.push_back(lib->vendor);
+    AcceleratorClaims claims{lib->vendor, {}};
+    if ((lib->info->compile_modes & mode_bit) == 0) {
+      // The plugin cannot compile in this mode: it claims nothing, and says why.
+      claims.claims.assign(graph.ops.size(), OpClaim{false, TSR_REFUSAL_OTHER,
+                                                     absl::StrCat(lib->vendor, " does not support ",
+                                                                  CompileModeName(options.mode), " compilation")});
+    } else {
+      ASSIGN_OR_RETURN(claims.claims, ClaimAll(*instance, graph, options.soc));
+    }
+    model.claims.push_back(std::move(claims));
+    model.instances.push_back(std::move(instance));
+  }
+
+  // Plan, compile; on a failed compile, withdraw that vendor's claims on
+  // the affected ops and plan again.
+  std::map<int32_t, std::unique_ptr<CompiledArtifact>> artifact_of;  // accelerator -> artifact
+  std::vector<std::vector<GraphView>> views;
+  for (int round = 0;; ++round) {
+    if (round == kMaxFallbackRounds) return absl::InternalError("compile fallback did not converge");
+    ASSIGN_OR_RETURN(model.plan, PlanPartitions(graph, model.claims));
+    artifact_of.clear();
+    views.assign(model.instances.size(), {});
+    std::vector<std::vector<int32_t>> partitions_of(model.instances.size());
+    for (size_t p = 0; p < model.plan.partitions.size(); ++p)
+      partitions_of[model.plan.partitions[p].accelerator].push_back(static_cast<int32_t>(p));
+    bool failed = false;
+    for (size_t a = 0; a < model.instances.size() && !failed; ++a) {
+      if (partitions_of[a].empty()) continue;
+      for (int32_t p : partitions_of[a]) views[a].push_back(GraphView::Partition(graph, model.plan.partitions[p].ops));
+      std::vector<const GraphView*> ptrs;
+      for (const GraphView& v : views[a]) ptrs.push_back(&v);
+      absl::StatusOr<std::unique_ptr<CompiledArtifact>> artifact =
+          model.instances[a]->Compile(ptrs, mode_bit, options.soc, /*constants_outlive_result=*/true);
+      if (artifact.ok()) {
+        artifact_of[static_cast<int32_t>(a)] = *std::move(artifact);
+        continue;
+      }
+      FallbackNote note{model.accelerators[a], {}, std::string(artifact.status().message())};
+      for (int32_t p : partitions_of[a])
+        for (int32_t o : model.plan.partitions[p].ops) {
+          note.op_ids.push_back(graph.ops[o].id);
+          model.claims[a].claims[o] = {false, TSR_REFUSAL_OTHER, absl::StrCat("compile failed: ", note.reason)};
+        }
+      model.fallbacks.push_back(std::move(note));
+      failed = true;
+    }
+    if (!failed) break;
+  }
+
+  // Assemble the DISPATCH graph.
+  Graph out;
+  out.name = graph.name;
+  out.tensors = graph.tensors;
+  out.inputs = graph.inputs;
+  out.outputs = graph.outputs;
+  out.metadata = graph.metadata;
+  out.bytecodes = graph.bytecodes;
+  out.KeepAlive(std::make_shared<Graph>(graph));  // spans of tensors/bytecodes point into it
+  std::map<int32_t, int32_t> bytecode_of;  // accelerator -> index in out.bytecodes
+  for (auto& [a, artifact] : artifact_of) {
+    if (options.mode != CompileMode::kAot) continue;
+    ASSIGN_OR_RETURN(std::span<const uint8_t> bytes, artifact->Bytecode());
+    bytecode_of[a] = static_cast<int32_t>(out.bytecodes.size());
+    out.bytecodes.push_back({model.accelerators[a], options.soc.name,
+                             out.AdoptBytes(std::vector<uint8_t>(bytes.begin(), bytes.end()))});
+  }
+  uint32_t next_id = graph.NextOpId();
+  std::vector<size_t> index_within(model.plan.partitions.size());
+  {
+    std::vector<size_t> counter(model.instances.size(), 0);
+    for (size_t p = 0; p < model.plan.partitions.size(); ++p)
+      index_within[p] = counter[model.plan.partitions[p].accelerator]++;
+  }
+  for (const ExecutionUnit& unit : model.plan.order) {
+    if (unit.existing_dispatch_op >= 0) {
+      out.ops.push_back(graph.ops[unit.existing_dispatch_op]);
+      continue;
+    }
+    const PlannedPartition& part = model.plan.partitions[unit.partition];
+    const int32_t a = part.accelerator;
+    const GraphView& view = views[a][index_within[unit.partition]];
+    CompiledArtifact& artifact = *artifact_of.at(a);
+    Op op;
+    op.type = TSR_OP_DISPATCH;
+    op.id = next_id++;
+    for (int32_t local : view.inputs()) op.inputs.push_back(view.tensors()[local]);
+    for (int32_t local : view.outputs()) op.outputs.push_back(view.tensors()[local]);
+    DispatchRef ref;
+    ref.vendor = part.vendor;
+    ref.soc_model = options.soc.name;
+    ASSIGN_OR_RETURN(ref.entry_point, artifact.EntryPoint(index_within[unit.partition]));
+    for (int32_t o : part.ops) ref.source_op_ids.push_back(graph.ops[o].id);
+    if (options.mode == CompileMode::kAot) {
+      ref.bytecode = bytecode_of.at(a);
+    } else {
+      ASSIGN_OR_RETURN(tsr_jit_handle handle, artifact.JitHandle(index_within[unit.partition]));
+      ref.jit_slot = static_cast<int32_t>(model.jit_slots.size());
+      model.jit_slots.push_back(handle);
+    }
+    op.dispatch = std::move(ref);
+    out.ops.push_back(std::move(op));
+  }
+  for (auto& [a, artifact] : artifact_of) model.artifacts.push_back(std::move(artifact));
+  PruneUnusedTensors(out);
+  RETURN_IF_ERROR(VerifyGraph(out));
+  model.graph = std::move(out);
+  return model;
+}
+
+}  // namespace tessera

@@ -1,0 +1,37 @@
+// From a Graph to a CompiledModel: ask each selected compiler plugin (in
+// priority order) what it supports, partition, have each plugin compile its
+// own partitions, and assemble the DISPATCH graph. When a plugin's compile
+// fails its partitions fall back to the next claimant, with the reason
+// recorded; nothing fails silently.
+#ifndef TESSERA_FRAMEWORK_COMPILE_COMPILE_DRIVER_H_
+#define TESSERA_FRAMEWORK_COMPILE_COMPILE_DRIVER_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "compile/compiled_model.h"
+#include "plugins/plugin_registry.h"
+
+namespace tessera {
+
+struct CompileOptions {
+  // Vendor names in priority order ("npu"/"dsp" short names allowed), or
+  // {"auto"}: every loaded compiler, cpu last.
+  std::vector<std::string> accelerators = {"auto"};
+  CompileMode mode = CompileMode::kAot;
+  SocSelection soc;
+  std::vector<std::pair<std::string, std::string>> plugin_options;
+};
+
+// Resolves names to loaded compiler plugins, cpu always last.
+absl::StatusOr<std::vector<const CompilerPluginLibrary*>> ResolveAccelerators(
+    const PluginRegistry& registry, const std::vector<std::string>& names);
+
+absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegistry& registry,
+                                           const CompileOptions& options);
+
+}  // namespace tessera
+
+#endif  // TESSERA_FRAMEWORK_COMPILE_COMPILE_DRIVER_H_

@@ -1,0 +1,43 @@
+// The result of compiling a model: a graph of DISPATCH ops plus everything
+// that must stay alive for it to run (plugin instances and, for JIT, the
+// in-memory handles, which are never written to a file or cached).
+#ifndef TESSERA_FRAMEWORK_COMPILE_COMPILED_MODEL_H_
+#define TESSERA_FRAMEWORK_COMPILE_COMPILED_MODEL_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compile/compiler_instance.h"
+#include "graph/graph.h"
+#include "partition/partition_plan.h"
+
+namespace tessera {
+
+enum class CompileMode { kAot, kJit };
+const char* CompileModeName(CompileMode mode);
+
+struct FallbackNote {
+  std::string vendor;       // the accelerator that gave the partition up
+  std::vector<uint32_t> op_ids;
+  std::string reason;
+};
+
+struct CompiledModel {
+  Graph graph;                          // DISPATCH ops only
+  CompileMode mode = CompileMode::kAot;
+  SocSelection soc;
+  std::vector<std::string> accelerators;// priority order actually used
+  std::vector<AcceleratorClaims> claims;// per accelerator, per source op
+  PartitionPlan plan;                   // against `source`
+  Graph source;                         // the graph that was partitioned
+  std::vector<FallbackNote> fallbacks;
+  // Alive while the model is: JIT handles point into these.
+  std::vector<std::shared_ptr<CompilerInstance>> instances;
+  std::vector<std::unique_ptr<CompiledArtifact>> artifacts;
+  std::vector<tsr_jit_handle> jit_slots;
+};
+
+}  // namespace tessera
+
+#endif  // TESSERA_FRAMEWORK_COMPILE_COMPILED_MODEL_H_

@@ -1,0 +1,74 @@
+// RAII over one compiler-plugin instance and its compiled results, turning
+// the C calls into absl::Status with the plugin's own error text.
+#ifndef TESSERA_FRAMEWORK_COMPILE_COMPILER_INSTANCE_H_
+#define TESSERA_FRAMEWORK_COMPILE_COMPILER_INSTANCE_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "plugins/graph_view_impl.h"
+#include "plugins/plugin_library.h"
+
+namespace tessera {
+
+struct OpClaim {
+  bool supported = false;
+  int32_t reason = 0;          // tsr_refusal_reason
+  std::string detail;
+  double estimated_time_us = -1;
+  uint64_t estimated_cycles = 0;
+};
+
+const char* RefusalReasonName(int32_t reason);
+
+struct SocSelection {
+  std::string name;            // "" = plugin default
+  std::string description;     // SoC file contents, "" = none
+};
+
+// One compile() result. Keeps its plugin instance alive: JIT handles and
+// bytecode pointers stay valid as long as this object lives.
+class CompiledArtifact {
+ public:
+  CompiledArtifact(std::shared_ptr<const class CompilerInstance> owner, tsr_compiled compiled);
+  ~CompiledArtifact();
+  CompiledArtifact(const CompiledArtifact&) = delete;
+  CompiledArtifact& operator=(const CompiledArtifact&) = delete;
+
+  absl::StatusOr<std::span<const uint8_t>> Bytecode() const;
+  absl::StatusOr<std::string> EntryPoint(size_t partition) const;
+  absl::StatusOr<tsr_jit_handle> JitHandle(size_t partition) const;
+
+ private:
+  std::shared_ptr<const CompilerInstance> owner_;
+  tsr_compiled compiled_;
+};
+
+class CompilerInstance : public std::enable_shared_from_this<CompilerInstance> {
+ public:
+  static absl::StatusOr<std::shared_ptr<CompilerInstance>> Create(
+      const CompilerPluginLibrary& library, const std::vector<std::pair<std::string, std::string>>& options);
+  ~CompilerInstance();
+
+  const CompilerPluginLibrary& library() const { return library_; }
+  const std::string& vendor() const { return library_.vendor; }
+
+  absl::StatusOr<std::vector<OpClaim>> Partition(const GraphView& view, const SocSelection& soc) const;
+  absl::StatusOr<std::unique_ptr<CompiledArtifact>> Compile(const std::vector<const GraphView*>& partitions,
+                                                            uint32_t mode, const SocSelection& soc,
+                                                            bool constants_outlive_result) const;
+  absl::Status Status(tsr_status code, const std::string& context) const;
+
+ private:
+  CompilerInstance(CompilerPluginLibrary library, tsr_compiler_plugin plugin)
+      : library_(std::move(library)), plugin_(plugin) {}
+  CompilerPluginLibrary library_;
+  tsr_compiler_plugin plugin_;
+};
+
+}  // namespace tessera
+
+#endif  // TESSERA_FRAMEWORK_COMPILE_COMPILER_INSTANCE_H_

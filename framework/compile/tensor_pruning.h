@@ -1,0 +1,15 @@
+// After partitioning, a partition's inner tensors (and the constants
+// compiled into its bytecode) no longer belong in the outer graph.
+#ifndef TESSERA_FRAMEWORK_COMPILE_TENSOR_PRUNING_H_
+#define TESSERA_FRAMEWORK_COMPILE_TENSOR_PRUNING_H_
+
+#include "graph/graph.h"
+
+namespace tessera {
+
+// Drops tensors no op, input or output references; renumbers the rest.
+void PruneUnusedTensors(Graph& graph);
+
+}  // namespace tessera
+
+#endif  // TESSERA_FRAMEWORK_COMPILE_TENSOR_PRUNING_H_

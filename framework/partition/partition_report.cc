@@ -1,0 +1,135 @@
+#include "partition/partition_report.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "base/dtype.h"
+#include "tessera/ops.h"
+
+namespace tessera {
+
+PartitionReport BuildPartitionReport(const CompiledModel& model) {
+  const Graph& g = model.source;
+  const PartitionPlan& plan = model.plan;
+  PartitionReport r;
+  r.accelerators = model.accelerators;
+  r.mode = CompileModeName(model.mode);
+  r.soc = model.soc.name;
+  r.op_count = g.ops.size();
+  for (size_t p = 0; p < plan.partitions.size(); ++p) {
+    ReportedPartition rp;
+    rp.index = static_cast<int32_t>(p);
+    rp.vendor = plan.partitions[p].vendor;
+    for (int32_t o : plan.partitions[p].ops) {
+      rp.op_ids.push_back(g.ops[o].id);
+      rp.op_types.push_back(OpTypeName(g.ops[o].type));
+    }
+    r.partitions.push_back(std::move(rp));
+  }
+  // Cuts: a tensor produced in one unit and read in another (or by the app).
+  const std::vector<int32_t> producer = g.ProducerIndex();
+  std::map<std::pair<int32_t, int32_t>, bool> seen;  // (tensor, consumer partition)
+  for (size_t o = 0; o < g.ops.size(); ++o) {
+    const int32_t to = plan.op_partition[o];
+    for (int32_t t : g.ops[o].inputs) {
+      if (t < 0 || g.tensors[t].is_constant) continue;
+      const int32_t from_op = producer[t];
+      const int32_t from = from_op >= 0 ? plan.op_partition[from_op] : -2;  // -2 = app input
+      const uint64_t bytes = g.tensors[t].byte_size();
+      if (from == to && from_op >= 0) continue;
+      if (!seen.emplace(std::make_pair(t, to), true).second) continue;
+      if (to >= 0) r.partitions[to].input_bytes += bytes;
+      if (from_op < 0) continue;  // app inputs are not cuts
+      if (from >= 0) r.partitions[from].output_bytes += bytes;
+      ReportedCut cut{g.tensors[t].name, bytes, from, to,
+                      from >= 0 ? plan.partitions[from].vendor : "dispatch",
+                      to >= 0 ? plan.partitions[to].vendor : "dispatch"};
+      r.cut_bytes += bytes;
+      r.cuts.push_back(std::move(cut));
+    }
+  }
+  for (int32_t t : g.outputs) {
+    const int32_t from_op = producer[t];
+    if (from_op >= 0 && plan.op_partition[from_op] >= 0)
+      r.partitions[plan.op_partition[from_op]].output_bytes += g.tensors[t].byte_size();
+  }
+  for (size_t o = 0; o < g.ops.size(); ++o) {
+    const OpPlacement& place = plan.placements[o];
+    if (place.refusals.empty() || place.accelerator < 0) continue;
+    ReportedPlacement rp{g.ops[o].id, OpTypeName(g.ops[o].type), model.accelerators[place.accelerator], {}};
+    for (const Refusal& ref : place.refusals)
+      rp.refused_by.push_back({ref.vendor, RefusalReasonName(ref.claim.reason), ref.claim.detail});
+    r.fallbacks.push_back(std::move(rp));
+  }
+  r.compile_fallbacks = model.fallbacks;
+  return r;
+}
+
+void WritePartitionReportJson(const PartitionReport& r, JsonWriter& j) {
+  j.BeginObject();
+  j.Key("accelerators").BeginArray();
+  for (const std::string& a : r.accelerators) j.String(a);
+  j.EndArray();
+  j.Field("mode", r.mode).Field("soc", r.soc).Field("op_count", static_cast<uint64_t>(r.op_count));
+  j.Field("partition_count", static_cast<uint64_t>(r.partitions.size()));
+  j.Field("cut_count", static_cast<uint64_t>(r.cuts.size())).Field("cut_bytes", r.cut_bytes);
+  j.Key("partitions").BeginArray();
+  for (const ReportedPartition& p : r.partitions) {
+    j.BeginObject().Field("index", p.index).Field("vendor", p.vendor);
+    j.Key("op_ids").BeginArray();
+    for (uint32_t id : p.op_ids) j.Int(id);
+    j.EndArray().Key("op_types").BeginArray();
+    for (const std::string& t : p.op_types) j.String(t);
+    j.EndArray().Field("input_bytes", p.input_bytes).Field("output_bytes", p.output_bytes).EndObject();
+  }
+  j.EndArray().Key("cuts").BeginArray();
+  for (const ReportedCut& c : r.cuts)
+    j.BeginObject().Field("tensor", c.tensor).Field("bytes", c.bytes).Field("from_partition", c.from_partition)
+        .Field("to_partition", c.to_partition).Field("from_vendor", c.from_vendor).Field("to_vendor", c.to_vendor).EndObject();
+  j.EndArray().Key("fallbacks").BeginArray();
+  for (const ReportedPlacement& f : r.fallbacks) {
+    j.BeginObject().Field("op_id", f.op_id).Field("op_type", f.op_type).Field("vendor", f.vendor);
+    j.Key("refused_by").BeginArray();
+    for (const ReportedRefusal& ref : f.refused_by)
+      j.BeginObject().Field("vendor", ref.vendor).Field("reason", ref.reason).Field("detail", ref.detail).EndObject();
+    j.EndArray().EndObject();
+  }
+  j.EndArray().Key("compile_fallbacks").BeginArray();
+  for (const FallbackNote& f : r.compile_fallbacks) {
+    j.BeginObject().Field("vendor", f.vendor).Field("reason", f.reason).Key("op_ids").BeginArray();
+    for (uint32_t id : f.op_ids) j.Int(id);
+    j.EndArray().EndObject();
+  }
+  j.EndArray().EndObject();
+}
+
+std::string FormatPartitionReport(const PartitionReport& r) {
+  std::string out = absl::StrFormat("partitioning: %d ops -> %d partitions, %d cuts (%d bytes cross), mode %s, SoC %s\n",
+                                    r.op_count, r.partitions.size(), r.cuts.size(), r.cut_bytes, r.mode,
+                                    r.soc.empty() ? "(default)" : r.soc);
+  absl::StrAppend(&out, "accelerators (priority order): ", absl::StrJoin(r.accelerators, ", "), "\n");
+  for (const ReportedPartition& p : r.partitions) {
+    std::map<std::string, int> counts;
+    for (const std::string& t : p.op_types) ++counts[t];
+    std::vector<std::string> parts;
+    for (const auto& [t, n] : counts) parts.push_back(n > 1 ? absl::StrCat(t, "x", n) : t);
+    absl::StrAppendFormat(&out, "  #%-3d %-13s %3d ops  in %8d B  out %8d B  [%s]\n", p.index, p.vendor, p.op_ids.size(),
+                          p.input_bytes, p.output_bytes, absl::StrJoin(parts, " "));
+  }
+  if (!r.fallbacks.empty()) {
+    absl::StrAppend(&out, "ops refused by a higher-priority accelerator:\n");
+    for (const ReportedPlacement& f : r.fallbacks) {
+      std::vector<std::string> why;
+      for (const ReportedRefusal& ref : f.refused_by)
+        why.push_back(absl::StrCat(ref.vendor, ": ", ref.reason, ref.detail.empty() ? "" : absl::StrCat(" (", ref.detail, ")")));
+      absl::StrAppendFormat(&out, "  op %d %-16s -> %-12s %s\n", f.op_id, f.op_type, f.vendor, absl::StrJoin(why, "; "));
+    }
+  }
+  for (const FallbackNote& f : r.compile_fallbacks)
+    absl::StrAppendFormat(&out, "compile fallback: %s gave up %d ops: %s\n", f.vendor, f.op_ids.size(), f.reason);
+  return out;
+}
+
+}  // namespace tessera
