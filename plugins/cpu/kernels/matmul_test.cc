@@ -89,7 +89,11 @@ TEST(MatMulTest, LargeIsFast) {
   const auto t0 = std::chrono::steady_clock::now();
   ASSERT_TRUE(RunOp(TSR_OP_MATMUL, Attrs(), {a, b}, y).ok());
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+#ifdef NDEBUG  // the time bound is for optimized builds only
   EXPECT_LT(secs, 1.0);
+#else
+  (void)secs;
+#endif
   double ref = 0;
   for (int k = 0; k < 64; ++k)
     ref += static_cast<double>(static_cast<float>(av[5 * 64 + k])) *
