@@ -8,6 +8,18 @@ tessera_test(tensor_proto_test
   SOURCES ${TSR_FW}/io/tensor_proto_test.cc
   LIBS tessera_framework tessera_io)
 
+tessera_test(model_loader_test
+  SOURCES ${TSR_FW}/model/model_loader_test.cc
+  LIBS tessera_framework tessera_io)
+
+tessera_test(shape_inference_test
+  SOURCES ${TSR_FW}/graph/shape_inference_test.cc
+  LIBS tessera_framework tessera_io)
+
+tessera_test(graph_view_impl_test
+  SOURCES ${TSR_FW}/plugins/graph_view_impl_test.cc
+  LIBS tessera_framework tessera_io)
+
 # Deliberately broken compiler plugins for the registry test: one source,
 # one MODULE per variant, each in its own directory under
 # ${CMAKE_BINARY_DIR}/test_plugins/<variant>/ (never build/lib, the bundled
