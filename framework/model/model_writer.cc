@@ -33,16 +33,20 @@ DataLayout PlanData(const Graph& g) {
   DataLayout d;
   d.buffers.emplace_back();
   d.buffer_offset.push_back(0);
+  // Each item starts aligned; the file ends right after the last one, so
+  // any truncation cuts real data and fails the range checks on load.
   for (const Tensor& t : g.tensors) {
     if (!t.is_constant) { d.tensor_buffer.push_back(0); continue; }
     d.tensor_buffer.push_back(static_cast<uint32_t>(d.buffers.size()));
     d.buffers.push_back(t.data);
+    d.size = AlignUp(d.size);
     d.buffer_offset.push_back(d.size);
-    d.size = AlignUp(d.size + t.data.size());
+    d.size += t.data.size();
   }
   for (const BytecodeBlob& b : g.bytecodes) {
+    d.size = AlignUp(d.size);
     d.bytecode_offset.push_back(d.size);
-    d.size = AlignUp(d.size + b.bytes.size());
+    d.size += b.bytes.size();
   }
   return d;
 }

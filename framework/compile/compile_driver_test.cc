@@ -1,0 +1,189 @@
+// End to end through real plugin libraries: the bundled cpu plugin and the
+// deliberately failing test plugin, compiled AOT and JIT, written to a
+// model file, loaded back and run through the dispatch executor.
+#include "compile/compile_driver.h"
+
+#include <cstdlib>
+#include <cmath>
+#include <cstring>
+
+#include "executor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "model/model_builder.h"
+#include "model/model_loader.h"
+#include "model/model_writer.h"
+#include "tessera/ops.h"
+
+namespace tessera {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string BuildDir() {
+  const char* dir = std::getenv("TESSERA_BUILD_DIR");
+  return dir ? dir : "";
+}
+
+PluginRegistry Registry(std::vector<std::string> extra_dirs = {}) {
+  PluginSearchOptions options;
+  options.read_environment = false;
+  options.directories = std::move(extra_dirs);
+  options.bundled_directory = BuildDir() + "/lib";
+  return PluginRegistry::Discover(options);
+}
+
+// y = relu(x·Wᵀ + b) + x, z = sin(y)
+Graph SmallModel() {
+  ModelBuilder b("small");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {2, 4});
+  std::vector<float> w(16), bias = {0.5f, -0.5f, 0.25f, 0.0f};
+  for (int i = 0; i < 16; ++i) w[i] = (i % 5 == 0) ? 1.0f : 0.1f * static_cast<float>(i % 3);
+  const int32_t fc = b.Op(TSR_OP_FULLY_CONNECTED,
+                          {x, b.Constant<float>("w", {4, 4}, w), b.Constant<float>("b", {4}, bias)},
+                          {{TSR_ATTR_ACTIVATION, Ints({TSR_ACTIVATION_RELU})}});
+  const int32_t y = b.Op(TSR_OP_ADD, {fc, x}, {}, {.name = "y"});
+  b.Output(b.Op(TSR_OP_SIN, {y}, {}, {.name = "z"}));
+  return *std::move(b).Build();
+}
+
+HostTensor Input() {
+  HostTensor t{"x", TSR_DTYPE_F32, {2, 4}, std::vector<uint8_t>(32)};
+  const float v[8] = {1, 2, 3, 4, -1, -2, 0.5f, 0};
+  std::memcpy(t.data.data(), v, sizeof(v));
+  return t;
+}
+
+std::vector<float> Floats(const HostTensor& t) {
+  std::vector<float> v(t.data.size() / 4);
+  std::memcpy(v.data(), t.data.data(), t.data.size());
+  return v;
+}
+
+std::vector<float> RunCompiled(const Graph& graph, const CompiledModel& compiled, const PluginRegistry& registry) {
+  auto executor = Executor::Create(graph, compiled.jit_slots, registry, {});
+  EXPECT_TRUE(executor.ok()) << executor.status();
+  if (!executor.ok()) return {};
+  RunProfile profile;
+  auto outputs = (*executor)->Run({Input()}, &profile);
+  EXPECT_TRUE(outputs.ok()) << outputs.status();
+  if (!outputs.ok()) return {};
+  EXPECT_EQ(profile.steps.size(), graph.ops.size());
+  return Floats((*outputs)[0]);
+}
+
+std::vector<float> Expected() {
+  // Hand evaluation of SmallModel on Input().
+  const float x[2][4] = {{1, 2, 3, 4}, {-1, -2, 0.5f, 0}};
+  std::vector<float> w(16);
+  for (int i = 0; i < 16; ++i) w[i] = (i % 5 == 0) ? 1.0f : 0.1f * static_cast<float>(i % 3);
+  const float bias[4] = {0.5f, -0.5f, 0.25f, 0.0f};
+  std::vector<float> z;
+  for (int r = 0; r < 2; ++r)
+    for (int n = 0; n < 4; ++n) {
+      float acc = bias[n];
+      for (int k = 0; k < 4; ++k) acc += x[r][k] * w[n * 4 + k];
+      z.push_back(std::sin(std::max(acc, 0.0f) + x[r][n]));
+    }
+  return z;
+}
+
+TEST(CompileDriver, AotThroughAModelFileMatchesHandComputedValues) {
+  PluginRegistry registry = Registry();
+  ASSERT_NE(registry.FindCompiler("cpu"), nullptr) << "bundled cpu plugin missing under " << BuildDir();
+  CompileOptions options;
+  options.accelerators = {"cpu"};
+  auto compiled = CompileGraph(SmallModel(), registry, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  ASSERT_EQ(compiled->graph.ops.size(), 1u);
+  EXPECT_EQ(compiled->graph.ops[0].type, TSR_OP_DISPATCH);
+  EXPECT_EQ(compiled->graph.bytecodes.size(), 1u);
+  // Inner constants live in the bytecode only.
+  for (const Tensor& t : compiled->graph.tensors) EXPECT_FALSE(t.is_constant) << t.name;
+
+  auto bytes = SerializeModel(compiled->graph);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto owned = std::make_shared<std::vector<uint8_t>>(*std::move(bytes));
+  auto loaded = ParseModel(*owned, owned);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  CompiledModel nothing;  // an AOT model needs no compiler state to run
+  std::vector<float> got = RunCompiled(*loaded, nothing, registry);
+  std::vector<float> want = Expected();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
+}
+
+TEST(CompileDriver, JitRunsInMemoryAndRefusesToBeWritten) {
+  PluginRegistry registry = Registry();
+  CompileOptions options;
+  options.accelerators = {"cpu"};
+  options.mode = CompileMode::kJit;
+  auto compiled = CompileGraph(SmallModel(), registry, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  EXPECT_TRUE(compiled->graph.bytecodes.empty());
+  ASSERT_EQ(compiled->jit_slots.size(), 1u);
+  std::vector<float> got = RunCompiled(compiled->graph, *compiled, registry);
+  std::vector<float> want = Expected();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
+  auto bytes = SerializeModel(compiled->graph);
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_THAT(bytes.status().message(), HasSubstr("JIT"));
+  // Without the compiler's in-memory handles, a JIT graph cannot run.
+  auto executor = Executor::Create(compiled->graph, {}, registry, {});
+  ASSERT_FALSE(executor.ok());
+  EXPECT_THAT(executor.status().message(), HasSubstr("only in the process that compiled them"));
+}
+
+TEST(CompileDriver, FailedCompileFallsBackToTheNextClaimantWithAReason) {
+  PluginRegistry registry = Registry({BuildDir() + "/test_plugins/failing_compile"});
+  ASSERT_NE(registry.FindCompiler("testvendor"), nullptr);
+  CompileOptions options;
+  options.accelerators = {"testvendor", "cpu"};
+  auto compiled = CompileGraph(SmallModel(), registry, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  ASSERT_EQ(compiled->fallbacks.size(), 1u);
+  EXPECT_EQ(compiled->fallbacks[0].vendor, "testvendor");
+  EXPECT_EQ(compiled->fallbacks[0].op_ids.size(), 1u);  // the ADD
+  for (const PlannedPartition& p : compiled->plan.partitions) EXPECT_EQ(p.vendor, "cpu");
+  std::vector<float> got = RunCompiled(compiled->graph, *compiled, registry);
+  std::vector<float> want = Expected();
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
+}
+
+TEST(CompileDriver, UnknownAcceleratorIsAClearError) {
+  PluginRegistry registry = Registry();
+  CompileOptions options;
+  options.accelerators = {"warp_drive"};
+  auto compiled = CompileGraph(SmallModel(), registry, options);
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_THAT(compiled.status().message(), HasSubstr("warp_drive"));
+  EXPECT_THAT(compiled.status().message(), HasSubstr("cpu"));  // lists what is loaded
+}
+
+TEST(CompileDriver, CpuAlwaysRunsLastInPriority) {
+  PluginRegistry registry = Registry({BuildDir() + "/test_plugins/good"});
+  auto order = ResolveAccelerators(registry, {"cpu", "testvendor"});
+  ASSERT_TRUE(order.ok()) << order.status();
+  ASSERT_EQ(order->size(), 2u);
+  EXPECT_EQ((*order)[0]->vendor, "testvendor");
+  EXPECT_EQ((*order)[1]->vendor, "cpu");
+}
+
+TEST(Executor, RejectsInputsOfTheWrongShape) {
+  PluginRegistry registry = Registry();
+  CompileOptions options;
+  options.accelerators = {"cpu"};
+  auto compiled = CompileGraph(SmallModel(), registry, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  auto executor = Executor::Create(compiled->graph, compiled->jit_slots, registry, {});
+  ASSERT_TRUE(executor.ok()) << executor.status();
+  HostTensor bad{"x", TSR_DTYPE_F32, {4, 2}, std::vector<uint8_t>(32)};
+  auto out = (*executor)->Run({bad});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(), HasSubstr("shape [2,4]"));
+}
+
+}  // namespace
+}  // namespace tessera
