@@ -212,8 +212,7 @@ size_t DescriptorBytes(ConstantKind kind) {
     case ConstantKind::kIm2colDesc: return sizeof(Im2colDesc);
     case ConstantKind::kClipDesc: return sizeof(ClipDesc);
     case ConstantKind::kRequantDesc: return sizeof(RequantDesc);
-    case ConstantKind::kQuantAddDesc: return sizeof(QuantAddParams);
-    case ConstantKind::kQuantMulDesc: return sizeof(QuantMulParams);
+    case ConstantKind::kQuantEltwiseDesc: return sizeof(QuantEltwiseDesc);
     case ConstantKind::kPoolDesc: return sizeof(PoolDesc);
     default: return 0;
   }

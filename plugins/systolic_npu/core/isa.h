@@ -66,8 +66,8 @@ enum class VectorOp : uint8_t {
   kRelu = 2,       // F32/F16/I32: dst = src0 < 0 ? 0 : src0
   kClip = 3,       // clamp to [lo, hi] of a CLIP descriptor
   kRequantize = 4, // I32 -> I8, src1 = multiplier[cols] then shift[cols]
-  kAdd = 5,        // F32/F16: fp32 add (rounded to f16); I8: QADD desc
-  kMul = 6,        // F32/F16: fp32 mul (rounded to f16); I8: QMUL desc
+  kAdd = 5,        // F32/F16: fp32 add (rounded to f16); I8: QELTWISE desc
+  kMul = 6,        // F32/F16: fp32 mul (rounded to f16); I8: QELTWISE desc
   kMaxPool = 7,    // src0 rows=channels x cols=H*W, dst channels x OH*OW
   kAvgPool = 8,
 };
@@ -139,11 +139,10 @@ enum class ConstantKind : uint32_t {
   kIm2colDesc = 2,
   kClipDesc = 3,
   kRequantDesc = 4,
-  kQuantAddDesc = 5,
-  kQuantMulDesc = 6,
-  kPoolDesc = 7,
+  kQuantEltwiseDesc = 5,
+  kPoolDesc = 6,
 };
-inline constexpr uint32_t kConstantKindCount = 8;
+inline constexpr uint32_t kConstantKindCount = 7;
 // Exact size in bytes of each descriptor kind (0 for kData: any size).
 size_t DescriptorBytes(ConstantKind kind);
 
@@ -178,7 +177,7 @@ struct PoolDesc {
   int32_t pad_top = 0, pad_left = 0;
   int32_t out_h = 0, out_w = 0;
   int32_t count_include_pad = 0;
-  int32_t act_min = -128, act_max = 127;  // I8 only
+  int32_t pad_bottom = 0, pad_right = 0;  // extent counted by count_include_pad
   int32_t reserved = 0;
 };
 static_assert(sizeof(PoolDesc) == 64);

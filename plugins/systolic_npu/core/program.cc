@@ -458,24 +458,8 @@ absl::Status VerifyVector(const Ctx& c) {
     case VectorOp::kAdd:
     case VectorOp::kMul:
       V_RETURN_IF_ERROR(dtypes({TSR_DTYPE_F32, TSR_DTYPE_F16, TSR_DTYPE_I8}));
-      V_RETURN_IF_ERROR(need_desc(dt == TSR_DTYPE_I8, op == VectorOp::kAdd
-                                                          ? ConstantKind::kQuantAddDesc
-                                                          : ConstantKind::kQuantMulDesc));
+      V_RETURN_IF_ERROR(need_desc(dt == TSR_DTYPE_I8, ConstantKind::kQuantEltwiseDesc));
       V_RETURN_IF_ERROR(c.Sram("src1", in.f[1], n * es));
-      if (dt == TSR_DTYPE_I8 && op == VectorOp::kAdd) {
-        const QuantAddParams q = c.p.Descriptor<QuantAddParams>(in.f[5]);
-        if (!InRange(q.left_shift, 0, 20) || !InRange(q.input1_offset, -255, 255) ||
-            !InRange(q.input2_offset, -255, 255) || !InRange(q.input1_shift, -31, 0) ||
-            !InRange(q.input2_shift, -31, 0) || !InRange(q.output_shift, -31, 30) ||
-            !InRange(q.output_offset, -128, 127))
-          return c.Err("quantized ADD descriptor out of range");
-      }
-      if (dt == TSR_DTYPE_I8 && op == VectorOp::kMul) {
-        const QuantMulParams q = c.p.Descriptor<QuantMulParams>(in.f[5]);
-        if (!InRange(q.input1_offset, -255, 255) || !InRange(q.input2_offset, -255, 255) ||
-            !InRange(q.output_shift, -31, 30) || !InRange(q.output_offset, -128, 127))
-          return c.Err("quantized MUL descriptor out of range");
-      }
       break;
     case VectorOp::kMaxPool:
     case VectorOp::kAvgPool: {
@@ -489,8 +473,7 @@ absl::Status VerifyVector(const Ctx& c) {
           !InRange(d.dilation_h, 1, L) || !InRange(d.dilation_w, 1, L) ||
           !InRange(d.pad_top, 0, L) || !InRange(d.pad_left, 0, L) || !InRange(d.out_h, 1, L) ||
           !InRange(d.out_w, 1, L) || !InRange(d.count_include_pad, 0, 1) ||
-          !InRange(d.act_min, -128, 127) || !InRange(d.act_max, d.act_min, 127) ||
-          d.reserved != 0)
+          !InRange(d.pad_bottom, 0, L) || !InRange(d.pad_right, 0, L) || d.reserved != 0)
         return c.Err("pool descriptor out of range");
       if (u128(d.in_h) * d.in_w != cols) return c.Err("pool: cols must equal in_h * in_w");
       if (u128(d.kernel_h) * d.kernel_w > 4096) return c.Err("pool window larger than 4096");

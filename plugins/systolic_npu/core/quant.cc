@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace tessera::systolic {
 
@@ -31,83 +32,51 @@ QuantRange QuantizedActivationRange(Activation act, float clip_min,
                                     float clip_max, float out_scale,
                                     int32_t zp) {
   QuantRange r;
-  auto quantize = [&](float v) -> int64_t {
-    const double q = std::round(static_cast<double>(v) / out_scale);
-    const double clamped = std::clamp(q, -1e9, 1e9);
-    return static_cast<int64_t>(clamped) + zp;
+  // TFLite: zero_point + round_half_away(value / scale), the division in
+  // float, saturated to int32 (then intersected with [-128, 127]).
+  auto bound = [&](float v) -> int64_t {
+    const double q = static_cast<double>(zp) + std::round(v / out_scale);
+    if (std::isnan(q)) return zp;
+    return static_cast<int64_t>(std::clamp(q, -2147483648.0, 2147483647.0));
   };
   if (act == Activation::kRelu) {
-    r.min = static_cast<int32_t>(std::max<int64_t>(-128, zp));
+    r.min = static_cast<int32_t>(std::max<int64_t>(-128, bound(0.0f)));
   } else if (act == Activation::kClip) {
-    r.min = static_cast<int32_t>(std::clamp<int64_t>(quantize(clip_min), -128, 127));
-    r.max = static_cast<int32_t>(std::clamp<int64_t>(quantize(clip_max), -128, 127));
+    if (std::isfinite(clip_min))
+      r.min = static_cast<int32_t>(std::clamp<int64_t>(bound(clip_min), -128, 127));
+    if (std::isfinite(clip_max))
+      r.max = static_cast<int32_t>(std::clamp<int64_t>(bound(clip_max), -128, 127));
   }
-  if (r.min > r.max) r.max = r.min;
+  // Clamp order is max-then-min: an empty range yields act_max.
+  if (r.min > r.max) r.min = r.max;
   return r;
 }
 
-QuantAddParams MakeQuantAddParams(float s1, int32_t zp1, float s2, int32_t zp2,
-                                  float so, int32_t zpo, QuantRange range) {
-  QuantAddParams p;
-  p.input1_offset = -zp1;
-  p.input2_offset = -zp2;
-  p.output_offset = zpo;
-  p.left_shift = 20;
-  const double twice_max = 2.0 * std::max<double>(s1, s2);
-  const double m1 = s1 / twice_max;
-  const double m2 = s2 / twice_max;
-  const double mo = twice_max / ((1 << p.left_shift) * static_cast<double>(so));
-  QuantizedMultiplier q1 = QuantizeMultiplier(m1);
-  QuantizedMultiplier q2 = QuantizeMultiplier(m2);
-  QuantizedMultiplier qo = QuantizeMultiplier(mo);
-  p.input1_multiplier = q1.multiplier;
-  p.input1_shift = q1.shift;
-  p.input2_multiplier = q2.multiplier;
-  p.input2_shift = q2.shift;
-  p.output_multiplier = qo.multiplier;
-  p.output_shift = qo.shift;
-  p.act_min = range.min;
-  p.act_max = range.max;
-  return p;
+QuantEltwiseDesc MakeQuantEltwiseDesc(float a_scale, int32_t a_zp, float b_scale,
+                                      int32_t b_zp, float out_scale, int32_t out_zp) {
+  QuantEltwiseDesc d;
+  d.a_zero_point = a_zp;
+  d.b_zero_point = b_zp;
+  d.out_zero_point = out_zp;
+  std::memcpy(&d.a_scale_bits, &a_scale, 4);
+  std::memcpy(&d.b_scale_bits, &b_scale, 4);
+  std::memcpy(&d.out_scale_bits, &out_scale, 4);
+  return d;
 }
 
-int8_t QuantAddOne(const QuantAddParams& p, int8_t a, int8_t b) {
-  const int32_t in1 = p.input1_offset + a;
-  const int32_t in2 = p.input2_offset + b;
-  const int32_t sh1 = in1 * (1 << p.left_shift);
-  const int32_t sh2 = in2 * (1 << p.left_shift);
-  const int32_t sc1 =
-      MultiplyByQuantizedMultiplier(sh1, p.input1_multiplier, p.input1_shift);
-  const int32_t sc2 =
-      MultiplyByQuantizedMultiplier(sh2, p.input2_multiplier, p.input2_shift);
-  const int32_t raw = MultiplyByQuantizedMultiplier(sc1 + sc2, p.output_multiplier,
-                                                    p.output_shift) +
-                      p.output_offset;
-  return static_cast<int8_t>(Clamp32(raw, p.act_min, p.act_max));
-}
-
-QuantMulParams MakeQuantMulParams(float s1, int32_t zp1, float s2, int32_t zp2,
-                                  float so, int32_t zpo, QuantRange range) {
-  QuantMulParams p;
-  p.input1_offset = -zp1;
-  p.input2_offset = -zp2;
-  p.output_offset = zpo;
-  QuantizedMultiplier q = QuantizeMultiplier(static_cast<double>(s1) * s2 / so);
-  p.output_multiplier = q.multiplier;
-  p.output_shift = q.shift;
-  p.act_min = range.min;
-  p.act_max = range.max;
-  return p;
-}
-
-int8_t QuantMulOne(const QuantMulParams& p, int8_t a, int8_t b) {
-  const int32_t in1 = p.input1_offset + a;
-  const int32_t in2 = p.input2_offset + b;
-  const int32_t raw =
-      MultiplyByQuantizedMultiplier(in1 * in2, p.output_multiplier,
-                                    p.output_shift) +
-      p.output_offset;
-  return static_cast<int8_t>(Clamp32(raw, p.act_min, p.act_max));
+int8_t QuantEltwiseOne(const QuantEltwiseDesc& d, bool add, int8_t a, int8_t b) {
+  float as, bs, ys;
+  std::memcpy(&as, &d.a_scale_bits, 4);
+  std::memcpy(&bs, &d.b_scale_bits, 4);
+  std::memcpy(&ys, &d.out_scale_bits, 4);
+  const float ra = static_cast<float>(int32_t{a} - d.a_zero_point) * as;
+  const float rb = static_cast<float>(int32_t{b} - d.b_zero_point) * bs;
+  const float r = add ? ra + rb : ra * rb;
+  const float scaled = r / ys;
+  if (std::isnan(scaled)) return 0;  // as the CPU reference's saturating cast
+  // round half to even in double (the default rounding mode), then + zp.
+  const double q = std::nearbyint(static_cast<double>(scaled)) + d.out_zero_point;
+  return static_cast<int8_t>(std::clamp(q, -128.0, 127.0));
 }
 
 }  // namespace tessera::systolic

@@ -88,30 +88,21 @@ QuantRange QuantizedActivationRange(Activation act, float clip_min,
                                     float clip_max, float out_scale,
                                     int32_t out_zero_point);
 
-// Parameters of quantized elementwise ADD (TFLite reference: both inputs
-// rescaled to twice the larger input scale with 20 bits of headroom).
-struct QuantAddParams {
-  int32_t input1_offset = 0, input2_offset = 0, output_offset = 0;
-  int32_t left_shift = 20;
-  int32_t input1_multiplier = 0, input1_shift = 0;
-  int32_t input2_multiplier = 0, input2_shift = 0;
-  int32_t output_multiplier = 0, output_shift = 0;
-  int32_t act_min = -128, act_max = 127;
+// Quantized elementwise ADD / MUL, the project's reference formulation
+// (docs/ops.md): dequantize in f32, compute in f32, requantize with
+// round-half-to-even, saturate to int8:
+//   ra = f32(a - a_zp) * a_scale, rb = f32(b - b_zp) * b_scale
+//   r = ra + rb (or ra * rb)       all f32 operations
+//   y = saturate(round_half_to_even(f32(r / out_scale)) + out_zp)
+// The vector unit's fp32 datapath executes exactly this.
+struct QuantEltwiseDesc {
+  int32_t a_zero_point = 0, a_scale_bits = 0;   // scales: f32 bit patterns
+  int32_t b_zero_point = 0, b_scale_bits = 0;
+  int32_t out_zero_point = 0, out_scale_bits = 0;
 };
-QuantAddParams MakeQuantAddParams(float s1, int32_t zp1, float s2, int32_t zp2,
-                                  float so, int32_t zpo, QuantRange range);
-int8_t QuantAddOne(const QuantAddParams& p, int8_t a, int8_t b);
-
-// Quantized elementwise MUL: (a - zp1) * (b - zp2) requantized by
-// s1 * s2 / so.
-struct QuantMulParams {
-  int32_t input1_offset = 0, input2_offset = 0, output_offset = 0;
-  int32_t output_multiplier = 0, output_shift = 0;
-  int32_t act_min = -128, act_max = 127;
-};
-QuantMulParams MakeQuantMulParams(float s1, int32_t zp1, float s2, int32_t zp2,
-                                  float so, int32_t zpo, QuantRange range);
-int8_t QuantMulOne(const QuantMulParams& p, int8_t a, int8_t b);
+QuantEltwiseDesc MakeQuantEltwiseDesc(float a_scale, int32_t a_zp, float b_scale,
+                                      int32_t b_zp, float out_scale, int32_t out_zp);
+int8_t QuantEltwiseOne(const QuantEltwiseDesc& d, bool add, int8_t a, int8_t b);
 
 }  // namespace tessera::systolic
 

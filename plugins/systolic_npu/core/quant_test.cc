@@ -85,14 +85,29 @@ TEST(Quant, RequantizeAndActivationRange) {
   EXPECT_EQ(r.max, 127);
 }
 
-TEST(Quant, AddAndMulMatchRealArithmetic) {
-  const QuantAddParams a = MakeQuantAddParams(0.05f, 3, 0.1f, -2, 0.2f, 1, QuantRange{});
-  // (10-3)*0.05 + (20+2)*0.1 = 0.35 + 2.2 = 2.55 -> 2.55/0.2 + 1 = 13.75 -> 14
-  EXPECT_EQ(QuantAddOne(a, 10, 20), 14);
-  const QuantMulParams m = MakeQuantMulParams(0.05f, 3, 0.1f, -2, 0.2f, 1, QuantRange{});
-  // 0.35 * 2.2 = 0.77 -> 3.85 + 1 -> 5
-  EXPECT_EQ(QuantMulOne(m, 10, 20), 5);
-  EXPECT_EQ(QuantMulOne(m, 127, 127), 127);  // saturates
+TEST(Quant, EltwiseFollowsTheFloatReference) {
+  const QuantEltwiseDesc d = MakeQuantEltwiseDesc(0.05f, 3, 0.1f, -2, 0.2f, 1);
+  // (10-3)*0.05 + (20+2)*0.1 = 2.55 -> /0.2 = 12.75 -> 13 + 1
+  EXPECT_EQ(QuantEltwiseOne(d, true, 10, 20), 14);
+  // 0.35 * 2.2 = 0.77 -> 3.85 -> 4 + 1
+  EXPECT_EQ(QuantEltwiseOne(d, false, 10, 20), 5);
+  EXPECT_EQ(QuantEltwiseOne(d, false, 127, 127), 127);  // saturates
+  // Ties round to even: 0.5 -> 0, 1.5 -> 2 (scale 1, zero points 0).
+  const QuantEltwiseDesc e = MakeQuantEltwiseDesc(0.5f, 0, 0.5f, 0, 1.0f, 0);
+  EXPECT_EQ(QuantEltwiseOne(e, true, 1, 0), 0);
+  EXPECT_EQ(QuantEltwiseOne(e, true, 3, 0), 2);
+  EXPECT_EQ(QuantEltwiseOne(e, true, -3, 0), -2);
+}
+
+TEST(Quant, ActivationRangeEdgeCases) {
+  // An empty CLIP range yields the upper bound (max first, then min).
+  const QuantRange r = QuantizedActivationRange(Activation::kClip, 1.0f, 0.5f, 0.1f, 0);
+  EXPECT_EQ(r.min, 5);
+  EXPECT_EQ(r.max, 5);
+  const QuantRange inf = QuantizedActivationRange(
+      Activation::kClip, -std::numeric_limits<float>::infinity(), 1.0f, 0.1f, 0);
+  EXPECT_EQ(inf.min, -128);
+  EXPECT_EQ(inf.max, 10);
 }
 
 TEST(Fp16, MatchesCompilerConversion) {

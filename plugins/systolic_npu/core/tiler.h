@@ -96,13 +96,14 @@ struct Conv2dLayer {
 enum class ElementwiseOp : uint8_t { kAdd, kMul, kRelu, kClip };
 
 // Same-shape elementwise op over `count` elements (RELU/CLIP: one input).
+// Semantics follow docs/ops.md: I8 ADD/MUL dequantize, compute and
+// requantize in f32 (a_q, b_q, out_q); I8 RELU/CLIP act on the stored
+// integers (CLIP bounds: ceil(min), floor(max)) and ignore quantization.
 struct ElementwiseLayer {
   ElementwiseOp op = ElementwiseOp::kAdd;
   int64_t count = 0;
   int32_t dtype = TSR_DTYPE_F32;  // F32, F16 or I8
   float clip_min = 0, clip_max = 0;
-  // I8: inputs and output quantization. RELU/CLIP require input == output
-  // quantization (they clamp in the quantized domain).
   QuantSpec a_q, b_q, out_q;
 };
 
@@ -116,7 +117,9 @@ struct Pool2dLayer {
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   bool ceil_mode = false;
   bool count_include_pad = false;
-  int32_t dtype = TSR_DTYPE_F32;  // F32, F16 or I8 (input q == output q)
+  // F32, F16 or I8 (I8 pooling acts on the stored integers; AVG rounds
+  // half away from zero as TFLite).
+  int32_t dtype = TSR_DTYPE_F32;
   int64_t out_h() const;
   int64_t out_w() const;
 };

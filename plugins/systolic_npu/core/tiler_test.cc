@@ -297,23 +297,31 @@ TEST(Tiler, ElementwiseOps) {
       ASSERT_EQ(got[i], want) << i;
     }
   }
-  // INT8 ADD / MUL follow the TFLite reference pipeline.
+  // INT8 ADD / MUL: the f32 reference formulation of docs/ops.md.
   const auto ai = RandomI8(rng, n), bi = RandomI8(rng, n);
   for (ElementwiseOp op : {ElementwiseOp::kAdd, ElementwiseOp::kMul}) {
     ElementwiseLayer L{op, n, TSR_DTYPE_I8, 0, 0, {0.05f, 3}, {0.08f, -7}, {0.1f, 2}};
     auto p = CompileElementwiseProgram(L, npu);
     ASSERT_TRUE(p.ok()) << p.status();
     const auto got = RunEntry(*p, npu, {ai, bi}, ExecOptions{}).outputs[0];
-    const auto qa = MakeQuantAddParams(0.05f, 3, 0.08f, -7, 0.1f, 2, QuantRange{});
-    const auto qm = MakeQuantMulParams(0.05f, 3, 0.08f, -7, 0.1f, 2, QuantRange{});
     for (int64_t i = 0; i < n; ++i) {
       const int8_t a = static_cast<int8_t>(ai[i]), b = static_cast<int8_t>(bi[i]);
-      const int8_t want = op == ElementwiseOp::kAdd ? QuantAddOne(qa, a, b) : QuantMulOne(qm, a, b);
+      const float ra = static_cast<float>(a - 3) * 0.05f, rb = static_cast<float>(b + 7) * 0.08f;
+      const float r = op == ElementwiseOp::kAdd ? ra + rb : ra * rb;
+      const double want = std::clamp(std::nearbyint(static_cast<double>(r / 0.1f)) + 2, -128.0, 127.0);
+      ASSERT_EQ(static_cast<int8_t>(got[i]), static_cast<int8_t>(want)) << i;
+    }
+  }
+  // INT8 RELU / CLIP act on the stored integers.
+  for (ElementwiseOp op : {ElementwiseOp::kRelu, ElementwiseOp::kClip}) {
+    ElementwiseLayer L{op, n, TSR_DTYPE_I8, -3.5f, 20.7f};
+    auto p = CompileElementwiseProgram(L, npu);
+    ASSERT_TRUE(p.ok()) << p.status();
+    const auto got = RunEntry(*p, npu, {ai}, ExecOptions{}).outputs[0];
+    for (int64_t i = 0; i < n; ++i) {
+      const int a = static_cast<int8_t>(ai[i]);
+      const int want = op == ElementwiseOp::kRelu ? std::max(a, 0) : std::clamp(a, -3, 20);
       ASSERT_EQ(static_cast<int8_t>(got[i]), want);
-      const double real = op == ElementwiseOp::kAdd ? 0.05 * (a - 3) + 0.08 * (b + 7)
-                                                    : 0.05 * (a - 3) * 0.08 * (b + 7);
-      const double q = std::clamp(std::round(real / 0.1) + 2, -128.0, 127.0);
-      ASSERT_NEAR(want, q, 1.0);
     }
   }
 }
@@ -351,10 +359,11 @@ TEST(Tiler, PoolOps) {
       for (int64_t oh = 0; oh < OH; ++oh)
         for (int64_t ow = 0; ow < OW; ++ow) {
           double mx = -1e30, sum = 0;
-          int64_t isum = 0, cnt = 0;
+          int64_t isum = 0, cnt = 0, padded = 0;
           for (int64_t kh = 0; kh < L.kernel_h; ++kh)
             for (int64_t kw = 0; kw < L.kernel_w; ++kw) {
               const int64_t ih = oh * L.stride_h + kh - L.pad_top, iw = ow * L.stride_w + kw - L.pad_left;
+              if (ih < L.in_h + L.pad_bottom && iw < L.in_w + L.pad_right) ++padded;
               if (ih < 0 || iw < 0 || ih >= L.in_h || iw >= L.in_w) continue;
               const size_t i = (c * L.in_h + ih) * L.in_w + iw;
               const double v = q ? static_cast<int8_t>(xi[i]) : xf[i];
@@ -363,7 +372,7 @@ TEST(Tiler, PoolOps) {
               isum += q ? static_cast<int8_t>(xi[i]) : 0;
               ++cnt;
             }
-          const int64_t div = L.count_include_pad ? L.kernel_h * L.kernel_w : cnt;
+          const int64_t div = L.count_include_pad ? padded : cnt;
           const size_t o = (c * OH + oh) * OW + ow;
           if (q) {
             const int64_t want = L.kind == PoolKind::kMax

@@ -23,10 +23,6 @@ int32_t FloatBits(float f) {
   return b;
 }
 
-bool SameQuant(QuantSpec a, QuantSpec b) {
-  return a.scale == b.scale && a.zero_point == b.zero_point;
-}
-
 int64_t PoolOut(int64_t in, int64_t pad0, int64_t pad1, int64_t k, int64_t d, int64_t s,
                 bool ceil_mode) {
   const int64_t span = in + pad0 + pad1 - d * (k - 1) - 1;
@@ -71,42 +67,37 @@ absl::Status EmitElementwise(const ElementwiseLayer& L, TensorRef a, TensorRef b
   VectorOp vop = VectorOp::kAdd;
   switch (L.op) {
     case ElementwiseOp::kAdd:
-      vop = VectorOp::kAdd;
-      if (q)
-        desc = p.AddDescriptor(ConstantKind::kQuantAddDesc,
-                               MakeQuantAddParams(L.a_q.scale, L.a_q.zero_point, L.b_q.scale,
-                                                  L.b_q.zero_point, L.out_q.scale,
-                                                  L.out_q.zero_point, QuantRange{}));
-      break;
     case ElementwiseOp::kMul:
-      vop = VectorOp::kMul;
+      vop = L.op == ElementwiseOp::kAdd ? VectorOp::kAdd : VectorOp::kMul;
       if (q)
-        desc = p.AddDescriptor(ConstantKind::kQuantMulDesc,
-                               MakeQuantMulParams(L.a_q.scale, L.a_q.zero_point, L.b_q.scale,
-                                                  L.b_q.zero_point, L.out_q.scale,
-                                                  L.out_q.zero_point, QuantRange{}));
+        desc = p.AddDescriptor(ConstantKind::kQuantEltwiseDesc,
+                               MakeQuantEltwiseDesc(L.a_q.scale, L.a_q.zero_point, L.b_q.scale,
+                                                    L.b_q.zero_point, L.out_q.scale,
+                                                    L.out_q.zero_point));
       break;
     case ElementwiseOp::kRelu:
-    case ElementwiseOp::kClip: {
-      if (q && !SameQuant(L.a_q, L.out_q))
-        return Invalid("quantized RELU/CLIP need equal input and output quantization");
-      if (L.op == ElementwiseOp::kClip && !(L.clip_min <= L.clip_max))
-        return Invalid("clip_min > clip_max");
-      if (q) {
-        const QuantRange r = QuantizedActivationRange(
-            L.op == ElementwiseOp::kRelu ? Activation::kRelu : Activation::kClip, L.clip_min,
-            L.clip_max, L.out_q.scale, L.out_q.zero_point);
+      if (q) {  // on the stored integers (docs/ops.md): clamp to [0, 127]
         vop = VectorOp::kClip;
-        desc = p.AddDescriptor(ConstantKind::kClipDesc, ClipDesc{r.min, r.max});
-      } else if (L.op == ElementwiseOp::kRelu) {
-        vop = VectorOp::kRelu;
+        desc = p.AddDescriptor(ConstantKind::kClipDesc, ClipDesc{0, 127});
       } else {
-        vop = VectorOp::kClip;
+        vop = VectorOp::kRelu;
+      }
+      break;
+    case ElementwiseOp::kClip:
+      vop = VectorOp::kClip;
+      if (q) {  // integer bounds: ceil(min), floor(max), saturated; inf/NaN = none
+        auto bound = [](float v, bool lower) -> int32_t {
+          if (!std::isfinite(v)) return lower ? -128 : 127;
+          const double b = lower ? std::ceil(v) : std::floor(v);
+          return static_cast<int32_t>(std::clamp(b, -128.0, 127.0));
+        };
+        desc = p.AddDescriptor(ConstantKind::kClipDesc,
+                               ClipDesc{bound(L.clip_min, true), bound(L.clip_max, false)});
+      } else {
         desc = p.AddDescriptor(ConstantKind::kClipDesc,
                                ClipDesc{FloatBits(L.clip_min), FloatBits(L.clip_max)});
       }
       break;
-    }
   }
   if (q && binary && (!(L.a_q.scale > 0) || !(L.b_q.scale > 0) || !(L.out_q.scale > 0)))
     return Invalid("quantized scales must be positive");
@@ -167,6 +158,8 @@ absl::Status EmitPool2d(const Pool2dLayer& L, TensorRef input, TensorRef output,
   d.out_h = static_cast<int32_t>(OH);
   d.out_w = static_cast<int32_t>(OW);
   d.count_include_pad = L.count_include_pad ? 1 : 0;
+  d.pad_bottom = static_cast<int32_t>(L.pad_bottom);
+  d.pad_right = static_cast<int32_t>(L.pad_right);
   const uint32_t desc = p.AddDescriptor(ConstantKind::kPoolDesc, d);
   const internal::SramMap sm = internal::MakeSramMap(npu);
   const uint64_t es = NpuDtypeSize(L.dtype);

@@ -1,6 +1,8 @@
 #include "vector_unit.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "fp16.h"
@@ -57,6 +59,9 @@ float BitsToFloat(int32_t bits) {
   return f;
 }
 
+// Pooling as docs/ops.md specifies it: padding never wins a max and never
+// adds to a sum; NaN propagates through max; float sums in fp32 in window
+// order (kh, then kw).
 void Pool(const Program& p, const Instruction& in, const uint8_t* src,
           uint8_t* out, int32_t dt) {
   const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
@@ -68,46 +73,49 @@ void Pool(const Program& p, const Instruction& in, const uint8_t* src,
     const uint8_t* s = src + ch * plane * es;
     for (int32_t oh = 0; oh < d.out_h; ++oh) {
       for (int32_t ow = 0; ow < d.out_w; ++ow) {
-        float fmax = 0, fsum = 0;
-        int32_t imax = 0, isum = 0, count = 0;
+        float fmax = -std::numeric_limits<float>::infinity(), fsum = 0;
+        bool nan = false;
+        int32_t imax = -128, isum = 0, count = 0, padded = 0;
         for (int32_t kh = 0; kh < d.kernel_h; ++kh) {
           const int64_t ih = int64_t{oh} * d.stride_h + int64_t{kh} * d.dilation_h - d.pad_top;
           for (int32_t kw = 0; kw < d.kernel_w; ++kw) {
             const int64_t iw = int64_t{ow} * d.stride_w + int64_t{kw} * d.dilation_w - d.pad_left;
+            if (ih >= -d.pad_top && ih < int64_t{d.in_h} + d.pad_bottom &&
+                iw >= -d.pad_left && iw < int64_t{d.in_w} + d.pad_right)
+              ++padded;
             if (ih < 0 || ih >= d.in_h || iw < 0 || iw >= d.in_w) continue;
             const uint8_t* e = s + (uint64_t(ih) * d.in_w + uint64_t(iw)) * es;
             if (IsFloat(dt)) {
               const float v = LoadFloat(e, dt);
-              if (count == 0 || v > fmax) fmax = v;
+              nan = nan || std::isnan(v);
+              if (v > fmax) fmax = v;
               fsum += v;
             } else {
               const int32_t v = LoadInt(e, dt);
-              if (count == 0 || v > imax) imax = v;
+              if (v > imax) imax = v;
               isum += v;
             }
             ++count;
           }
         }
         uint8_t* o = out + (ch * out_plane + uint64_t(oh) * d.out_w + ow) * es;
-        const int32_t divisor =
-            d.count_include_pad ? d.kernel_h * d.kernel_w : count;
+        const int32_t divisor = d.count_include_pad ? padded : count;
         if (IsFloat(dt)) {
-          float v = 0.0f;
-          if (count > 0) v = is_max ? fmax : fsum / static_cast<float>(divisor);
+          float v;
+          if (is_max) {
+            v = nan ? std::numeric_limits<float>::quiet_NaN() : fmax;
+          } else {
+            v = fsum / static_cast<float>(divisor);  // 0/0 = NaN: no taps
+          }
           StoreFloat(o, dt, v);
         } else {
-          int32_t v = 0;
-          if (count > 0) {
-            if (is_max) {
-              v = imax;
-            } else {  // TFLite rounding: half away from zero
-              v = isum > 0 ? (isum + divisor / 2) / divisor
-                           : (isum - divisor / 2) / divisor;
-            }
-          } else {
-            v = d.act_min;
+          int32_t v = imax;
+          if (!is_max) {  // TFLite rounding: half away from zero
+            v = divisor == 0 ? 0
+                : isum > 0   ? (isum + divisor / 2) / divisor
+                             : (isum - divisor / 2) / divisor;
           }
-          StoreInt(o, dt, Clamp32(v, d.act_min, d.act_max));
+          StoreInt(o, dt, Clamp32(v, -128, 127));
         }
       }
     }
@@ -166,11 +174,13 @@ void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]) {
         if (IsFloat(dt)) {
           const float lo = BitsToFloat(d.lo), hi = BitsToFloat(d.hi);
           float v = LoadFloat(s0 + i * es, dt);
-          v = v < lo ? lo : (v > hi ? hi : v);
+          v = v < lo ? lo : v;  // max, then min (lo > hi yields hi);
+          v = v > hi ? hi : v;  // NaN passes through
           StoreFloat(&out[i * es], dt, v);
         } else {
           int32_t v = LoadInt(s0 + i * es, dt);
-          v = v < d.lo ? d.lo : (v > d.hi ? d.hi : v);
+          v = v < d.lo ? d.lo : v;
+          v = v > d.hi ? d.hi : v;
           StoreInt(&out[i * es], dt, v);
         }
       }
@@ -199,16 +209,11 @@ void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]) {
           const float a = LoadFloat(s0 + i * es, dt), b = LoadFloat(s1 + i * es, dt);
           StoreFloat(&out[i * es], dt, add ? a + b : a * b);
         }
-      } else if (add) {
-        const QuantAddParams q = p.Descriptor<QuantAddParams>(in.f[5]);
-        for (uint64_t i = 0; i < n; ++i)
-          out[i] = static_cast<uint8_t>(QuantAddOne(q, static_cast<int8_t>(s0[i]),
-                                                    static_cast<int8_t>(s1[i])));
       } else {
-        const QuantMulParams q = p.Descriptor<QuantMulParams>(in.f[5]);
+        const QuantEltwiseDesc q = p.Descriptor<QuantEltwiseDesc>(in.f[5]);
         for (uint64_t i = 0; i < n; ++i)
-          out[i] = static_cast<uint8_t>(QuantMulOne(q, static_cast<int8_t>(s0[i]),
-                                                    static_cast<int8_t>(s1[i])));
+          out[i] = static_cast<uint8_t>(QuantEltwiseOne(q, add, static_cast<int8_t>(s0[i]),
+                                                        static_cast<int8_t>(s1[i])));
       }
       break;
     }
