@@ -8,7 +8,7 @@
 namespace tessera::systolic {
 namespace {
 
-constexpr size_t kWindow = 512;  // hazard window (older records retire)
+constexpr size_t kWindow = 128;  // scoreboard entries (older records retire)
 
 uint64_t Elems(const Instruction& in) {
   return uint64_t{in.f[3]} * in.f[4];
@@ -18,10 +18,9 @@ bool Overlaps(const Range& a, const Range& b) {
   return a.space == b.space && a.lo < b.hi && b.lo < a.hi;
 }
 
-bool AnyOverlap(const std::vector<Range>& x, const std::vector<Range>& y) {
-  for (const Range& a : x)
-    for (const Range& b : y)
-      if (Overlaps(a, b)) return true;
+bool ReadsOverlap(const Footprint& f, const Range& w) {
+  for (uint8_t i = 0; i < f.read_count; ++i)
+    if (Overlaps(f.reads[i], w)) return true;
   return false;
 }
 
@@ -125,50 +124,61 @@ Traffic InstructionTraffic(const Program& p, const Instruction& in) {
   return t;
 }
 
+void Footprint::AddRead(const Range& r) {
+  reads[read_count++] = r;
+  read_spaces |= uint64_t{1} << (r.space % 64);
+}
+
+void Footprint::SetWrite(const Range& r) {
+  write = r;
+  has_write = true;
+  write_spaces |= uint64_t{1} << (r.space % 64);
+}
+
 Footprint InstructionFootprint(const Program& p, const Instruction& in) {
   Footprint fp;
   const uint64_t rows = in.f[2], cols = in.f[3];
   switch (in.op) {
     case Opcode::kDmaLoad: {
       const uint64_t de = NpuDtypeSize(DmaFirstDtype(in.b));
-      fp.writes.push_back(Sram(in.f[0], rows * cols * NpuDtypeSize(DmaSecondDtype(in.b))));
+      fp.SetWrite(Sram(in.f[0], rows * cols * NpuDtypeSize(DmaSecondDtype(in.b))));
       if (in.a == static_cast<uint8_t>(DmaMode::kIm2col)) {
         const Im2colDesc d = p.Descriptor<Im2colDesc>(in.f[4]);
         const uint64_t extent =
             (uint64_t(d.channels - 1) * d.channel_stride + uint64_t(d.in_h) * d.in_w) * de;
-        fp.reads.push_back(Range{3u + in.c, in.f[1], in.f[1] + extent});
+        fp.AddRead(Range{3u + in.c, in.f[1], in.f[1] + extent});
       } else {
-        fp.reads.push_back(Dram(in.c, in.f[1], rows, cols, in.f[4], in.f[5], de));
+        fp.AddRead(Dram(in.c, in.f[1], rows, cols, in.f[4], in.f[5], de));
       }
       break;
     }
     case Opcode::kDmaStore:
-      fp.reads.push_back(Sram(in.f[0], rows * cols * NpuDtypeSize(DmaFirstDtype(in.b))));
-      fp.writes.push_back(Dram(in.c, in.f[1], rows, cols, in.f[4], in.f[5],
+      fp.AddRead(Sram(in.f[0], rows * cols * NpuDtypeSize(DmaFirstDtype(in.b))));
+      fp.SetWrite(Dram(in.c, in.f[1], rows, cols, in.f[4], in.f[5],
                                NpuDtypeSize(DmaSecondDtype(in.b))));
       break;
     case Opcode::kMatmulTile: {
       const uint64_t M = in.f[3], K = in.f[4], N = in.f[5], es = NpuDtypeSize(in.b);
-      fp.reads.push_back(Sram(in.f[0], M * K * es));
-      fp.reads.push_back(Sram(in.f[1], K * N * es));
-      if (in.c & 1) fp.reads.push_back(Sram(in.f[2], M * N * 4));
-      fp.writes.push_back(Sram(in.f[2], M * N * 4));
+      fp.AddRead(Sram(in.f[0], M * K * es));
+      fp.AddRead(Sram(in.f[1], K * N * es));
+      if (in.c & 1) fp.AddRead(Sram(in.f[2], M * N * 4));
+      fp.SetWrite(Sram(in.f[2], M * N * 4));
       break;
     }
     case Opcode::kVector: {
       const VectorOp op = static_cast<VectorOp>(in.a);
       const uint64_t es = NpuDtypeSize(in.b), os = NpuDtypeSize(in.c);
       const uint64_t n = Elems(in);
-      fp.reads.push_back(Sram(in.f[0], n * es));
-      if (op == VectorOp::kBiasAdd) fp.reads.push_back(Sram(in.f[1], uint64_t{in.f[4]} * es));
-      if (op == VectorOp::kRequantize) fp.reads.push_back(Sram(in.f[1], uint64_t{in.f[4]} * 8));
-      if (op == VectorOp::kAdd || op == VectorOp::kMul) fp.reads.push_back(Sram(in.f[1], n * es));
+      fp.AddRead(Sram(in.f[0], n * es));
+      if (op == VectorOp::kBiasAdd) fp.AddRead(Sram(in.f[1], uint64_t{in.f[4]} * es));
+      if (op == VectorOp::kRequantize) fp.AddRead(Sram(in.f[1], uint64_t{in.f[4]} * 8));
+      if (op == VectorOp::kAdd || op == VectorOp::kMul) fp.AddRead(Sram(in.f[1], n * es));
       uint64_t out = n * os;
       if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool) {
         const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
         out = uint64_t{in.f[3]} * d.out_h * d.out_w * os;
       }
-      fp.writes.push_back(Sram(in.f[2], out));
+      fp.SetWrite(Sram(in.f[2], out));
       break;
     }
     default:
@@ -200,9 +210,12 @@ uint64_t Scheduler::Dependencies(const Footprint& fp, int engine) const {
   uint64_t t = barrier_;
   for (const Record& r : window_) {
     if (r.engine == engine) continue;  // engines are in-order pipelines
-    if (AnyOverlap(fp.reads, r.fp.writes) || AnyOverlap(fp.writes, r.fp.writes))
+    // RAW and WAW: wait for completion. WAR: wait for the reads to end.
+    if (r.fp.has_write && ((fp.read_spaces | fp.write_spaces) & r.fp.write_spaces) &&
+        (ReadsOverlap(fp, r.fp.write) || (fp.has_write && Overlaps(fp.write, r.fp.write))))
       t = std::max(t, r.done);
-    if (AnyOverlap(fp.writes, r.fp.reads)) t = std::max(t, r.read_end);
+    if (fp.has_write && (fp.write_spaces & r.fp.read_spaces) && ReadsOverlap(r.fp, fp.write))
+      t = std::max(t, r.read_end);
   }
   return t;
 }

@@ -65,13 +65,20 @@ struct Traffic {
 Traffic InstructionTraffic(const Program& p, const Instruction& in);
 
 // Memory footprint for hazard detection: spaces 0-2 are the SRAM banks,
-// 3 + r is DRAM region r. Ranges are bounding boxes [lo, hi).
+// 3 + r is DRAM region r. Ranges are bounding boxes [lo, hi). Fixed size:
+// no instruction reads more than 3 ranges or writes more than 1.
 struct Range {
   uint32_t space = 0;
   uint64_t lo = 0, hi = 0;
 };
 struct Footprint {
-  std::vector<Range> reads, writes;
+  Range reads[3];
+  Range write;
+  uint8_t read_count = 0;
+  bool has_write = false;
+  uint64_t read_spaces = 0, write_spaces = 0;  // bit (space % 64)
+  void AddRead(const Range& r);
+  void SetWrite(const Range& r);
 };
 Footprint InstructionFootprint(const Program& p, const Instruction& in);
 
@@ -116,7 +123,7 @@ class Scheduler {
   uint64_t barrier_ = 0;       // SYNC and retired records
   uint64_t end_ = 0;           // latest completion
   uint64_t serial_ = 0;        // kNone: running total
-  std::deque<Record> window_;
+  std::deque<Record> window_;  // the scoreboard (last kWindow instructions)
   std::vector<std::pair<uint64_t, uint64_t>> busy_;  // compute intervals
   Traffic traffic_;
 };

@@ -47,25 +47,48 @@ inline void Kernel1(const T* __restrict a, const T* __restrict w, size_t K,
   }
 }
 
-TSR_SNPU_CLONES
-void GemmF32(const float* a, const float* w, float* s, size_t M, size_t K,
-             size_t N) {
+// Adds (or stores) rows [m, m + rows) of s into the accumulator tile, which
+// lives in SRAM at any alignment: acc = accumulate ? acc + s : s.
+template <typename T>
+inline void Writeback(const T* s, uint8_t* acc, size_t m, size_t rows, size_t N,
+                      bool accumulate, T* tmp) {
+  uint8_t* dst = acc + m * N * sizeof(T);
+  const size_t bytes = rows * N * sizeof(T);
+  if (accumulate) {
+    std::memcpy(tmp, dst, bytes);
+    for (size_t i = 0; i < rows * N; ++i) tmp[i] = tmp[i] + s[m * N + i];
+    std::memcpy(dst, tmp, bytes);
+  } else {
+    std::memcpy(dst, s + m * N, bytes);
+  }
+}
+
+template <typename T>
+inline void Gemm(const T* a, const T* w, T* s, uint8_t* acc, bool accumulate, size_t M,
+                 size_t K, size_t N, T* tmp) {
   size_t m = 0;
-  for (; m + 4 <= M; m += 4)
-    Kernel4<float>(a + m * K, K, w, K, N, s + m * N, s + (m + 1) * N,
-                   s + (m + 2) * N, s + (m + 3) * N);
-  for (; m < M; ++m) Kernel1<float>(a + m * K, w, K, N, s + m * N);
+  for (; m + 4 <= M; m += 4) {
+    Kernel4<T>(a + m * K, K, w, K, N, s + m * N, s + (m + 1) * N, s + (m + 2) * N,
+               s + (m + 3) * N);
+    Writeback<T>(s, acc, m, 4, N, accumulate, tmp);
+  }
+  for (; m < M; ++m) {
+    Kernel1<T>(a + m * K, w, K, N, s + m * N);
+    Writeback<T>(s, acc, m, 1, N, accumulate, tmp);
+  }
+}
+
+TSR_SNPU_CLONES
+void GemmF32(const float* a, const float* w, float* s, uint8_t* acc, bool accumulate,
+             size_t M, size_t K, size_t N, float* tmp) {
+  Gemm<float>(a, w, s, acc, accumulate, M, K, N, tmp);
 }
 
 // Integer products and sums in uint32 (wrapping, no UB).
 TSR_SNPU_CLONES
-void GemmI32(const uint32_t* a, const uint32_t* w, uint32_t* s, size_t M,
-             size_t K, size_t N) {
-  size_t m = 0;
-  for (; m + 4 <= M; m += 4)
-    Kernel4<uint32_t>(a + m * K, K, w, K, N, s + m * N, s + (m + 1) * N,
-                      s + (m + 2) * N, s + (m + 3) * N);
-  for (; m < M; ++m) Kernel1<uint32_t>(a + m * K, w, K, N, s + m * N);
+void GemmI32(const uint32_t* a, const uint32_t* w, uint32_t* s, uint8_t* acc,
+             bool accumulate, size_t M, size_t K, size_t N, uint32_t* tmp) {
+  Gemm<uint32_t>(a, w, s, acc, accumulate, M, K, N, tmp);
 }
 
 class FastMatmul final : public MatmulEngine {
@@ -76,28 +99,18 @@ class FastMatmul final : public MatmulEngine {
       af_.resize(M * K);
       wf_.resize(K * N);
       sf_.resize(M * N);
+      accf_.resize(4 * N);
       Decode16(x.input, af_.data(), M * K);
       Decode16(x.weight, wf_.data(), K * N);
-      GemmF32(af_.data(), wf_.data(), sf_.data(), M, K, N);
-      if (x.accumulate) {
-        accf_.resize(M * N);
-        std::memcpy(accf_.data(), x.acc, M * N * 4);
-        for (size_t i = 0; i < M * N; ++i) sf_[i] = accf_[i] + sf_[i];
-      }
-      std::memcpy(x.acc, sf_.data(), M * N * 4);
+      GemmF32(af_.data(), wf_.data(), sf_.data(), x.acc, x.accumulate, M, K, N, accf_.data());
     } else {
       ai_.resize(M * K);
       wi_.resize(K * N);
       si_.resize(M * N);
+      acci_.resize(4 * N);
       Decode8(x.input, ai_.data(), M * K);
       Decode8(x.weight, wi_.data(), K * N);
-      GemmI32(ai_.data(), wi_.data(), si_.data(), M, K, N);
-      if (x.accumulate) {
-        acci_.resize(M * N);
-        std::memcpy(acci_.data(), x.acc, M * N * 4);
-        for (size_t i = 0; i < M * N; ++i) si_[i] = acci_[i] + si_[i];
-      }
-      std::memcpy(x.acc, si_.data(), M * N * 4);
+      GemmI32(ai_.data(), wi_.data(), si_.data(), x.acc, x.accumulate, M, K, N, acci_.data());
     }
     return MatmulFormula(x.dataflow, M, K, N, x.R, x.C);
   }
