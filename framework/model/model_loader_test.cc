@@ -25,6 +25,14 @@ namespace {
 
 namespace fs = std::filesystem;
 namespace fb = ::tessera::schema;
+
+// The robustness loops must stay fast in the normal build; sanitizers are
+// several times slower.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kFuzzTimeLimitSeconds = 30.0;
+#else
+constexpr double kFuzzTimeLimitSeconds = 2.0;
+#endif
 using ::testing::HasSubstr;
 
 // x:f32[1,4] -> FC(w f32[3,4], b f32[3], relu) -> y:f32[1,3]
@@ -54,6 +62,26 @@ std::vector<uint8_t> SmallModelBytes() {
   absl::StatusOr<std::vector<uint8_t>> bytes = SerializeModel(SmallModel());
   EXPECT_TRUE(bytes.ok()) << bytes.status();
   return bytes.ok() ? *bytes : std::vector<uint8_t>{};
+}
+
+// SmallModel plus a DISPATCH op running an AOT bytecode blob, so the
+// bytecode table and dispatch references are exercised too.
+Graph DispatchModel() {
+  Graph g = SmallModel();
+  std::vector<uint8_t> blob(200);
+  for (size_t i = 0; i < blob.size(); ++i) blob[i] = static_cast<uint8_t>(i * 7);
+  g.bytecodes.push_back({"cpu", "any", g.AdoptBytes(std::move(blob))});
+  g.tensors.push_back(Tensor{"dispatched", TSR_DTYPE_F32, {1, 3}});
+  Op op;
+  op.type = TSR_OP_DISPATCH;
+  op.inputs = {0};
+  op.outputs = {static_cast<int32_t>(g.tensors.size() - 1)};
+  op.id = g.NextOpId();
+  op.dispatch = DispatchRef{"cpu", "any", "cpu_partition_0", 0, -1, {0, 1}};
+  g.ops.push_back(std::move(op));
+  g.outputs.push_back(static_cast<int32_t>(g.tensors.size() - 1));
+  EXPECT_TRUE(VerifyGraph(g).ok()) << VerifyGraph(g);
+  return g;
 }
 
 absl::StatusOr<Graph> ParseCopy(const std::vector<uint8_t>& bytes) {
@@ -157,6 +185,31 @@ TEST(ModelLoaderTest, SerializeParseRoundTrip) {
   EXPECT_EQ(*again, *bytes);
 }
 
+TEST(ModelLoaderTest, DispatchModelRoundTrip) {
+  const Graph original = DispatchModel();
+  absl::StatusOr<std::vector<uint8_t>> bytes = SerializeModel(original);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto owned = std::make_shared<const std::vector<uint8_t>>(*bytes);
+  const std::span<const uint8_t> file(owned->data(), owned->size());
+  absl::StatusOr<Graph> parsed = ParseModel(file, owned);
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ExpectSameGraph(original, *parsed);
+  ASSERT_EQ(parsed->bytecodes.size(), 1u);
+  const BytecodeBlob& blob = parsed->bytecodes[0];
+  EXPECT_EQ(blob.vendor, "cpu");
+  EXPECT_EQ(blob.soc_model, "any");
+  ASSERT_EQ(blob.bytes.size(), 200u);
+  EXPECT_EQ(std::memcmp(blob.bytes.data(), original.bytecodes[0].bytes.data(), 200), 0);
+  EXPECT_GE(blob.bytes.data(), file.data());
+  EXPECT_EQ((blob.bytes.data() - file.data()) % 64, 0);
+  const Op& d = parsed->ops.back();
+  ASSERT_TRUE(d.dispatch.has_value());
+  EXPECT_EQ(d.dispatch->entry_point, "cpu_partition_0");
+  EXPECT_EQ(d.dispatch->bytecode, 0);
+  EXPECT_EQ(d.dispatch->jit_slot, -1);
+  EXPECT_EQ(d.dispatch->source_op_ids, (std::vector<uint32_t>{0, 1}));
+}
+
 TEST(ModelLoaderTest, WriteAndLoadFile) {
   const fs::path dir = fs::temp_directory_path() / ("tessera_model_loader_test_" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -217,39 +270,65 @@ TEST(ModelLoaderTest, EveryTruncationFailsCleanly) {
   EXPECT_GT(failures, bytes.size() - 64);
 }
 
+TEST(ModelLoaderTest, EveryTruncationOfADispatchModelFailsCleanly) {
+  absl::StatusOr<std::vector<uint8_t>> bytes = SerializeModel(DispatchModel());
+  ASSERT_TRUE(bytes.ok());
+  size_t failures = 0;
+  for (size_t len = 0; len < bytes->size(); ++len) {
+    auto owned = std::make_shared<const std::vector<uint8_t>>(bytes->begin(), bytes->begin() + len);
+    absl::StatusOr<Graph> g = ParseModel(std::span<const uint8_t>(owned->data(), owned->size()), owned);
+    if (!g.ok()) {
+      ++failures;
+      continue;
+    }
+    ASSERT_TRUE(VerifyGraph(*g).ok()) << "length " << len;
+    ASSERT_EQ(g->bytecodes.size(), 1u);
+    EXPECT_EQ(g->bytecodes[0].bytes.size(), 200u);
+  }
+  EXPECT_GT(failures, bytes->size() - 64);
+}
+
 TEST(ModelLoaderTest, RandomBitFlipsNeverCrash) {
-  const std::vector<uint8_t> bytes = SmallModelBytes();
-  ASSERT_FALSE(bytes.empty());
+  absl::StatusOr<std::vector<uint8_t>> with_dispatch = SerializeModel(DispatchModel());
+  ASSERT_TRUE(with_dispatch.ok()) << with_dispatch.status();
   std::mt19937 rng(20240607);
   size_t ok = 0, failed = 0;
   const auto start = std::chrono::steady_clock::now();
-  for (int iter = 0; iter < 4000; ++iter) {
-    auto owned = std::make_shared<std::vector<uint8_t>>(bytes);
-    const size_t bit = rng() % (bytes.size() * 8);
-    (*owned)[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
-    const std::span<const uint8_t> file(owned->data(), owned->size());
-    absl::StatusOr<Graph> g = ParseModel(file, owned);
-    if (!g.ok()) {
-      ++failed;
-      EXPECT_FALSE(g.status().message().empty());
-      continue;
+  const std::vector<std::vector<uint8_t>> models{SmallModelBytes(), *with_dispatch};
+  for (const std::vector<uint8_t>& bytes : models) {
+    for (int iter = 0; iter < 3000; ++iter) {
+      auto owned = std::make_shared<std::vector<uint8_t>>(bytes);
+      const size_t bit = rng() % (bytes.size() * 8);
+      (*owned)[bit / 8] ^= static_cast<uint8_t>(1u << (bit % 8));
+      const std::span<const uint8_t> file(owned->data(), owned->size());
+      absl::StatusOr<Graph> g = ParseModel(file, owned);
+      if (!g.ok()) {
+        ++failed;
+        EXPECT_FALSE(g.status().message().empty());
+        continue;
+      }
+      ++ok;
+      ASSERT_TRUE(VerifyGraph(*g).ok()) << "flip of bit " << bit << " loaded an unverified graph";
+      // Whatever loaded must be safe to read in full.
+      uint64_t sum = 0;
+      for (const Tensor& t : g->tensors) {
+        if (!t.is_constant) continue;
+        ASSERT_GE(t.data.data(), file.data());
+        ASSERT_LE(t.data.data() + t.data.size(), file.data() + file.size());
+        for (uint8_t b : t.data) sum += b;
+      }
+      for (const Op& op : g->ops)
+        for (int32_t t : op.inputs) ASSERT_LT(t, static_cast<int32_t>(g->tensors.size()));
+      for (const BytecodeBlob& b : g->bytecodes) {
+        ASSERT_GE(b.bytes.data(), file.data());
+        ASSERT_LE(b.bytes.data() + b.bytes.size(), file.data() + file.size());
+        for (uint8_t x : b.bytes) sum += x;
+      }
+      (void)sum;
     }
-    ++ok;
-    ASSERT_TRUE(VerifyGraph(*g).ok()) << "flip of bit " << bit << " loaded an unverified graph";
-    // Whatever loaded must be safe to read in full.
-    uint64_t sum = 0;
-    for (const Tensor& t : g->tensors) {
-      if (!t.is_constant) continue;
-      ASSERT_GE(t.data.data(), file.data());
-      ASSERT_LE(t.data.data() + t.data.size(), file.data() + file.size());
-      for (uint8_t b : t.data) sum += b;
-    }
-    for (const Op& op : g->ops)
-      for (int32_t t : op.inputs) ASSERT_LT(t, static_cast<int32_t>(g->tensors.size()));
-    (void)sum;
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 2.0);
+  EXPECT_LT(seconds, kFuzzTimeLimitSeconds);
   EXPECT_GT(failed, 0u);
   EXPECT_GT(ok, 0u);  // flips in names, padding and constant bytes load
 }
