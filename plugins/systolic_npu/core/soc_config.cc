@@ -290,4 +290,20 @@ absl::StatusOr<SystolicSocConfig> LoadSocConfigFile(const std::string& path) {
   return cfg;
 }
 
+absl::StatusOr<SystolicSocConfig> SelectSoc(const char* soc_model,
+                                            const char* description,
+                                            size_t description_size) {
+  const std::string model = soc_model != nullptr ? soc_model : "";
+  if (description != nullptr && description_size > 0) {
+    auto cfg = ParseSocConfig(std::string_view(description, description_size));
+    if (!cfg.ok()) return cfg.status();
+    if (!model.empty() && cfg->name != model)
+      return absl::InvalidArgumentError(
+          absl::StrCat("soc: the description is for '", cfg->name,
+                       "' but soc_model is '", model, "'"));
+    return cfg;
+  }
+  return BuiltinSocConfig(model.empty() ? kDefaultSocModel : model);
+}
+
 }  // namespace tessera::systolic

@@ -1,0 +1,55 @@
+// Graph partitions (read through the graph view into a kit::GraphSnapshot)
+// to NPU programs: which ops the NPU claims, and their lowering onto the
+// tiling compiler of core/.
+//
+// Claimed: FULLY_CONNECTED, MATMUL (constant right operand), CONV_2D (fused
+// bias + RELU/CLIP), ADD, MUL (same shapes), RELU, CLIP, MAX_POOL_2D,
+// AVG_POOL_2D; tensors f32 (run as FP16 on the matrix unit), f16, or int8
+// with quantization parameters (docs/ops.md "Quantized compute").
+#ifndef TESSERA_PLUGINS_SYSTOLIC_NPU_COMPILER_LOWERING_H_
+#define TESSERA_PLUGINS_SYSTOLIC_NPU_COMPILER_LOWERING_H_
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "cycle_model.h"
+#include "graph_snapshot.h"
+#include "program.h"
+#include "soc_config.h"
+#include "tessera/compiler_plugin.h"
+
+namespace tessera::systolic {
+
+struct LoweringOptions {
+  Dataflow dataflow = Dataflow::kWeightStationary;
+};
+
+struct OpSupport {
+  bool supported = false;
+  int32_t reason = TSR_REFUSAL_NONE;  // tsr_refusal_reason
+  std::string detail;                 // human text for a refusal
+};
+
+// Static checks of one op (type, dtypes, quantization, shapes, constants,
+// attributes). Does not try to tile it: see EstimateOp.
+OpSupport CheckOpSupport(const kit::GraphSnapshot& g, const kit::SnapshotOp& op);
+
+// Lowers a whole partition into a program with one entry point `name`:
+// graph inputs are INPUT regions, graph outputs OUTPUT regions (in graph
+// order), intermediates share one SCRATCH region. Every op must pass
+// CheckOpSupport.
+absl::StatusOr<Program> LowerGraph(const kit::GraphSnapshot& g, const SystolicNpuConfig& npu,
+                                   const LoweringOptions& options, const std::string& name);
+
+// The modelled cost of op `op_index` alone (its own program, formulas of
+// the cycle model). Fails (ResourceExhausted, InvalidArgument) when the op
+// cannot be tiled onto this SoC.
+absl::StatusOr<RunMetrics> EstimateOp(const kit::GraphSnapshot& g, size_t op_index,
+                                      const SystolicNpuConfig& npu,
+                                      const LoweringOptions& options, Overlap overlap);
+
+const char* OpName(int32_t op_type);
+
+}  // namespace tessera::systolic
+
+#endif  // TESSERA_PLUGINS_SYSTOLIC_NPU_COMPILER_LOWERING_H_

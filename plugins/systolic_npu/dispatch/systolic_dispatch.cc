@@ -1,0 +1,346 @@
+// The systolic_npu dispatch library: verifies and loads what the compiler
+// produced (AOT bytecode in the standard envelope, or a JIT handle) and
+// runs it on the modelled NPU (core/executor.h). Buffers are host memory;
+// DEVICE_DRAM is offered first (the NPU's DRAM carve-out, modelled in host
+// memory) and HOST second, so NPU-to-NPU edges stay on the device while the
+// application can still hand in plain host buffers without a copy.
+//
+// Options (all "systolic_npu."-prefixed):
+//   mode     = fast | cycle_stepped   matrix-unit execution (same bits, same metrics)
+//   overlap  = default | none         cycle-model convention of the metrics
+//   dataflow = ws | os                compile-time; accepted and ignored here
+//
+// Metrics of the last invoke: cycles_total, cycles_compute, cycles_dma_stall,
+// macs, utilization, sram_read_bytes, sram_write_bytes, dram_read_bytes,
+// dram_write_bytes, time_us.
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "bytecode_builder.h"
+#include "common/vendor.h"
+#include "executor.h"
+#include "options.h"
+#include "plugin_status.h"
+#include "program.h"
+#include "tessera/dispatch.h"
+
+struct tsr_device_context_s {
+  tessera::systolic::SystolicSocConfig soc;
+  tessera::systolic::ExecOptions exec;
+};
+
+struct tsr_executable_s {
+  tsr_device_context context = nullptr;
+  tessera::systolic::Program program;  // exactly one entry point
+};
+
+struct tsr_buffer_s {
+  void* host = nullptr;
+  uint64_t size = 0;
+  int32_t type = TSR_BUFFER_TYPE_HOST;
+  bool owned = false;
+  ~tsr_buffer_s() {
+    if (owned) std::free(host);
+  }
+};
+
+struct tsr_invocation_s {
+  tsr_executable executable = nullptr;
+  std::vector<tsr_buffer> inputs;
+  std::vector<tsr_buffer> outputs;
+  tessera::systolic::RunMetrics metrics;
+  std::vector<std::tuple<std::string, double, std::string>> named;
+  bool has_metrics = false;
+};
+
+namespace tessera::systolic {
+namespace {
+
+constexpr uint32_t kAlignment = 64;
+const char* const kSocModels[] = {"ref-edge", "ref-phone", "ref-server"};
+const tsr_dispatch_info kInfo = {
+    {sizeof(tsr_dispatch_info), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+    kVendor, kPluginVersion, kSocModels, 3, TSR_DISPATCH_CAP_BYTECODE | TSR_DISPATCH_CAP_JIT_HANDLE};
+
+const std::map<std::string, std::set<std::string>> kOptions = {
+    {"dataflow", {"ws", "os"}},
+    {"overlap", {"default", "none"}},
+    {"mode", {"fast", "cycle_stepped"}},
+};
+
+const char* GetLastError() { return kit::LastErrorMessage(); }
+
+tsr_status GetInfo(const tsr_dispatch_info** out) {
+  if (out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "out_info is NULL");
+  *out = &kInfo;
+  return TSR_OK;
+}
+
+tsr_status CreateContext(const tsr_device_context_options* opts, tsr_device_context* out) {
+  return kit::Guarded([&]() -> absl::Status {
+    if (out == nullptr) return absl::InvalidArgumentError("out_context is NULL");
+    const tsr_key_value* kv = nullptr;
+    size_t count = 0;
+    const char* model = nullptr;
+    const char* desc = nullptr;
+    size_t desc_size = 0;
+    if (TSR_ABI_HAS_FIELD(opts, tsr_device_context_options, soc_description_size)) {
+      kv = opts->options;
+      count = opts->option_count;
+      model = opts->soc_model;
+      desc = opts->soc_description;
+      desc_size = opts->soc_description_size;
+    }
+    auto parsed = kit::ParseVendorOptions(kv, count, kVendor, kOptions);
+    if (!parsed.ok()) return parsed.status();
+    auto soc = SelectSoc(model, desc, desc_size);
+    if (!soc.ok()) return soc.status();
+    auto ctx = std::make_unique<tsr_device_context_s>();
+    ctx->soc = *std::move(soc);
+    if (auto it = parsed->find("mode"); it != parsed->end()) ctx->exec.mode = *ParseExecMode(it->second);
+    if (auto it = parsed->find("overlap"); it != parsed->end()) ctx->exec.overlap = *ParseOverlap(it->second);
+    *out = ctx.release();
+    return absl::OkStatus();
+  });
+}
+
+void DestroyContext(tsr_device_context c) { delete c; }
+
+tsr_status LoadExecutable(tsr_device_context ctx, const tsr_executable_source* src, tsr_executable* out) {
+  tsr_status special = TSR_OK;
+  tsr_status code = kit::Guarded([&]() -> absl::Status {
+    if (ctx == nullptr || out == nullptr || !TSR_ABI_HAS_FIELD(src, tsr_executable_source, jit_handle))
+      return absl::InvalidArgumentError("load_executable: NULL argument or source struct too old");
+    std::span<const uint8_t> body;
+    if (src->kind == TSR_EXECUTABLE_BYTECODE) {
+      if (src->bytecode == nullptr) return absl::InvalidArgumentError("load_executable: bytecode is NULL");
+      if (src->entry_point == nullptr) return absl::InvalidArgumentError("load_executable: entry_point is NULL");
+      auto entry = kit::VerifyAndFindEntry({static_cast<const uint8_t*>(src->bytecode), src->bytecode_size},
+                                           kVendor, src->entry_point, &special);
+      if (!entry.ok()) return entry.status();
+      if (entry->header.vendor_format_version != kBodyVersion) {
+        special = TSR_BYTECODE_INCOMPATIBLE;
+        return absl::FailedPreconditionError(
+            absl::StrCat("systolic_npu bytecode body format ", entry->header.vendor_format_version,
+                         " is not supported (this library reads ", kBodyVersion, ")"));
+      }
+      body = entry->body;
+    } else if (src->kind == TSR_EXECUTABLE_JIT_HANDLE) {
+      const auto* jit = reinterpret_cast<const SystolicJitProgram*>(src->jit_handle);
+      if (jit == nullptr || jit->magic != kJitMagic || jit->body_version != kBodyVersion)
+        return absl::InvalidArgumentError("load_executable: not a systolic_npu JIT handle");
+      body = {jit->body, jit->body_size};
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat("load_executable: unknown executable kind ", src->kind));
+    }
+    absl::StatusOr<Program> program = ParseProgram(body);
+    if (!program.ok()) {
+      special = TSR_BYTECODE_INVALID;
+      return program.status();
+    }
+    if (program->entries.size() != 1) {
+      special = TSR_BYTECODE_INVALID;
+      return absl::InvalidArgumentError("systolic_npu body: an entry must hold exactly one program entry");
+    }
+    const TargetInfo want = TargetInfo::FromSoc(ctx->soc.npu);
+    const TargetInfo& got = program->target;
+    if (got.array_rows != want.array_rows || got.array_cols != want.array_cols ||
+        got.input_bank_bytes != want.input_bank_bytes || got.weight_bank_bytes != want.weight_bank_bytes ||
+        got.accum_bank_bytes != want.accum_bank_bytes) {
+      special = TSR_BYTECODE_INCOMPATIBLE;
+      return VerifyProgram(*program, ctx->soc.npu);  // names both targets
+    }
+    if (absl::Status v = VerifyProgram(*program, ctx->soc.npu); !v.ok()) {
+      special = TSR_BYTECODE_INVALID;
+      return v;
+    }
+    auto exe = std::make_unique<tsr_executable_s>();
+    exe->context = ctx;
+    exe->program = *std::move(program);
+    *out = exe.release();
+    return absl::OkStatus();
+  });
+  if (code != TSR_OK && special != TSR_OK) return special;
+  return code;
+}
+
+void UnloadExecutable(tsr_executable e) { delete e; }
+
+const Region* IoRegion(tsr_executable e, int32_t io_kind, size_t index) {
+  const RegionKind kind = io_kind == TSR_IO_INPUT ? RegionKind::kInput : RegionKind::kOutput;
+  for (const Region& r : e->program.entries[0].regions)
+    if (r.kind == kind && r.io_index == index) return &r;
+  return nullptr;
+}
+
+tsr_status IoCount(tsr_executable e, size_t* ins, size_t* outs) {
+  if (e == nullptr || ins == nullptr || outs == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  *ins = e->program.entries[0].CountRegions(RegionKind::kInput);
+  *outs = e->program.entries[0].CountRegions(RegionKind::kOutput);
+  return TSR_OK;
+}
+
+tsr_status Requirements(tsr_executable e, int32_t io_kind, size_t index, tsr_buffer_requirements* out) {
+  if (e == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  if (io_kind != TSR_IO_INPUT && io_kind != TSR_IO_OUTPUT) return kit::ReportError(TSR_INVALID_ARGUMENT, "bad io_kind");
+  if (!TSR_ABI_HAS_FIELD(out, tsr_buffer_requirements, dtype))
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "requirements struct too small");
+  const Region* r = IoRegion(e, io_kind, index);
+  if (r == nullptr) return kit::ReportError(TSR_OUT_OF_RANGE, "io index out of range");
+  out->buffer_types[0] = TSR_BUFFER_TYPE_DEVICE_DRAM;
+  out->buffer_types[1] = TSR_BUFFER_TYPE_HOST;
+  out->buffer_type_count = 2;
+  out->alignment = kAlignment;
+  out->size_bytes = r->size_bytes;
+  out->layout = TSR_LAYOUT_DENSE;
+  out->row_stride_bytes = 0;
+  out->dtype = r->dtype;
+  return TSR_OK;
+}
+
+tsr_status AllocateBuffer(tsr_device_context ctx, const tsr_buffer_desc* desc, tsr_buffer* out) {
+  if (ctx == nullptr || out == nullptr || !TSR_ABI_HAS_FIELD(desc, tsr_buffer_desc, offset))
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "allocate_buffer: NULL argument");
+  if (desc->buffer_type != TSR_BUFFER_TYPE_HOST && desc->buffer_type != TSR_BUFFER_TYPE_DEVICE_DRAM)
+    return kit::ReportError(TSR_UNIMPLEMENTED, absl::StrCat("systolic_npu allocates HOST and DEVICE_DRAM "
+                                                            "buffers, not type ", desc->buffer_type));
+  const uint64_t align = desc->alignment > kAlignment ? desc->alignment : kAlignment;
+  if ((align & (align - 1)) != 0) return kit::ReportError(TSR_INVALID_ARGUMENT, "alignment must be a power of two");
+  const uint64_t rounded = (desc->size_bytes + align - 1) / align * align;
+  void* p = std::aligned_alloc(align, rounded == 0 ? align : rounded);
+  if (p == nullptr) return kit::ReportError(TSR_RESOURCE_EXHAUSTED, "out of memory");
+  std::memset(p, 0, rounded == 0 ? align : rounded);
+  auto* b = new tsr_buffer_s();
+  b->host = p;
+  b->size = desc->size_bytes;
+  b->type = desc->buffer_type;
+  b->owned = true;
+  *out = b;
+  return TSR_OK;
+}
+
+tsr_status RegisterBuffer(tsr_device_context ctx, const tsr_buffer_desc* desc, tsr_buffer* out) {
+  if (ctx == nullptr || out == nullptr || !TSR_ABI_HAS_FIELD(desc, tsr_buffer_desc, offset))
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "register_buffer: NULL argument");
+  if (desc->buffer_type != TSR_BUFFER_TYPE_HOST)
+    return kit::ReportError(TSR_UNIMPLEMENTED, absl::StrCat("systolic_npu registers only HOST buffers, not type ",
+                                                            desc->buffer_type));
+  if (desc->host_address == nullptr && desc->size_bytes > 0)
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "register_buffer: host_address is NULL");
+  auto* b = new tsr_buffer_s();
+  b->host = desc->host_address;
+  b->size = desc->size_bytes;
+  *out = b;
+  return TSR_OK;
+}
+
+void ReleaseBuffer(tsr_buffer b) { delete b; }
+
+tsr_status MapBuffer(tsr_buffer b, void** out) {
+  if (b == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  *out = b->host;
+  return TSR_OK;
+}
+
+tsr_status UnmapBuffer(tsr_buffer b) {
+  return b == nullptr ? kit::ReportError(TSR_INVALID_ARGUMENT, "NULL buffer") : TSR_OK;
+}
+
+tsr_status CreateInvocation(tsr_executable e, tsr_invocation* out) {
+  if (e == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  auto* inv = new tsr_invocation_s();
+  inv->executable = e;
+  inv->inputs.assign(e->program.entries[0].CountRegions(RegionKind::kInput), nullptr);
+  inv->outputs.assign(e->program.entries[0].CountRegions(RegionKind::kOutput), nullptr);
+  *out = inv;
+  return TSR_OK;
+}
+
+void DestroyInvocation(tsr_invocation inv) { delete inv; }
+
+tsr_status Attach(tsr_invocation inv, int32_t io_kind, size_t index, tsr_buffer b) {
+  if (inv == nullptr || b == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  auto& slots = io_kind == TSR_IO_INPUT ? inv->inputs : inv->outputs;
+  if (index >= slots.size()) return kit::ReportError(TSR_OUT_OF_RANGE, "attach: index out of range");
+  const Region* r = IoRegion(inv->executable, io_kind, index);
+  if (b->size < r->size_bytes)
+    return kit::ReportError(TSR_INVALID_ARGUMENT,
+                            absl::StrCat("attach: buffer of ", b->size, " bytes is smaller than ",
+                                         io_kind == TSR_IO_INPUT ? "input " : "output ", index, " (",
+                                         r->size_bytes, " bytes)"));
+  slots[index] = b;
+  return TSR_OK;
+}
+
+tsr_status AttachInput(tsr_invocation inv, size_t i, tsr_buffer b) { return Attach(inv, TSR_IO_INPUT, i, b); }
+tsr_status AttachOutput(tsr_invocation inv, size_t i, tsr_buffer b) { return Attach(inv, TSR_IO_OUTPUT, i, b); }
+
+tsr_status Invoke(tsr_invocation inv) {
+  return kit::Guarded([&]() -> absl::Status {
+    if (inv == nullptr) return absl::InvalidArgumentError("invoke: NULL invocation");
+    std::vector<std::span<const uint8_t>> ins;
+    std::vector<std::span<uint8_t>> outs;
+    for (size_t i = 0; i < inv->inputs.size(); ++i) {
+      if (inv->inputs[i] == nullptr) return absl::FailedPreconditionError(absl::StrCat("invoke: input ", i, " not attached"));
+      ins.emplace_back(static_cast<const uint8_t*>(inv->inputs[i]->host), inv->inputs[i]->size);
+    }
+    for (size_t i = 0; i < inv->outputs.size(); ++i) {
+      if (inv->outputs[i] == nullptr) return absl::FailedPreconditionError(absl::StrCat("invoke: output ", i, " not attached"));
+      outs.emplace_back(static_cast<uint8_t*>(inv->outputs[i]->host), inv->outputs[i]->size);
+    }
+    const tsr_executable e = inv->executable;
+    inv->has_metrics = false;
+    absl::StatusOr<RunMetrics> m =
+        Execute(e->program, e->program.entries[0], e->context->soc.npu, ins, outs, e->context->exec);
+    if (!m.ok()) return m.status();
+    inv->metrics = *m;
+    inv->named = m->Named();
+    inv->has_metrics = true;
+    return absl::OkStatus();
+  });
+}
+
+tsr_status MetricCount(tsr_invocation inv, size_t* out) {
+  if (inv == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  *out = inv->has_metrics ? inv->named.size() : 0;
+  return TSR_OK;
+}
+
+tsr_status GetMetric(tsr_invocation inv, size_t index, tsr_metric* out) {
+  if (inv == nullptr || !TSR_ABI_HAS_FIELD(out, tsr_metric, unit))
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument or metric struct too small");
+  if (!inv->has_metrics || index >= inv->named.size())
+    return kit::ReportError(TSR_OUT_OF_RANGE, "metric index out of range");
+  const auto& [name, value, unit] = inv->named[index];
+  out->name = name.c_str();
+  out->value = value;
+  out->unit = unit.c_str();
+  return TSR_OK;
+}
+
+const tsr_dispatch_api kApi = {
+    {sizeof(tsr_dispatch_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+    GetLastError, GetInfo, CreateContext, DestroyContext, LoadExecutable, UnloadExecutable, IoCount,
+    Requirements, AllocateBuffer, RegisterBuffer, ReleaseBuffer, MapBuffer, UnmapBuffer,
+    CreateInvocation, DestroyInvocation, AttachInput, AttachOutput, Invoke, MetricCount, GetMetric,
+};
+
+}  // namespace
+}  // namespace tessera::systolic
+
+extern "C" TSR_EXPORT tsr_status tsr_dispatch_negotiate(tsr_version host, tsr_version* out_version,
+                                                        const tsr_dispatch_api** out_api) {
+  if (out_api == nullptr || out_version == nullptr)
+    return tessera::kit::ReportError(TSR_INVALID_ARGUMENT, "out_api or out_version is NULL");
+  tsr_version agreed{};
+  tsr_status s = tessera::kit::NegotiateVersion(host, {TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+                                                {TSR_ABI_VERSION_FLOOR_MAJOR, TSR_ABI_VERSION_FLOOR_MINOR}, &agreed);
+  if (s != TSR_OK) return s;
+  *out_version = agreed;
+  *out_api = &tessera::systolic::kApi;
+  return TSR_OK;
+}
