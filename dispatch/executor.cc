@@ -1,5 +1,6 @@
 #include "executor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +21,10 @@ struct Executor::Storage {
   int32_t owner_session = -1;        // -1: runtime-owned host memory
   tsr_buffer owner_buffer = nullptr;
   void* host = nullptr;              // runtime-owned memory (free()d)
+  // Imported into other libraries by address: stays mapped until the
+  // executor is destroyed, so the address they hold stays valid.
+  bool mapped_for_import = false;
+  void* import_address = nullptr;
 };
 
 struct Executor::Step {
@@ -28,6 +33,8 @@ struct Executor::Step {
   tsr_executable executable = nullptr;
   tsr_invocation invocation = nullptr;
   std::vector<std::vector<int32_t>> input_types, output_types;
+  std::vector<uint64_t> input_sizes, output_sizes;       // minimum bytes
+  std::vector<uint32_t> input_alignments, output_alignments;
   std::vector<int32_t> input_storage, output_storage;
   struct Conversion {
     int32_t from = -1, to = -1;
@@ -110,17 +117,24 @@ absl::Status Executor::Prepare(const std::vector<const DispatchLibrary*>& librar
     for (int io = 0; io < 2; ++io) {
       const std::vector<int32_t>& tensors = io == 0 ? op.inputs : op.outputs;
       auto& types = io == 0 ? step->input_types : step->output_types;
+      auto& sizes = io == 0 ? step->input_sizes : step->output_sizes;
+      auto& alignments = io == 0 ? step->input_alignments : step->output_alignments;
       for (size_t i = 0; i < tensors.size(); ++i) {
         tsr_buffer_requirements req{};
         req.header = {sizeof(req), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
         RETURN_IF_ERROR(s.Check(s.api()->buffer_requirements(step->executable, io == 0 ? TSR_IO_INPUT : TSR_IO_OUTPUT, i, &req),
                                 "buffer_requirements"));
         const Tensor& t = graph_.tensors[tensors[i]];
-        if (req.dtype != t.dtype || req.size_bytes < t.byte_size() || req.buffer_type_count > TSR_MAX_BUFFER_TYPES)
+        // A library may ask for more than the dense size (padding), never
+        // for a different element type.
+        if (req.dtype != t.dtype || req.buffer_type_count > TSR_MAX_BUFFER_TYPES ||
+            (req.alignment & (req.alignment - 1)) != 0)
           return absl::FailedPreconditionError(absl::StrCat("op id ", op.id, ": requirements for '", t.name, "' (", DTypeName(req.dtype),
                                                             ", ", req.size_bytes, " bytes) do not match the tensor (",
                                                             DTypeName(t.dtype), ", ", t.byte_size(), " bytes)"));
         types.emplace_back(req.buffer_types, req.buffer_types + req.buffer_type_count);
+        sizes.push_back(std::max<uint64_t>(req.size_bytes, t.byte_size()));
+        alignments.push_back(req.alignment);
       }
     }
     RETURN_IF_ERROR(s.Check(s.api()->create_invocation(step->executable, &step->invocation), "create_invocation"));
@@ -129,16 +143,18 @@ absl::Status Executor::Prepare(const std::vector<const DispatchLibrary*>& librar
   return PlanBuffers();
 }
 
-absl::StatusOr<int32_t> Executor::StorageFor(int32_t tensor, int32_t type, int32_t session) {
+absl::StatusOr<int32_t> Executor::StorageFor(int32_t tensor, int32_t type, int32_t session, uint64_t size,
+                                             uint32_t alignment) {
   auto storage = std::make_unique<Storage>();
   storage->tensor = tensor;
   storage->type = type;
-  storage->size = graph_.tensors[tensor].byte_size();
+  storage->size = size;
   if (type == TSR_BUFFER_TYPE_HOST) {
-    const uint64_t rounded = (storage->size + kHostAlignment - 1) / kHostAlignment * kHostAlignment;
-    storage->host = std::aligned_alloc(kHostAlignment, rounded == 0 ? kHostAlignment : rounded);
+    const uint64_t align = std::max<uint64_t>(alignment, kHostAlignment);
+    const uint64_t rounded = std::max<uint64_t>((size + align - 1) / align * align, align);
+    storage->host = std::aligned_alloc(align, rounded);
     if (storage->host == nullptr) return absl::ResourceExhaustedError("out of host memory");
-    std::memset(storage->host, 0, rounded == 0 ? kHostAlignment : rounded);
+    std::memset(storage->host, 0, rounded);
   } else {
     if (session < 0)
       return absl::FailedPreconditionError(absl::StrCat("no library can allocate buffer type ", BufferTypeName(type)));
@@ -147,6 +163,7 @@ absl::StatusOr<int32_t> Executor::StorageFor(int32_t tensor, int32_t type, int32
     desc.header = {sizeof(desc), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
     desc.buffer_type = type;
     desc.size_bytes = storage->size;
+    desc.alignment = alignment;
     desc.fd = -1;
     RETURN_IF_ERROR(s.Check(s.api()->allocate_buffer(s.context(), &desc, &storage->owner_buffer),
                             absl::StrCat("allocate_buffer(", BufferTypeName(type), ")")));
@@ -162,9 +179,15 @@ absl::StatusOr<tsr_buffer> Executor::BufferIn(int32_t storage_index, int32_t ses
   auto key = std::make_pair(storage_index, session);
   if (auto it = imported_.find(key); it != imported_.end()) return it->second;
   // Import: the same memory, registered with another library of the same
-  // buffer type (zero-copy between them).
-  ASSIGN_OR_RETURN(uint8_t* address, Map(storage_index));
-  RETURN_IF_ERROR(Unmap(storage_index));
+  // buffer type (zero-copy between them). Bundled simulated devices keep
+  // every buffer host-addressable, so import is by address; the storage
+  // stays mapped while anyone holds that address.
+  if (!st.mapped_for_import) {
+    ASSIGN_OR_RETURN(uint8_t* mapped, Map(storage_index));
+    st.import_address = mapped;
+    st.mapped_for_import = st.owner_session >= 0;
+  }
+  uint8_t* address = static_cast<uint8_t*>(st.import_address);
   const DeviceSession& s = *sessions_[session];
   tsr_buffer_desc desc{};
   desc.header = {sizeof(desc), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
@@ -220,6 +243,22 @@ absl::Status Executor::PlanBuffers() {
   }
   for (int32_t t : graph_.outputs) consumers[t].push_back({-1, 0});
   const BufferTypeList app = {TSR_BUFFER_TYPE_HOST};
+  // Every endpoint's minimum size and alignment apply to the tensor's
+  // buffers (all its copies have the same dense contents).
+  std::vector<uint64_t> size(tensor_count, 0);
+  std::vector<uint32_t> alignment(tensor_count, 0);
+  for (int32_t t = 0; t < tensor_count; ++t) size[t] = graph_.tensors[t].byte_size();
+  for (size_t s = 0; s < steps_.size(); ++s) {
+    const Op& op = graph_.ops[steps_[s]->op];
+    for (size_t i = 0; i < op.inputs.size(); ++i) {
+      size[op.inputs[i]] = std::max(size[op.inputs[i]], steps_[s]->input_sizes[i]);
+      alignment[op.inputs[i]] = std::max(alignment[op.inputs[i]], steps_[s]->input_alignments[i]);
+    }
+    for (size_t i = 0; i < op.outputs.size(); ++i) {
+      size[op.outputs[i]] = std::max(size[op.outputs[i]], steps_[s]->output_sizes[i]);
+      alignment[op.outputs[i]] = std::max(alignment[op.outputs[i]], steps_[s]->output_alignments[i]);
+    }
+  }
   for (size_t s = 0; s < steps_.size(); ++s) {
     steps_[s]->input_storage.assign(graph_.ops[steps_[s]->op].inputs.size(), -1);
     steps_[s]->output_storage.assign(graph_.ops[steps_[s]->op].outputs.size(), -1);
@@ -238,7 +277,8 @@ absl::Status Executor::PlanBuffers() {
         if (d.consumer_types[i] == type && consumers[t][i].step >= 0) return steps_[consumers[t][i].step]->session;
       return -1;
     };
-    ASSIGN_OR_RETURN(int32_t primary, StorageFor(t, d.primary_type, allocator_for(d.primary_type, p)));
+    ASSIGN_OR_RETURN(int32_t primary,
+                     StorageFor(t, d.primary_type, allocator_for(d.primary_type, p), size[t], alignment[t]));
     primary_storage_[t] = primary;
     if (p.step >= 0) steps_[p.step]->output_storage[p.index] = primary;
     std::map<int32_t, int32_t> converted;  // type -> storage
@@ -249,7 +289,7 @@ absl::Status Executor::PlanBuffers() {
         const int32_t type = d.consumer_types[i];
         auto it = converted.find(type);
         if (it == converted.end()) {
-          ASSIGN_OR_RETURN(int32_t extra, StorageFor(t, type, allocator_for(type, c)));
+          ASSIGN_OR_RETURN(int32_t extra, StorageFor(t, type, allocator_for(type, c), size[t], alignment[t]));
           it = converted.emplace(type, extra).first;
         }
         storage = it->second;
@@ -349,6 +389,7 @@ Executor::~Executor() {
   }
   for (auto& [key, buffer] : imported_) sessions_[key.second]->api()->release_buffer(buffer);
   for (auto& st : storages_) {
+    if (st->mapped_for_import) (void)sessions_[st->owner_session]->api()->unmap_buffer(st->owner_buffer);
     if (st->owner_session >= 0) sessions_[st->owner_session]->api()->release_buffer(st->owner_buffer);
     std::free(st->host);
   }

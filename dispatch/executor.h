@@ -72,7 +72,8 @@ class Executor {
   absl::Status Prepare(const std::vector<const DispatchLibrary*>& libraries, std::span<const tsr_jit_handle> jit_slots,
                        const RuntimeOptions& options);
   absl::Status PlanBuffers();
-  absl::StatusOr<int32_t> StorageFor(int32_t tensor, int32_t type, int32_t preferred_session);
+  absl::StatusOr<int32_t> StorageFor(int32_t tensor, int32_t type, int32_t allocating_session, uint64_t size,
+                                     uint32_t alignment);
   absl::StatusOr<tsr_buffer> BufferIn(int32_t storage, int32_t session);
   absl::Status Copy(int32_t from_storage, int32_t to_storage, uint64_t bytes);
   absl::StatusOr<uint8_t*> Map(int32_t storage);

@@ -103,10 +103,12 @@ static inline uint32_t tsr_bytecode_compute_checksum(const void* blob,
 
 static inline int tsr_bytecode_name_equals_(const char* fixed, size_t cap,
                                             const char* s) {
-  size_t i = 0;
-  for (; i < cap && s[i] != '\0'; ++i)
+  /* Equal when both end at the same NUL within `cap`. */
+  for (size_t i = 0; i < cap; ++i) {
     if (fixed[i] != s[i]) return 0;
-  return i == cap ? s[i] == '\0' : fixed[i] == '\0';
+    if (s[i] == '\0') return 1;
+  }
+  return 0;
 }
 
 static inline void tsr_bytecode_error_(char* err, size_t cap,

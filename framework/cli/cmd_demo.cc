@@ -162,6 +162,9 @@ int DemoCommand(const Argv& argv) {
   if (!args.ok() || !args->positionals().empty())
     return UsageError(args.ok() ? "demo takes no positional arguments" : std::string(args.status().message()),
                       "tessera demo [--accelerators LIST] [--soc NAME] [--option KEY=VALUE] [--json]");
+  if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
+    return UsageError(std::string(o.status().message()),
+                      "tessera demo [--accelerators LIST] [--soc NAME] [--option KEY=VALUE] [--json]");
   absl::Status s = Demo(*args);
   return s.ok() ? 0 : Fail(s);
 }

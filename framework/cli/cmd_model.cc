@@ -146,6 +146,8 @@ int PartitionCommand(const Argv& argv) {
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1)
     return UsageError(args.ok() ? "partition needs exactly one MODEL" : std::string(args.status().message()), usage);
+  if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
+    return UsageError(std::string(o.status().message()), usage);
   absl::Status s = Partition(*args);
   return s.ok() ? 0 : Fail(s);
 }
@@ -159,6 +161,8 @@ int CompileCommand(const Argv& argv) {
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1 || !args->Has("output"))
     return UsageError(args.ok() ? "compile needs one MODEL and -o OUT.tsr" : std::string(args.status().message()), usage);
+  if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
+    return UsageError(std::string(o.status().message()), usage);
   absl::Status s = Compile(*args);
   return s.ok() ? 0 : Fail(s);
 }

@@ -37,7 +37,9 @@ int PluginsCommand(const Argv& argv) {
   AddPluginFlags(spec);
   spec.switches.insert("json");
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
-  if (!args.ok()) return UsageError(std::string(args.status().message()), "tessera plugins [--json] [--plugin-dir DIR]");
+  if (!args.ok() || !args->positionals().empty())
+    return UsageError(args.ok() ? "plugins takes no positional arguments" : std::string(args.status().message()),
+                      "tessera plugins [--json] [--plugin-dir DIR]");
   const PluginRegistry registry = LoadPlugins(*args);
   if (args->Has("json")) {
     JsonWriter j;

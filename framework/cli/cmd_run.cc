@@ -1,6 +1,8 @@
 // `tessera run`: load, partition, compile, dispatch, print.
 #include <iostream>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "base/json_writer.h"
 #include "base/status_macros.h"
 #include "cli/cli_environment.h"
@@ -46,7 +48,10 @@ absl::Status Run(const Args& args) {
   if (auto dir = args.Value("inputs")) {
     ASSIGN_OR_RETURN(inputs, ReadTensorSet(*dir, "input"));
   } else {
-    inputs = RandomInputs(graph, static_cast<uint32_t>(std::stoul(args.ValueOr("seed", "1"))));
+    uint32_t seed = 1;
+    if (auto text = args.Value("seed"); text && !absl::SimpleAtoi(*text, &seed))
+      return absl::InvalidArgumentError(absl::StrCat("--seed must be an integer in [0, 4294967295], not '", *text, "'"));
+    inputs = RandomInputs(graph, seed);
   }
   RunProfile profile;
   ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, executor->Run(inputs, &profile));
@@ -83,8 +88,12 @@ int RunCommand(const Argv& argv) {
   if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
   if (args->positionals().size() != 1) return UsageError("run needs exactly one MODEL", kUsage);
   if (args->Has("inputs") && args->Has("random")) return UsageError("--inputs and --random exclude each other", kUsage);
-  if (auto seed = args->Value("seed"); seed && seed->find_first_not_of("0123456789") != std::string::npos)
-    return UsageError("--seed must be a non-negative integer", kUsage);
+  uint32_t seed = 0;
+  if (auto text = args->Value("seed"); text && !absl::SimpleAtoi(*text, &seed))
+    return UsageError("--seed must be an integer in [0, 4294967295]", kUsage);
+  // Bad option values are usage errors (exit 2), like unknown flags.
+  if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
+    return UsageError(std::string(o.status().message()), kUsage);
   absl::Status s = Run(*args);
   return s.ok() ? 0 : Fail(s);
 }

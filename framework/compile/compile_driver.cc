@@ -115,7 +115,8 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
       std::vector<const GraphView*> ptrs;
       for (const GraphView& v : views[a]) ptrs.push_back(&v);
       absl::StatusOr<std::unique_ptr<CompiledArtifact>> artifact =
-          model.instances[a]->Compile(ptrs, mode_bit, options.soc, /*constants_outlive_result=*/true);
+          model.instances[a]->Compile(ptrs, mode_bit, options.soc,
+                                       /*constants_outlive_result=*/options.mode == CompileMode::kJit);
       if (artifact.ok()) {
         artifact_of[static_cast<int32_t>(a)] = *std::move(artifact);
         continue;
@@ -173,7 +174,15 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
     DispatchRef ref;
     ref.vendor = part.vendor;
     ref.soc_model = options.soc.name;
-    ASSIGN_OR_RETURN(ref.entry_point, artifact.EntryPoint(index_within[unit.partition]));
+    absl::StatusOr<std::string> entry = artifact.EntryPoint(index_within[unit.partition]);
+    if (entry.ok()) {
+      ref.entry_point = *entry;
+    } else if (options.mode == CompileMode::kJit) {
+      // Entry-point names are an AOT notion; a JIT handle needs none.
+      ref.entry_point = absl::StrCat("jit_partition_", index_within[unit.partition]);
+    } else {
+      return entry.status();
+    }
     for (int32_t o : part.ops) ref.source_op_ids.push_back(graph.ops[o].id);
     if (options.mode == CompileMode::kAot) {
       ref.bytecode = bytecode_of.at(a);

@@ -1,5 +1,7 @@
 #include "graph/graph_verifier.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "base/dtype.h"
 #include "tessera/ops.h"
@@ -21,8 +23,12 @@ absl::Status VerifyTensor(const Graph& g, int32_t t) {
     return absl::InvalidArgumentError(absl::StrCat(TensorLabel(g, t), ": unknown dtype ", tensor.dtype));
   if (tensor.shape.size() > kMaxTensorRank)
     return absl::InvalidArgumentError(absl::StrCat(TensorLabel(g, t), ": rank ", tensor.shape.size(), " exceeds ", kMaxTensorRank));
-  if (!ShapeElementCount(tensor.shape))
-    return absl::InvalidArgumentError(absl::StrCat(TensorLabel(g, t), ": shape has a negative or dynamic dimension"));
+  const std::optional<int64_t> elements = ShapeElementCount(tensor.shape);
+  if (!elements)
+    return absl::InvalidArgumentError(absl::StrCat(TensorLabel(g, t), ": shape has a negative or dynamic dimension, or overflows"));
+  if (*elements > kMaxTensorBytes / static_cast<int64_t>(DTypeSize(tensor.dtype)))
+    return absl::InvalidArgumentError(absl::StrCat(TensorLabel(g, t), ": ", *elements, " elements exceed the ",
+                                                   kMaxTensorBytes, "-byte tensor limit"));
   const Quantization& q = tensor.quant;
   if (q.scales.size() != q.zero_points.size())
     return absl::InvalidArgumentError(absl::StrCat(TensorLabel(g, t), ": quantization scales and zero points differ in count"));

@@ -10,6 +10,9 @@
 namespace tessera {
 
 inline constexpr size_t kMaxTensorRank = 8;
+// No tensor may exceed this many bytes (2^48): keeps every size computation
+// far from overflow.
+inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 48;
 
 absl::Status VerifyGraph(const Graph& graph);
 

@@ -44,13 +44,14 @@ absl::Status Need(int32_t op, const Inputs& in, size_t min_count, size_t max_cou
 }
 
 // Output spatial size for conv/pool windows (ONNX rules).
-int64_t WindowOut(int64_t in, int64_t k, int64_t stride, int64_t dilation, int64_t pad_total, bool ceil_mode) {
+int64_t WindowOut(int64_t in, int64_t k, int64_t stride, int64_t dilation, int64_t pad_begin, int64_t pad_total,
+                  bool ceil_mode) {
   const int64_t effective = dilation * (k - 1) + 1;
   const int64_t span = in + pad_total - effective;
   if (span < 0) return 0;
   int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
   // A window that would start entirely in the trailing padding is dropped.
-  if (ceil_mode && (out - 1) * stride >= in + pad_total / 2) --out;
+  if (ceil_mode && (out - 1) * stride >= in + pad_begin) --out;
   return out;
 }
 
@@ -82,8 +83,8 @@ absl::StatusOr<std::vector<TensorType>> Window2D(int32_t op, const Inputs& in, c
     if (strides[i] <= 0 || dil[i] <= 0 || kernel[i] <= 0) return Error(op, "strides, dilations and kernel must be positive");
   for (int64_t p : pads) if (p < 0) return Error(op, "pads must be non-negative");
   const bool ceil_mode = Int(attrs, TSR_ATTR_CEIL_MODE, 0) != 0;
-  const int64_t oh = WindowOut(x.shape[2], kernel[0], strides[0], dil[0], pads[0] + pads[2], ceil_mode);
-  const int64_t ow = WindowOut(x.shape[3], kernel[1], strides[1], dil[1], pads[1] + pads[3], ceil_mode);
+  const int64_t oh = WindowOut(x.shape[2], kernel[0], strides[0], dil[0], pads[0], pads[0] + pads[2], ceil_mode);
+  const int64_t ow = WindowOut(x.shape[3], kernel[1], strides[1], dil[1], pads[1], pads[1] + pads[3], ceil_mode);
   if (oh <= 0 || ow <= 0) return Error(op, "window larger than the padded input");
   return std::vector<TensorType>{{x.dtype, {x.shape[0], out_channels, oh, ow}}};
 }

@@ -1,5 +1,7 @@
 #include "model/model_loader.h"
 
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "flatbuffers/flatbuffers.h"
@@ -13,9 +15,13 @@ namespace {
 
 namespace fb = ::tessera::schema;
 
+// Copies through memcpy: flatbuffers 2.0.8 checks only 4-byte alignment of
+// vectors, so an 8-byte element may sit misaligned in a corrupted file.
 template <typename T>
 std::vector<T> ToVector(const flatbuffers::Vector<T>* v) {
-  return v ? std::vector<T>(v->begin(), v->end()) : std::vector<T>{};
+  std::vector<T> out(v ? v->size() : 0);
+  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
 }
 
 std::string ToString(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
@@ -118,7 +124,7 @@ absl::StatusOr<Graph> ParseModel(std::span<const uint8_t> bytes, std::shared_ptr
         DispatchRef ref{ToString(d->vendor()), ToString(d->soc_model()), ToString(d->entry_point()),
                         static_cast<int32_t>(d->bytecode()), -1, ToVector(d->source_op_ids())};
         if (d->bytecode() >= g.bytecodes.size() ||
-            g.bytecodes[d->bytecode()].bytes.data() != bytes.data() + d->bytecode_offset() ||
+            static_cast<uint64_t>(g.bytecodes[d->bytecode()].bytes.data() - bytes.data()) != d->bytecode_offset() ||
             g.bytecodes[d->bytecode()].bytes.size() != d->bytecode_size())
           return absl::InvalidArgumentError(absl::StrCat("op id ", op.id, ": DISPATCH bytecode reference (index ",
                                                          d->bytecode(), ", offset ", d->bytecode_offset(),

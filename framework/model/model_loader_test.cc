@@ -541,11 +541,10 @@ TEST(ModelLoaderTest, FormatVersionAndStructure) {
   EXPECT_THAT(ParseError(m), HasSubstr("is a constant"));
 }
 
-// Tensor::byte_size() multiplies the element count by the element size in
-// size_t without an overflow check, so a constant claiming 2^61 i64 elements
-// (2^64 bytes, which wraps to 0) verifies against an empty buffer. Enable
-// once graph/graph.cc's byte_size() (or the verifier) checks the product.
-TEST(ModelLoaderTest, DISABLED_ConstantByteSizeOverflowIsRefused) {
+// Tensor sizes are capped (kMaxTensorBytes) so a constant claiming 2^61
+// i64 elements (2^64 bytes, which would wrap to 0) cannot verify against an
+// empty buffer.
+TEST(ModelLoaderTest, ConstantByteSizeOverflowIsRefused) {
   RawModel m = ValidRaw();
   m.tensors[2] = {"huge", TSR_DTYPE_I64, {int64_t{1} << 61}, 1};
   m.buffers[0] = {0, 0};

@@ -2,7 +2,8 @@
 
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
@@ -125,15 +126,23 @@ absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& g) {
 
 absl::Status WriteModelFile(const Graph& g, const std::string& path) {
   ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, SerializeModel(g));
-  const std::string temp = path + ".tmp";
-  {
-    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
-    if (!f) return absl::PermissionDeniedError(absl::StrCat("cannot write '", temp, "'"));
-    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!f.flush()) {
-      std::remove(temp.c_str());
-      return absl::DataLossError(absl::StrCat("short write to '", temp, "'"));
-    }
+  // A unique temporary beside the target, so concurrent writers never
+  // share one; fsync before the rename so a crash leaves old or new, whole.
+  std::string temp = path + ".XXXXXX";
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) return absl::PermissionDeniedError(absl::StrCat("cannot create a temporary file beside '", path, "'"));
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
+    if (n <= 0) break;
+    written += static_cast<size_t>(n);
+  }
+  const bool synced = written == bytes.size() && ::fsync(fd) == 0;
+  ::fchmod(fd, 0644);
+  ::close(fd);
+  if (!synced) {
+    std::remove(temp.c_str());
+    return absl::DataLossError(absl::StrCat("short write to '", temp, "'"));
   }
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
     std::remove(temp.c_str());

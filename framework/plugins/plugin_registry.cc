@@ -50,10 +50,12 @@ absl::StatusOr<std::pair<std::shared_ptr<SharedLibrary>, std::pair<const Api*, t
   tsr_version agreed{};
   const Api* api = nullptr;
   const tsr_status code = negotiate(kHostVersion, &agreed, &api);
-  if (code != TSR_OK)
+  if (code == TSR_VERSION_UNSUPPORTED)
     return absl::FailedPreconditionError(absl::StrCat("version refused: the library speaks no ABI version this host (",
                                                       VersionText(kHostVersion), ", floor ", VersionText(kHostFloor),
-                                                      ") knows (status ", code, ")"));
+                                                      ") knows"));
+  if (code != TSR_OK)
+    return absl::FailedPreconditionError(absl::StrCat("entry symbol ", entry_symbol, " failed with status ", code));
   if (api == nullptr) return absl::FailedPreconditionError("NULL table: the entry symbol returned no function table");
   if (agreed.major != kHostVersion.major || VersionKey(agreed) < VersionKey(kHostFloor) ||
       VersionKey(agreed) > VersionKey(kHostVersion))

@@ -14,7 +14,10 @@ tsr_status ToTsrStatus(absl::StatusCode code) {
 }
 
 tsr_status ReportStatus(const absl::Status& status) {
-  if (status.ok()) return TSR_OK;
+  if (status.ok()) {
+    last_error.clear();
+    return TSR_OK;
+  }
   last_error = std::string(status.message());
   return ToTsrStatus(status.code());
 }

@@ -99,7 +99,9 @@ tsr_status Partition(tsr_compiler_plugin plugin, const tsr_graph_view_api* view,
       if (size >= offsetof(tsr_op_support, supported) + sizeof(uint32_t)) s.supported = ok ? 1 : 0;
       if (size >= offsetof(tsr_op_support, reason) + sizeof(int32_t))
         s.reason = ok ? TSR_REFUSAL_NONE
-                      : (op.type == TSR_OP_DISPATCH ? TSR_REFUSAL_UNSUPPORTED_OP : TSR_REFUSAL_UNSUPPORTED_DTYPE);
+                      : (op.type == TSR_OP_DISPATCH || op.type <= TSR_OP_UNKNOWN || op.type >= TSR_OP_COUNT_V1
+                             ? TSR_REFUSAL_UNSUPPORTED_OP
+                             : TSR_REFUSAL_UNSUPPORTED_DTYPE);
       plugin->refusal_texts.push_back(ok ? "" : reason);
       if (size >= offsetof(tsr_op_support, reason_detail) + sizeof(const char*))
         s.reason_detail = ok ? nullptr : plugin->refusal_texts.back().c_str();
