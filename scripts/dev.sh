@@ -10,6 +10,8 @@ PACKAGES=(
   build-essential cmake pkg-config
   libabsl-dev libflatbuffers-dev flatbuffers-compiler
   googletest libgtest-dev libgmock-dev
+  libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
+  libdnnl-dev
 )
 BUILD_DIR=${TESSERA_BUILD_DIR:-build}
 BUILD_TYPE=${TESSERA_BUILD_TYPE:-RelWithDebInfo}
