@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "bytecode_builder.h"
+#include "compiled_result.h"
+#include "entry_point.h"
 #include "common/cpu_jit_program.h"
 #include "graph_snapshot.h"
 #include "kernel_api.h"
@@ -20,13 +21,6 @@ struct tsr_compiler_plugin_s {
   std::vector<std::string> refusal_texts;  // reason_detail storage
 };
 
-struct tsr_compiled_s {
-  uint32_t mode = 0;
-  std::vector<uint8_t> bytecode;
-  std::vector<std::string> entry_points;
-  std::vector<std::vector<uint8_t>> jit_encodings;
-  std::vector<tessera::cpu::CpuJitProgram> jit_programs;
-};
 
 namespace tessera::cpu {
 namespace {
@@ -120,77 +114,33 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
       return absl::InvalidArgumentError("compile: NULL argument");
     if (!TSR_ABI_HAS_FIELD(options, tsr_compile_options, mode))
       return absl::InvalidArgumentError("compile: options missing or too old (no mode)");
-    const uint32_t mode = options->mode;
-    if (mode != TSR_COMPILE_MODE_AOT && mode != TSR_COMPILE_MODE_JIT)
-      return absl::InvalidArgumentError("compile: mode must be exactly one of AOT or JIT");
-    auto compiled = std::make_unique<tsr_compiled_s>();
-    compiled->mode = mode;
-    std::vector<kit::BytecodeEntry> entries;
+    std::vector<kit::PartitionCode> code;
     for (size_t p = 0; p < partition_count; ++p) {
       absl::StatusOr<kit::GraphSnapshot> g = kit::SnapshotGraph(view, partitions[p], /*reference_constants=*/true);
       if (!g.ok()) return g.status();
       for (const kit::SnapshotOp& op : g->ops)
         if (op.type == TSR_OP_DISPATCH)
           return absl::InvalidArgumentError(absl::StrCat("partition ", p, " contains a DISPATCH op"));
-      std::vector<uint8_t> body = kit::EncodeSnapshot(*g);
-      const std::string name = absl::StrCat("cpu_partition_", p);
-      compiled->entry_points.push_back(name);
-      if (mode == TSR_COMPILE_MODE_AOT) {
-        entries.push_back({name, std::move(body), static_cast<uint32_t>(g->inputs.size()),
-                           static_cast<uint32_t>(g->outputs.size())});
-      } else {
-        compiled->jit_encodings.push_back(std::move(body));
-        compiled->jit_programs.push_back({kCpuJitMagic, kCpuBodyFormatVersion, nullptr, 0,
-                                          static_cast<uint32_t>(g->inputs.size()),
-                                          static_cast<uint32_t>(g->outputs.size())});
-      }
+      // The cpu's "code" is the partition itself, encoded; the dispatch
+      // library interprets it (and packs weights for the fast kernels when
+      // it loads, since packing is specific to the CPU it runs on).
+      code.push_back({absl::StrCat("cpu_partition_", p), kit::EncodeSnapshot(*g),
+                      static_cast<uint32_t>(g->inputs.size()), static_cast<uint32_t>(g->outputs.size())});
     }
-    for (size_t p = 0; p < compiled->jit_programs.size(); ++p) {
-      compiled->jit_programs[p].encoded = compiled->jit_encodings[p].data();
-      compiled->jit_programs[p].encoded_size = compiled->jit_encodings[p].size();
-    }
-    if (mode == TSR_COMPILE_MODE_AOT) {
-      const char* soc = TSR_ABI_HAS_FIELD(options, tsr_compile_options, soc_model) && options->soc_model
-                            ? options->soc_model : "any";
-      absl::StatusOr<std::vector<uint8_t>> blob =
-          kit::BuildBytecode({kCpuVendor, soc, kCpuBodyFormatVersion}, entries);
-      if (!blob.ok()) return blob.status();
-      compiled->bytecode = *std::move(blob);
-    }
-    *out = compiled.release();
+    const char* soc = TSR_ABI_HAS_FIELD(options, tsr_compile_options, soc_model) && options->soc_model
+                          ? options->soc_model : "any";
+    absl::StatusOr<tsr_compiled> compiled =
+        kit::MakeCompiledResult(options->mode, {kCpuVendor, soc, kCpuBodyFormatVersion}, kCpuJitMagic, std::move(code));
+    if (!compiled.ok()) return compiled.status();
+    *out = *compiled;
     return absl::OkStatus();
   });
 }
 
-tsr_status CompiledBytecode(tsr_compiled c, const void** data, size_t* size) {
-  if (c == nullptr || data == nullptr || size == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
-  if (c->mode != TSR_COMPILE_MODE_AOT) return kit::ReportError(TSR_NOT_FOUND, "JIT result has no bytecode");
-  *data = c->bytecode.data();
-  *size = c->bytecode.size();
-  return TSR_OK;
-}
-
-tsr_status CompiledEntryPoint(tsr_compiled c, size_t i, const char** name) {
-  if (c == nullptr || name == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
-  if (i >= c->entry_points.size()) return kit::ReportError(TSR_OUT_OF_RANGE, "partition index out of range");
-  *name = c->entry_points[i].c_str();
-  return TSR_OK;
-}
-
-tsr_status CompiledJitHandle(tsr_compiled c, size_t i, tsr_jit_handle* handle) {
-  if (c == nullptr || handle == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
-  if (c->mode != TSR_COMPILE_MODE_JIT) return kit::ReportError(TSR_NOT_FOUND, "AOT result has no JIT handles");
-  if (i >= c->jit_programs.size()) return kit::ReportError(TSR_OUT_OF_RANGE, "partition index out of range");
-  *handle = reinterpret_cast<tsr_jit_handle>(&c->jit_programs[i]);
-  return TSR_OK;
-}
-
-void ReleaseCompiled(tsr_compiled c) { delete c; }
-
 const tsr_compiler_plugin_api kApi = {
     {sizeof(tsr_compiler_plugin_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
     GetLastError, GetInfo, Create, Destroy, Partition, Compile,
-    CompiledBytecode, CompiledEntryPoint, CompiledJitHandle, ReleaseCompiled,
+    kit::CompiledBytecode, kit::CompiledEntryPoint, kit::CompiledJitHandle, kit::ReleaseCompiled,
 };
 
 }  // namespace
@@ -198,12 +148,5 @@ const tsr_compiler_plugin_api kApi = {
 
 extern "C" TSR_EXPORT tsr_status tsr_compiler_plugin_negotiate(tsr_version host, tsr_version* out_version,
                                                                const tsr_compiler_plugin_api** out_api) {
-  if (out_api == nullptr) return tessera::kit::ReportError(TSR_INVALID_ARGUMENT, "out_api is NULL");
-  tsr_version agreed{};
-  tsr_status s = tessera::kit::NegotiateVersion(host, {TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-                                                {TSR_ABI_VERSION_FLOOR_MAJOR, TSR_ABI_VERSION_FLOOR_MINOR}, &agreed);
-  if (s != TSR_OK) return s;
-  *out_version = agreed;
-  *out_api = &tessera::cpu::kApi;
-  return TSR_OK;
+  return tessera::kit::AnswerNegotiation(host, out_version, out_api, &tessera::cpu::kApi);
 }

@@ -11,6 +11,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "bytecode_builder.h"
+#include "compiled_result.h"
+#include "entry_point.h"
+#include "host_buffers.h"
 #include "common/cpu_jit_program.h"
 #include "dispatch/cpu_program.h"
 #include "options.h"
@@ -26,14 +29,6 @@ struct tsr_executable_s {
   tessera::cpu::CpuProgram program;
 };
 
-struct tsr_buffer_s {
-  void* host = nullptr;
-  uint64_t size = 0;
-  bool owned = false;
-  ~tsr_buffer_s() {
-    if (owned) std::free(host);
-  }
-};
 
 struct tsr_invocation_s {
   tsr_executable executable = nullptr;
@@ -104,10 +99,10 @@ tsr_status LoadExecutable(tsr_device_context ctx, const tsr_executable_source* s
       }
       encoded = entry->body;
     } else if (src->kind == TSR_EXECUTABLE_JIT_HANDLE) {
-      const auto* jit = reinterpret_cast<const CpuJitProgram*>(src->jit_handle);
-      if (jit == nullptr || jit->magic != kCpuJitMagic || jit->format_version != kCpuBodyFormatVersion)
-        return absl::InvalidArgumentError("load_executable: not a cpu JIT handle");
-      encoded = {jit->encoded, jit->encoded_size};
+      absl::StatusOr<const kit::JitPayload*> jit =
+          kit::JitPayloadFromHandle(src->jit_handle, kCpuJitMagic, kCpuBodyFormatVersion);
+      if (!jit.ok()) return jit.status();
+      encoded = {(*jit)->body, (*jit)->body_size};
     } else {
       return absl::InvalidArgumentError(absl::StrCat("load_executable: unknown executable kind ", src->kind));
     }
@@ -155,48 +150,13 @@ tsr_status Requirements(tsr_executable e, int32_t io_kind, size_t index, tsr_buf
 }
 
 tsr_status AllocateBuffer(tsr_device_context ctx, const tsr_buffer_desc* desc, tsr_buffer* out) {
-  if (ctx == nullptr || out == nullptr || !TSR_ABI_HAS_FIELD(desc, tsr_buffer_desc, offset))
-    return kit::ReportError(TSR_INVALID_ARGUMENT, "allocate_buffer: NULL argument");
-  if (desc->buffer_type != TSR_BUFFER_TYPE_HOST)
-    return kit::ReportError(TSR_UNIMPLEMENTED, absl::StrCat("cpu allocates only HOST buffers, not type ", desc->buffer_type));
-  const uint64_t align = desc->alignment > kAlignment ? desc->alignment : kAlignment;
-  if ((align & (align - 1)) != 0) return kit::ReportError(TSR_INVALID_ARGUMENT, "alignment must be a power of two");
-  const uint64_t rounded = (desc->size_bytes + align - 1) / align * align;
-  void* p = std::aligned_alloc(align, rounded == 0 ? align : rounded);
-  if (p == nullptr) return kit::ReportError(TSR_RESOURCE_EXHAUSTED, "out of host memory");
-  std::memset(p, 0, rounded == 0 ? align : rounded);
-  auto* b = new tsr_buffer_s();
-  b->host = p;
-  b->size = desc->size_bytes;
-  b->owned = true;
-  *out = b;
-  return TSR_OK;
+  if (ctx == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "allocate_buffer: NULL context");
+  return kit::AllocateHostBuffer(desc, {TSR_BUFFER_TYPE_HOST}, kAlignment, out);
 }
 
 tsr_status RegisterBuffer(tsr_device_context ctx, const tsr_buffer_desc* desc, tsr_buffer* out) {
-  if (ctx == nullptr || out == nullptr || !TSR_ABI_HAS_FIELD(desc, tsr_buffer_desc, offset))
-    return kit::ReportError(TSR_INVALID_ARGUMENT, "register_buffer: NULL argument");
-  if (desc->buffer_type != TSR_BUFFER_TYPE_HOST)
-    return kit::ReportError(TSR_UNIMPLEMENTED, absl::StrCat("cpu registers only HOST buffers, not type ", desc->buffer_type));
-  if (desc->host_address == nullptr && desc->size_bytes > 0)
-    return kit::ReportError(TSR_INVALID_ARGUMENT, "register_buffer: host_address is NULL");
-  auto* b = new tsr_buffer_s();
-  b->host = desc->host_address;
-  b->size = desc->size_bytes;
-  *out = b;
-  return TSR_OK;
-}
-
-void ReleaseBuffer(tsr_buffer b) { delete b; }
-
-tsr_status MapBuffer(tsr_buffer b, void** out) {
-  if (b == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
-  *out = b->host;
-  return TSR_OK;
-}
-
-tsr_status UnmapBuffer(tsr_buffer b) {
-  return b == nullptr ? kit::ReportError(TSR_INVALID_ARGUMENT, "NULL buffer") : TSR_OK;
+  if (ctx == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "register_buffer: NULL context");
+  return kit::RegisterHostBuffer(desc, {TSR_BUFFER_TYPE_HOST}, out);
 }
 
 tsr_status CreateInvocation(tsr_executable e, tsr_invocation* out) {
@@ -266,7 +226,7 @@ tsr_status GetMetric(tsr_invocation inv, size_t index, tsr_metric* out) {
 const tsr_dispatch_api kApi = {
     {sizeof(tsr_dispatch_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
     GetLastError, GetInfo, CreateContext, DestroyContext, LoadExecutable, UnloadExecutable, IoCount,
-    Requirements, AllocateBuffer, RegisterBuffer, ReleaseBuffer, MapBuffer, UnmapBuffer,
+    Requirements, AllocateBuffer, RegisterBuffer, kit::ReleaseHostBuffer, kit::MapHostBuffer, kit::UnmapHostBuffer,
     CreateInvocation, DestroyInvocation, AttachInput, AttachOutput, Invoke, MetricCount, GetMetric,
 };
 
@@ -275,12 +235,5 @@ const tsr_dispatch_api kApi = {
 
 extern "C" TSR_EXPORT tsr_status tsr_dispatch_negotiate(tsr_version host, tsr_version* out_version,
                                                         const tsr_dispatch_api** out_api) {
-  if (out_api == nullptr) return tessera::kit::ReportError(TSR_INVALID_ARGUMENT, "out_api is NULL");
-  tsr_version agreed{};
-  tsr_status s = tessera::kit::NegotiateVersion(host, {TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-                                                {TSR_ABI_VERSION_FLOOR_MAJOR, TSR_ABI_VERSION_FLOOR_MINOR}, &agreed);
-  if (s != TSR_OK) return s;
-  *out_version = agreed;
-  *out_api = &tessera::cpu::kApi;
-  return TSR_OK;
+  return tessera::kit::AnswerNegotiation(host, out_version, out_api, &tessera::cpu::kApi);
 }

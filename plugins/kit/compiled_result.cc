@@ -1,0 +1,80 @@
+#include "compiled_result.h"
+
+#include <memory>
+
+#include "plugin_status.h"
+
+struct tsr_compiled_s {
+  uint32_t mode = 0;
+  std::vector<uint8_t> bytecode;
+  std::vector<std::string> entry_points;
+  std::vector<std::vector<uint8_t>> jit_bodies;
+  std::vector<tessera::kit::JitPayload> jit_payloads;
+};
+
+namespace tessera::kit {
+
+absl::StatusOr<const JitPayload*> JitPayloadFromHandle(tsr_jit_handle handle, uint32_t magic, uint32_t format_version) {
+  const auto* payload = reinterpret_cast<const JitPayload*>(handle);
+  if (payload == nullptr) return absl::InvalidArgumentError("JIT handle is NULL");
+  if (payload->magic != magic) return absl::InvalidArgumentError("JIT handle was made by another vendor's compiler");
+  if (payload->format_version != format_version)
+    return absl::FailedPreconditionError("JIT handle was made by a different version of this vendor's compiler");
+  return payload;
+}
+
+absl::StatusOr<tsr_compiled> MakeCompiledResult(uint32_t mode, const BytecodeIdentity& identity, uint32_t jit_magic,
+                                                std::vector<PartitionCode> partitions) {
+  if (mode != TSR_COMPILE_MODE_AOT && mode != TSR_COMPILE_MODE_JIT)
+    return absl::InvalidArgumentError("compile: mode must be exactly one of AOT or JIT");
+  auto c = std::make_unique<tsr_compiled_s>();
+  c->mode = mode;
+  std::vector<BytecodeEntry> entries;
+  for (PartitionCode& p : partitions) {
+    c->entry_points.push_back(p.entry_point);
+    if (mode == TSR_COMPILE_MODE_AOT) {
+      entries.push_back({p.entry_point, std::move(p.body), p.input_count, p.output_count});
+    } else {
+      c->jit_bodies.push_back(std::move(p.body));
+      c->jit_payloads.push_back({jit_magic, identity.vendor_format_version, nullptr, 0, p.input_count, p.output_count});
+    }
+  }
+  // Bodies no longer move: point the payloads at them.
+  for (size_t i = 0; i < c->jit_payloads.size(); ++i) {
+    c->jit_payloads[i].body = c->jit_bodies[i].data();
+    c->jit_payloads[i].body_size = c->jit_bodies[i].size();
+  }
+  if (mode == TSR_COMPILE_MODE_AOT) {
+    absl::StatusOr<std::vector<uint8_t>> blob = BuildBytecode(identity, entries);
+    if (!blob.ok()) return blob.status();
+    c->bytecode = *std::move(blob);
+  }
+  return c.release();
+}
+
+tsr_status CompiledBytecode(tsr_compiled c, const void** data, size_t* size) {
+  if (c == nullptr || data == nullptr || size == nullptr) return ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  if (c->mode != TSR_COMPILE_MODE_AOT) return ReportError(TSR_NOT_FOUND, "a JIT result has no bytecode");
+  *data = c->bytecode.data();
+  *size = c->bytecode.size();
+  return TSR_OK;
+}
+
+tsr_status CompiledEntryPoint(tsr_compiled c, size_t i, const char** name) {
+  if (c == nullptr || name == nullptr) return ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  if (i >= c->entry_points.size()) return ReportError(TSR_OUT_OF_RANGE, "partition index out of range");
+  *name = c->entry_points[i].c_str();
+  return TSR_OK;
+}
+
+tsr_status CompiledJitHandle(tsr_compiled c, size_t i, tsr_jit_handle* handle) {
+  if (c == nullptr || handle == nullptr) return ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  if (c->mode != TSR_COMPILE_MODE_JIT) return ReportError(TSR_NOT_FOUND, "an AOT result has no JIT handles");
+  if (i >= c->jit_payloads.size()) return ReportError(TSR_OUT_OF_RANGE, "partition index out of range");
+  *handle = reinterpret_cast<tsr_jit_handle>(&c->jit_payloads[i]);
+  return TSR_OK;
+}
+
+void ReleaseCompiled(tsr_compiled c) { delete c; }
+
+}  // namespace tessera::kit

@@ -1,0 +1,54 @@
+// A ready-made tsr_compiled for plugins: one AOT blob with an entry point
+// per partition, or one JIT payload per partition, plus the four table
+// functions that read it. A plugin that links the kit uses this definition
+// of struct tsr_compiled_s (each plugin .so has its own copy).
+#ifndef TESSERA_PLUGINS_KIT_COMPILED_RESULT_H_
+#define TESSERA_PLUGINS_KIT_COMPILED_RESULT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "bytecode_builder.h"
+#include "tessera/compiler_plugin.h"
+
+namespace tessera::kit {
+
+// What a JIT handle points at: plain C data, so a vendor's compiler and
+// dispatch libraries (two separate .so files) agree on it without sharing
+// C++ layouts. `magic` and `format_version` are the vendor's own.
+struct JitPayload {
+  uint32_t magic;
+  uint32_t format_version;
+  const uint8_t* body;     // valid until the tsr_compiled is released
+  size_t body_size;
+  uint32_t input_count;
+  uint32_t output_count;
+};
+
+// Dispatch side: the payload behind a handle, or an error when the handle
+// is NULL or belongs to someone else.
+absl::StatusOr<const JitPayload*> JitPayloadFromHandle(tsr_jit_handle handle, uint32_t magic, uint32_t format_version);
+
+struct PartitionCode {
+  std::string entry_point;
+  std::vector<uint8_t> body;
+  uint32_t input_count = 0;
+  uint32_t output_count = 0;
+};
+
+// Assembles the result of one compile() call. For AOT the bodies go into a
+// standard-envelope blob; for JIT each becomes a payload behind a handle.
+absl::StatusOr<tsr_compiled> MakeCompiledResult(uint32_t mode, const BytecodeIdentity& identity, uint32_t jit_magic,
+                                                std::vector<PartitionCode> partitions);
+
+// The table functions.
+tsr_status CompiledBytecode(tsr_compiled compiled, const void** out_data, size_t* out_size);
+tsr_status CompiledEntryPoint(tsr_compiled compiled, size_t i, const char** out_name);
+tsr_status CompiledJitHandle(tsr_compiled compiled, size_t i, tsr_jit_handle* out_handle);
+void ReleaseCompiled(tsr_compiled compiled);
+
+}  // namespace tessera::kit
+
+#endif  // TESSERA_PLUGINS_KIT_COMPILED_RESULT_H_
