@@ -222,5 +222,51 @@ TEST(Program, FuzzCorruptedBodiesNeverCrash) {
   EXPECT_GT(executed, 10);
 }
 
+// Field-level mutation: a verified program whose instructions get random
+// field values must either be rejected by the verifier or execute safely
+// (ASan build). This reaches far more "accepted but odd" programs than
+// byte flips in the serialized form.
+TEST(Program, MutatedInstructionsVerifyOrRunSafely) {
+  const SystolicNpuConfig npu = SmallNpu(4, 4);
+  const Program base = SampleProgram(npu, 5);
+  std::mt19937 rng(123);
+  int accepted = 0;
+  for (int iter = 0; iter < 4000; ++iter) {
+    Program p = base;
+    EntryPoint& e = p.entries[rng() % p.entries.size()];
+    const int edits = 1 + rng() % 3;
+    for (int k = 0; k < edits; ++k) {
+      Instruction& in = e.code[rng() % e.code.size()];
+      const uint32_t small = rng() % 9;
+      const uint32_t pick = rng() % 10;
+      const uint32_t value = rng() % 3 == 0 ? rng() : (rng() % 2 ? small : in.f[pick % 7] + small - 4);
+      switch (pick) {
+        case 7: in.a = static_cast<uint8_t>(value); break;
+        case 8: in.b = static_cast<uint8_t>(value); break;
+        case 9: in.c = static_cast<uint8_t>(value); break;
+        default: in.f[pick] = value; break;
+      }
+    }
+    if (!VerifyProgram(p, npu).ok()) continue;
+    ++accepted;
+    for (const EntryPoint& entry : p.entries) {
+      std::vector<std::vector<uint8_t>> in_bufs(entry.CountRegions(RegionKind::kInput)),
+          out_bufs(entry.CountRegions(RegionKind::kOutput));
+      for (const Region& r : entry.regions) {
+        if (r.kind == RegionKind::kInput) in_bufs[r.io_index].assign(r.size_bytes, 7);
+        if (r.kind == RegionKind::kOutput) out_bufs[r.io_index].assign(r.size_bytes, 0);
+      }
+      std::vector<std::span<const uint8_t>> ins(in_bufs.begin(), in_bufs.end());
+      std::vector<std::span<uint8_t>> outs(out_bufs.begin(), out_bufs.end());
+      uint64_t work = 0;
+      for (const Instruction& in : entry.code) work += uint64_t{in.f[3]} * in.f[4];
+      if (work > (1u << 24)) continue;
+      const ExecMode mode = iter % 5 == 0 ? ExecMode::kCycleStepped : ExecMode::kFast;
+      EXPECT_TRUE(Execute(p, entry, npu, ins, outs, ExecOptions{mode, Overlap::kDefault}).ok());
+    }
+  }
+  EXPECT_GT(accepted, 200);
+}
+
 }  // namespace
 }  // namespace tessera::systolic

@@ -278,7 +278,7 @@ TEST(Tiler, ElementwiseOps) {
   const auto af = RandomF(rng, n), bf = RandomF(rng, n);
   for (ElementwiseOp op : {ElementwiseOp::kAdd, ElementwiseOp::kMul, ElementwiseOp::kRelu,
                            ElementwiseOp::kClip}) {
-    ElementwiseLayer L{op, n, TSR_DTYPE_F32, -0.5f, 0.5f};
+    ElementwiseLayer L{op, n, TSR_DTYPE_F32, -0.5f, 0.5f, {}, {}, {}};
     auto p = CompileElementwiseProgram(L, npu);
     ASSERT_TRUE(p.ok()) << p.status();
     const bool binary = op == ElementwiseOp::kAdd || op == ElementwiseOp::kMul;
@@ -314,7 +314,7 @@ TEST(Tiler, ElementwiseOps) {
   }
   // INT8 RELU / CLIP act on the stored integers.
   for (ElementwiseOp op : {ElementwiseOp::kRelu, ElementwiseOp::kClip}) {
-    ElementwiseLayer L{op, n, TSR_DTYPE_I8, -3.5f, 20.7f};
+    ElementwiseLayer L{op, n, TSR_DTYPE_I8, -3.5f, 20.7f, {}, {}, {}};
     auto p = CompileElementwiseProgram(L, npu);
     ASSERT_TRUE(p.ok()) << p.status();
     const auto got = RunEntry(*p, npu, {ai}, ExecOptions{}).outputs[0];
