@@ -1,6 +1,7 @@
 #include "device_session.h"
 
 #include "absl/strings/str_cat.h"
+#include "plugins/plugin_log.h"
 
 namespace tessera {
 
@@ -16,6 +17,8 @@ absl::StatusOr<std::unique_ptr<DeviceSession>> DeviceSession::Create(
   opts.soc_model = soc.name.empty() ? nullptr : soc.name.c_str();
   opts.soc_description = soc.description.empty() ? nullptr : soc.description.c_str();
   opts.soc_description_size = soc.description.size();
+  opts.log = PluginLogSink;
+  opts.log_user_data = const_cast<char*>(library.vendor.c_str());
   tsr_device_context context = nullptr;
   tsr_status code = library.api->create_device_context(&opts, &context);
   if (code != TSR_OK || context == nullptr)

@@ -355,7 +355,7 @@ absl::StatusOr<std::vector<HostTensor>> Executor::Run(const std::vector<HostTens
           tsr_metric metric{};
           metric.header = {sizeof(metric), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
           if (s.api()->get_metric(step->invocation, m, &metric) == TSR_OK && metric.name != nullptr)
-            sp.metrics.emplace_back(metric.name, metric.value);
+            sp.metrics.push_back({metric.name, metric.value, metric.unit != nullptr ? metric.unit : ""});
         }
       }
       profile->steps.push_back(std::move(sp));
@@ -389,7 +389,9 @@ Executor::~Executor() {
   }
   for (auto& [key, buffer] : imported_) sessions_[key.second]->api()->release_buffer(buffer);
   for (auto& st : storages_) {
-    if (st->mapped_for_import) (void)sessions_[st->owner_session]->api()->unmap_buffer(st->owner_buffer);
+    // Teardown cannot report failures; the buffer is released next anyway.
+    if (st->mapped_for_import && sessions_[st->owner_session]->api()->unmap_buffer(st->owner_buffer) != TSR_OK) {
+    }
     if (st->owner_session >= 0) sessions_[st->owner_session]->api()->release_buffer(st->owner_buffer);
     std::free(st->host);
   }

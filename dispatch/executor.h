@@ -43,7 +43,12 @@ struct StepProfile {
   std::string entry_point;
   std::vector<uint32_t> source_op_ids;
   double host_time_us = 0;
-  std::vector<std::pair<std::string, double>> metrics;
+  struct Metric {
+    std::string name;
+    double value = 0;
+    std::string unit;
+  };
+  std::vector<Metric> metrics;
 };
 
 struct RunProfile {

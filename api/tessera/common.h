@@ -106,7 +106,9 @@ enum tsr_status_code {
   TSR_STATUS_MAX_ENUM = INT32_MAX
 };
 
-/* Lets the compiler force callers to look at a returned status. */
+/* Lets the compiler force callers to look at a returned status. Every
+ * status-returning table member carries it. (GCC warns even through a
+ * (void) cast; deliberately ignored results need an explicit branch.) */
 #if defined(__GNUC__) || defined(__clang__)
 #define TSR_MUST_USE_RESULT __attribute__((warn_unused_result))
 #else

@@ -127,11 +127,11 @@ typedef struct tsr_compiler_plugin_api {
 
   /* Thread-safe; no instance needed. *out_info is owned by the plugin and
    * valid until the library is unloaded. */
-  tsr_status (*get_info)(const tsr_compiler_plugin_info** out_info);
+  TSR_MUST_USE_RESULT tsr_status (*get_info)(const tsr_compiler_plugin_info** out_info);
 
   /* Caller owns *out_plugin (release with destroy). Options are borrowed
    * for the call. Unknown "<vendor>."-prefixed keys are an error. */
-  tsr_status (*create)(const tsr_compiler_plugin_options* options,
+  TSR_MUST_USE_RESULT tsr_status (*create)(const tsr_compiler_plugin_options* options,
                        tsr_compiler_plugin* out_plugin);
   /* Accepts NULL. Every tsr_compiled must be released before. */
   void (*destroy)(tsr_compiler_plugin plugin);
@@ -139,7 +139,7 @@ typedef struct tsr_compiler_plugin_api {
   /* Decide, op by op, what the plugin supports. `graph` and the view are
    * borrowed for the call. `out_support` has op_count(graph) entries,
    * caller-allocated. Externally synchronized per plugin. */
-  tsr_status (*partition)(tsr_compiler_plugin plugin,
+  TSR_MUST_USE_RESULT tsr_status (*partition)(tsr_compiler_plugin plugin,
                           const tsr_graph_view_api* view, tsr_graph graph,
                           const tsr_partition_options* options,
                           tsr_op_support* out_support);
@@ -149,7 +149,7 @@ typedef struct tsr_compiler_plugin_api {
    * per partition; JIT yields one handle per partition. Graphs are borrowed
    * for the call (see constants_outlive_result). Caller owns *out_compiled.
    * Externally synchronized per plugin. */
-  tsr_status (*compile)(tsr_compiler_plugin plugin,
+  TSR_MUST_USE_RESULT tsr_status (*compile)(tsr_compiler_plugin plugin,
                         const tsr_graph_view_api* view,
                         const tsr_graph* partitions, size_t partition_count,
                         const tsr_compile_options* options,
@@ -157,15 +157,15 @@ typedef struct tsr_compiler_plugin_api {
 
   /* AOT: the bytecode blob, valid until release_compiled. TSR_NOT_FOUND
    * for a JIT result. */
-  tsr_status (*compiled_bytecode)(tsr_compiled compiled,
+  TSR_MUST_USE_RESULT tsr_status (*compiled_bytecode)(tsr_compiled compiled,
                                   const void** out_data, size_t* out_size);
   /* AOT: the entry-point name of partition `i`, valid until
    * release_compiled. */
-  tsr_status (*compiled_entry_point)(tsr_compiled compiled, size_t i,
+  TSR_MUST_USE_RESULT tsr_status (*compiled_entry_point)(tsr_compiled compiled, size_t i,
                                      const char** out_name);
   /* JIT: the handle of partition `i`, valid until release_compiled.
    * TSR_NOT_FOUND for an AOT result. */
-  tsr_status (*compiled_jit_handle)(tsr_compiled compiled, size_t i,
+  TSR_MUST_USE_RESULT tsr_status (*compiled_jit_handle)(tsr_compiled compiled, size_t i,
                                     tsr_jit_handle* out_handle);
   /* Accepts NULL. Invalidates bytecode pointers and JIT handles. */
   void (*release_compiled)(tsr_compiled compiled);
@@ -185,7 +185,7 @@ typedef struct tsr_compiler_plugin_api {
  * The host then refuses anything below its floor. Thread-safe; creates no
  * instance. */
 #define TSR_COMPILER_PLUGIN_ENTRY "tsr_compiler_plugin_negotiate"
-typedef tsr_status (*tsr_compiler_plugin_negotiate_fn)(
+typedef TSR_MUST_USE_RESULT tsr_status (*tsr_compiler_plugin_negotiate_fn)(
     tsr_version host_version, tsr_version* out_version,
     const tsr_compiler_plugin_api** out_api);
 

@@ -127,10 +127,10 @@ typedef struct tsr_dispatch_api {
   const char* (*get_last_error)(void);
 
   /* Thread-safe; *out_info valid until the library is unloaded. */
-  tsr_status (*get_info)(const tsr_dispatch_info** out_info);
+  TSR_MUST_USE_RESULT tsr_status (*get_info)(const tsr_dispatch_info** out_info);
 
   /* Caller owns *out_context. Thread-safe. */
-  tsr_status (*create_device_context)(const tsr_device_context_options* opts,
+  TSR_MUST_USE_RESULT tsr_status (*create_device_context)(const tsr_device_context_options* opts,
                                       tsr_device_context* out_context);
   /* Accepts NULL. All executables and buffers must be released first. */
   void (*destroy_device_context)(tsr_device_context context);
@@ -138,61 +138,61 @@ typedef struct tsr_dispatch_api {
   /* Verify and load. Caller owns *out_executable. Malformed bytecode yields
    * TSR_BYTECODE_INVALID / _CHECKSUM / _INCOMPATIBLE, never a crash.
    * Externally synchronized per context. */
-  tsr_status (*load_executable)(tsr_device_context context,
+  TSR_MUST_USE_RESULT tsr_status (*load_executable)(tsr_device_context context,
                                 const tsr_executable_source* source,
                                 tsr_executable* out_executable);
   void (*unload_executable)(tsr_executable executable); /* accepts NULL */
 
   /* Number of inputs and outputs of the loaded entry point. Thread-safe. */
-  tsr_status (*executable_io_count)(tsr_executable executable,
+  TSR_MUST_USE_RESULT tsr_status (*executable_io_count)(tsr_executable executable,
                                     size_t* out_inputs, size_t* out_outputs);
 
   /* Thread-safe. The caller sets out->header.struct_size. */
-  tsr_status (*buffer_requirements)(tsr_executable executable, int32_t io_kind,
+  TSR_MUST_USE_RESULT tsr_status (*buffer_requirements)(tsr_executable executable, int32_t io_kind,
                                     size_t index,
                                     tsr_buffer_requirements* out);
 
   /* Library-owned memory of a type it supports. Caller owns *out_buffer.
    * Externally synchronized per context. */
-  tsr_status (*allocate_buffer)(tsr_device_context context,
+  TSR_MUST_USE_RESULT tsr_status (*allocate_buffer)(tsr_device_context context,
                                 const tsr_buffer_desc* desc,
                                 tsr_buffer* out_buffer);
   /* Wrap caller memory (zero-copy). Caller owns *out_buffer and keeps the
    * memory alive until release_buffer. */
-  tsr_status (*register_buffer)(tsr_device_context context,
+  TSR_MUST_USE_RESULT tsr_status (*register_buffer)(tsr_device_context context,
                                 const tsr_buffer_desc* desc,
                                 tsr_buffer* out_buffer);
   void (*release_buffer)(tsr_buffer buffer); /* accepts NULL */
   /* CPU access to a buffer's bytes; valid until unmap_buffer. */
-  tsr_status (*map_buffer)(tsr_buffer buffer, void** out_host_address);
-  tsr_status (*unmap_buffer)(tsr_buffer buffer);
+  TSR_MUST_USE_RESULT tsr_status (*map_buffer)(tsr_buffer buffer, void** out_host_address);
+  TSR_MUST_USE_RESULT tsr_status (*unmap_buffer)(tsr_buffer buffer);
 
   /* Caller owns *out_invocation. Externally synchronized per executable. */
-  tsr_status (*create_invocation)(tsr_executable executable,
+  TSR_MUST_USE_RESULT tsr_status (*create_invocation)(tsr_executable executable,
                                   tsr_invocation* out_invocation);
   void (*destroy_invocation)(tsr_invocation invocation); /* accepts NULL */
   /* The buffer is borrowed until detached, re-attached or the invocation is
    * destroyed. Its type must be one the requirements list. */
-  tsr_status (*attach_input)(tsr_invocation invocation, size_t index,
+  TSR_MUST_USE_RESULT tsr_status (*attach_input)(tsr_invocation invocation, size_t index,
                              tsr_buffer buffer);
-  tsr_status (*attach_output)(tsr_invocation invocation, size_t index,
+  TSR_MUST_USE_RESULT tsr_status (*attach_output)(tsr_invocation invocation, size_t index,
                               tsr_buffer buffer);
   /* Runs synchronously. Every input and output must be attached.
    * Externally synchronized per invocation. */
-  tsr_status (*invoke)(tsr_invocation invocation);
+  TSR_MUST_USE_RESULT tsr_status (*invoke)(tsr_invocation invocation);
 
   /* Metrics of the last invoke (cycles, bytes moved, modelled time...).
    * Thread-safe after invoke returns. out->header.struct_size set by the
    * caller. */
-  tsr_status (*metric_count)(tsr_invocation invocation, size_t* out_count);
-  tsr_status (*get_metric)(tsr_invocation invocation, size_t index,
+  TSR_MUST_USE_RESULT tsr_status (*metric_count)(tsr_invocation invocation, size_t* out_count);
+  TSR_MUST_USE_RESULT tsr_status (*get_metric)(tsr_invocation invocation, size_t index,
                            tsr_metric* out);
   /* end of v1: do not modify above */
 } tsr_dispatch_api;
 
 /* The one exported symbol; negotiation as in compiler_plugin.h. */
 #define TSR_DISPATCH_ENTRY "tsr_dispatch_negotiate"
-typedef tsr_status (*tsr_dispatch_negotiate_fn)(
+typedef TSR_MUST_USE_RESULT tsr_status (*tsr_dispatch_negotiate_fn)(
     tsr_version host_version, tsr_version* out_version,
     const tsr_dispatch_api** out_api);
 

@@ -55,9 +55,9 @@ typedef struct tsr_graph_view_api {
   /* ---- attributes (tsr_attr_key) ---- */
   /* TSR_NOT_FOUND when absent; out_* untouched then. Arrays are borrowed
    * (see Lifetime above). A scalar is an array of one. */
-  tsr_status (*op_attr_ints)(tsr_graph graph, size_t op, int32_t key,
+  TSR_MUST_USE_RESULT tsr_status (*op_attr_ints)(tsr_graph graph, size_t op, int32_t key,
                              const int64_t** out_values, size_t* out_count);
-  tsr_status (*op_attr_floats)(tsr_graph graph, size_t op, int32_t key,
+  TSR_MUST_USE_RESULT tsr_status (*op_attr_floats)(tsr_graph graph, size_t op, int32_t key,
                                const float** out_values, size_t* out_count);
 
   /* ---- tensors ---- */
@@ -66,13 +66,13 @@ typedef struct tsr_graph_view_api {
   const char* (*tensor_name)(tsr_graph graph, int32_t tensor);
   int32_t (*tensor_dtype)(tsr_graph graph, int32_t tensor); /* tsr_dtype */
   /* Shapes are static. Rank 0 is a scalar (out_dims may be NULL then). */
-  tsr_status (*tensor_shape)(tsr_graph graph, int32_t tensor,
+  TSR_MUST_USE_RESULT tsr_status (*tensor_shape)(tsr_graph graph, int32_t tensor,
                              const int64_t** out_dims, size_t* out_rank);
   /* out->count == 0 when not quantized. */
-  tsr_status (*tensor_quantization)(tsr_graph graph, int32_t tensor,
+  TSR_MUST_USE_RESULT tsr_status (*tensor_quantization)(tsr_graph graph, int32_t tensor,
                                     tsr_quantization* out);
   /* TSR_NOT_FOUND when the tensor is not a constant. */
-  tsr_status (*tensor_constant_data)(tsr_graph graph, int32_t tensor,
+  TSR_MUST_USE_RESULT tsr_status (*tensor_constant_data)(tsr_graph graph, int32_t tensor,
                                      const void** out_data,
                                      size_t* out_size_bytes);
 

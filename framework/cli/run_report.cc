@@ -84,7 +84,9 @@ void WriteProfileJson(const RunProfile& p, JsonWriter& j) {
         .Field("entry_point", s.entry_point).Field("host_time_us", s.host_time_us).Key("source_op_ids").BeginArray();
     for (uint32_t id : s.source_op_ids) j.Int(id);
     j.EndArray().Key("metrics").BeginObject();
-    for (const auto& [name, value] : s.metrics) j.Field(name, value);
+    for (const StepProfile::Metric& m : s.metrics) j.Field(m.name, m.value);
+    j.EndObject().Key("metric_units").BeginObject();
+    for (const StepProfile::Metric& m : s.metrics) j.Field(m.name, m.unit);
     j.EndObject().EndObject();
   }
   j.EndArray().Key("conversions").BeginArray();
@@ -114,7 +116,8 @@ std::string FormatProfile(const RunProfile& p) {
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const StepProfile& s = p.steps[i];
     std::vector<std::string> metrics;
-    for (const auto& [name, value] : s.metrics) metrics.push_back(absl::StrFormat("%s=%.6g", name, value));
+    for (const StepProfile::Metric& m : s.metrics)
+      metrics.push_back(absl::StrFormat("%s=%.6g%s%s", m.name, m.value, m.unit.empty() ? "" : " ", m.unit));
     absl::StrAppendFormat(&out, "  partition #%-3d %-13s %4d ops  %10.1f us  %s\n", i, s.vendor, s.source_op_ids.size(),
                           s.host_time_us, absl::StrJoin(metrics, " "));
   }

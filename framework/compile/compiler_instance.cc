@@ -1,6 +1,7 @@
 #include "compile/compiler_instance.h"
 
 #include "absl/strings/str_cat.h"
+#include "plugins/plugin_log.h"
 
 namespace tessera {
 
@@ -29,6 +30,9 @@ absl::StatusOr<std::shared_ptr<CompilerInstance>> CompilerInstance::Create(
   opts.header = {sizeof(opts), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
   opts.options = kv.data();
   opts.option_count = kv.size();
+  opts.log = PluginLogSink;
+  // The registry's library record outlives every instance made from it.
+  opts.log_user_data = const_cast<char*>(library.vendor.c_str());
   tsr_compiler_plugin plugin = nullptr;
   tsr_status code = library.api->create(&opts, &plugin);
   if (code != TSR_OK || plugin == nullptr)
