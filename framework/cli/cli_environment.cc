@@ -13,6 +13,7 @@
 #include "absl/strings/str_split.h"
 #include "base/dtype.h"
 #include "model/model_loader.h"
+#include "onnx/onnx_importer.h"
 #include "tessera/common.h"
 
 namespace tessera::cli {
@@ -113,8 +114,9 @@ absl::StatusOr<CompileOptions> CompileOptionsFrom(const Args& args) {
 }
 
 absl::StatusOr<Graph> LoadModel(const std::string& path) {
-  if (fs::path(path).extension() == ".onnx")
-    return absl::UnimplementedError(absl::StrCat("'", path, "': ONNX import is not built yet; convert the model to .tsr"));
+  // .onnx is imported in memory (static shapes from the model itself; use
+  // `tessera import --input-shape` for models with symbolic dimensions).
+  if (fs::path(path).extension() == ".onnx") return onnx_import::ImportOnnxFile(path);
   return LoadModelFile(path);
 }
 

@@ -16,6 +16,8 @@ int PartitionCommand(const Argv& argv);
 int CompileCommand(const Argv& argv);
 int RunCommand(const Argv& argv);
 int DemoCommand(const Argv& argv);
+int ImportCommand(const Argv& argv);
+int OnnxTestCommand(const Argv& argv);
 
 }  // namespace tessera::cli
 

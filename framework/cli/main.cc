@@ -20,6 +20,10 @@ commands:
   run MODEL [--accelerators LIST] [--inputs DIR | --random] [--outputs DIR] [--json]
                                              run a model and print its outputs
   demo [--accelerators LIST] [--json]        build, compile and run the attention+RoPE demo
+  import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]...
+                                             import an ONNX model (opsets 11-17)
+  onnx-test DIR... [--list FILE [--root DIR]] [--accelerators LIST] [--kernels reference|fast] [--json]
+                                             run ONNX backend-test cases and compare outputs
 
 common options:
   --accelerators LIST   comma-separated priority list (cpu, npu, dsp, or vendor names) or auto
@@ -46,6 +50,8 @@ int main(int argc, char** argv) {
   if (command == "compile") return CompileCommand(rest);
   if (command == "run") return RunCommand(rest);
   if (command == "demo") return DemoCommand(rest);
+  if (command == "import") return ImportCommand(rest);
+  if (command == "onnx-test") return OnnxTestCommand(rest);
   if (command == "help" || command == "--help" || command == "-h") {
     std::cout << kUsage;
     return 0;

@@ -1,0 +1,67 @@
+// `tessera import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]...`:
+// ONNX (opsets 11..17) to a .tsr model over the Tessera op set
+// (docs/onnx_import.md).
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "base/json_writer.h"
+#include "base/status_macros.h"
+#include "cli/cli_environment.h"
+#include "cli/commands.h"
+#include "model/model_writer.h"
+#include "onnx/onnx_importer.h"
+
+namespace tessera::cli {
+namespace {
+
+constexpr char kUsage[] = "tessera import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]... [--json]";
+
+absl::Status Import(const Args& args) {
+  onnx_import::ImportOptions options;
+  for (const std::string& flag : args.All("input-shape")) RETURN_IF_ERROR(onnx_import::ParseInputShapeFlag(flag, options));
+  const std::string& path = args.positionals()[0];
+  const std::string out = *args.Value("output");
+  ASSIGN_OR_RETURN(Graph graph, onnx_import::ImportOnnxFile(path, options));
+  RETURN_IF_ERROR(WriteModelFile(graph, out));
+  int64_t constants = 0;
+  for (const Tensor& t : graph.tensors) constants += t.is_constant ? 1 : 0;
+  if (args.Has("json")) {
+    JsonWriter j;
+    j.BeginObject()
+        .Field("model", path)
+        .Field("output", out)
+        .Field("ops", static_cast<int64_t>(graph.ops.size()))
+        .Field("tensors", static_cast<int64_t>(graph.tensors.size()))
+        .Field("constants", constants)
+        .Field("inputs", static_cast<int64_t>(graph.inputs.size()))
+        .Field("outputs", static_cast<int64_t>(graph.outputs.size()))
+        .EndObject();
+    std::cout << j.str() << "\n";
+  } else {
+    std::cout << "imported " << path << " -> " << out << ": " << graph.ops.size() << " ops, " << graph.tensors.size()
+              << " tensors (" << constants << " constants), " << graph.inputs.size() << " inputs, "
+              << graph.outputs.size() << " outputs\n";
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int ImportCommand(const Argv& argv) {
+  FlagSpec spec;
+  spec.switches.insert("json");
+  spec.values.insert("output");
+  spec.repeated.insert("input-shape");
+  absl::StatusOr<Args> args = Args::Parse(argv, spec);
+  if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
+  if (args->positionals().size() != 1 || !args->Has("output"))
+    return UsageError("import needs one MODEL.onnx and -o OUT.tsr", kUsage);
+  onnx_import::ImportOptions check;
+  for (const std::string& flag : args->All("input-shape"))
+    if (absl::Status s = onnx_import::ParseInputShapeFlag(flag, check); !s.ok())
+      return UsageError(std::string(s.message()), kUsage);
+  absl::Status s = Import(*args);
+  return s.ok() ? 0 : Fail(s);
+}
+
+}  // namespace tessera::cli

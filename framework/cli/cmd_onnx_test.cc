@@ -1,0 +1,287 @@
+// `tessera onnx-test DIR...`: runs ONNX backend-test cases (DIR/model.onnx,
+// DIR/test_data_set_N/{input,output}_K.pb) and compares with the expected
+// outputs. A DIR without model.onnx stands for its sub-directories that have
+// one. `--list FILE` adds the case directories named in FILE (one per line,
+// '#' comments), relative to `--root DIR` when given.
+//
+// Each case passes, fails (with the maximum absolute error or the error) or
+// is skipped (the model uses something the importer or the kernels do not
+// support: the reason says what). Exit code 1 iff a case failed; 77 when
+// --root does not exist (ctest reads it as "skipped").
+//
+// Tolerances: f32 |actual - expected| <= 1e-5 + 1e-4 * |expected|;
+// f16 1e-3 + 1e-3 * |expected|; integers and bool exact; NaN matches NaN,
+// infinities must match exactly.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
+#include "base/dtype.h"
+#include "base/json_writer.h"
+#include "base/status_macros.h"
+#include "cli/cli_environment.h"
+#include "cli/commands.h"
+#include "cli/run_report.h"
+#include "compile/compile_driver.h"
+#include "executor.h"
+#include "io/tensor_proto.h"
+#include "onnx/onnx_importer.h"
+#include "tessera/common.h"
+
+namespace tessera::cli {
+namespace {
+namespace fs = std::filesystem;
+
+constexpr char kUsage[] =
+    "tessera onnx-test DIR... [--list FILE [--root DIR]] [--accelerators LIST] [--kernels reference|fast] [--json]\n"
+    "                         [--mode aot|jit] [--soc NAME] [--option KEY=VALUE]...";
+
+struct Case {
+  std::string name;
+  fs::path dir;
+};
+
+struct CaseResult {
+  std::string name;
+  std::string status;  // pass | fail | skip
+  double max_abs_error = 0;
+  std::string reason;
+};
+
+absl::StatusOr<std::vector<uint8_t>> ReadBytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open '", path.string(), "'"));
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+bool IsSkipCode(absl::StatusCode c) { return c == absl::StatusCode::kUnimplemented; }
+
+std::string CaseName(const fs::path& dir) {
+  const fs::path parent = dir.parent_path().filename();
+  return parent.empty() ? dir.filename().string() : (parent / dir.filename()).string();
+}
+
+void AddDir(const fs::path& dir, std::vector<Case>& cases) {
+  std::error_code ec;
+  if (fs::exists(dir / "model.onnx", ec)) {
+    cases.push_back({CaseName(dir), dir});
+    return;
+  }
+  std::vector<fs::path> subs;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec))
+    if (e.is_directory(ec) && fs::exists(e.path() / "model.onnx", ec)) subs.push_back(e.path());
+  std::sort(subs.begin(), subs.end());
+  if (subs.empty()) cases.push_back({CaseName(dir), dir});  // reported as a failure: no model
+  for (const fs::path& p : subs) cases.push_back({CaseName(p), p});
+}
+
+// test_data_set_N directories in numeric order.
+std::vector<fs::path> DataSets(const fs::path& dir) {
+  std::vector<std::pair<int64_t, fs::path>> sets;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    absl::string_view rest = name;
+    int64_t n = 0;
+    if (e.is_directory(ec) && absl::ConsumePrefix(&rest, "test_data_set_") && absl::SimpleAtoi(rest, &n))
+      sets.emplace_back(n, e.path());
+  }
+  std::sort(sets.begin(), sets.end());
+  std::vector<fs::path> out;
+  for (auto& s : sets) out.push_back(s.second);
+  return out;
+}
+
+// Compares one output; returns the max abs error, or an error message.
+absl::StatusOr<double> Compare(const HostTensor& actual, const HostTensor& expected, size_t index) {
+  if (actual.dtype != expected.dtype)
+    return absl::InvalidArgumentError(absl::StrCat("output ", index, " dtype ", DTypeName(actual.dtype), ", expected ",
+                                                   DTypeName(expected.dtype)));
+  if (actual.shape != expected.shape)
+    return absl::InvalidArgumentError(absl::StrCat("output ", index, " shape [", absl::StrJoin(actual.shape, ","),
+                                                   "], expected [", absl::StrJoin(expected.shape, ","), "]"));
+  const bool is_float = actual.dtype == TSR_DTYPE_F32 || actual.dtype == TSR_DTYPE_F16;
+  const double atol = actual.dtype == TSR_DTYPE_F16 ? 1e-3 : 1e-5;
+  const double rtol = actual.dtype == TSR_DTYPE_F16 ? 1e-3 : 1e-4;
+  const int64_t n = ShapeElementCount(actual.shape).value_or(0);
+  double max_err = 0;
+  int64_t bad = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    const double a = ElementAsDouble(actual, i), e = ElementAsDouble(expected, i);
+    if (is_float) {
+      if (std::isnan(e) || std::isnan(a)) {
+        if (std::isnan(e) != std::isnan(a)) { max_err = INFINITY; if (bad < 0) bad = i; }
+        continue;
+      }
+      if (std::isinf(e) || std::isinf(a)) {
+        if (a != e) { max_err = INFINITY; if (bad < 0) bad = i; }
+        continue;
+      }
+      const double err = std::abs(a - e);
+      max_err = std::max(max_err, err);
+      if (err > atol + rtol * std::abs(e) && bad < 0) bad = i;
+    } else {
+      const double err = std::abs(a - e);
+      max_err = std::max(max_err, err);
+      if (a != e && bad < 0) bad = i;
+    }
+  }
+  if (bad >= 0)
+    return absl::OutOfRangeError(absl::StrCat("output ", index, " element ", bad, ": got ", ElementAsDouble(actual, bad),
+                                              ", expected ", ElementAsDouble(expected, bad), " (max abs error ",
+                                              max_err, ")"));
+  return max_err;
+}
+
+CaseResult RunCase(const Case& c, const PluginRegistry& registry, const CompileOptions& options) {
+  CaseResult r{c.name, "fail", 0, ""};
+  auto skip = [&](const std::string& why) { r.status = "skip"; r.reason = why; return r; };
+  auto fail = [&](const std::string& why) { r.status = "fail"; r.reason = why; return r; };
+  std::error_code ec;
+  if (!fs::exists(c.dir / "model.onnx", ec)) return fail("no model.onnx");
+  const std::vector<fs::path> sets = DataSets(c.dir);
+  if (sets.empty()) return skip("no test_data_set_N directories");
+  absl::StatusOr<std::vector<HostTensor>> first_inputs = ReadTensorSet(sets[0].string(), "input");
+  if (!first_inputs.ok()) return skip(absl::StrCat("test data: ", first_inputs.status().message()));
+  onnx_import::ImportOptions import_options;
+  for (const HostTensor& t : *first_inputs) import_options.positional_input_shapes.push_back(t.shape);
+  absl::StatusOr<std::vector<uint8_t>> bytes = ReadBytes(c.dir / "model.onnx");
+  if (!bytes.ok()) return fail(std::string(bytes.status().message()));
+  absl::StatusOr<Graph> graph = onnx_import::ImportOnnxBytes(*bytes, import_options, c.name);
+  if (!graph.ok()) {
+    const std::string why = absl::StrCat("import: ", graph.status().message());
+    return IsSkipCode(graph.status().code()) ? skip(why) : fail(why);
+  }
+  absl::StatusOr<CompiledModel> compiled = CompileGraph(*graph, registry, options);
+  if (!compiled.ok()) {
+    const std::string why = absl::StrCat("compile: ", compiled.status().message());
+    return IsSkipCode(compiled.status().code()) ? skip(why) : fail(why);
+  }
+  absl::StatusOr<std::unique_ptr<Executor>> executor =
+      Executor::Create(compiled->graph, compiled->jit_slots, registry, {options.soc, options.plugin_options});
+  if (!executor.ok()) {
+    const std::string why = absl::StrCat("runtime: ", executor.status().message());
+    return IsSkipCode(executor.status().code()) ? skip(why) : fail(why);
+  }
+  double max_err = 0;
+  for (const fs::path& set : sets) {
+    absl::StatusOr<std::vector<HostTensor>> inputs = ReadTensorSet(set.string(), "input");
+    absl::StatusOr<std::vector<HostTensor>> expected = ReadTensorSet(set.string(), "output");
+    if (!inputs.ok()) return skip(absl::StrCat("test data: ", inputs.status().message()));
+    if (!expected.ok()) return skip(absl::StrCat("test data: ", expected.status().message()));
+    if (inputs->size() != graph->inputs.size())
+      return fail(absl::StrCat(set.filename().string(), ": ", inputs->size(), " inputs, the model has ",
+                               graph->inputs.size()));
+    absl::StatusOr<std::vector<HostTensor>> outputs = (*executor)->Run(*inputs);
+    if (!outputs.ok()) {
+      const std::string why = absl::StrCat("run: ", outputs.status().message());
+      return IsSkipCode(outputs.status().code()) ? skip(why) : fail(why);
+    }
+    if (outputs->size() != expected->size())
+      return fail(absl::StrCat(outputs->size(), " outputs, expected ", expected->size()));
+    for (size_t i = 0; i < outputs->size(); ++i) {
+      absl::StatusOr<double> err = Compare((*outputs)[i], (*expected)[i], i);
+      if (!err.ok()) {
+        r.max_abs_error = std::max(r.max_abs_error, max_err);
+        r.reason = absl::StrCat(set.filename().string(), ": ", err.status().message());
+        // The max error of the failing output is in the message; record it too.
+        if (err.status().code() == absl::StatusCode::kOutOfRange) {
+          const HostTensor& a = (*outputs)[i];
+          const HostTensor& e = (*expected)[i];
+          const int64_t n = ShapeElementCount(a.shape).value_or(0);
+          for (int64_t k = 0; k < n; ++k) {
+            const double d = std::abs(ElementAsDouble(a, k) - ElementAsDouble(e, k));
+            r.max_abs_error = std::isnan(d) ? INFINITY : std::max(r.max_abs_error, d);
+          }
+        }
+        r.status = "fail";
+        return r;
+      }
+      max_err = std::max(max_err, *err);
+    }
+  }
+  r.status = "pass";
+  r.max_abs_error = max_err;
+  return r;
+}
+
+absl::StatusOr<std::vector<Case>> CollectCases(const Args& args) {
+  std::vector<Case> cases;
+  for (const std::string& d : args.positionals()) AddDir(d, cases);
+  if (auto list = args.Value("list")) {
+    std::ifstream in(*list);
+    if (!in) return absl::NotFoundError(absl::StrCat("cannot open list '", *list, "'"));
+    const fs::path root = args.ValueOr("root", "");
+    std::string line;
+    while (std::getline(in, line)) {
+      absl::string_view entry = absl::StripAsciiWhitespace(line.substr(0, line.find('#')));
+      if (entry.empty()) continue;
+      const fs::path p = root.empty() ? fs::path(std::string(entry)) : root / std::string(entry);
+      cases.push_back({std::string(entry), p});
+    }
+  }
+  return cases;
+}
+
+}  // namespace
+
+int OnnxTestCommand(const Argv& argv) {
+  FlagSpec spec;
+  AddCompileFlags(spec);
+  spec.switches.insert("json");
+  spec.values.insert({"list", "root"});
+  absl::StatusOr<Args> args = Args::Parse(argv, spec);
+  if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
+  if (args->positionals().empty() && !args->Has("list")) return UsageError("onnx-test needs DIR... or --list FILE", kUsage);
+  absl::StatusOr<CompileOptions> options = CompileOptionsFrom(*args);
+  if (!options.ok()) return UsageError(std::string(options.status().message()), kUsage);
+  if (auto root = args->Value("root")) {
+    std::error_code ec;
+    if (!fs::is_directory(*root, ec)) {
+      std::cerr << "tessera: onnx-test: --root '" << *root << "' does not exist; nothing to run\n";
+      return 77;
+    }
+  }
+  absl::StatusOr<std::vector<Case>> cases = CollectCases(*args);
+  if (!cases.ok()) return Fail(cases.status());
+  const PluginRegistry registry = LoadPlugins(*args);
+  std::vector<CaseResult> results;
+  int64_t passed = 0, failed = 0, skipped = 0;
+  const bool json = args->Has("json");
+  for (const Case& c : *cases) {
+    CaseResult r = RunCase(c, registry, *options);
+    if (r.status == "pass") ++passed;
+    else if (r.status == "skip") ++skipped;
+    else ++failed;
+    if (!json) {
+      if (r.status == "pass") std::cout << "PASS " << r.name << " (max abs error " << r.max_abs_error << ")\n";
+      else if (r.status == "skip") std::cout << "SKIP " << r.name << ": " << r.reason << "\n";
+      else std::cout << "FAIL " << r.name << ": " << r.reason << "\n";
+    }
+    results.push_back(std::move(r));
+  }
+  if (json) {
+    JsonWriter j;
+    j.BeginObject().Key("cases").BeginArray();
+    for (const CaseResult& r : results) {
+      j.BeginObject().Field("name", r.name).Field("status", r.status);
+      j.Key("max_abs_error").Number(r.max_abs_error);
+      j.Field("reason", r.reason).EndObject();
+    }
+    j.EndArray();
+    j.Key("totals").BeginObject().Field("passed", passed).Field("failed", failed).Field("skipped", skipped).EndObject();
+    j.EndObject();
+    std::cout << j.str() << "\n";
+  } else {
+    std::cout << "passed " << passed << ", failed " << failed << ", skipped " << skipped << "\n";
+  }
+  return failed > 0 ? 1 : 0;
+}
+
+}  // namespace tessera::cli

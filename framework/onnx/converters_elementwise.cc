@@ -1,0 +1,390 @@
+// Elementwise ONNX ops: arithmetic, comparisons and logic, activations
+// (composed from op-set primitives where the op set has no direct op),
+// Clip, Cast, Where, Identity/Dropout.
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "base/dtype.h"
+#include "base/status_macros.h"
+#include "onnx/converters.h"
+#include "onnx/initializers.h"
+#include "tessera/common.h"
+#include "tessera/ops.h"
+
+namespace tessera::onnx_import {
+namespace {
+
+using Outputs = absl::StatusOr<std::vector<int32_t>>;
+
+bool IsFloat(int32_t dtype) { return dtype == TSR_DTYPE_F32 || dtype == TSR_DTYPE_F16; }
+
+absl::Status NeedFloat(const ImportContext& ctx, int32_t t, const std::string& op) {
+  if (!IsFloat(ctx.dtype(t))) return Unsupported(absl::StrCat(op, " on dtype ", DTypeName(ctx.dtype(t)), " unsupported"));
+  return absl::OkStatus();
+}
+
+Converter Direct(int32_t op_type) {
+  return [op_type](ImportContext& ctx, const Node& n) -> Outputs {
+    std::vector<int32_t> inputs;
+    for (size_t i = 0; i < n.input_count(); ++i) { ASSIGN_OR_RETURN(int32_t t, Required(n, i)); inputs.push_back(t); }
+    ASSIGN_OR_RETURN(int32_t y, ctx.Emit(op_type, inputs));
+    return std::vector<int32_t>{y};
+  };
+}
+
+// Max/Min/Sum: a left-to-right chain of binary ops (Mean divides by n).
+Converter Variadic(int32_t op_type, bool mean) {
+  return [op_type, mean](ImportContext& ctx, const Node& n) -> Outputs {
+    if (n.input_count() == 0) return absl::InvalidArgumentError("needs at least one input");
+    ASSIGN_OR_RETURN(int32_t acc, Required(n, 0));
+    for (size_t i = 1; i < n.input_count(); ++i) {
+      ASSIGN_OR_RETURN(int32_t t, Required(n, i));
+      ASSIGN_OR_RETURN(acc, ctx.Binary(op_type, acc, t));
+    }
+    if (mean && n.input_count() > 1) {
+      ASSIGN_OR_RETURN(acc, ctx.BinaryScalar(TSR_OP_DIV, acc, static_cast<double>(n.input_count())));
+    }
+    return std::vector<int32_t>{acc};
+  };
+}
+
+Outputs Identity(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  return std::vector<int32_t>{x};
+}
+
+Outputs Dropout(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  if (n.has_input(2)) {
+    ASSIGN_OR_RETURN(double training, ctx.ConstScalar(n.input(2), "training_mode"));
+    if (training != 0) return Unsupported("Dropout with training_mode=1 unsupported");
+  }
+  std::vector<int32_t> out{x};
+  if (n.wants_output(1)) out.push_back(ctx.Filled(TSR_DTYPE_BOOL, ctx.shape(x), 1));  // inference: keep all
+  return out;
+}
+
+// Reciprocal = 1 / x.
+Outputs Reciprocal(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Binary(TSR_OP_DIV, ctx.Scalar(ctx.dtype(x), 1), x));
+  return std::vector<int32_t>{y};
+}
+
+Outputs Tan(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  ASSIGN_OR_RETURN(int32_t s, ctx.Unary(TSR_OP_SIN, x));
+  ASSIGN_OR_RETURN(int32_t c, ctx.Unary(TSR_OP_COS, x));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Binary(TSR_OP_DIV, s, c));
+  return std::vector<int32_t>{y};
+}
+
+// Sinh / Cosh = (e^x -/+ e^-x) / 2.
+Converter Hyperbolic(bool cosh) {
+  return [cosh](ImportContext& ctx, const Node& n) -> Outputs {
+    ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+    RETURN_IF_ERROR(NeedFloat(ctx, x, n.op_type()));
+    ASSIGN_OR_RETURN(int32_t ep, ctx.Unary(TSR_OP_EXP, x));
+    ASSIGN_OR_RETURN(int32_t nx, ctx.Unary(TSR_OP_NEG, x));
+    ASSIGN_OR_RETURN(int32_t en, ctx.Unary(TSR_OP_EXP, nx));
+    ASSIGN_OR_RETURN(int32_t s, ctx.Binary(cosh ? TSR_OP_ADD : TSR_OP_SUB, ep, en));
+    ASSIGN_OR_RETURN(int32_t y, ctx.BinaryScalar(TSR_OP_DIV, s, 2));
+    return std::vector<int32_t>{y};
+  };
+}
+
+// SELECT(x < 0, neg, pos).
+absl::StatusOr<int32_t> ByNegative(ImportContext& ctx, int32_t x, int32_t neg, int32_t pos) {
+  ASSIGN_OR_RETURN(int32_t cond, ctx.Binary(TSR_OP_LESS, x, ctx.Scalar(ctx.dtype(x), 0)));
+  return ctx.Emit(TSR_OP_SELECT, {cond, neg, pos});
+}
+
+Outputs LeakyRelu(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  ASSIGN_OR_RETURN(int32_t ax, ctx.BinaryScalar(TSR_OP_MUL, x, n.Float("alpha", 0.01f)));
+  ASSIGN_OR_RETURN(int32_t y, ByNegative(ctx, x, ax, x));
+  return std::vector<int32_t>{y};
+}
+
+Outputs PRelu(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  ASSIGN_OR_RETURN(int32_t slope, Required(n, 1));
+  ASSIGN_OR_RETURN(int32_t ax, ctx.Binary(TSR_OP_MUL, x, slope));
+  ASSIGN_OR_RETURN(int32_t y, ByNegative(ctx, x, ax, x));
+  return std::vector<int32_t>{y};
+}
+
+Outputs ThresholdedRelu(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  ASSIGN_OR_RETURN(int32_t cond, ctx.Binary(TSR_OP_GREATER, x, ctx.Scalar(ctx.dtype(x), n.Float("alpha", 1.0f))));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Emit(TSR_OP_SELECT, {cond, x, ctx.Scalar(ctx.dtype(x), 0)}));
+  return std::vector<int32_t>{y};
+}
+
+// Elu: x < 0 ? alpha (e^x - 1) : x. Selu: gamma * (x <= 0 ? alpha e^x - alpha : x).
+Outputs Elu(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  RETURN_IF_ERROR(NeedFloat(ctx, x, n.op_type()));
+  ASSIGN_OR_RETURN(int32_t e, ctx.Unary(TSR_OP_EXP, x));
+  ASSIGN_OR_RETURN(int32_t em1, ctx.BinaryScalar(TSR_OP_SUB, e, 1));
+  ASSIGN_OR_RETURN(int32_t neg, ctx.BinaryScalar(TSR_OP_MUL, em1, n.Float("alpha", 1.0f)));
+  ASSIGN_OR_RETURN(int32_t y, ByNegative(ctx, x, neg, x));
+  return std::vector<int32_t>{y};
+}
+
+Outputs Selu(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  RETURN_IF_ERROR(NeedFloat(ctx, x, n.op_type()));
+  const float alpha = n.Float("alpha", 1.67326319217681884765625f), gamma = n.Float("gamma", 1.05070102214813232421875f);
+  ASSIGN_OR_RETURN(int32_t e, ctx.Unary(TSR_OP_EXP, x));
+  ASSIGN_OR_RETURN(int32_t ae, ctx.BinaryScalar(TSR_OP_MUL, e, alpha));
+  ASSIGN_OR_RETURN(int32_t neg, ctx.BinaryScalar(TSR_OP_SUB, ae, alpha));
+  ASSIGN_OR_RETURN(int32_t sel, ByNegative(ctx, x, neg, x));
+  ASSIGN_OR_RETURN(int32_t y, ctx.BinaryScalar(TSR_OP_MUL, sel, gamma));
+  return std::vector<int32_t>{y};
+}
+
+// Celu: max(0, x) + min(0, alpha (e^(x/alpha) - 1)).
+Outputs Celu(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  RETURN_IF_ERROR(NeedFloat(ctx, x, n.op_type()));
+  const float alpha = n.Float("alpha", 1.0f);
+  ASSIGN_OR_RETURN(int32_t xa, ctx.BinaryScalar(TSR_OP_DIV, x, alpha));
+  ASSIGN_OR_RETURN(int32_t e, ctx.Unary(TSR_OP_EXP, xa));
+  ASSIGN_OR_RETURN(int32_t em1, ctx.BinaryScalar(TSR_OP_SUB, e, 1));
+  ASSIGN_OR_RETURN(int32_t neg, ctx.BinaryScalar(TSR_OP_MUL, em1, alpha));
+  ASSIGN_OR_RETURN(int32_t lo, ctx.BinaryScalar(TSR_OP_MINIMUM, neg, 0));
+  ASSIGN_OR_RETURN(int32_t hi, ctx.BinaryScalar(TSR_OP_MAXIMUM, x, 0));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Binary(TSR_OP_ADD, hi, lo));
+  return std::vector<int32_t>{y};
+}
+
+absl::StatusOr<int32_t> HardSigmoidOf(ImportContext& ctx, int32_t x, float alpha, float beta) {
+  ASSIGN_OR_RETURN(int32_t ax, ctx.BinaryScalar(TSR_OP_MUL, x, alpha));
+  ASSIGN_OR_RETURN(int32_t axb, ctx.BinaryScalar(TSR_OP_ADD, ax, beta));
+  return ctx.Emit(TSR_OP_CLIP, {axb}, {{TSR_ATTR_CLIP_MIN, FloatsAttr({0.0f})}, {TSR_ATTR_CLIP_MAX, FloatsAttr({1.0f})}});
+}
+
+Outputs HardSigmoid(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  RETURN_IF_ERROR(NeedFloat(ctx, x, n.op_type()));
+  ASSIGN_OR_RETURN(int32_t y, HardSigmoidOf(ctx, x, n.Float("alpha", 0.2f), n.Float("beta", 0.5f)));
+  return std::vector<int32_t>{y};
+}
+
+Outputs HardSwish(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  RETURN_IF_ERROR(NeedFloat(ctx, x, n.op_type()));
+  ASSIGN_OR_RETURN(int32_t hs, HardSigmoidOf(ctx, x, 1.0f / 6.0f, 0.5f));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Binary(TSR_OP_MUL, x, hs));
+  return std::vector<int32_t>{y};
+}
+
+// Softplus = log(e^x + 1); Softsign = x / (1 + |x|).
+Outputs Softplus(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  RETURN_IF_ERROR(NeedFloat(ctx, x, n.op_type()));
+  ASSIGN_OR_RETURN(int32_t e, ctx.Unary(TSR_OP_EXP, x));
+  ASSIGN_OR_RETURN(int32_t e1, ctx.BinaryScalar(TSR_OP_ADD, e, 1));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Unary(TSR_OP_LOG, e1));
+  return std::vector<int32_t>{y};
+}
+
+Outputs Softsign(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  RETURN_IF_ERROR(NeedFloat(ctx, x, n.op_type()));
+  ASSIGN_OR_RETURN(int32_t a, ctx.Unary(TSR_OP_ABS, x));
+  ASSIGN_OR_RETURN(int32_t a1, ctx.BinaryScalar(TSR_OP_ADD, a, 1));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Binary(TSR_OP_DIV, x, a1));
+  return std::vector<int32_t>{y};
+}
+
+// Sign = (x > 0) - (x < 0), via CAST of the comparisons.
+Outputs Sign(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  const int32_t dt = ctx.dtype(x);
+  if (dt == TSR_DTYPE_BOOL || dt == TSR_DTYPE_U8) return Unsupported(absl::StrCat("Sign on ", DTypeName(dt), " unsupported"));
+  ASSIGN_OR_RETURN(int32_t gt, ctx.Binary(TSR_OP_GREATER, x, ctx.Scalar(dt, 0)));
+  ASSIGN_OR_RETURN(int32_t lt, ctx.Binary(TSR_OP_LESS, x, ctx.Scalar(dt, 0)));
+  ASSIGN_OR_RETURN(int32_t gtc, ctx.Cast(gt, dt));
+  ASSIGN_OR_RETURN(int32_t ltc, ctx.Cast(lt, dt));
+  ASSIGN_OR_RETURN(int32_t s, ctx.Binary(TSR_OP_SUB, gtc, ltc));
+  // NaN stays NaN: SELECT(x == x, s, x).
+  if (IsFloat(dt)) {
+    ASSIGN_OR_RETURN(int32_t ok, ctx.Binary(TSR_OP_EQUAL, x, x));
+    ASSIGN_OR_RETURN(s, ctx.Emit(TSR_OP_SELECT, {ok, s, x}));
+  }
+  return std::vector<int32_t>{s};
+}
+
+// LessOrEqual(a, b) = SELECT(a < b, true, a == b) (NaN compares false).
+Converter OrEqual(int32_t strict) {
+  return [strict](ImportContext& ctx, const Node& n) -> Outputs {
+    ASSIGN_OR_RETURN(int32_t a, Required(n, 0));
+    ASSIGN_OR_RETURN(int32_t b, Required(n, 1));
+    ASSIGN_OR_RETURN(int32_t s, ctx.Binary(strict, a, b));
+    ASSIGN_OR_RETURN(int32_t e, ctx.Binary(TSR_OP_EQUAL, a, b));
+    ASSIGN_OR_RETURN(int32_t y, ctx.Emit(TSR_OP_SELECT, {s, s, e}));
+    return std::vector<int32_t>{y};
+  };
+}
+
+absl::Status NeedBool(const ImportContext& ctx, int32_t t) {
+  if (ctx.dtype(t) != TSR_DTYPE_BOOL) return absl::InvalidArgumentError("logical ops need bool inputs");
+  return absl::OkStatus();
+}
+
+Outputs Not(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  RETURN_IF_ERROR(NeedBool(ctx, x));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Binary(TSR_OP_EQUAL, x, ctx.Scalar(TSR_DTYPE_BOOL, 0)));
+  return std::vector<int32_t>{y};
+}
+
+// And(a,b) = SELECT(a, b, a); Or(a,b) = SELECT(a, a, b); Xor = (a == b) == false.
+Converter Logical(char kind) {
+  return [kind](ImportContext& ctx, const Node& n) -> Outputs {
+    ASSIGN_OR_RETURN(int32_t a, Required(n, 0));
+    ASSIGN_OR_RETURN(int32_t b, Required(n, 1));
+    RETURN_IF_ERROR(NeedBool(ctx, a));
+    RETURN_IF_ERROR(NeedBool(ctx, b));
+    int32_t y = -1;
+    if (kind == '&') {
+      ASSIGN_OR_RETURN(y, ctx.Emit(TSR_OP_SELECT, {a, b, a}));
+    } else if (kind == '|') {
+      ASSIGN_OR_RETURN(y, ctx.Emit(TSR_OP_SELECT, {a, a, b}));
+    } else {
+      ASSIGN_OR_RETURN(int32_t e, ctx.Binary(TSR_OP_EQUAL, a, b));
+      ASSIGN_OR_RETURN(y, ctx.Binary(TSR_OP_EQUAL, e, ctx.Scalar(TSR_DTYPE_BOOL, 0)));
+    }
+    return std::vector<int32_t>{y};
+  };
+}
+
+Outputs Where(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t c, Required(n, 0));
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 1));
+  ASSIGN_OR_RETURN(int32_t y, Required(n, 2));
+  ASSIGN_OR_RETURN(int32_t out, ctx.Emit(TSR_OP_SELECT, {c, x, y}));
+  return std::vector<int32_t>{out};
+}
+
+// Clip: bounds from inputs 1/2 (opset >= 11) or attributes (older).
+Outputs Clip(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  const int32_t dt = ctx.dtype(x);
+  int32_t y = x;
+  std::map<int32_t, Attribute> attrs;
+  if (n.Has("min")) attrs[TSR_ATTR_CLIP_MIN] = FloatsAttr({n.Float("min", 0)});
+  if (n.Has("max")) attrs[TSR_ATTR_CLIP_MAX] = FloatsAttr({n.Float("max", 0)});
+  // Float bounds that are constants become CLIP's attributes; otherwise
+  // (integer dtypes, runtime bounds) MAXIMUM then MINIMUM, applied exactly.
+  bool all_const_float = IsFloat(dt);
+  for (int which = 1; which <= 2; ++which) {
+    if (!n.has_input(which)) continue;
+    const int32_t b = n.input(which);
+    if (ctx.dtype(b) != dt) return absl::InvalidArgumentError("Clip bounds must have the input's dtype");
+    if (ctx.shape(b).size() > 1 || ctx.tensor(b).element_count() != 1)
+      return absl::InvalidArgumentError("Clip bounds must be scalars");
+    if (!ctx.IsConstant(b)) all_const_float = false;
+  }
+  if (all_const_float) {
+    for (int which = 1; which <= 2; ++which) {
+      if (!n.has_input(which)) continue;
+      ASSIGN_OR_RETURN(double v, ctx.ConstScalar(n.input(which), "Clip bound"));
+      attrs[which == 1 ? TSR_ATTR_CLIP_MIN : TSR_ATTR_CLIP_MAX] = FloatsAttr({static_cast<float>(v)});
+    }
+    ASSIGN_OR_RETURN(y, ctx.Emit(TSR_OP_CLIP, {x}, attrs));
+    return std::vector<int32_t>{y};
+  }
+  if (!attrs.empty()) { ASSIGN_OR_RETURN(y, ctx.Emit(TSR_OP_CLIP, {y}, attrs)); }
+  for (int which = 1; which <= 2; ++which) {
+    if (!n.has_input(which)) continue;
+    ASSIGN_OR_RETURN(int32_t bs, ctx.Reshape(n.input(which), {}));
+    ASSIGN_OR_RETURN(y, ctx.Binary(which == 1 ? TSR_OP_MAXIMUM : TSR_OP_MINIMUM, y, bs));
+  }
+  if (y == x) { ASSIGN_OR_RETURN(y, ctx.Emit(TSR_OP_CLIP, {x})); }
+  return std::vector<int32_t>{y};
+}
+
+Outputs Cast(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  ASSIGN_OR_RETURN(int32_t to, DTypeFromOnnx(static_cast<int32_t>(n.Int("to", 0))));
+  EmitOptions o;
+  o.output_dtype = to;
+  ASSIGN_OR_RETURN(int32_t y, ctx.Emit(TSR_OP_CAST, {x}, {}, o));
+  return std::vector<int32_t>{y};
+}
+
+Outputs CastLike(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  ASSIGN_OR_RETURN(int32_t like, Required(n, 1));
+  EmitOptions o;
+  o.output_dtype = ctx.dtype(like);
+  ASSIGN_OR_RETURN(int32_t y, ctx.Emit(TSR_OP_CAST, {x}, {}, o));
+  return std::vector<int32_t>{y};
+}
+
+Outputs Pow(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t a, Required(n, 0));
+  ASSIGN_OR_RETURN(int32_t b, Required(n, 1));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Binary(TSR_OP_POW, a, b));
+  return std::vector<int32_t>{y};
+}
+
+}  // namespace
+
+void RegisterElementwiseConverters(ConverterTable& t) {
+  t["Add"] = Direct(TSR_OP_ADD);
+  t["Sub"] = Direct(TSR_OP_SUB);
+  t["Mul"] = Direct(TSR_OP_MUL);
+  t["Div"] = Direct(TSR_OP_DIV);
+  t["Pow"] = Pow;
+  t["Equal"] = Direct(TSR_OP_EQUAL);
+  t["Less"] = Direct(TSR_OP_LESS);
+  t["Greater"] = Direct(TSR_OP_GREATER);
+  t["LessOrEqual"] = OrEqual(TSR_OP_LESS);
+  t["GreaterOrEqual"] = OrEqual(TSR_OP_GREATER);
+  t["Not"] = Not;
+  t["And"] = Logical('&');
+  t["Or"] = Logical('|');
+  t["Xor"] = Logical('^');
+  t["Where"] = Where;
+  t["Max"] = Variadic(TSR_OP_MAXIMUM, false);
+  t["Min"] = Variadic(TSR_OP_MINIMUM, false);
+  t["Sum"] = Variadic(TSR_OP_ADD, false);
+  t["Mean"] = Variadic(TSR_OP_ADD, true);
+  t["Neg"] = Direct(TSR_OP_NEG);
+  t["Abs"] = Direct(TSR_OP_ABS);
+  t["Sqrt"] = Direct(TSR_OP_SQRT);
+  t["Exp"] = Direct(TSR_OP_EXP);
+  t["Log"] = Direct(TSR_OP_LOG);
+  t["Sin"] = Direct(TSR_OP_SIN);
+  t["Cos"] = Direct(TSR_OP_COS);
+  t["Tan"] = Tan;
+  t["Sinh"] = Hyperbolic(false);
+  t["Cosh"] = Hyperbolic(true);
+  t["Tanh"] = Direct(TSR_OP_TANH);
+  t["Sigmoid"] = Direct(TSR_OP_SIGMOID);
+  t["Relu"] = Direct(TSR_OP_RELU);
+  t["Erf"] = Direct(TSR_OP_ERF);
+  t["Reciprocal"] = Reciprocal;
+  t["Sign"] = Sign;
+  t["LeakyRelu"] = LeakyRelu;
+  t["PRelu"] = PRelu;
+  t["ThresholdedRelu"] = ThresholdedRelu;
+  t["Elu"] = Elu;
+  t["Selu"] = Selu;
+  t["Celu"] = Celu;
+  t["HardSigmoid"] = HardSigmoid;
+  t["HardSwish"] = HardSwish;
+  t["Softplus"] = Softplus;
+  t["Softsign"] = Softsign;
+  t["Clip"] = Clip;
+  t["Cast"] = Cast;
+  t["CastLike"] = CastLike;
+  t["Identity"] = Identity;
+  t["Dropout"] = Dropout;
+}
+
+}  // namespace tessera::onnx_import

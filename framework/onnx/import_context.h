@@ -1,0 +1,96 @@
+// Value and shape tracking while importing: the Graph under construction,
+// the ONNX value name -> tensor map, and op emission with constant folding
+// (an op whose inputs are all constant is run at import time with the cpu
+// reference kernels and becomes a constant).
+#ifndef TESSERA_FRAMEWORK_ONNX_IMPORT_CONTEXT_H_
+#define TESSERA_FRAMEWORK_ONNX_IMPORT_CONTEXT_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include "absl/strings/string_view.h"
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+#include "graph/host_tensor.h"
+#include "graph/shape_inference.h"
+
+namespace tessera::onnx_import {
+
+struct EmitOptions {
+  std::optional<int32_t> output_dtype;  // CAST / QUANTIZE / DEQUANTIZE
+  Quantization output_quant;
+  bool no_fold = false;                 // emit even when every input is constant
+};
+
+class ImportContext {
+ public:
+  explicit ImportContext(int64_t opset) : opset_(opset) {}
+
+  int64_t opset() const { return opset_; }
+  Graph& graph() { return graph_; }
+  const Graph& graph() const { return graph_; }
+  const Tensor& tensor(int32_t t) const { return graph_.tensors[t]; }
+  bool IsConstant(int32_t t) const { return t >= 0 && graph_.tensors[t].is_constant; }
+  int32_t dtype(int32_t t) const { return graph_.tensors[t].dtype; }
+  const std::vector<int64_t>& shape(int32_t t) const { return graph_.tensors[t].shape; }
+  int64_t rank(int32_t t) const { return static_cast<int64_t>(graph_.tensors[t].shape.size()); }
+
+  // Names generated tensors after the node being converted.
+  void SetCurrentNode(std::string label) { node_label_ = std::move(label); }
+
+  int32_t AddInput(const std::string& name, int32_t dtype, std::vector<int64_t> shape);
+  int32_t AddConstant(HostTensor t, Quantization quant = {});
+  // Rank-0 constant of `dtype` holding `value` (converted like CAST).
+  int32_t Scalar(int32_t dtype, double value);
+  // Constant of `dtype` and `shape` filled with `value`.
+  int32_t Filled(int32_t dtype, std::vector<int64_t> shape, double value);
+  int32_t Int64s(const std::vector<int64_t>& values);  // 1-D i64
+
+  // One-output op; output type from shape inference.
+  absl::StatusOr<int32_t> Emit(int32_t op_type, std::vector<int32_t> inputs, std::map<int32_t, Attribute> attrs = {},
+                               EmitOptions options = {});
+  // Any-output op with explicit output types.
+  absl::StatusOr<std::vector<int32_t>> EmitTyped(int32_t op_type, std::vector<int32_t> inputs,
+                                                 std::map<int32_t, Attribute> attrs, std::vector<TensorType> outputs,
+                                                 std::vector<Quantization> quants = {}, bool no_fold = false);
+
+  // Shorthands.
+  absl::StatusOr<int32_t> Unary(int32_t op_type, int32_t x) { return Emit(op_type, {x}); }
+  absl::StatusOr<int32_t> Binary(int32_t op_type, int32_t a, int32_t b) { return Emit(op_type, {a, b}); }
+  // Binary with a scalar of a's dtype.
+  absl::StatusOr<int32_t> BinaryScalar(int32_t op_type, int32_t a, double b);
+  absl::StatusOr<int32_t> Reshape(int32_t x, std::vector<int64_t> shape);
+  absl::StatusOr<int32_t> Cast(int32_t x, int32_t dtype);
+
+  // Constant readers (the tensor must be constant; `what` names it in errors).
+  absl::StatusOr<std::vector<int64_t>> ConstInts(int32_t t, absl::string_view what) const;
+  absl::StatusOr<std::vector<double>> ConstDoubles(int32_t t, absl::string_view what) const;
+  absl::StatusOr<double> ConstScalar(int32_t t, absl::string_view what) const;
+  HostTensor ConstHost(int32_t t) const;
+
+  // ONNX value names.
+  void Bind(const std::string& name, int32_t t) { values_[name] = t; }
+  std::optional<int32_t> Lookup(const std::string& name) const;
+
+  std::string NewName(absl::string_view base);
+
+ private:
+  absl::StatusOr<std::vector<int32_t>> Fold(int32_t op_type, const std::vector<int32_t>& inputs,
+                                            const std::map<int32_t, Attribute>& attrs,
+                                            const std::vector<TensorType>& outputs,
+                                            const std::vector<Quantization>& quants);
+  int32_t AddTensor(Tensor t);
+
+  int64_t opset_;
+  Graph graph_;
+  std::map<std::string, int32_t> values_;
+  std::string node_label_ = "onnx";
+  int64_t counter_ = 0;
+};
+
+}  // namespace tessera::onnx_import
+
+#endif  // TESSERA_FRAMEWORK_ONNX_IMPORT_CONTEXT_H_

@@ -1,0 +1,285 @@
+#include "onnx/onnx_importer.h"
+
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "base/dtype.h"
+#include "base/status_macros.h"
+#include "compile/tensor_pruning.h"
+#include "graph/graph_verifier.h"
+#include "onnx/converters.h"
+#include "onnx/initializers.h"
+#include "onnx/model_reader.h"
+#include "tessera/ops.h"
+
+namespace tessera::onnx_import {
+
+// ---- Node attribute access -------------------------------------------------
+
+const onnx::AttributeProto* Node::Find(const std::string& name) const {
+  for (const onnx::AttributeProto& a : proto_.attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+void Node::Fail(const std::string& message) const {
+  if (error_.ok()) error_ = absl::InvalidArgumentError(message);
+}
+
+int64_t Node::Int(const std::string& name, int64_t def) const {
+  const onnx::AttributeProto* a = Find(name);
+  if (a == nullptr) return def;
+  if (a->type() != onnx::AttributeProto::INT && !(a->type() == onnx::AttributeProto::UNDEFINED && a->has_i())) {
+    Fail(absl::StrCat("attribute '", name, "' must be an int"));
+    return def;
+  }
+  return a->i();
+}
+
+float Node::Float(const std::string& name, float def) const {
+  const onnx::AttributeProto* a = Find(name);
+  if (a == nullptr) return def;
+  if (a->type() == onnx::AttributeProto::INT) return static_cast<float>(a->i());
+  if (a->type() != onnx::AttributeProto::FLOAT && !(a->type() == onnx::AttributeProto::UNDEFINED && a->has_f())) {
+    Fail(absl::StrCat("attribute '", name, "' must be a float"));
+    return def;
+  }
+  return a->f();
+}
+
+std::string Node::String(const std::string& name, const std::string& def) const {
+  const onnx::AttributeProto* a = Find(name);
+  if (a == nullptr) return def;
+  if (a->type() != onnx::AttributeProto::STRING && !(a->type() == onnx::AttributeProto::UNDEFINED && a->has_s())) {
+    Fail(absl::StrCat("attribute '", name, "' must be a string"));
+    return def;
+  }
+  return a->s();
+}
+
+std::vector<int64_t> Node::Ints(const std::string& name) const {
+  const onnx::AttributeProto* a = Find(name);
+  if (a == nullptr) return {};
+  if (a->type() != onnx::AttributeProto::INTS && a->type() != onnx::AttributeProto::UNDEFINED) {
+    Fail(absl::StrCat("attribute '", name, "' must be a list of ints"));
+    return {};
+  }
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::vector<float> Node::Floats(const std::string& name) const {
+  const onnx::AttributeProto* a = Find(name);
+  if (a == nullptr) return {};
+  if (a->type() != onnx::AttributeProto::FLOATS && a->type() != onnx::AttributeProto::UNDEFINED) {
+    Fail(absl::StrCat("attribute '", name, "' must be a list of floats"));
+    return {};
+  }
+  return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
+absl::StatusOr<HostTensor> Node::TensorAttr(const std::string& name) const {
+  const onnx::AttributeProto* a = Find(name);
+  if (a == nullptr || !a->has_t()) return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "' must be a tensor"));
+  return ConvertTensorProto(a->t());
+}
+
+// ---- shared helpers ---------------------------------------------------------
+
+absl::Status Unsupported(const std::string& what) { return absl::UnimplementedError(what); }
+
+absl::StatusOr<int32_t> Required(const Node& node, size_t i) {
+  if (!node.has_input(i)) return absl::InvalidArgumentError(absl::StrCat("required input ", i, " is missing"));
+  return node.input(i);
+}
+
+absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= rank)
+    return absl::InvalidArgumentError(absl::StrCat("axis ", axis, " out of range for rank ", rank));
+  return axis < 0 ? axis + rank : axis;
+}
+
+const ConverterTable& Converters() {
+  static const ConverterTable* table = [] {
+    auto* t = new ConverterTable;
+    RegisterElementwiseConverters(*t);
+    RegisterNnConverters(*t);
+    RegisterLayoutConverters(*t);
+    RegisterReduceConverters(*t);
+    RegisterConstantConverters(*t);
+    RegisterQuantConverters(*t);
+    return t;
+  }();
+  return *table;
+}
+
+// ---- the import -------------------------------------------------------------
+
+namespace {
+
+std::string NodeLabel(const onnx::NodeProto& node, int index) {
+  return absl::StrCat("node '", node.name().empty() ? absl::StrCat("#", index) : node.name(), "' (", node.op_type(),
+                      ")");
+}
+
+absl::Status WithPrefix(const absl::Status& s, const std::string& prefix) {
+  return absl::Status(s.code(), absl::StrCat(prefix, ": ", s.message()));
+}
+
+absl::Status ImportInputs(const onnx::GraphProto& g, const ImportOptions& options, ImportContext& ctx) {
+  std::set<std::string> initializer_names;
+  for (const onnx::TensorProto& init : g.initializer()) initializer_names.insert(init.name());
+  size_t position = 0;
+  std::set<std::string> used_overrides;
+  for (const onnx::ValueInfoProto& in : g.input()) {
+    if (initializer_names.count(in.name())) continue;  // an initializer's default wins: static weights
+    const size_t pos = position++;
+    const std::string label = absl::StrCat("graph input '", in.name(), "'");
+    if (!in.has_type() || !in.type().has_tensor_type())
+      return absl::UnimplementedError(absl::StrCat(label, ": only tensor inputs are supported"));
+    const onnx::TypeProto::Tensor& tt = in.type().tensor_type();
+    absl::StatusOr<int32_t> dtype = DTypeFromOnnx(tt.elem_type());
+    if (!dtype.ok()) return WithPrefix(dtype.status(), label);
+    std::vector<int64_t> shape;
+    if (auto it = options.input_shapes.find(in.name()); it != options.input_shapes.end()) {
+      shape = it->second;
+      used_overrides.insert(in.name());
+    } else if (pos < options.positional_input_shapes.size() && options.positional_input_shapes[pos]) {
+      shape = *options.positional_input_shapes[pos];
+    } else {
+      if (!tt.has_shape())
+        return absl::UnimplementedError(absl::StrCat(label, " has no shape; give --input-shape ", in.name(), "=D0,D1,..."));
+      for (const onnx::TensorShapeProto::Dimension& d : tt.shape().dim()) {
+        if (!d.has_dim_value() || d.dim_value() < 0)
+          return absl::UnimplementedError(absl::StrCat(
+              label, " has dynamic dimension '", d.has_dim_param() ? d.dim_param() : std::string("?"),
+              "'; give --input-shape ", in.name(), "=D0,D1,..."));
+        shape.push_back(d.dim_value());
+      }
+    }
+    for (int64_t d : shape)
+      if (d < 0) return absl::InvalidArgumentError(absl::StrCat(label, ": negative dimension"));
+    if (ctx.Lookup(in.name())) return absl::InvalidArgumentError(absl::StrCat(label, " is defined twice"));
+    ctx.Bind(in.name(), ctx.AddInput(in.name(), *dtype, shape));
+  }
+  for (const auto& [name, shape] : options.input_shapes)
+    if (!used_overrides.count(name))
+      return absl::InvalidArgumentError(absl::StrCat("--input-shape names '", name, "', which is not a graph input"));
+  return absl::OkStatus();
+}
+
+absl::Status ImportNode(const onnx::NodeProto& node, int index, ImportContext& ctx) {
+  const std::string label = NodeLabel(node, index);
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return absl::UnimplementedError(absl::StrCat(label, ": op ", node.domain(), "::", node.op_type(), " unsupported"));
+  const ConverterTable& table = Converters();
+  auto it = table.find(node.op_type());
+  if (it == table.end())
+    return absl::UnimplementedError(absl::StrCat(label, ": op ", node.op_type(), " unsupported"));
+  std::vector<int32_t> inputs;
+  for (const std::string& name : node.input()) {
+    if (name.empty()) { inputs.push_back(-1); continue; }
+    std::optional<int32_t> t = ctx.Lookup(name);
+    if (!t)
+      return absl::InvalidArgumentError(absl::StrCat(label, ": input '", name,
+                                                     "' is not a graph input, initializer or earlier node output"));
+    inputs.push_back(*t);
+  }
+  ctx.SetCurrentNode(node.name().empty() ? absl::StrCat(node.op_type(), "_", index) : node.name());
+  const int32_t first_new = static_cast<int32_t>(ctx.graph().tensors.size());
+  Node n(node, std::move(inputs));
+  absl::StatusOr<std::vector<int32_t>> outputs = it->second(ctx, n);
+  if (!n.error().ok()) return WithPrefix(n.error(), label);
+  if (!outputs.ok()) return WithPrefix(outputs.status(), label);
+  for (int i = 0; i < node.output_size(); ++i) {
+    const std::string& name = node.output(i);
+    if (name.empty()) continue;
+    const int32_t t = static_cast<size_t>(i) < outputs->size() ? (*outputs)[i] : -1;
+    if (t < 0)
+      return absl::UnimplementedError(absl::StrCat(label, ": output ", i, " ('", name, "') unsupported"));
+    if (t >= first_new) ctx.graph().tensors[t].name = name;
+    ctx.Bind(name, t);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const ImportOptions& options,
+                                      const std::string& fallback_name) {
+  ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModel(bytes));
+  ASSIGN_OR_RETURN(int64_t opset, DefaultDomainOpset(model));
+  const onnx::GraphProto& g = model.graph();
+  ImportContext ctx(opset);
+  if (g.sparse_initializer_size() > 0) return absl::UnimplementedError("sparse initializers unsupported");
+  for (const onnx::TensorProto& init : g.initializer()) {
+    ASSIGN_OR_RETURN(HostTensor h, ConvertTensorProto(init));
+    h.name = init.name();
+    ctx.Bind(init.name(), ctx.AddConstant(std::move(h)));
+  }
+  RETURN_IF_ERROR(ImportInputs(g, options, ctx));
+  for (int i = 0; i < g.node_size(); ++i) RETURN_IF_ERROR(ImportNode(g.node(i), i, ctx));
+
+  // Graph outputs. One produced by no op (an input, a constant, or a value
+  // already listed) gets a copy, so each output is a distinct op result.
+  std::set<int32_t> seen;
+  std::vector<bool> produced(ctx.graph().tensors.size(), false);
+  for (const Op& op : ctx.graph().ops)
+    for (int32_t t : op.outputs) produced[t] = true;
+  ctx.SetCurrentNode("output");
+  for (const onnx::ValueInfoProto& out : g.output()) {
+    std::optional<int32_t> t = ctx.Lookup(out.name());
+    if (!t) return absl::InvalidArgumentError(absl::StrCat("graph output '", out.name(), "' is never produced"));
+    int32_t id = *t;
+    if (!produced[id] || seen.count(id)) {
+      EmitOptions copy;
+      copy.no_fold = true;
+      copy.output_quant = ctx.tensor(id).quant;
+      ASSIGN_OR_RETURN(id, ctx.Emit(TSR_OP_RESHAPE, {id}, {{TSR_ATTR_SHAPE, IntsAttr(ctx.shape(id))}}, copy));
+      ctx.graph().tensors[id].name = out.name();
+    }
+    seen.insert(id);
+    ctx.graph().outputs.push_back(id);
+  }
+  if (ctx.graph().outputs.empty()) return absl::InvalidArgumentError("ONNX graph has no outputs");
+
+  Graph graph = std::move(ctx.graph());
+  graph.name = !g.name().empty() ? g.name() : fallback_name;
+  graph.metadata.emplace_back("source", "onnx");
+  graph.metadata.emplace_back("onnx.opset", absl::StrCat(opset));
+  if (!model.producer_name().empty()) graph.metadata.emplace_back("onnx.producer", model.producer_name());
+  PruneUnusedTensors(graph);
+  RETURN_IF_ERROR(VerifyGraph(graph));
+  return graph;
+}
+
+absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
+  ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(path));
+  absl::StatusOr<Graph> g = ImportOnnxBytes(bytes, options, "onnx_model");
+  if (!g.ok()) return absl::Status(g.status().code(), absl::StrCat("'", path, "': ", g.status().message()));
+  return g;
+}
+
+absl::Status ParseInputShapeFlag(const std::string& text, ImportOptions& options) {
+  const size_t eq = text.rfind('=');
+  if (eq == std::string::npos || eq == 0)
+    return absl::InvalidArgumentError(absl::StrCat("--input-shape wants NAME=D0,D1,..., got '", text, "'"));
+  std::vector<int64_t> dims;
+  const std::string dims_text = text.substr(eq + 1);
+  if (!dims_text.empty()) {
+    for (absl::string_view part : absl::StrSplit(dims_text, ',')) {
+      int64_t d = 0;
+      if (!absl::SimpleAtoi(part, &d) || d < 0)
+        return absl::InvalidArgumentError(absl::StrCat("--input-shape: bad dimension '", part, "' in '", text, "'"));
+      dims.push_back(d);
+    }
+  }
+  options.input_shapes[text.substr(0, eq)] = std::move(dims);
+  return absl::OkStatus();
+}
+
+bool OnnxImportAvailable() { return true; }
+
+}  // namespace tessera::onnx_import

@@ -1,0 +1,50 @@
+// ONNX import: an ONNX ModelProto (opsets 11..17 of the default domain)
+// becomes a Tessera Graph over the v1 op set (docs/onnx_import.md).
+//
+// * Shapes are static: every graph input needs concrete dims, from the
+//   model or from an override (`tessera import --input-shape name=1,3,8,8`).
+// * Constant sub-graphs (Constant, Shape->Gather->Concat->Reshape chains,
+//   ConstantOfShape, Range, anything whose inputs are all constant) are
+//   folded by running the cpu reference kernels at import time.
+// * Errors name the node ("node 'conv1' (Conv): ..."): an op, attribute or
+//   dtype that has no mapping is Unimplemented; a malformed file or an
+//   inconsistent graph is InvalidArgument. Malformed input never crashes.
+#ifndef TESSERA_FRAMEWORK_ONNX_ONNX_IMPORTER_H_
+#define TESSERA_FRAMEWORK_ONNX_ONNX_IMPORTER_H_
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+
+namespace tessera::onnx_import {
+
+inline constexpr int64_t kMinOpset = 11;
+inline constexpr int64_t kMaxOpset = 17;
+
+struct ImportOptions {
+  // Shape overrides by graph input name (replace the declared dims).
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Shape overrides by position among the non-initializer graph inputs
+  // (the onnx-test runner takes them from input_K.pb); nullopt = keep.
+  std::vector<std::optional<std::vector<int64_t>>> positional_input_shapes;
+};
+
+absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const ImportOptions& options = {},
+                                      const std::string& fallback_name = "onnx_model");
+absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options = {});
+
+// Parses "name=1,3,224,224" (a --input-shape flag value).
+absl::Status ParseInputShapeFlag(const std::string& text, ImportOptions& options);
+
+// True when this build can import ONNX (protobuf and onnx.proto were found).
+bool OnnxImportAvailable();
+
+}  // namespace tessera::onnx_import
+
+#endif  // TESSERA_FRAMEWORK_ONNX_ONNX_IMPORTER_H_

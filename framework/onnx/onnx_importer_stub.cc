@@ -1,0 +1,15 @@
+// Built when protobuf or onnx.proto is missing: every import is refused.
+#include "onnx/onnx_importer.h"
+
+namespace tessera::onnx_import {
+
+absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t>, const ImportOptions&, const std::string&) {
+  return absl::UnimplementedError("this tessera was built without ONNX import (install libonnx-dev, libprotobuf-dev, protobuf-compiler)");
+}
+absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
+  return ImportOnnxBytes({}, options, path);
+}
+absl::Status ParseInputShapeFlag(const std::string&, ImportOptions&) { return absl::OkStatus(); }
+bool OnnxImportAvailable() { return false; }
+
+}  // namespace tessera::onnx_import

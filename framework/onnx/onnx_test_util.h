@@ -1,0 +1,47 @@
+// Test helpers: build ONNX models in code, and run an imported Graph op by
+// op with the cpu reference kernels (through the constant folder).
+#ifndef TESSERA_FRAMEWORK_ONNX_ONNX_TEST_UTIL_H_
+#define TESSERA_FRAMEWORK_ONNX_ONNX_TEST_UTIL_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+#include "graph/host_tensor.h"
+#include "onnx.pb.h"
+
+namespace tessera::onnx_import::testing {
+
+class OnnxModelBuilder {
+ public:
+  explicit OnnxModelBuilder(int64_t opset = 13);
+  // dims: -1 = a symbolic dimension named "N".
+  void Input(const std::string& name, int32_t elem_type, const std::vector<int64_t>& dims);
+  void Output(const std::string& name);
+  void FloatInit(const std::string& name, const std::vector<int64_t>& dims, const std::vector<float>& values);
+  void Int64Init(const std::string& name, const std::vector<int64_t>& dims, const std::vector<int64_t>& values);
+  onnx::NodeProto& Node(const std::string& op_type, const std::vector<std::string>& inputs,
+                        const std::vector<std::string>& outputs, const std::string& name = "");
+  std::vector<uint8_t> Bytes() const;
+  onnx::ModelProto& model() { return model_; }
+
+ private:
+  onnx::ModelProto model_;
+};
+
+void AttrInt(onnx::NodeProto& n, const std::string& name, int64_t v);
+void AttrInts(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v);
+void AttrFloat(onnx::NodeProto& n, const std::string& name, float v);
+void AttrString(onnx::NodeProto& n, const std::string& name, const std::string& v);
+
+HostTensor FloatTensor(const std::vector<int64_t>& shape, const std::vector<float>& values);
+std::vector<float> Floats(const HostTensor& t);
+
+// Runs every op of `graph` (no DISPATCH ops) with the reference kernels.
+absl::StatusOr<std::vector<HostTensor>> RunReference(const Graph& graph, const std::vector<HostTensor>& inputs);
+
+}  // namespace tessera::onnx_import::testing
+
+#endif  // TESSERA_FRAMEWORK_ONNX_ONNX_TEST_UTIL_H_
