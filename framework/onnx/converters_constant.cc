@@ -103,7 +103,7 @@ Outputs Range(ImportContext& ctx, const Node& n) {
   ASSIGN_OR_RETURN(int32_t d, Required(n, 2));
   const int32_t dt = ctx.dtype(s);
   if (ctx.dtype(l) != dt || ctx.dtype(d) != dt) return absl::InvalidArgumentError("Range inputs differ in dtype");
-  if (!ctx.IsConstant(s) || !ctx.IsConstant(l) || !ctx.IsConstant(d))
+  if (!ctx.RequireConstant(s) || !ctx.RequireConstant(l) || !ctx.RequireConstant(d))
     return Unsupported("Range with non-constant inputs unsupported (dynamic output shape)");
   int64_t count = 0;
   HostTensor h;

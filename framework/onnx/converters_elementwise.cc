@@ -23,10 +23,24 @@ absl::Status NeedFloat(const ImportContext& ctx, int32_t t, const std::string& o
   return absl::OkStatus();
 }
 
+// Opset < 7 binary ops: with broadcast=1 and `axis`, B's dims line up with
+// A's starting at `axis` (not numpy's right alignment): append 1s to B.
+absl::StatusOr<int32_t> LegacyBroadcast(ImportContext& ctx, const Node& n, int32_t a, int32_t b) {
+  if (ctx.opset() >= 7 || n.Int("broadcast", 0) == 0 || !n.Has("axis")) return b;
+  const int64_t rank_a = ctx.rank(a), rank_b = ctx.rank(b);
+  int64_t axis = n.Int("axis", 0);
+  if (axis < 0) axis += rank_a;
+  if (axis < 0 || axis + rank_b > rank_a) return absl::InvalidArgumentError("legacy broadcast axis out of range");
+  std::vector<int64_t> shape = ctx.shape(b);
+  shape.resize(static_cast<size_t>(rank_a - axis), 1);
+  return ctx.Reshape(b, shape);
+}
+
 Converter Direct(int32_t op_type) {
   return [op_type](ImportContext& ctx, const Node& n) -> Outputs {
     std::vector<int32_t> inputs;
     for (size_t i = 0; i < n.input_count(); ++i) { ASSIGN_OR_RETURN(int32_t t, Required(n, i)); inputs.push_back(t); }
+    if (inputs.size() == 2) { ASSIGN_OR_RETURN(inputs[1], LegacyBroadcast(ctx, n, inputs[0], inputs[1])); }
     ASSIGN_OR_RETURN(int32_t y, ctx.Emit(op_type, inputs));
     return std::vector<int32_t>{y};
   };
@@ -109,6 +123,13 @@ Outputs LeakyRelu(ImportContext& ctx, const Node& n) {
 Outputs PRelu(ImportContext& ctx, const Node& n) {
   ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
   ASSIGN_OR_RETURN(int32_t slope, Required(n, 1));
+  // Opset < 7: a 1-D slope of C entries is per channel (axis 1).
+  if (ctx.opset() < 7 && ctx.rank(slope) == 1 && ctx.rank(x) >= 2 && ctx.shape(slope)[0] == ctx.shape(x)[1] &&
+      ctx.shape(slope)[0] != 1) {
+    std::vector<int64_t> s(static_cast<size_t>(ctx.rank(x) - 1), 1);
+    s[0] = ctx.shape(slope)[0];
+    ASSIGN_OR_RETURN(slope, ctx.Reshape(slope, s));
+  }
   ASSIGN_OR_RETURN(int32_t ax, ctx.Binary(TSR_OP_MUL, x, slope));
   ASSIGN_OR_RETURN(int32_t y, ByNegative(ctx, x, ax, x));
   return std::vector<int32_t>{y};
@@ -328,6 +349,7 @@ Outputs CastLike(ImportContext& ctx, const Node& n) {
 Outputs Pow(ImportContext& ctx, const Node& n) {
   ASSIGN_OR_RETURN(int32_t a, Required(n, 0));
   ASSIGN_OR_RETURN(int32_t b, Required(n, 1));
+  ASSIGN_OR_RETURN(b, LegacyBroadcast(ctx, n, a, b));
   ASSIGN_OR_RETURN(int32_t y, ctx.Binary(TSR_OP_POW, a, b));
   return std::vector<int32_t>{y};
 }

@@ -1,6 +1,7 @@
 // Layout ONNX ops: Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Concat,
 // Gather, Slice, Split (-> SLICEs), Pad, Expand (-> SELECT broadcast),
 // Tile (-> CONCATs), DepthToSpace / SpaceToDepth (-> RESHAPE + TRANSPOSE).
+#include <algorithm>
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
@@ -53,6 +54,14 @@ Outputs Reshape(ImportContext& ctx, const Node& n) {
       return absl::InvalidArgumentError(absl::StrCat("cannot infer -1 reshaping [", absl::StrJoin(in, ","), "] to [",
                                                      absl::StrJoin(shape, ","), "]"));
     shape[infer] = total / known;
+  }
+  // RESHAPE's shape attribute reads 0 as "copy"; an empty result (the only
+  // case where allowzero keeps a real 0) is a constant with no elements.
+  if (allow_zero && total == 0 && std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+    int64_t count = 1;
+    for (int64_t d : shape) count *= d;
+    if (count != 0) return absl::InvalidArgumentError("cannot reshape an empty tensor to a non-empty shape");
+    return std::vector<int32_t>{ctx.Filled(ctx.dtype(x), shape, 0)};
   }
   ASSIGN_OR_RETURN(int32_t y, ctx.Emit(TSR_OP_RESHAPE, {x}, {{TSR_ATTR_SHAPE, IntsAttr(shape)}}));
   return std::vector<int32_t>{y};
@@ -294,6 +303,26 @@ Converter SpaceDepth(bool to_space) {
   };
 }
 
+// Trilu: SELECT(mask, x, 0) with a constant [rows, cols] mask keeping
+// j - i >= k (upper) or j - i <= k (lower).
+Outputs Trilu(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  if (ctx.rank(x) < 2) return absl::InvalidArgumentError("Trilu needs rank >= 2");
+  int64_t k = 0;
+  if (n.has_input(1)) {
+    ASSIGN_OR_RETURN(double kv, ctx.ConstScalar(n.input(1), "Trilu k"));
+    k = static_cast<int64_t>(kv);
+  }
+  const bool upper = n.Int("upper", 1) != 0;
+  const int64_t rows = ctx.shape(x)[ctx.rank(x) - 2], cols = ctx.shape(x)[ctx.rank(x) - 1];
+  HostTensor mask{"", TSR_DTYPE_BOOL, {rows, cols}, std::vector<uint8_t>(static_cast<size_t>(rows * cols))};
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) mask.data[i * cols + j] = (upper ? j - i >= k : j - i <= k) ? 1 : 0;
+  const int32_t m = ctx.AddConstant(std::move(mask));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Emit(TSR_OP_SELECT, {m, x, ctx.Scalar(ctx.dtype(x), 0)}));
+  return std::vector<int32_t>{y};
+}
+
 }  // namespace
 
 void RegisterLayoutConverters(ConverterTable& t) {
@@ -309,6 +338,7 @@ void RegisterLayoutConverters(ConverterTable& t) {
   t["Pad"] = Pad;
   t["Expand"] = Expand;
   t["Tile"] = Tile;
+  t["Trilu"] = Trilu;
   t["DepthToSpace"] = SpaceDepth(true);
   t["SpaceToDepth"] = SpaceDepth(false);
 }

@@ -256,6 +256,8 @@ absl::StatusOr<int32_t> ChannelParam(ImportContext& ctx, int32_t p, int64_t rank
 Outputs BatchNormalization(ImportContext& ctx, const Node& n) {
   ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
   if (n.Int("training_mode", 0) != 0) return Unsupported("BatchNormalization training_mode=1 unsupported");
+  if (n.Int("spatial", 1) == 0) return Unsupported("BatchNormalization spatial=0 unsupported");
+  if (n.Has("is_test") && n.Int("is_test", 1) == 0) return Unsupported("BatchNormalization is_test=0 unsupported");
   for (size_t i = 1; i < n.output_count(); ++i)
     if (n.wants_output(i)) return Unsupported("BatchNormalization running statistics outputs unsupported");
   const int64_t rank = ctx.rank(x);

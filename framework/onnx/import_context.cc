@@ -145,9 +145,22 @@ HostTensor ImportContext::ConstHost(int32_t t) const {
   return HostTensor{x.name, x.dtype, x.shape, std::vector<uint8_t>(x.data.begin(), x.data.end())};
 }
 
-absl::StatusOr<std::vector<double>> ImportContext::ConstDoubles(int32_t t, absl::string_view what) const {
+bool ImportContext::RequireConstant(int32_t t) {
+  if (t < 0) return false;
+  if (IsConstant(t)) return true;
+  auto it = freezable_.find(t);
+  if (it == freezable_.end()) return false;
+  Tensor& x = graph_.tensors[t];
+  if (it->second.dtype != x.dtype || it->second.shape != x.shape || it->second.data.size() != x.byte_size()) return false;
+  x.is_constant = true;
+  x.data = graph_.AdoptBytes(std::move(it->second.data));
+  freezable_.erase(it);
+  return true;
+}
+
+absl::StatusOr<std::vector<double>> ImportContext::ConstDoubles(int32_t t, absl::string_view what) {
   if (t < 0) return absl::InvalidArgumentError(absl::StrCat(what, " is missing"));
-  if (!IsConstant(t))
+  if (!RequireConstant(t))
     return absl::UnimplementedError(absl::StrCat(what, " must be a constant (or fold to one)"));
   const Tensor& x = graph_.tensors[t];
   const int64_t n = x.element_count();
@@ -158,9 +171,9 @@ absl::StatusOr<std::vector<double>> ImportContext::ConstDoubles(int32_t t, absl:
   return v;
 }
 
-absl::StatusOr<std::vector<int64_t>> ImportContext::ConstInts(int32_t t, absl::string_view what) const {
+absl::StatusOr<std::vector<int64_t>> ImportContext::ConstInts(int32_t t, absl::string_view what) {
   if (t < 0) return absl::InvalidArgumentError(absl::StrCat(what, " is missing"));
-  if (!IsConstant(t))
+  if (!RequireConstant(t))
     return absl::UnimplementedError(absl::StrCat(what, " must be a constant (or fold to one)"));
   const Tensor& x = graph_.tensors[t];
   const int64_t n = x.element_count();
@@ -175,7 +188,7 @@ absl::StatusOr<std::vector<int64_t>> ImportContext::ConstInts(int32_t t, absl::s
   return std::vector<int64_t>(d.begin(), d.end());
 }
 
-absl::StatusOr<double> ImportContext::ConstScalar(int32_t t, absl::string_view what) const {
+absl::StatusOr<double> ImportContext::ConstScalar(int32_t t, absl::string_view what) {
   ASSIGN_OR_RETURN(std::vector<double> v, ConstDoubles(t, what));
   if (v.size() != 1) return absl::InvalidArgumentError(absl::StrCat(what, " must hold exactly one value"));
   return v[0];

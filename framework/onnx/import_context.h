@@ -65,10 +65,17 @@ class ImportContext {
   absl::StatusOr<int32_t> Reshape(int32_t x, std::vector<int64_t> shape);
   absl::StatusOr<int32_t> Cast(int32_t x, int32_t dtype);
 
-  // Constant readers (the tensor must be constant; `what` names it in errors).
-  absl::StatusOr<std::vector<int64_t>> ConstInts(int32_t t, absl::string_view what) const;
-  absl::StatusOr<std::vector<double>> ConstDoubles(int32_t t, absl::string_view what) const;
-  absl::StatusOr<double> ConstScalar(int32_t t, absl::string_view what) const;
+  // A graph input given a value (ImportOptions::positional_input_values)
+  // may be frozen into a constant when an operand must be constant.
+  void SetFreezableValue(int32_t t, HostTensor value) { freezable_[t] = std::move(value); }
+  // True when `t` is constant, freezing it first if it is a freezable input.
+  bool RequireConstant(int32_t t);
+
+  // Constant readers (the tensor must be constant, or a freezable input;
+  // `what` names it in errors).
+  absl::StatusOr<std::vector<int64_t>> ConstInts(int32_t t, absl::string_view what);
+  absl::StatusOr<std::vector<double>> ConstDoubles(int32_t t, absl::string_view what);
+  absl::StatusOr<double> ConstScalar(int32_t t, absl::string_view what);
   HostTensor ConstHost(int32_t t) const;
 
   // ONNX value names.
@@ -87,6 +94,7 @@ class ImportContext {
   int64_t opset_;
   Graph graph_;
   std::map<std::string, int32_t> values_;
+  std::map<int32_t, HostTensor> freezable_;
   std::string node_label_ = "onnx";
   int64_t counter_ = 0;
 };

@@ -42,9 +42,9 @@ absl::StatusOr<int64_t> DefaultDomainOpset(const onnx::ModelProto& model) {
     if (domains.empty()) return absl::InvalidArgumentError("ONNX model imports no opset");
     return absl::UnimplementedError(absl::StrCat("only non-default op domains imported (", domains, ") unsupported"));
   }
-  if (opset < kMinOpset || opset > kMaxOpset)
+  if (opset < kMinLegacyOpset || opset > kMaxOpset)
     return absl::UnimplementedError(absl::StrCat("opset ", opset, " unsupported (supported: ", kMinOpset, "..",
-                                                 kMaxOpset, ")"));
+                                                 kMaxOpset, ", legacy ", kMinLegacyOpset, "..", kMinOpset - 1, ")"));
   return opset;
 }
 

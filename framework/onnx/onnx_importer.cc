@@ -162,7 +162,10 @@ absl::Status ImportInputs(const onnx::GraphProto& g, const ImportOptions& option
     for (int64_t d : shape)
       if (d < 0) return absl::InvalidArgumentError(absl::StrCat(label, ": negative dimension"));
     if (ctx.Lookup(in.name())) return absl::InvalidArgumentError(absl::StrCat(label, " is defined twice"));
-    ctx.Bind(in.name(), ctx.AddInput(in.name(), *dtype, shape));
+    const int32_t t = ctx.AddInput(in.name(), *dtype, shape);
+    if (pos < options.positional_input_values.size() && options.positional_input_values[pos])
+      ctx.SetFreezableValue(t, *options.positional_input_values[pos]);
+    ctx.Bind(in.name(), t);
   }
   for (const auto& [name, shape] : options.input_shapes)
     if (!used_overrides.count(name))
@@ -245,11 +248,21 @@ absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const Impo
   }
   if (ctx.graph().outputs.empty()) return absl::InvalidArgumentError("ONNX graph has no outputs");
 
+  // Inputs frozen into constants leave the input list.
+  std::vector<int32_t> live_inputs;
+  std::string frozen;
+  for (size_t i = 0; i < ctx.graph().inputs.size(); ++i) {
+    const int32_t t = ctx.graph().inputs[i];
+    if (ctx.IsConstant(t)) absl::StrAppend(&frozen, frozen.empty() ? "" : ",", i);
+    else live_inputs.push_back(t);
+  }
+  ctx.graph().inputs = live_inputs;
   Graph graph = std::move(ctx.graph());
   graph.name = !g.name().empty() ? g.name() : fallback_name;
   graph.metadata.emplace_back("source", "onnx");
   graph.metadata.emplace_back("onnx.opset", absl::StrCat(opset));
   if (!model.producer_name().empty()) graph.metadata.emplace_back("onnx.producer", model.producer_name());
+  if (!frozen.empty()) graph.metadata.emplace_back("onnx.frozen_inputs", frozen);
   PruneUnusedTensors(graph);
   RETURN_IF_ERROR(VerifyGraph(graph));
   return graph;

@@ -21,10 +21,14 @@
 
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
+#include "graph/host_tensor.h"
 
 namespace tessera::onnx_import {
 
 inline constexpr int64_t kMinOpset = 11;
+// Opsets 6..10 are accepted too: converters read the older attribute forms
+// (Slice/Pad/Clip/Split/Squeeze attributes, legacy broadcast=1 with axis).
+inline constexpr int64_t kMinLegacyOpset = 6;
 inline constexpr int64_t kMaxOpset = 17;
 
 struct ImportOptions {
@@ -33,6 +37,11 @@ struct ImportOptions {
   // Shape overrides by position among the non-initializer graph inputs
   // (the onnx-test runner takes them from input_K.pb); nullopt = keep.
   std::vector<std::optional<std::vector<int64_t>>> positional_input_shapes;
+  // Values by position (the onnx-test runner passes test_data_set_0). An
+  // input whose value is needed as a constant operand (a Reshape shape,
+  // Slice starts, reduction axes, ...) is frozen into a constant and leaves
+  // the graph's inputs; metadata "onnx.frozen_inputs" lists the positions.
+  std::vector<std::optional<HostTensor>> positional_input_values;
 };
 
 absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const ImportOptions& options = {},
