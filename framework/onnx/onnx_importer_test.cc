@@ -1,6 +1,7 @@
 #include "onnx/onnx_importer.h"
 
 #include <cmath>
+#include <cstring>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -103,13 +104,56 @@ TEST(OnnxImporter, UnsupportedOpNamesTheNode) {
 }
 
 TEST(OnnxImporter, OpsetOutOfRange) {
-  OnnxModelBuilder b(9);
+  OnnxModelBuilder b(5);
   b.Input("x", kFloat, {4});
   b.Node("Relu", {"x"}, {"y"});
   b.Output("y");
   absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes());
   ASSERT_FALSE(g.ok());
-  EXPECT_THAT(g.status().message(), HasSubstr("opset 9"));
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(g.status().message(), HasSubstr("opset 5"));
+  OnnxModelBuilder newer(18);
+  newer.Input("x", kFloat, {4});
+  newer.Node("Relu", {"x"}, {"y"});
+  newer.Output("y");
+  EXPECT_FALSE(ImportOnnxBytes(newer.Bytes()).ok());
+}
+
+TEST(OnnxImporter, LegacyBroadcastAxis) {
+  OnnxModelBuilder b(6);
+  b.Input("x", kFloat, {2, 3, 2});
+  b.FloatInit("c", {3}, {10, 20, 30});
+  onnx::NodeProto& n = b.Node("Add", {"x", "c"}, {"y"});
+  AttrInt(n, "broadcast", 1);
+  AttrInt(n, "axis", 1);
+  b.Output("y");
+  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes());
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_THAT(Run1(*g, {FloatTensor({2, 3, 2}, std::vector<float>(12, 0))}),
+              ::testing::ElementsAre(10, 10, 20, 20, 30, 30, 10, 10, 20, 20, 30, 30));
+}
+
+TEST(OnnxImporter, FreezesInputUsedAsConstantOperand) {
+  OnnxModelBuilder b;
+  b.Input("x", kFloat, {2, 3});
+  b.Input("shape", onnx::TensorProto::INT64, {1});
+  b.Node("Reshape", {"x", "shape"}, {"y"});
+  b.Output("y");
+  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes());
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(g.status().message(), HasSubstr("must be a constant"));
+  ImportOptions o;
+  o.positional_input_values.resize(2);
+  HostTensor shape{"shape", TSR_DTYPE_I64, {1}, std::vector<uint8_t>(8)};
+  const int64_t six = 6;
+  std::memcpy(shape.data.data(), &six, 8);
+  o.positional_input_values[1] = shape;
+  g = ImportOnnxBytes(b.Bytes(), o);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->inputs.size(), 1u);
+  EXPECT_EQ(g->FindMetadata("onnx.frozen_inputs"), std::optional<std::string>("1"));
+  EXPECT_EQ(g->tensors[g->outputs[0]].shape, (std::vector<int64_t>{6}));
 }
 
 TEST(OnnxImporter, SymbolicDimNeedsOverride) {
