@@ -58,11 +58,11 @@ tsr_status Create(const tsr_compiler_plugin_options* options, tsr_compiler_plugi
       kv = options->options;
       count = options->option_count;
     }
-    // The cpu compiler has no options of its own; kernel choice is a
-    // dispatch-time option (cpu.kernels), accepted here so one option list
-    // can go to both libraries.
+    // The cpu compiler has no options of its own; kernel choice and thread
+    // count are dispatch-time options (cpu.kernels, cpu.threads), accepted
+    // here so one option list can go to both libraries.
     absl::StatusOr<std::map<std::string, std::string>> parsed =
-        kit::ParseVendorOptions(kv, count, kCpuVendor, {{"kernels", {"reference", "fast"}}});
+        kit::ParseVendorOptions(kv, count, kCpuVendor, {{"kernels", {"reference", "fast"}}, {"threads", {}}});
     if (!parsed.ok()) return parsed.status();
     *out = new tsr_compiler_plugin_s();
     return absl::OkStatus();

@@ -1,6 +1,11 @@
 // The cpu dispatch library: loads what the cpu compiler produced (AOT
-// bytecode or a JIT handle) and runs it with the reference kernels on host
-// memory. Only HOST buffers are accepted; anything else is converted by the
+// bytecode or a JIT handle) and runs it on host memory, with the fast
+// kernels (oneDNN, the default, cpu.kernels=fast) where they apply and the
+// reference kernels elsewhere, or with the reference kernels only
+// (cpu.kernels=reference). Loading is the cpu plugin's compile step: with
+// the fast kernels it packs the weights for this CPU and creates the
+// primitives, once; cpu.threads=N (default 1) sets their thread count.
+// Only HOST buffers are accepted; anything else is converted by the
 // runtime before it reaches us.
 #include <chrono>
 #include <cstdlib>
@@ -9,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "bytecode_builder.h"
 #include "compiled_result.h"
@@ -21,7 +27,9 @@
 #include "tessera/dispatch.h"
 
 struct tsr_device_context_s {
-  std::string kernels = "reference";
+  std::string kernels = "fast";
+  int threads = 1;
+  std::unique_ptr<tessera::cpu::fast::FastEngine> fast;  // null with reference kernels
 };
 
 struct tsr_executable_s {
@@ -34,7 +42,7 @@ struct tsr_invocation_s {
   tsr_executable executable = nullptr;
   std::vector<tsr_buffer> inputs;
   std::vector<tsr_buffer> outputs;
-  std::vector<std::vector<uint8_t>> scratch;
+  tessera::cpu::CpuRunState state;
   double host_time_us = 0;
   double ops = 0;
 };
@@ -66,13 +74,19 @@ tsr_status CreateContext(const tsr_device_context_options* opts, tsr_device_cont
       count = opts->option_count;
     }
     absl::StatusOr<std::map<std::string, std::string>> parsed =
-        kit::ParseVendorOptions(kv, count, kCpuVendor, {{"kernels", {"reference", "fast"}}});
+        kit::ParseVendorOptions(kv, count, kCpuVendor, {{"kernels", {"reference", "fast"}}, {"threads", {}}});
     if (!parsed.ok()) return parsed.status();
     auto ctx = std::make_unique<tsr_device_context_s>();
-    if (auto it = parsed->find("kernels"); it != parsed->end()) {
-      if (it->second == "fast")
-        return absl::UnimplementedError("cpu.kernels=fast: the fast kernels are not built yet; use reference");
-      ctx->kernels = it->second;
+    if (auto it = parsed->find("kernels"); it != parsed->end()) ctx->kernels = it->second;
+    if (auto it = parsed->find("threads"); it != parsed->end()) {
+      if (!absl::SimpleAtoi(it->second, &ctx->threads) || ctx->threads < 1 || ctx->threads > 1024)
+        return absl::InvalidArgumentError(
+            absl::StrCat("option 'cpu.threads' has value '", it->second, "'; expected an integer in [1, 1024]"));
+    }
+    if (ctx->kernels == "fast") {
+      absl::StatusOr<std::unique_ptr<fast::FastEngine>> engine = fast::FastEngine::Create(ctx->threads);
+      if (!engine.ok()) return engine.status();
+      ctx->fast = *std::move(engine);
     }
     *out = ctx.release();
     return absl::OkStatus();
@@ -106,7 +120,7 @@ tsr_status LoadExecutable(tsr_device_context ctx, const tsr_executable_source* s
     } else {
       return absl::InvalidArgumentError(absl::StrCat("load_executable: unknown executable kind ", src->kind));
     }
-    absl::StatusOr<CpuProgram> program = LoadCpuProgram(encoded);
+    absl::StatusOr<CpuProgram> program = LoadCpuProgram(encoded, ctx->fast.get());
     if (!program.ok()) {
       special = TSR_BYTECODE_INVALID;
       return program.status();
@@ -201,7 +215,7 @@ tsr_status Invoke(tsr_invocation inv) {
       outs.push_back(inv->outputs[i]->host);
     }
     const auto start = std::chrono::steady_clock::now();
-    absl::Status s = RunCpuProgram(inv->executable->program, ins, outs, inv->scratch);
+    absl::Status s = RunCpuProgram(inv->executable->program, inv->state, ins, outs);
     inv->host_time_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     inv->ops = static_cast<double>(inv->executable->program.graph.ops.size());
     return s;
@@ -210,7 +224,7 @@ tsr_status Invoke(tsr_invocation inv) {
 
 tsr_status MetricCount(tsr_invocation inv, size_t* out) {
   if (inv == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
-  *out = 2;
+  *out = 3;
   return TSR_OK;
 }
 
@@ -219,6 +233,8 @@ tsr_status GetMetric(tsr_invocation inv, size_t index, tsr_metric* out) {
   switch (index) {
     case 0: out->name = "kernel_time_us"; out->value = inv->host_time_us; out->unit = "us"; return TSR_OK;
     case 1: out->name = "ops_executed"; out->value = inv->ops; out->unit = "ops"; return TSR_OK;
+    // How many of them ran a fast (oneDNN) kernel; the rest ran the reference kernels.
+    case 2: out->name = "ops_fast"; out->value = static_cast<double>(inv->state.last_fast_ops); out->unit = "ops"; return TSR_OK;
     default: return kit::ReportError(TSR_OUT_OF_RANGE, "metric index out of range");
   }
 }

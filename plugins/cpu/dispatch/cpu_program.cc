@@ -1,5 +1,9 @@
 #include "dispatch/cpu_program.h"
 
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "tessera/ops.h"
 
@@ -17,9 +21,16 @@ TensorRef Ref(const kit::SnapshotTensor& t, void* data) {
   return r;
 }
 
+void* ConstantData(const kit::SnapshotTensor& t) {
+  // Kernels never write their inputs; constants stay read-only.
+  return const_cast<uint8_t*>(t.constant.data());
+}
+
 }  // namespace
 
-absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded) {
+void FreeDeleter::operator()(void* p) const { std::free(p); }
+
+absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, const fast::FastEngine* engine) {
   absl::StatusOr<kit::GraphSnapshot> g = kit::DecodeSnapshot(encoded);
   if (!g.ok()) return g.status();
   CpuProgram p;
@@ -56,39 +67,161 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded) {
   }
   for (int32_t t : p.graph.outputs)
     if (!ready[t]) return absl::InvalidArgumentError("cpu program: an output is never written");
+
+  // The fast kernels: prepared once per op, here (weights packed for this
+  // CPU, primitives created). Constant inputs carry their data; the rest
+  // are described by type and shape only.
+  const size_t op_count = p.graph.ops.size();
+  p.fast_ops.resize(op_count);
+  p.fast_refusal.assign(op_count, engine ? "" : "cpu.kernels=reference");
+  p.fused_into.assign(op_count, -1);
+  p.fast_outputs.resize(op_count);
+  for (size_t o = 0; o < op_count; ++o) p.fast_outputs[o] = p.graph.ops[o].outputs;
+  if (engine != nullptr) {
+    p.threads = engine->threads();
+    // Readers of each tensor, for activation fusion.
+    std::vector<std::vector<size_t>> readers(n);
+    for (size_t o = 0; o < op_count; ++o)
+      for (int32_t t : p.graph.ops[o].inputs)
+        if (t >= 0) readers[t].push_back(o);
+    for (size_t o = 0; o < op_count; ++o) {
+      if (p.fused_into[o] >= 0) continue;
+      const kit::SnapshotOp& op = p.graph.ops[o];
+      std::vector<TensorRef> ins, outs;
+      for (int32_t t : op.inputs) {
+        if (t < 0) {
+          ins.emplace_back();
+          continue;
+        }
+        const kit::SnapshotTensor& tensor = p.graph.tensors[t];
+        ins.push_back(Ref(tensor, tensor.is_constant ? ConstantData(tensor) : nullptr));
+      }
+      const bool compute = op.type == TSR_OP_FULLY_CONNECTED || op.type == TSR_OP_MATMUL || op.type == TSR_OP_CONV_2D;
+      if (compute && op.outputs.size() == 1 && p.op_attrs[o].GetInt(TSR_ATTR_ACTIVATION, TSR_ACTIVATION_NONE) == TSR_ACTIVATION_NONE) {
+        const int32_t t = op.outputs[0];
+        if (readers[t].size() == 1 && p.output_slot[t] < 0) {
+          const size_t a = readers[t][0];
+          const kit::SnapshotOp& act = p.graph.ops[a];
+          const bool fusable = (act.type == TSR_OP_RELU || act.type == TSR_OP_CLIP) && act.inputs.size() == 1 &&
+                               act.outputs.size() == 1 &&
+                               p.graph.tensors[act.outputs[0]].dtype == p.graph.tensors[t].dtype &&
+                               p.graph.tensors[act.outputs[0]].shape == p.graph.tensors[t].shape;
+          if (fusable) {
+            Attributes attrs = p.op_attrs[o];
+            if (act.type == TSR_OP_RELU) {
+              attrs.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_RELU});
+            } else {
+              attrs.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_CLIP});
+              for (int32_t key : {TSR_ATTR_CLIP_MIN, TSR_ATTR_CLIP_MAX})
+                if (p.op_attrs[a].Has(key)) attrs.SetFloats(key, {p.op_attrs[a].GetFloat(key, 0.0f)});
+            }
+            std::vector<TensorRef> fused_outs = {Ref(p.graph.tensors[act.outputs[0]], nullptr)};
+            std::string why;
+            if (auto fused = engine->Prepare(op.type, attrs, ins, fused_outs, &why)) {
+              p.fast_ops[o] = std::move(fused);
+              p.fast_outputs[o] = act.outputs;
+              p.fused_into[a] = static_cast<int32_t>(o);
+              p.fast_op_count += 2;
+              continue;
+            }
+          }
+        }
+      }
+      for (int32_t t : op.outputs) outs.push_back(Ref(p.graph.tensors[t], nullptr));
+      p.fast_ops[o] = engine->Prepare(op.type, p.op_attrs[o], ins, outs, &p.fast_refusal[o]);
+      if (p.fast_ops[o]) ++p.fast_op_count;
+    }
+  }
   return p;
 }
 
-absl::Status RunCpuProgram(const CpuProgram& p, std::span<void* const> inputs, std::span<void* const> outputs,
-                           std::vector<std::vector<uint8_t>>& scratch) {
+namespace {
+
+absl::Status SetUp(const CpuProgram& p, CpuRunState& st) {
   const size_t n = p.graph.tensors.size();
-  if (inputs.size() != p.graph.inputs.size() || outputs.size() != p.graph.outputs.size())
-    return absl::InvalidArgumentError("cpu program: wrong number of attached buffers");
-  scratch.resize(n);
-  std::vector<void*> data(n, nullptr);
+  st.intermediates.clear();
+  st.intermediates.resize(n);
+  st.data.assign(n, nullptr);
+  // A compute op fused with its activation writes the activation's output;
+  // its own output tensor is never touched.
+  std::vector<bool> unused(n, false);
+  for (size_t o = 0; o < p.graph.ops.size(); ++o)
+    if (p.fast_ops[o] && p.fast_outputs[o] != p.graph.ops[o].outputs)
+      for (int32_t t : p.graph.ops[o].outputs) unused[t] = true;
   for (size_t t = 0; t < n; ++t) {
     const kit::SnapshotTensor& tensor = p.graph.tensors[t];
     if (tensor.is_constant) {
-      // Kernels never write their inputs; constants stay read-only.
-      data[t] = const_cast<uint8_t*>(tensor.constant.data());
-    } else if (p.input_slot[t] >= 0) {
-      data[t] = inputs[p.input_slot[t]];
-    } else if (p.output_slot[t] >= 0) {
-      data[t] = outputs[p.output_slot[t]];
-    } else {
-      // Intermediates get 8-byte-aligned storage (vector<uint8_t> from new).
-      if (scratch[t].size() != p.tensor_bytes[t]) scratch[t].assign(p.tensor_bytes[t], 0);
-      data[t] = scratch[t].data();
+      st.data[t] = ConstantData(tensor);
+    } else if (p.input_slot[t] < 0 && p.output_slot[t] < 0 && !unused[t]) {
+      const size_t rounded = (p.tensor_bytes[t] + 63) / 64 * 64;
+      void* mem = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+      if (mem == nullptr) return absl::ResourceExhaustedError("cpu program: out of memory for intermediates");
+      std::memset(mem, 0, rounded == 0 ? 64 : rounded);
+      st.intermediates[t].reset(static_cast<uint8_t*>(mem));
+      st.data[t] = mem;
     }
   }
-  std::vector<TensorRef> ins, outs;
+  const size_t ops = p.graph.ops.size();
+  st.op_inputs.assign(ops, {});
+  st.op_outputs.assign(ops, {});
+  st.op_input_ptrs.assign(ops, {});
+  st.op_output_ptrs.assign(ops, {});
+  st.fast.clear();
+  st.fast.resize(ops);
+  for (size_t o = 0; o < ops; ++o) {
+    const kit::SnapshotOp& op = p.graph.ops[o];
+    for (int32_t t : op.inputs) st.op_inputs[o].push_back(t >= 0 ? Ref(p.graph.tensors[t], nullptr) : TensorRef{});
+    for (int32_t t : op.outputs) st.op_outputs[o].push_back(Ref(p.graph.tensors[t], nullptr));
+    st.op_input_ptrs[o].assign(op.inputs.size(), nullptr);
+    st.op_output_ptrs[o].assign(op.outputs.size(), nullptr);
+    if (p.fast_ops[o]) {
+      absl::StatusOr<std::unique_ptr<fast::FastOpState>> s = p.fast_ops[o]->NewState();
+      if (!s.ok()) return s.status();
+      st.fast[o] = *std::move(s);
+    }
+  }
+  st.ready = true;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RunCpuProgram(const CpuProgram& p, CpuRunState& st, std::span<void* const> inputs,
+                           std::span<void* const> outputs) {
+  if (inputs.size() != p.graph.inputs.size() || outputs.size() != p.graph.outputs.size())
+    return absl::InvalidArgumentError("cpu program: wrong number of attached buffers");
+  if (!st.ready) {
+    absl::Status s = SetUp(p, st);
+    if (!s.ok()) {
+      st.ready = false;
+      return s;
+    }
+  }
+  // The attached buffers may change between runs; everything else is fixed.
+  for (size_t i = 0; i < inputs.size(); ++i) st.data[p.graph.inputs[i]] = inputs[i];
+  for (size_t i = 0; i < outputs.size(); ++i) st.data[p.graph.outputs[i]] = outputs[i];
+  std::optional<fast::ScopedThreads> threads;
+  if (p.fast_op_count > 0) threads.emplace(p.threads);
+  st.last_fast_ops = 0;
   for (size_t o = 0; o < p.graph.ops.size(); ++o) {
     const kit::SnapshotOp& op = p.graph.ops[o];
-    ins.clear();
-    outs.clear();
-    for (int32_t t : op.inputs) ins.push_back(t >= 0 ? Ref(p.graph.tensors[t], data[t]) : TensorRef{});
-    for (int32_t t : op.outputs) outs.push_back(Ref(p.graph.tensors[t], data[t]));
-    absl::Status s = RunReferenceOp(op.type, p.op_attrs[o], ins, outs);
+    absl::Status s;
+    if (p.fused_into[o] >= 0) {
+      ++st.last_fast_ops;  // done as the post-op of an earlier fast op
+      continue;
+    }
+    if (p.fast_ops[o]) {
+      const std::vector<int32_t>& written = p.fast_outputs[o];
+      for (size_t i = 0; i < op.inputs.size(); ++i) st.op_input_ptrs[o][i] = op.inputs[i] >= 0 ? st.data[op.inputs[i]] : nullptr;
+      for (size_t i = 0; i < written.size(); ++i) st.op_output_ptrs[o][i] = st.data[written[i]];
+      s = p.fast_ops[o]->Run(*st.fast[o], st.op_input_ptrs[o], st.op_output_ptrs[o]);
+      ++st.last_fast_ops;
+    } else {
+      for (size_t i = 0; i < op.inputs.size(); ++i)
+        if (op.inputs[i] >= 0) st.op_inputs[o][i].data = st.data[op.inputs[i]];
+      for (size_t i = 0; i < op.outputs.size(); ++i) st.op_outputs[o][i].data = st.data[op.outputs[i]];
+      s = RunReferenceOp(op.type, p.op_attrs[o], st.op_inputs[o], st.op_outputs[o]);
+    }
     if (!s.ok())
       return absl::Status(s.code(), absl::StrCat("op id ", op.id, " (", OpTypeName(op.type), "): ", s.message()));
   }

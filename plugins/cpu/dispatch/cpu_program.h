@@ -1,12 +1,17 @@
 // A loaded cpu executable: the decoded partition plus the per-op kernel
-// attributes, ready to interpret with the reference kernels.
+// attributes, and, with the fast kernels, one prepared oneDNN op (weights
+// packed, primitives created) for every op they handle. Ops they don't
+// handle run the reference kernels.
 #ifndef TESSERA_PLUGINS_CPU_DISPATCH_CPU_PROGRAM_H_
 #define TESSERA_PLUGINS_CPU_DISPATCH_CPU_PROGRAM_H_
 
+#include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "fast/fast_kernels.h"
 #include "graph_snapshot.h"
 #include "kernel_api.h"
 
@@ -18,16 +23,51 @@ struct CpuProgram {
   std::vector<size_t> tensor_bytes;       // per tensor
   std::vector<int32_t> input_slot;        // tensor -> graph input index or -1
   std::vector<int32_t> output_slot;       // tensor -> graph output index or -1
+  // Per op: the prepared fast kernel, or nullptr (reference kernel) with
+  // the reason in fast_refusal.
+  std::vector<std::unique_ptr<fast::FastOp>> fast_ops;
+  std::vector<std::string> fast_refusal;
+  // Activation fusion (fast kernels only): a RELU or CLIP that is the only
+  // reader of a FULLY_CONNECTED / MATMUL / CONV_2D output becomes the fast
+  // op's post-op. fast_outputs[o] are the tensors op o writes (the
+  // activation's output when fused); fused_into[a] = o marks the activation
+  // op a as done by op o (-1 otherwise).
+  std::vector<std::vector<int32_t>> fast_outputs;
+  std::vector<int32_t> fused_into;
+  int threads = 1;                        // OpenMP threads for the fast kernels
+  size_t fast_op_count = 0;
 };
 
 // Decodes and checks an encoded partition; constants point into `encoded`,
-// which must outlive the program.
-absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded);
+// which must outlive the program. With `engine` (cpu.kernels=fast) every
+// op the fast kernels handle is prepared here, once: this is the cpu
+// plugin's compile step at run time (see fast/fast_kernels.h for why the
+// AOT bytecode stays the portable graph).
+absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, const fast::FastEngine* engine = nullptr);
+
+// What one invocation keeps between runs: intermediate tensors, the
+// TensorRefs handed to the reference kernels, the fast kernels' state.
+struct FreeDeleter {
+  void operator()(void* p) const;
+};
+
+struct CpuRunState {
+  bool ready = false;
+  std::vector<std::unique_ptr<uint8_t, FreeDeleter>> intermediates;  // per tensor, 64-byte aligned
+  std::vector<void*> data;                          // per tensor, this run
+  std::vector<std::vector<TensorRef>> op_inputs;    // per op (reference kernels)
+  std::vector<std::vector<TensorRef>> op_outputs;
+  std::vector<std::vector<void*>> op_input_ptrs;    // per op (fast kernels)
+  std::vector<std::vector<void*>> op_output_ptrs;
+  std::vector<std::unique_ptr<fast::FastOpState>> fast;  // per op
+  size_t last_fast_ops = 0;                         // ops the last run ran fast
+};
 
 // Runs the program. `inputs`/`outputs` are the attached host buffers, in
-// graph input/output order; `scratch` holds intermediates (resized here).
-absl::Status RunCpuProgram(const CpuProgram& program, std::span<void* const> inputs,
-                           std::span<void* const> outputs, std::vector<std::vector<uint8_t>>& scratch);
+// graph input/output order. `state` belongs to one invocation and is set up
+// on its first run.
+absl::Status RunCpuProgram(const CpuProgram& program, CpuRunState& state, std::span<void* const> inputs,
+                           std::span<void* const> outputs);
 
 }  // namespace tessera::cpu
 

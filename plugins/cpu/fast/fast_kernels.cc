@@ -1,0 +1,514 @@
+#include "fast/fast_kernels.h"
+
+#include <omp.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "oneapi/dnnl/dnnl.hpp"
+#include "tessera/ops.h"
+
+namespace tessera::cpu::fast {
+namespace {
+
+using dnnl::memory;
+using Dims = memory::dims;
+
+// ---- A prepared op: slots (memories) and steps (primitives) ---------------
+
+enum class SlotKind { kInput, kOutput, kConstant, kTemp };
+
+struct Slot {
+  SlotKind kind = SlotKind::kTemp;
+  int index = -1;      // op input/output index (kInput/kOutput)
+  memory::desc desc;
+  memory constant;     // kConstant: owned, packed
+};
+
+struct Step {
+  dnnl::primitive primitive;
+  std::vector<std::pair<int, int>> args;  // (DNNL_ARG_*, slot)
+};
+
+class AlignedBuffer {
+ public:
+  explicit AlignedBuffer(size_t bytes) {
+    const size_t rounded = (bytes + 63) / 64 * 64;
+    p_ = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
+  }
+  ~AlignedBuffer() { std::free(p_); }
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+  void* get() const { return p_; }
+
+ private:
+  void* p_ = nullptr;
+};
+
+class PlanState : public FastOpState {
+ public:
+  dnnl::stream stream;
+  std::vector<memory> memories;                       // per slot
+  std::vector<std::unique_ptr<AlignedBuffer>> temps;  // backing kTemp slots
+  std::vector<std::vector<dnnl_exec_arg_t>> args;     // per step
+};
+
+class PlanOp : public FastOp {
+ public:
+  PlanOp(std::string name, dnnl::engine engine) : name_(std::move(name)), engine_(std::move(engine)) {}
+  const char* name() const override { return name_.c_str(); }
+
+  int AddSlot(SlotKind kind, int index, const memory::desc& desc) {
+    slots_.push_back({kind, index, desc, {}});
+    return static_cast<int>(slots_.size()) - 1;
+  }
+  int AddConstant(memory packed) {
+    slots_.push_back({SlotKind::kConstant, -1, packed.get_desc(), packed});
+    return static_cast<int>(slots_.size()) - 1;
+  }
+  // The primitive's scratchpad, when it wants one (scratchpad_mode::user).
+  void AddScratchpad(const memory::desc& desc, std::vector<std::pair<int, int>>& args) {
+    if (desc.get_size() == 0) return;
+    args.push_back({DNNL_ARG_SCRATCHPAD, AddSlot(SlotKind::kTemp, -1, desc)});
+  }
+  void AddStep(dnnl::primitive p, std::vector<std::pair<int, int>> args) {
+    steps_.push_back({std::move(p), std::move(args)});
+  }
+
+  absl::StatusOr<std::unique_ptr<FastOpState>> NewState() const override {
+    try {
+      auto st = std::make_unique<PlanState>();
+      st->stream = dnnl::stream(engine_);
+      for (const Slot& s : slots_) {
+        switch (s.kind) {
+          case SlotKind::kConstant:
+            st->memories.push_back(s.constant);
+            break;
+          case SlotKind::kTemp:
+            st->temps.push_back(std::make_unique<AlignedBuffer>(s.desc.get_size()));
+            if (st->temps.back()->get() == nullptr) return absl::ResourceExhaustedError("fast kernels: out of memory");
+            st->memories.emplace_back(s.desc, engine_, st->temps.back()->get());
+            break;
+          default:  // bound to the caller's pointer on every run
+            st->memories.emplace_back(s.desc, engine_, static_cast<void*>(nullptr));
+            break;
+        }
+      }
+      for (const Step& step : steps_) {
+        std::vector<dnnl_exec_arg_t> a;
+        for (auto [arg, slot] : step.args) a.push_back({arg, st->memories[slot].get()});
+        st->args.push_back(std::move(a));
+      }
+      return std::unique_ptr<FastOpState>(std::move(st));
+    } catch (const std::exception& e) {
+      return absl::InternalError(absl::StrCat(name_, ": oneDNN state: ", e.what()));
+    }
+  }
+
+  absl::Status Run(FastOpState& state, std::span<void* const> inputs, std::span<void* const> outputs) const override {
+    auto& st = static_cast<PlanState&>(state);
+    for (size_t s = 0; s < slots_.size(); ++s) {
+      const Slot& slot = slots_[s];
+      void* p = nullptr;
+      if (slot.kind == SlotKind::kInput) {
+        p = static_cast<size_t>(slot.index) < inputs.size() ? inputs[slot.index] : nullptr;
+      } else if (slot.kind == SlotKind::kOutput) {
+        p = static_cast<size_t>(slot.index) < outputs.size() ? outputs[slot.index] : nullptr;
+      } else {
+        continue;
+      }
+      if (p == nullptr) return absl::InvalidArgumentError(absl::StrCat(name_, ": tensor not bound"));
+      if (dnnl_memory_set_data_handle(st.memories[s].get(), p) != dnnl_success)
+        return absl::InternalError(absl::StrCat(name_, ": oneDNN rejected a buffer"));
+    }
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      const dnnl_status_t rc = dnnl_primitive_execute(steps_[i].primitive.get(), st.stream.get(),
+                                                      static_cast<int>(st.args[i].size()), st.args[i].data());
+      if (rc != dnnl_success) return absl::InternalError(absl::StrCat(name_, ": oneDNN execute failed (", rc, ")"));
+    }
+    if (dnnl_stream_wait(st.stream.get()) != dnnl_success) return absl::InternalError(absl::StrCat(name_, ": oneDNN wait failed"));
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string name_;
+  dnnl::engine engine_;
+  std::vector<Slot> slots_;
+  std::vector<Step> steps_;
+};
+
+// ---- Helpers ----------------------------------------------------------------
+
+// Thrown (and caught in Prepare) when the fast path does not handle an op.
+struct NotHandled {
+  std::string why;
+};
+
+[[noreturn]] void Refuse(std::string why) { throw NotHandled{std::move(why)}; }
+
+std::string ShapeText(std::span<const int64_t> s) { return absl::StrCat("[", absl::StrJoin(s, ","), "]"); }
+
+Dims RowMajorStrides(const Dims& dims) {
+  Dims s(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * dims[i + 1];
+  return s;
+}
+
+memory::desc Plain(const Dims& dims) { return memory::desc(dims, memory::data_type::f32, RowMajorStrides(dims)); }
+memory::desc Any(const Dims& dims) { return memory::desc(dims, memory::data_type::f32, memory::format_tag::any); }
+
+bool Present(std::span<const TensorRef> ins, size_t i) {
+  return i < ins.size() && ins[i].dtype != TSR_DTYPE_UNKNOWN;
+}
+
+void RequireF32(int32_t op, std::span<const TensorRef> tensors) {
+  for (const TensorRef& t : tensors) {
+    if (t.dtype == TSR_DTYPE_UNKNOWN) continue;  // omitted optional input
+    if (t.dtype != TSR_DTYPE_F32)
+      Refuse(absl::StrCat(OpTypeName(op), ": dtype ", DTypeName(t.dtype), " (fast path is f32 only)"));
+    if (t.quant.quantized()) Refuse(absl::StrCat(OpTypeName(op), ": quantized tensors"));
+    for (int64_t d : t.shape)
+      if (d <= 0) Refuse(absl::StrCat(OpTypeName(op), ": empty tensor ", ShapeText(t.shape)));
+  }
+}
+
+void RequireOutputShape(int32_t op, const TensorRef& out, const std::vector<int64_t>& expected) {
+  if (out.shape != expected)
+    Refuse(absl::StrCat(OpTypeName(op), ": output shape ", ShapeText(out.shape), " is not ", ShapeText(expected)));
+}
+
+// Fused activation as an eltwise post-op.
+dnnl::primitive_attr ComputeAttr(int32_t op, const Attributes& attrs) {
+  dnnl::post_ops po;
+  const int64_t kind = attrs.GetInt(TSR_ATTR_ACTIVATION, TSR_ACTIVATION_NONE);
+  if (kind == TSR_ACTIVATION_RELU) {
+    po.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  } else if (kind == TSR_ACTIVATION_CLIP) {
+    const float inf = std::numeric_limits<float>::infinity();
+    const float lo = attrs.GetFloat(TSR_ATTR_CLIP_MIN, -inf);
+    const float hi = attrs.GetFloat(TSR_ATTR_CLIP_MAX, inf);
+    if (std::isnan(lo) || std::isnan(hi) || lo > hi) Refuse(absl::StrCat(OpTypeName(op), ": CLIP bounds ", lo, ", ", hi));
+    if (!(std::isinf(lo) && std::isinf(hi))) po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, lo, hi);
+  } else if (kind != TSR_ACTIVATION_NONE) {
+    Refuse(absl::StrCat(OpTypeName(op), ": activation ", kind));
+  }
+  dnnl::primitive_attr a;
+  a.set_post_ops(po);
+  a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return a;
+}
+
+// Copies (reorders) constant data given in `user` layout into a new,
+// library-owned memory of layout `want`: done once, at load.
+memory Pack(const dnnl::engine& engine, const memory::desc& user, const void* data, const memory::desc& want) {
+  memory src(user, engine, const_cast<void*>(data));  // read only
+  memory dst(want, engine);
+  dnnl::stream s(engine);
+  dnnl::reorder(src, dst).execute(s, src, dst);
+  s.wait();
+  return dst;
+}
+
+// Binds an op input: packed constant when the tensor is constant, else
+// the caller's pointer in `user` layout (the primitive must accept it).
+int BindInput(PlanOp& plan, const dnnl::engine& engine, const TensorRef& t, int index, const memory::desc& user,
+              const memory::desc& want) {
+  if (t.data != nullptr) return plan.AddConstant(Pack(engine, user, t.data, want));
+  return plan.AddSlot(SlotKind::kInput, index, user);
+}
+
+// ---- FULLY_CONNECTED and MATMUL ---------------------------------------------
+
+std::unique_ptr<FastOp> MatmulPlan(int32_t op, const dnnl::engine& engine, const Attributes& attrs,
+                                   const TensorRef& a, const memory::desc& a_md, const TensorRef& b,
+                                   const memory::desc& b_user_md, const TensorRef* bias, const memory::desc& bias_md,
+                                   const memory::desc& dst_md) {
+  const memory::desc b_want = b.data != nullptr ? Any(b_user_md.dims()) : b_user_md;
+  const dnnl::primitive_attr attr = ComputeAttr(op, attrs);
+  const dnnl::matmul::desc d = bias ? dnnl::matmul::desc(a_md, b_want, bias_md, dst_md)
+                                    : dnnl::matmul::desc(a_md, b_want, dst_md);
+  const dnnl::matmul::primitive_desc pd(d, attr, engine);
+  auto plan = std::make_unique<PlanOp>(OpTypeName(op), engine);
+  std::vector<std::pair<int, int>> args;
+  args.push_back({DNNL_ARG_SRC, BindInput(*plan, engine, a, 0, a_md, a_md)});
+  args.push_back({DNNL_ARG_WEIGHTS, BindInput(*plan, engine, b, 1, b_user_md, pd.weights_desc())});
+  if (bias) args.push_back({DNNL_ARG_BIAS, BindInput(*plan, engine, *bias, 2, bias_md, bias_md)});
+  args.push_back({DNNL_ARG_DST, plan->AddSlot(SlotKind::kOutput, 0, dst_md)});
+  plan->AddScratchpad(pd.scratchpad_desc(), args);
+  plan->AddStep(dnnl::matmul(pd), std::move(args));
+  return plan;
+}
+
+std::unique_ptr<FastOp> PrepareFullyConnected(const dnnl::engine& engine, const Attributes& attrs,
+                                              std::span<const TensorRef> ins, std::span<const TensorRef> outs) {
+  const int32_t op = TSR_OP_FULLY_CONNECTED;
+  if (ins.size() < 2 || ins.size() > 3 || outs.size() != 1) Refuse("FULLY_CONNECTED: arity");
+  RequireF32(op, ins);
+  RequireF32(op, outs);
+  const TensorRef& x = ins[0];
+  const TensorRef& w = ins[1];
+  const TensorRef* bias = Present(ins, 2) ? &ins[2] : nullptr;
+  if (x.shape.empty() || w.shape.size() != 2 || x.shape.back() != w.shape[1])
+    Refuse(absl::StrCat("FULLY_CONNECTED: shapes ", ShapeText(x.shape), " and ", ShapeText(w.shape)));
+  const int64_t k = w.shape[1], n = w.shape[0];
+  if (bias && bias->shape != std::vector<int64_t>{n}) Refuse("FULLY_CONNECTED: bias shape");
+  int64_t m = 1;
+  for (size_t i = 0; i + 1 < x.shape.size(); ++i) m *= x.shape[i];
+  std::vector<int64_t> expected(x.shape.begin(), x.shape.end() - 1);
+  expected.push_back(n);
+  RequireOutputShape(op, outs[0], expected);
+  // W [N, K] row-major is the {K, N} matrix in "ba" layout.
+  const memory::desc w_user({k, n}, memory::data_type::f32, memory::format_tag::ba);
+  return MatmulPlan(op, engine, attrs, x, Plain({m, k}), w, w_user, bias, Plain({1, n}), Plain({m, n}));
+}
+
+std::unique_ptr<FastOp> PrepareMatmul(const dnnl::engine& engine, const Attributes& attrs,
+                                      std::span<const TensorRef> ins, std::span<const TensorRef> outs) {
+  const int32_t op = TSR_OP_MATMUL;
+  if (ins.size() < 2 || ins.size() > 3 || outs.size() != 1) Refuse("MATMUL: arity");
+  RequireF32(op, ins);
+  RequireF32(op, outs);
+  const TensorRef& a = ins[0];
+  const TensorRef& b = ins[1];
+  const TensorRef* bias = Present(ins, 2) ? &ins[2] : nullptr;
+  if (a.shape.empty() || b.shape.empty()) Refuse("MATMUL: rank 0");
+  Dims as(a.shape.begin(), a.shape.end()), bs(b.shape.begin(), b.shape.end());
+  const bool drop_m = as.size() == 1, drop_n = bs.size() == 1;
+  if (drop_m) as.insert(as.begin(), 1);
+  if (drop_n) bs.push_back(1);
+  const size_t r = std::max(as.size(), bs.size());
+  as.insert(as.begin(), r - as.size(), 1);
+  bs.insert(bs.begin(), r - bs.size(), 1);
+  if (as[r - 1] != bs[r - 2]) Refuse(absl::StrCat("MATMUL: shapes ", ShapeText(a.shape), " and ", ShapeText(b.shape)));
+  Dims ds(r);
+  std::vector<int64_t> expected;
+  for (size_t i = 0; i + 2 < r; ++i) {
+    if (as[i] != bs[i] && as[i] != 1 && bs[i] != 1) Refuse("MATMUL: batch dims do not broadcast");
+    ds[i] = std::max(as[i], bs[i]);
+    expected.push_back(ds[i]);
+  }
+  ds[r - 2] = as[r - 2];
+  ds[r - 1] = bs[r - 1];
+  if (!drop_m) expected.push_back(ds[r - 2]);
+  if (!drop_n) expected.push_back(ds[r - 1]);
+  RequireOutputShape(op, outs[0], expected);
+  if (bias && bias->shape != std::vector<int64_t>{ds[r - 1]}) Refuse("MATMUL: bias shape");
+  Dims bias_dims(r, 1);
+  bias_dims[r - 1] = ds[r - 1];
+  return MatmulPlan(op, engine, attrs, a, Plain(as), b, Plain(bs), bias, Plain(bias_dims), Plain(ds));
+}
+
+// ---- CONV_2D ------------------------------------------------------------------
+
+std::vector<int64_t> PairOrDefault(const Attributes& attrs, int32_t key, size_t len, int64_t dflt, int64_t min_value,
+                                   const char* what) {
+  auto v = attrs.GetInts(key);
+  if (v.empty()) return std::vector<int64_t>(len, dflt);
+  if (v.size() != len) Refuse(absl::StrCat(what, " length"));
+  for (int64_t e : v)
+    if (e < min_value) Refuse(absl::StrCat(what, " value ", e));
+  return {v.begin(), v.end()};
+}
+
+std::unique_ptr<FastOp> PrepareConv(const dnnl::engine& engine, const Attributes& attrs,
+                                    std::span<const TensorRef> ins, std::span<const TensorRef> outs) {
+  const int32_t op = TSR_OP_CONV_2D;
+  if (ins.size() < 2 || ins.size() > 3 || outs.size() != 1) Refuse("CONV_2D: arity");
+  RequireF32(op, ins);
+  RequireF32(op, outs);
+  const TensorRef& x = ins[0];
+  const TensorRef& w = ins[1];
+  const TensorRef* bias = Present(ins, 2) ? &ins[2] : nullptr;
+  if (x.shape.size() != 4 || w.shape.size() != 4) Refuse("CONV_2D: rank");
+  if (x.data != nullptr) Refuse("CONV_2D: constant input");
+  const int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], wd = x.shape[3];
+  const int64_t m = w.shape[0], cg = w.shape[1], kh = w.shape[2], kw = w.shape[3];
+  const int64_t g = attrs.GetInt(TSR_ATTR_GROUPS, 1);
+  if (g < 1 || c % g != 0 || m % g != 0 || cg != c / g) Refuse("CONV_2D: groups");
+  const auto st = PairOrDefault(attrs, TSR_ATTR_STRIDES, 2, 1, 1, "STRIDES");
+  const auto dl = PairOrDefault(attrs, TSR_ATTR_DILATIONS, 2, 1, 1, "DILATIONS");
+  const auto pd = PairOrDefault(attrs, TSR_ATTR_PADS, 4, 0, 0, "PADS");
+  const int64_t eh = h + pd[0] + pd[2] - dl[0] * (kh - 1) - 1;
+  const int64_t ew = wd + pd[1] + pd[3] - dl[1] * (kw - 1) - 1;
+  if (eh < 0 || ew < 0) Refuse("CONV_2D: kernel exceeds padded input");
+  const int64_t oh = eh / st[0] + 1, ow = ew / st[1] + 1;
+  RequireOutputShape(op, outs[0], {n, m, oh, ow});
+  if (bias && bias->shape != std::vector<int64_t>{m}) Refuse("CONV_2D: bias shape");
+
+  const Dims src_dims{n, c, h, wd}, dst_dims{n, m, oh, ow};
+  const Dims w_dims = g == 1 ? Dims{m, c, kh, kw} : Dims{g, m / g, cg, kh, kw};
+  const dnnl::primitive_attr attr = ComputeAttr(op, attrs);
+  const memory::desc bias_md = Plain({m});
+  const dnnl::convolution_forward::desc d(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, Any(src_dims), Any(w_dims),
+      bias ? bias_md : memory::desc(), Any(dst_dims), {st[0], st[1]}, {dl[0] - 1, dl[1] - 1}, {pd[0], pd[1]},
+      {pd[2], pd[3]});
+  const dnnl::convolution_forward::primitive_desc cpd(d, attr, engine);
+
+  auto plan = std::make_unique<PlanOp>("CONV_2D", engine);
+  const memory::desc src_plain = Plain(src_dims), dst_plain = Plain(dst_dims);
+  // Activations arrive and leave in NCHW; when the primitive prefers a
+  // blocked layout they are reordered around it (cheaper than running a
+  // plain-layout convolution: see docs/benchmarks.md).
+  int src_slot = plan->AddSlot(SlotKind::kInput, 0, src_plain);
+  if (cpd.src_desc() != src_plain) {
+    const int blocked = plan->AddSlot(SlotKind::kTemp, -1, cpd.src_desc());
+    plan->AddStep(dnnl::reorder(dnnl::reorder::primitive_desc(engine, src_plain, engine, cpd.src_desc())),
+                  {{DNNL_ARG_FROM, src_slot}, {DNNL_ARG_TO, blocked}});
+    src_slot = blocked;
+  }
+  const int out_slot = plan->AddSlot(SlotKind::kOutput, 0, dst_plain);
+  const bool dst_blocked = cpd.dst_desc() != dst_plain;
+  const int dst_slot = dst_blocked ? plan->AddSlot(SlotKind::kTemp, -1, cpd.dst_desc()) : out_slot;
+  const memory::desc w_user = Plain(w_dims);  // OIHW / GOIHW row-major
+  std::vector<std::pair<int, int>> args;
+  args.push_back({DNNL_ARG_SRC, src_slot});
+  args.push_back({DNNL_ARG_WEIGHTS, BindInput(*plan, engine, w, 1, w_user, cpd.weights_desc())});
+  if (bias) args.push_back({DNNL_ARG_BIAS, BindInput(*plan, engine, *bias, 2, bias_md, cpd.bias_desc())});
+  args.push_back({DNNL_ARG_DST, dst_slot});
+  plan->AddScratchpad(cpd.scratchpad_desc(), args);
+  plan->AddStep(dnnl::convolution_forward(cpd), std::move(args));
+  if (dst_blocked)
+    plan->AddStep(dnnl::reorder(dnnl::reorder::primitive_desc(engine, cpd.dst_desc(), engine, dst_plain)),
+                  {{DNNL_ARG_FROM, dst_slot}, {DNNL_ARG_TO, out_slot}});
+  return plan;
+}
+
+// ---- MAX_POOL_2D / AVG_POOL_2D ------------------------------------------------
+
+// True when every window along one spatial axis sees at least one real tap.
+bool EveryWindowHasATap(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t pad_begin) {
+  for (int64_t o = 0; o < out; ++o) {
+    bool any = false;
+    for (int64_t j = 0; j < k && !any; ++j) {
+      const int64_t i = o * s - pad_begin + j * d;
+      any = i >= 0 && i < in;
+    }
+    if (!any) return false;
+  }
+  return true;
+}
+
+std::unique_ptr<FastOp> PreparePool(int32_t op, const dnnl::engine& engine, const Attributes& attrs,
+                                    std::span<const TensorRef> ins, std::span<const TensorRef> outs) {
+  if (ins.size() != 1 || outs.size() != 1) Refuse("pool: arity");
+  RequireF32(op, ins);
+  RequireF32(op, outs);
+  const TensorRef& x = ins[0];
+  if (x.shape.size() != 4 || x.data != nullptr) Refuse("pool: rank or constant input");
+  const auto ks = attrs.GetInts(TSR_ATTR_KERNEL_SHAPE);
+  if (ks.size() != 2 || ks[0] < 1 || ks[1] < 1) Refuse("pool: KERNEL_SHAPE");
+  const auto st = PairOrDefault(attrs, TSR_ATTR_STRIDES, 2, 1, 1, "STRIDES");
+  const auto dl = PairOrDefault(attrs, TSR_ATTR_DILATIONS, 2, 1, 1, "DILATIONS");
+  const auto pd = PairOrDefault(attrs, TSR_ATTR_PADS, 4, 0, 0, "PADS");
+  const bool ceil_mode = attrs.GetInt(TSR_ATTR_CEIL_MODE, 0) != 0;
+  const bool include_pad = op == TSR_OP_AVG_POOL_2D && attrs.GetInt(TSR_ATTR_COUNT_INCLUDE_PAD, 0) != 0;
+  const int64_t in[2] = {x.shape[2], x.shape[3]};
+  int64_t out[2], pad_end[2];
+  for (int a = 0; a < 2; ++a) {
+    const int64_t e = dl[a] * (ks[a] - 1) + 1;
+    const int64_t span = in[a] + pd[a] + pd[a + 2] - e;
+    if (span < 0) Refuse("pool: window exceeds padded input");
+    int64_t o = ceil_mode ? (span + st[a] - 1) / st[a] + 1 : span / st[a] + 1;
+    if (ceil_mode && (o - 1) * st[a] >= in[a] + pd[a]) --o;
+    out[a] = o;
+    // oneDNN derives the output size with floor; the end padding that gives
+    // exactly `o` windows (taps past the real input are never read).
+    pad_end[a] = (o - 1) * st[a] + e - in[a] - pd[a];
+    if (pad_end[a] < 0) pad_end[a] = 0;
+    if (include_pad && pad_end[a] != pd[a + 2]) Refuse("pool: COUNT_INCLUDE_PAD with ceil-mode windows");
+    if (!EveryWindowHasATap(in[a], o, ks[a], st[a], dl[a], pd[a])) Refuse("pool: a window sees only padding");
+    if (op == TSR_OP_AVG_POOL_2D && dl[a] != 1) Refuse("AVG_POOL_2D: dilation");
+  }
+  const Dims src_dims{x.shape[0], x.shape[1], in[0], in[1]};
+  const Dims dst_dims{x.shape[0], x.shape[1], out[0], out[1]};
+  RequireOutputShape(op, outs[0], {dst_dims.begin(), dst_dims.end()});
+  const dnnl::algorithm alg = op == TSR_OP_MAX_POOL_2D ? dnnl::algorithm::pooling_max
+                              : include_pad             ? dnnl::algorithm::pooling_avg_include_padding
+                                                        : dnnl::algorithm::pooling_avg_exclude_padding;
+  const dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, Plain(src_dims), Plain(dst_dims),
+                                         {st[0], st[1]}, {ks[0], ks[1]}, {dl[0] - 1, dl[1] - 1}, {pd[0], pd[1]},
+                                         {pad_end[0], pad_end[1]});
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::pooling_v2_forward::primitive_desc ppd(d, attr, engine);
+  auto plan = std::make_unique<PlanOp>(OpTypeName(op), engine);
+  std::vector<std::pair<int, int>> args = {{DNNL_ARG_SRC, plan->AddSlot(SlotKind::kInput, 0, Plain(src_dims))},
+                                           {DNNL_ARG_DST, plan->AddSlot(SlotKind::kOutput, 0, Plain(dst_dims))}};
+  plan->AddScratchpad(ppd.scratchpad_desc(), args);
+  plan->AddStep(dnnl::pooling_v2_forward(ppd), std::move(args));
+  return plan;
+}
+
+// ---- The engine -----------------------------------------------------------------
+
+class DnnlEngine : public FastEngine {
+ public:
+  explicit DnnlEngine(int threads) : threads_(threads), engine_(dnnl::engine::kind::cpu, 0) {}
+  int threads() const override { return threads_; }
+
+  std::unique_ptr<FastOp> Prepare(int32_t op_type, const Attributes& attrs, std::span<const TensorRef> inputs,
+                                  std::span<const TensorRef> outputs, std::string* why_not) const override {
+    ScopedThreads threads(threads_);
+    std::string why;
+    try {
+      switch (op_type) {
+        case TSR_OP_FULLY_CONNECTED: return PrepareFullyConnected(engine_, attrs, inputs, outputs);
+        case TSR_OP_MATMUL: return PrepareMatmul(engine_, attrs, inputs, outputs);
+        case TSR_OP_CONV_2D: return PrepareConv(engine_, attrs, inputs, outputs);
+        case TSR_OP_MAX_POOL_2D:
+        case TSR_OP_AVG_POOL_2D: return PreparePool(op_type, engine_, attrs, inputs, outputs);
+        default: why = absl::StrCat(OpTypeName(op_type), ": no fast kernel"); break;
+      }
+    } catch (const NotHandled& e) {
+      why = e.why;
+    } catch (const dnnl::error& e) {
+      why = absl::StrCat(OpTypeName(op_type), ": oneDNN: ", e.what());
+    } catch (const std::exception& e) {
+      why = absl::StrCat(OpTypeName(op_type), ": ", e.what());
+    }
+    if (why_not) *why_not = why;
+    return nullptr;
+  }
+
+ private:
+  int threads_;
+  dnnl::engine engine_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<FastEngine>> FastEngine::Create(int threads) {
+  if (threads < 1) return absl::InvalidArgumentError(absl::StrCat("fast kernels: threads must be >= 1, not ", threads));
+  try {
+    return std::unique_ptr<FastEngine>(std::make_unique<DnnlEngine>(threads));
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(absl::StrCat("fast kernels: no oneDNN cpu engine: ", e.what()));
+  }
+}
+
+ScopedThreads::ScopedThreads(int threads) : previous_(omp_get_max_threads()) {
+  if (threads != previous_) omp_set_num_threads(threads);
+}
+
+ScopedThreads::~ScopedThreads() {
+  if (omp_get_max_threads() != previous_) omp_set_num_threads(previous_);
+}
+
+std::string FastLibraryVersion() {
+  const dnnl_version_t* v = dnnl_version();
+  const char* runtime = v->cpu_runtime == DNNL_RUNTIME_OMP   ? "OpenMP"
+                        : v->cpu_runtime == DNNL_RUNTIME_TBB ? "TBB"
+                        : v->cpu_runtime == DNNL_RUNTIME_SEQ ? "sequential"
+                                                             : "other";
+  return absl::StrCat("oneDNN ", v->major, ".", v->minor, ".", v->patch, " (", runtime, " runtime)");
+}
+
+}  // namespace tessera::cpu::fast

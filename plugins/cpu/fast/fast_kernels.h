@@ -1,0 +1,110 @@
+// The fast kernels of the cpu plugin: oneDNN primitives for the compute
+// ops, prepared once when an executable is loaded and only executed on
+// each run.
+//
+// What is handled (f32, not quantized; anything else returns "not handled"
+// and the caller runs the reference kernel for that op):
+//   FULLY_CONNECTED  matmul primitive, W [N, K] constant (packed at load),
+//                    bias [N] and the fused activation as post-ops
+//   MATMUL           matmul primitive with numpy batch broadcasting; a
+//                    constant B is packed at load, a runtime B is read
+//                    in place; bias and activation fused
+//   CONV_2D          convolution primitive (groups, depthwise, strides,
+//                    dilations, pads), weights packed at load, bias and
+//                    activation fused; the activations are reordered to the
+//                    primitive's preferred blocked layout and back when it
+//                    wants one
+//   MAX_POOL_2D      pooling primitive (floor and ceil mode)
+//   AVG_POOL_2D      pooling primitive (floor mode, windows that always see
+//                    at least one real tap)
+//
+// Why packing happens at load and not in the compiler: the AOT bytecode is
+// the portable graph encoding and must run on any x86/ARM host; the
+// packed ("blocked") weight layout oneDNN picks depends on the CPU's ISA
+// (AVX2, AVX-512, AMX...), so it is produced where the model runs, once
+// per load_executable.
+//
+// Threads: Debian's oneDNN 2.6 uses the OpenMP runtime (libgomp). The
+// thread count is an OpenMP per-thread setting, so ScopedThreads sets it on
+// the calling thread for the duration of a load or an invoke and restores
+// it after; `cpu.threads` (default 1) picks it.
+//
+// Numerics: oneDNN accumulates in f32 (the reference kernels in f64), in
+// an ISA-dependent order. The tests hold the fast path to
+//   |fast - reference| <= kFastRelTolerance * (sum_k |x_k * w_k| + |b|)
+//                         + kFastAbsTolerance
+// per output element, the bound of a few f32 roundings per accumulated term.
+#ifndef TESSERA_PLUGINS_CPU_FAST_FAST_KERNELS_H_
+#define TESSERA_PLUGINS_CPU_FAST_FAST_KERNELS_H_
+
+#include <memory>
+#include <span>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "kernel_api.h"
+
+namespace tessera::cpu::fast {
+
+inline constexpr double kFastRelTolerance = 2e-5;
+inline constexpr double kFastAbsTolerance = 1e-6;
+
+class FastOpState;
+
+// One prepared op: primitives plus packed constants. Immutable after
+// preparation, so invocations on several threads may share it.
+class FastOp {
+ public:
+  virtual ~FastOp() = default;
+  virtual const char* name() const = 0;
+  // Per-invocation state: memory objects, temporaries and the oneDNN
+  // scratchpad, allocated once and reused by every run.
+  virtual absl::StatusOr<std::unique_ptr<FastOpState>> NewState() const = 0;
+  // `inputs`/`outputs` are the op's tensors' host pointers (constants
+  // included; omitted optional inputs are nullptr).
+  virtual absl::Status Run(FastOpState& state, std::span<void* const> inputs,
+                           std::span<void* const> outputs) const = 0;
+};
+
+class FastOpState {
+ public:
+  virtual ~FastOpState() = default;
+};
+
+// Per device context: the oneDNN engine and the thread count.
+class FastEngine {
+ public:
+  static absl::StatusOr<std::unique_ptr<FastEngine>> Create(int threads);
+  virtual ~FastEngine() = default;
+  virtual int threads() const = 0;
+
+  // Prepares `op_type` for these tensors (types and shapes final; constant
+  // inputs carry their data, every other TensorRef has data == nullptr).
+  // Returns nullptr, with the reason in *why_not, when the fast path does
+  // not handle this op, dtype or attribute combination (or the shapes are
+  // not exactly what the op produces); the caller then uses the reference
+  // kernel, which also reports any error.
+  virtual std::unique_ptr<FastOp> Prepare(int32_t op_type, const Attributes& attrs,
+                                          std::span<const TensorRef> inputs,
+                                          std::span<const TensorRef> outputs,
+                                          std::string* why_not) const = 0;
+};
+
+// Sets the OpenMP thread count of the calling thread for the scope.
+class ScopedThreads {
+ public:
+  explicit ScopedThreads(int threads);
+  ~ScopedThreads();
+  ScopedThreads(const ScopedThreads&) = delete;
+  ScopedThreads& operator=(const ScopedThreads&) = delete;
+
+ private:
+  int previous_;
+};
+
+// "oneDNN 2.6.3 (OpenMP runtime)" etc., for reports.
+std::string FastLibraryVersion();
+
+}  // namespace tessera::cpu::fast
+
+#endif  // TESSERA_PLUGINS_CPU_FAST_FAST_KERNELS_H_

@@ -1,0 +1,396 @@
+// The fast kernels against the reference kernels (the oracle) on many random
+// shapes, within the tolerance documented in fast_kernels.h, plus the cases
+// the fast path must refuse (so the reference kernel runs instead).
+#include "fast/fast_kernels.h"
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include "test_util.h"
+
+namespace tessera::cpu::fast {
+namespace {
+
+using kt::Tensor;
+
+std::unique_ptr<FastEngine> Engine() {
+  auto e = FastEngine::Create(1);
+  EXPECT_TRUE(e.ok()) << e.status();
+  return e.ok() ? *std::move(e) : nullptr;
+}
+
+Tensor RandomF32(std::mt19937& rng, std::vector<int64_t> shape) {
+  Tensor t = kt::Empty(TSR_DTYPE_F32, std::move(shape));
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  auto* p = static_cast<float*>(t.ref.data);
+  for (int64_t i = 0; i < t.ref.element_count(); ++i) p[i] = u(rng);
+  return t;
+}
+
+Tensor Abs(const Tensor& t) {
+  Tensor a = kt::Empty(t.ref.dtype, t.ref.shape);
+  const auto* s = static_cast<const float*>(t.ref.data);
+  auto* d = static_cast<float*>(a.ref.data);
+  for (int64_t i = 0; i < t.ref.element_count(); ++i) d[i] = std::fabs(s[i]);
+  return a;
+}
+
+struct Case {
+  int32_t op = 0;
+  Attributes attrs;
+  std::vector<Tensor> inputs;
+  std::vector<bool> constant;  // per input
+  std::vector<int64_t> out_shape;
+  std::string label;
+};
+
+// Runs the case through the reference kernel and the fast kernel and checks
+// every element against the documented bound.
+void ExpectMatchesReference(const FastEngine& engine, const Case& c) {
+  SCOPED_TRACE(c.label);
+  std::vector<TensorRef> ins;
+  for (const Tensor& t : c.inputs) ins.push_back(t.ref);
+  Tensor ref = kt::Empty(TSR_DTYPE_F32, c.out_shape);
+  ASSERT_TRUE(kt::RunOp(c.op, c.attrs, ins, ref).ok()) << kt::RunOp(c.op, c.attrs, ins, ref);
+
+  // Magnitude of the accumulated terms: the same op on |inputs|, no activation.
+  Attributes plain;
+  for (const auto& [key, value] : c.attrs.all()) {
+    if (key == TSR_ATTR_ACTIVATION || key == TSR_ATTR_CLIP_MIN || key == TSR_ATTR_CLIP_MAX) continue;
+    if (!value.ints.empty()) plain.SetInts(key, value.ints);
+    if (!value.floats.empty()) plain.SetFloats(key, value.floats);
+  }
+  std::vector<Tensor> abs_inputs;
+  std::vector<TensorRef> abs_refs;
+  for (const Tensor& t : c.inputs) abs_inputs.push_back(Abs(t));
+  for (const Tensor& t : abs_inputs) abs_refs.push_back(t.ref);
+  Tensor bound = kt::Empty(TSR_DTYPE_F32, c.out_shape);
+  ASSERT_TRUE(kt::RunOp(c.op, plain, abs_refs, bound).ok());
+
+  // What Prepare sees: constants with data, the rest type-only.
+  std::vector<TensorRef> typed = ins;
+  for (size_t i = 0; i < typed.size(); ++i)
+    if (!c.constant[i]) typed[i].data = nullptr;
+  std::vector<TensorRef> outs = {ref.ref};
+  outs[0].data = nullptr;
+  std::string why;
+  std::unique_ptr<FastOp> op = engine.Prepare(c.op, c.attrs, typed, outs, &why);
+  ASSERT_NE(op, nullptr) << why;
+  auto state = op->NewState();
+  ASSERT_TRUE(state.ok()) << state.status();
+
+  Tensor got = kt::Empty(TSR_DTYPE_F32, c.out_shape);
+  std::vector<void*> in_ptrs;
+  for (const Tensor& t : c.inputs) in_ptrs.push_back(t.ref.data);
+  std::vector<void*> out_ptrs = {got.ref.data};
+  // Twice: the second run reuses the state (scratch, memories).
+  ScopedThreads threads(1);
+  for (int run = 0; run < 2; ++run) {
+    std::memset(got.ref.data, 0xff, got.ref.byte_size());
+    absl::Status s = op->Run(**state, in_ptrs, out_ptrs);
+    ASSERT_TRUE(s.ok()) << s;
+    const auto* r = static_cast<const float*>(ref.ref.data);
+    const auto* g = static_cast<const float*>(got.ref.data);
+    const auto* b = static_cast<const float*>(bound.ref.data);
+    int reported = 0;
+    for (int64_t i = 0; i < ref.ref.element_count(); ++i) {
+      const double tol = kFastRelTolerance * b[i] + kFastAbsTolerance;
+      if (!(std::fabs(static_cast<double>(g[i]) - r[i]) <= tol) && reported++ < 5)
+        ADD_FAILURE() << "element " << i << ": fast " << g[i] << " reference " << r[i] << " tolerance " << tol;
+    }
+    ASSERT_EQ(reported, 0);
+  }
+}
+
+void SetActivation(std::mt19937& rng, Case& c) {
+  const int kind = static_cast<int>(rng() % 3);
+  c.attrs.SetInts(TSR_ATTR_ACTIVATION, {kind});
+  if (kind == TSR_ACTIVATION_CLIP) {
+    c.attrs.SetFloats(TSR_ATTR_CLIP_MIN, {-0.5f});
+    if (rng() % 2) c.attrs.SetFloats(TSR_ATTR_CLIP_MAX, {0.75f});
+  }
+  c.label += " act=" + std::to_string(kind);
+}
+
+std::string Dims(const std::vector<int64_t>& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? "," : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+TEST(FastKernels, FullyConnectedRandomShapes) {
+  auto engine = Engine();
+  std::mt19937 rng(11);
+  for (int iter = 0; iter < 40; ++iter) {
+    Case c;
+    c.op = TSR_OP_FULLY_CONNECTED;
+    const int64_t k = 1 + rng() % 300, n = 1 + rng() % 200;
+    std::vector<int64_t> xs;
+    const int lead = static_cast<int>(rng() % 3);
+    for (int i = 0; i < lead; ++i) xs.push_back(1 + rng() % 9);
+    xs.push_back(k);
+    std::vector<int64_t> ys(xs.begin(), xs.end() - 1);
+    ys.push_back(n);
+    c.inputs = {RandomF32(rng, xs), RandomF32(rng, {n, k})};
+    const bool const_w = iter % 5 != 4;  // a few runtime weight tensors too
+    c.constant = {false, const_w};
+    if (rng() % 3) {
+      c.inputs.push_back(RandomF32(rng, {n}));
+      c.constant.push_back(true);
+    }
+    c.out_shape = ys;
+    c.label = "FC x" + Dims(xs) + " n=" + std::to_string(n) + " bias=" + std::to_string(c.inputs.size() == 3) +
+              " const_w=" + std::to_string(const_w);
+    SetActivation(rng, c);
+    ExpectMatchesReference(*engine, c);
+  }
+}
+
+TEST(FastKernels, MlpSizedFullyConnected) {
+  auto engine = Engine();
+  std::mt19937 rng(5);
+  Case c;
+  c.op = TSR_OP_FULLY_CONNECTED;
+  c.inputs = {RandomF32(rng, {64, 1024}), RandomF32(rng, {1024, 1024}), RandomF32(rng, {1024})};
+  c.constant = {false, true, true};
+  c.attrs.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_RELU});
+  c.out_shape = {64, 1024};
+  c.label = "FC 64x1024x1024 relu";
+  ExpectMatchesReference(*engine, c);
+}
+
+TEST(FastKernels, BatchedMatmulRandomShapes) {
+  auto engine = Engine();
+  std::mt19937 rng(23);
+  for (int iter = 0; iter < 40; ++iter) {
+    Case c;
+    c.op = TSR_OP_MATMUL;
+    const int64_t m = 1 + rng() % 40, k = 1 + rng() % 70, n = 1 + rng() % 50;
+    std::vector<int64_t> as, bs, out;
+    const int batch_rank = static_cast<int>(rng() % 3);
+    for (int i = 0; i < batch_rank; ++i) {
+      const int64_t d = 1 + rng() % 4;
+      const int pattern = static_cast<int>(rng() % 3);  // both, A broadcasts, B broadcasts
+      as.push_back(pattern == 1 ? 1 : d);
+      bs.push_back(pattern == 2 ? 1 : d);
+      out.push_back(d);
+    }
+    // Sometimes B has fewer batch dims (numpy right alignment).
+    if (!bs.empty() && rng() % 3 == 0 && as.front() == out.front()) bs.erase(bs.begin());
+    as.insert(as.end(), {m, k});
+    bs.insert(bs.end(), {k, n});
+    out.insert(out.end(), {m, n});
+    if (iter % 10 == 3) {  // 1-D A: [K] x [.., K, N] -> [.., N]
+      as = {k};
+      out = bs;
+      out.erase(out.end() - 2);  // [.., K, N] -> [.., N]
+    } else if (iter % 10 == 7) {  // 1-D B: [.., M, K] x [K] -> [.., M]
+      bs = {k};
+      out = as;
+      out.pop_back();  // [.., M, K] -> [.., M]
+    }
+    c.inputs = {RandomF32(rng, as), RandomF32(rng, bs)};
+    const bool const_b = rng() % 2;
+    c.constant = {false, const_b};
+    if (iter % 10 != 7 && rng() % 2) {
+      c.inputs.push_back(RandomF32(rng, {n}));
+      c.constant.push_back(rng() % 2 == 0);
+    }
+    c.out_shape = out;
+    c.label = "MATMUL " + Dims(as) + " x " + Dims(bs) + " const_b=" + std::to_string(const_b) +
+              " bias=" + std::to_string(c.inputs.size() == 3);
+    SetActivation(rng, c);
+    ExpectMatchesReference(*engine, c);
+  }
+}
+
+TEST(FastKernels, ConvRandomGeometry) {
+  auto engine = Engine();
+  std::mt19937 rng(37);
+  for (int iter = 0; iter < 48; ++iter) {
+    Case c;
+    c.op = TSR_OP_CONV_2D;
+    const int64_t n = 1 + rng() % 2;
+    int64_t groups = 1, cin, m;
+    const int kind = iter % 3;  // dense, grouped, depthwise
+    if (kind == 0) {
+      cin = 1 + rng() % 8;
+      m = 1 + rng() % 16;
+    } else if (kind == 1) {
+      groups = 2 + rng() % 3;
+      cin = groups * (1 + rng() % 4);
+      m = groups * (1 + rng() % 4);
+    } else {
+      cin = 1 + rng() % 24;
+      groups = cin;
+      m = cin * (1 + rng() % 2);
+    }
+    const int64_t kh = 1 + rng() % 5, kw = 1 + rng() % 5;
+    const int64_t sh = 1 + rng() % 3, sw = 1 + rng() % 3, dh = 1 + rng() % 2, dw = 1 + rng() % 2;
+    const int64_t pt = rng() % 3, pl = rng() % 3, pb = rng() % 3, pr = rng() % 3;
+    const int64_t h = dh * (kh - 1) + 1 + rng() % 14, w = dw * (kw - 1) + 1 + rng() % 14;
+    const int64_t oh = (h + pt + pb - dh * (kh - 1) - 1) / sh + 1;
+    const int64_t ow = (w + pl + pr - dw * (kw - 1) - 1) / sw + 1;
+    c.inputs = {RandomF32(rng, {n, cin, h, w}), RandomF32(rng, {m, cin / groups, kh, kw})};
+    c.constant = {false, true};
+    if (rng() % 3) {
+      c.inputs.push_back(RandomF32(rng, {m}));
+      c.constant.push_back(true);
+    }
+    c.attrs.SetInts(TSR_ATTR_GROUPS, {groups});
+    c.attrs.SetInts(TSR_ATTR_STRIDES, {sh, sw});
+    c.attrs.SetInts(TSR_ATTR_DILATIONS, {dh, dw});
+    c.attrs.SetInts(TSR_ATTR_PADS, {pt, pl, pb, pr});
+    c.out_shape = {n, m, oh, ow};
+    c.label = "CONV x" + Dims({n, cin, h, w}) + " w" + Dims({m, cin / groups, kh, kw}) + " g=" + std::to_string(groups) +
+              " s=" + std::to_string(sh) + "," + std::to_string(sw) + " d=" + std::to_string(dh) + "," +
+              std::to_string(dw) + " pads=" + Dims({pt, pl, pb, pr});
+    SetActivation(rng, c);
+    ExpectMatchesReference(*engine, c);
+  }
+}
+
+TEST(FastKernels, CnnSizedConvolutions) {
+  auto engine = Engine();
+  std::mt19937 rng(41);
+  struct Geo { int64_t c, m, groups, k, stride, pad, hw; };
+  for (const Geo& g : {Geo{3, 32, 1, 3, 1, 1, 32}, Geo{32, 32, 32, 3, 1, 1, 16}, Geo{32, 64, 1, 1, 1, 0, 16},
+                       Geo{16, 16, 16, 3, 2, 1, 17}}) {
+    Case c;
+    c.op = TSR_OP_CONV_2D;
+    const int64_t o = (g.hw + 2 * g.pad - g.k) / g.stride + 1;
+    c.inputs = {RandomF32(rng, {1, g.c, g.hw, g.hw}), RandomF32(rng, {g.m, g.c / g.groups, g.k, g.k}),
+                RandomF32(rng, {g.m})};
+    c.constant = {false, true, true};
+    c.attrs.SetInts(TSR_ATTR_GROUPS, {g.groups});
+    c.attrs.SetInts(TSR_ATTR_STRIDES, {g.stride, g.stride});
+    c.attrs.SetInts(TSR_ATTR_PADS, {g.pad, g.pad, g.pad, g.pad});
+    c.attrs.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_RELU});
+    c.out_shape = {1, g.m, o, o};
+    c.label = "CONV c=" + std::to_string(g.c) + " m=" + std::to_string(g.m) + " g=" + std::to_string(g.groups);
+    ExpectMatchesReference(*engine, c);
+  }
+}
+
+TEST(FastKernels, PoolRandomGeometry) {
+  auto engine = Engine();
+  std::mt19937 rng(53);
+  int prepared = 0;
+  for (int iter = 0; iter < 60; ++iter) {
+    Case c;
+    c.op = iter % 2 ? TSR_OP_MAX_POOL_2D : TSR_OP_AVG_POOL_2D;
+    const int64_t kh = 1 + rng() % 4, kw = 1 + rng() % 4, sh = 1 + rng() % 3, sw = 1 + rng() % 3;
+    const int64_t dh = c.op == TSR_OP_MAX_POOL_2D ? 1 + rng() % 2 : 1, dw = c.op == TSR_OP_MAX_POOL_2D ? 1 + rng() % 2 : 1;
+    const int64_t pt = rng() % kh, pl = rng() % kw, pb = rng() % kh, pr = rng() % kw;
+    const bool ceil_mode = rng() % 2;
+    const bool include_pad = c.op == TSR_OP_AVG_POOL_2D && rng() % 2;
+    const int64_t h = dh * (kh - 1) + 1 + rng() % 12, w = dw * (kw - 1) + 1 + rng() % 12;
+    auto out_dim = [&](int64_t in, int64_t k, int64_t s, int64_t d, int64_t p0, int64_t p1) {
+      const int64_t span = in + p0 + p1 - (d * (k - 1) + 1);
+      int64_t o = ceil_mode ? (span + s - 1) / s + 1 : span / s + 1;
+      if (ceil_mode && (o - 1) * s >= in + p0) --o;
+      return o;
+    };
+    const int64_t n = 1 + rng() % 2, ch = 1 + rng() % 5;
+    c.inputs = {RandomF32(rng, {n, ch, h, w})};
+    c.constant = {false};
+    c.attrs.SetInts(TSR_ATTR_KERNEL_SHAPE, {kh, kw});
+    c.attrs.SetInts(TSR_ATTR_STRIDES, {sh, sw});
+    c.attrs.SetInts(TSR_ATTR_DILATIONS, {dh, dw});
+    c.attrs.SetInts(TSR_ATTR_PADS, {pt, pl, pb, pr});
+    c.attrs.SetInts(TSR_ATTR_CEIL_MODE, {ceil_mode});
+    c.attrs.SetInts(TSR_ATTR_COUNT_INCLUDE_PAD, {include_pad});
+    c.out_shape = {n, ch, out_dim(h, kh, sh, dh, pt, pb), out_dim(w, kw, sw, dw, pl, pr)};
+    c.label = std::string(OpTypeName(c.op)) + " x" + Dims({n, ch, h, w}) + " k=" + Dims({kh, kw}) + " s=" +
+              Dims({sh, sw}) + " d=" + Dims({dh, dw}) + " pads=" + Dims({pt, pl, pb, pr}) +
+              " ceil=" + std::to_string(ceil_mode) + " incl=" + std::to_string(include_pad);
+    // Some geometries are refused on purpose (documented); the rest must match.
+    std::vector<TensorRef> typed = {c.inputs[0].ref};
+    typed[0].data = nullptr;
+    TensorRef out;
+    out.dtype = TSR_DTYPE_F32;
+    out.shape = c.out_shape;
+    std::string why;
+    if (engine->Prepare(c.op, c.attrs, typed, {&out, 1}, &why) == nullptr) {
+      EXPECT_TRUE(why.find("pool") != std::string::npos || why.find("POOL") != std::string::npos) << why;
+      continue;
+    }
+    ++prepared;
+    ExpectMatchesReference(*engine, c);
+  }
+  EXPECT_GT(prepared, 30);
+}
+
+// ---- What the fast path refuses (the reference kernel runs instead) ---------
+
+std::unique_ptr<FastOp> PrepareTyped(const FastEngine& engine, int32_t op, const Attributes& attrs,
+                                     std::vector<TensorRef> ins, std::vector<TensorRef> outs, std::string* why) {
+  for (TensorRef& t : ins) t.data = nullptr;
+  return engine.Prepare(op, attrs, ins, outs, why);
+}
+
+TensorRef Typed(int32_t dtype, std::vector<int64_t> shape) {
+  TensorRef t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  return t;
+}
+
+TEST(FastKernels, RefusesWhatItDoesNotHandle) {
+  auto engine = Engine();
+  std::string why;
+  // f16.
+  EXPECT_EQ(PrepareTyped(*engine, TSR_OP_FULLY_CONNECTED, {}, {Typed(TSR_DTYPE_F16, {2, 4}), Typed(TSR_DTYPE_F16, {3, 4})},
+                         {Typed(TSR_DTYPE_F16, {2, 3})}, &why),
+            nullptr);
+  EXPECT_NE(why.find("f16"), std::string::npos) << why;
+  // Quantized.
+  TensorRef qx = Typed(TSR_DTYPE_I8, {2, 4});
+  qx.quant.scales = {0.5f};
+  qx.quant.zero_points = {0};
+  EXPECT_EQ(PrepareTyped(*engine, TSR_OP_FULLY_CONNECTED, {}, {qx, Typed(TSR_DTYPE_I8, {3, 4})},
+                         {Typed(TSR_DTYPE_I32, {2, 3})}, &why),
+            nullptr);
+  // Ops without a fast kernel.
+  EXPECT_EQ(PrepareTyped(*engine, TSR_OP_SOFTMAX, {}, {Typed(TSR_DTYPE_F32, {2, 4})}, {Typed(TSR_DTYPE_F32, {2, 4})}, &why),
+            nullptr);
+  EXPECT_NE(why.find("no fast kernel"), std::string::npos) << why;
+  // A wrong output shape is left to the reference kernel, which reports it.
+  EXPECT_EQ(PrepareTyped(*engine, TSR_OP_MATMUL, {}, {Typed(TSR_DTYPE_F32, {2, 4}), Typed(TSR_DTYPE_F32, {4, 3})},
+                         {Typed(TSR_DTYPE_F32, {2, 4})}, &why),
+            nullptr);
+  EXPECT_NE(why.find("output shape"), std::string::npos) << why;
+  // CLIP with lo > hi (the reference yields hi; oneDNN's clip differs).
+  Attributes clip;
+  clip.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_CLIP});
+  clip.SetFloats(TSR_ATTR_CLIP_MIN, {1.0f});
+  clip.SetFloats(TSR_ATTR_CLIP_MAX, {-1.0f});
+  EXPECT_EQ(PrepareTyped(*engine, TSR_OP_MATMUL, clip, {Typed(TSR_DTYPE_F32, {2, 4}), Typed(TSR_DTYPE_F32, {4, 3})},
+                         {Typed(TSR_DTYPE_F32, {2, 3})}, &why),
+            nullptr);
+  // Unknown activation.
+  Attributes bad;
+  bad.SetInts(TSR_ATTR_ACTIVATION, {7});
+  EXPECT_EQ(PrepareTyped(*engine, TSR_OP_MATMUL, bad, {Typed(TSR_DTYPE_F32, {2, 4}), Typed(TSR_DTYPE_F32, {4, 3})},
+                         {Typed(TSR_DTYPE_F32, {2, 3})}, &why),
+            nullptr);
+  // Empty tensors.
+  EXPECT_EQ(PrepareTyped(*engine, TSR_OP_MATMUL, {}, {Typed(TSR_DTYPE_F32, {0, 4}), Typed(TSR_DTYPE_F32, {4, 3})},
+                         {Typed(TSR_DTYPE_F32, {0, 3})}, &why),
+            nullptr);
+}
+
+TEST(FastKernels, EngineAndThreads) {
+  EXPECT_FALSE(FastEngine::Create(0).ok());
+  auto e = FastEngine::Create(2);
+  ASSERT_TRUE(e.ok());
+  EXPECT_EQ((*e)->threads(), 2);
+  EXPECT_NE(FastLibraryVersion().find("oneDNN"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessera::cpu::fast
