@@ -354,6 +354,45 @@ Outputs Pow(ImportContext& ctx, const Node& n) {
   return std::vector<int32_t>{y};
 }
 
+// IsNaN = (x == x) == false; IsInf = x == +inf (detect_positive) or
+// x == -inf (detect_negative).
+Outputs IsNaN(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  RETURN_IF_ERROR(NeedFloat(ctx, x, n.op_type()));
+  ASSIGN_OR_RETURN(int32_t eq, ctx.Binary(TSR_OP_EQUAL, x, x));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Binary(TSR_OP_EQUAL, eq, ctx.Scalar(TSR_DTYPE_BOOL, 0)));
+  return std::vector<int32_t>{y};
+}
+
+Outputs IsInf(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  RETURN_IF_ERROR(NeedFloat(ctx, x, n.op_type()));
+  const bool pos = n.Int("detect_positive", 1) != 0, neg = n.Int("detect_negative", 1) != 0;
+  int32_t y = -1;
+  if (pos) { ASSIGN_OR_RETURN(y, ctx.Binary(TSR_OP_EQUAL, x, ctx.Scalar(ctx.dtype(x), INFINITY))); }
+  if (neg) {
+    ASSIGN_OR_RETURN(int32_t m, ctx.Binary(TSR_OP_EQUAL, x, ctx.Scalar(ctx.dtype(x), -INFINITY)));
+    if (y < 0) y = m;
+    else { ASSIGN_OR_RETURN(y, ctx.Emit(TSR_OP_SELECT, {y, y, m})); }
+  }
+  if (y < 0) { ASSIGN_OR_RETURN(y, ctx.Binary(TSR_OP_EQUAL, x, ctx.Scalar(ctx.dtype(x), NAN))); }  // all false
+  return std::vector<int32_t>{y};
+}
+
+// Shrink: x < -lambd ? x + bias : (x > lambd ? x - bias : 0).
+Outputs Shrink(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  const int32_t dt = ctx.dtype(x);
+  const double lambd = n.Float("lambd", 0.5f), bias = n.Float("bias", 0.0f);
+  ASSIGN_OR_RETURN(int32_t lo, ctx.Binary(TSR_OP_LESS, x, ctx.Scalar(dt, -lambd)));
+  ASSIGN_OR_RETURN(int32_t hi, ctx.Binary(TSR_OP_GREATER, x, ctx.Scalar(dt, lambd)));
+  ASSIGN_OR_RETURN(int32_t plus, ctx.BinaryScalar(TSR_OP_ADD, x, bias));
+  ASSIGN_OR_RETURN(int32_t minus, ctx.BinaryScalar(TSR_OP_SUB, x, bias));
+  ASSIGN_OR_RETURN(int32_t upper, ctx.Emit(TSR_OP_SELECT, {hi, minus, ctx.Scalar(dt, 0)}));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Emit(TSR_OP_SELECT, {lo, plus, upper}));
+  return std::vector<int32_t>{y};
+}
+
 }  // namespace
 
 void RegisterElementwiseConverters(ConverterTable& t) {
@@ -407,6 +446,9 @@ void RegisterElementwiseConverters(ConverterTable& t) {
   t["CastLike"] = CastLike;
   t["Identity"] = Identity;
   t["Dropout"] = Dropout;
+  t["IsNaN"] = IsNaN;
+  t["IsInf"] = IsInf;
+  t["Shrink"] = Shrink;
 }
 
 }  // namespace tessera::onnx_import

@@ -299,6 +299,53 @@ Outputs InstanceNormalization(ImportContext& ctx, const Node& n) {
   return std::vector<int32_t>{y};
 }
 
+// MeanVarianceNormalization (the ONNX function body): (x - E[x]) /
+// (sqrt(E[x^2] - E[x]^2) + 1e-9) over `axes` (default 0, 2, 3).
+Outputs MeanVarianceNormalization(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  std::vector<int64_t> axes = n.Has("axes") ? n.Ints("axes") : std::vector<int64_t>{0, 2, 3};
+  for (int64_t& a : axes) { ASSIGN_OR_RETURN(a, NormalizeAxis(a, ctx.rank(x))); }
+  std::map<int32_t, Attribute> reduce{{TSR_ATTR_AXES, IntsAttr(axes)}, {TSR_ATTR_KEEP_DIMS, IntsAttr({1})}};
+  ASSIGN_OR_RETURN(int32_t mean, ctx.Emit(TSR_OP_REDUCE_MEAN, {x}, reduce));
+  ASSIGN_OR_RETURN(int32_t mean_sq, ctx.Binary(TSR_OP_MUL, mean, mean));
+  ASSIGN_OR_RETURN(int32_t x_sq, ctx.Binary(TSR_OP_MUL, x, x));
+  ASSIGN_OR_RETURN(int32_t e_x_sq, ctx.Emit(TSR_OP_REDUCE_MEAN, {x_sq}, reduce));
+  ASSIGN_OR_RETURN(int32_t var, ctx.Binary(TSR_OP_SUB, e_x_sq, mean_sq));
+  ASSIGN_OR_RETURN(int32_t stddev, ctx.Unary(TSR_OP_SQRT, var));
+  ASSIGN_OR_RETURN(int32_t denom, ctx.BinaryScalar(TSR_OP_ADD, stddev, 1e-9));
+  ASSIGN_OR_RETURN(int32_t centered, ctx.Binary(TSR_OP_SUB, x, mean));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Binary(TSR_OP_DIV, centered, denom));
+  return std::vector<int32_t>{y};
+}
+
+// LRN: x / (bias + alpha/size * sum of x^2 over a window of `size`
+// channels)^beta. The channel-window sum is an AVG_POOL_2D (count_include_pad)
+// over [N, 1, C, rest] times `size`.
+Outputs Lrn(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  if (ctx.rank(x) < 3) return absl::InvalidArgumentError("LRN needs rank >= 3");
+  const int64_t size = n.Int("size", 0);
+  if (size <= 0) return absl::InvalidArgumentError("LRN size must be positive");
+  const float alpha = n.Float("alpha", 1e-4f), beta = n.Float("beta", 0.75f), bias = n.Float("bias", 1.0f);
+  const std::vector<int64_t> shape = ctx.shape(x);
+  int64_t rest = 1;
+  for (size_t i = 2; i < shape.size(); ++i) rest *= shape[i];
+  ASSIGN_OR_RETURN(int32_t sq, ctx.Binary(TSR_OP_MUL, x, x));
+  ASSIGN_OR_RETURN(int32_t r, ctx.Reshape(sq, {shape[0], 1, shape[1], rest}));
+  const int64_t lo = (size - 1) / 2, hi = size - 1 - lo;
+  ASSIGN_OR_RETURN(int32_t avg, ctx.Emit(TSR_OP_AVG_POOL_2D, {r},
+                                         {{TSR_ATTR_KERNEL_SHAPE, IntsAttr({size, 1})},
+                                          {TSR_ATTR_PADS, IntsAttr({lo, 0, hi, 0})},
+                                          {TSR_ATTR_COUNT_INCLUDE_PAD, IntsAttr({1})}}));
+  ASSIGN_OR_RETURN(int32_t back, ctx.Reshape(avg, shape));
+  // alpha/size * (avg * size) = alpha * avg.
+  ASSIGN_OR_RETURN(int32_t scaled, ctx.BinaryScalar(TSR_OP_MUL, back, alpha));
+  ASSIGN_OR_RETURN(int32_t biased, ctx.BinaryScalar(TSR_OP_ADD, scaled, bias));
+  ASSIGN_OR_RETURN(int32_t denom, ctx.BinaryScalar(TSR_OP_POW, biased, beta));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Binary(TSR_OP_DIV, x, denom));
+  return std::vector<int32_t>{y};
+}
+
 }  // namespace
 
 void RegisterNnConverters(ConverterTable& t) {
@@ -314,6 +361,8 @@ void RegisterNnConverters(ConverterTable& t) {
   t["LayerNormalization"] = LayerNormalization;
   t["BatchNormalization"] = BatchNormalization;
   t["InstanceNormalization"] = InstanceNormalization;
+  t["MeanVarianceNormalization"] = MeanVarianceNormalization;
+  t["LRN"] = Lrn;
 }
 
 }  // namespace tessera::onnx_import
