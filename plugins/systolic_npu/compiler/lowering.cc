@@ -308,8 +308,6 @@ absl::Status BuildElementwise(const GraphSnapshot& g, const SnapshotOp& op, Elem
   if (a.dtype != TSR_DTYPE_F32 && a.dtype != TSR_DTYPE_F16 && a.dtype != TSR_DTYPE_I8)
     REFUSE(TSR_REFUSAL_UNSUPPORTED_DTYPE, OpName(op.type), " on ", DName(a.dtype),
            " (vector unit: f32, f16, i8)");
-  if (y.dtype != a.dtype || y.shape != a.shape)
-    REFUSE(TSR_REFUSAL_OTHER, OpName(op.type), ": output must have the input's dtype and shape");
   if (binary) {
     const SnapshotTensor& b = *Tensor(g, op, 1, false);
     if (b.dtype != a.dtype)
@@ -317,6 +315,11 @@ absl::Status BuildElementwise(const GraphSnapshot& g, const SnapshotOp& op, Elem
     if (b.shape != a.shape)
       REFUSE(TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE, OpName(op.type), ": broadcasting ", Shape(a.shape),
              " with ", Shape(b.shape), " is not supported (same shapes only)");
+  }
+  if (y.dtype != a.dtype || y.shape != a.shape)
+    REFUSE(TSR_REFUSAL_OTHER, OpName(op.type), ": output must have the input's dtype and shape");
+  if (binary) {
+    const SnapshotTensor& b = *Tensor(g, op, 1, false);
     if (a.dtype == TSR_DTYPE_I8) {
       auto qa = PerTensor(a, "input", why);
       if (!qa.ok()) return qa.status();
@@ -450,29 +453,15 @@ Region IoRegion(RegionKind kind, uint32_t io, const SnapshotTensor& t) {
 }  // namespace
 
 const char* OpName(int32_t t) {
-  switch (t) {
-    case TSR_OP_ADD: return "ADD";
-    case TSR_OP_SUB: return "SUB";
-    case TSR_OP_MUL: return "MUL";
-    case TSR_OP_DIV: return "DIV";
-    case TSR_OP_RELU: return "RELU";
-    case TSR_OP_CLIP: return "CLIP";
-    case TSR_OP_EXP: return "EXP";
-    case TSR_OP_SIN: return "SIN";
-    case TSR_OP_COS: return "COS";
-    case TSR_OP_SELECT: return "SELECT";
-    case TSR_OP_MATMUL: return "MATMUL";
-    case TSR_OP_FULLY_CONNECTED: return "FULLY_CONNECTED";
-    case TSR_OP_CONV_2D: return "CONV_2D";
-    case TSR_OP_MAX_POOL_2D: return "MAX_POOL_2D";
-    case TSR_OP_AVG_POOL_2D: return "AVG_POOL_2D";
-    case TSR_OP_SOFTMAX: return "SOFTMAX";
-    case TSR_OP_TRANSPOSE: return "TRANSPOSE";
-    case TSR_OP_SLICE: return "SLICE";
-    case TSR_OP_CONCAT: return "CONCAT";
-    case TSR_OP_DISPATCH: return "DISPATCH";
-    default: return "this op";
-  }
+  static const char* const kNames[] = {
+      "UNKNOWN", "ADD", "SUB", "MUL", "DIV", "POW", "NEG", "ABS", "SQRT", "RSQRT", "EXP", "LOG",
+      "SIN", "COS", "TANH", "SIGMOID", "RELU", "CLIP", "ERF", "MAXIMUM", "MINIMUM", "EQUAL",
+      "LESS", "GREATER", "SELECT", "REDUCE_MEAN", "REDUCE_SUM", "REDUCE_MAX", "MATMUL",
+      "FULLY_CONNECTED", "CONV_2D", "MAX_POOL_2D", "AVG_POOL_2D", "GLOBAL_AVG_POOL", "SOFTMAX",
+      "LAYER_NORM", "RESHAPE", "TRANSPOSE", "SLICE", "CONCAT", "GATHER", "SQUEEZE", "UNSQUEEZE",
+      "PAD", "CAST", "QUANTIZE", "DEQUANTIZE", "DISPATCH"};
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == TSR_OP_COUNT_V1);
+  return t >= 0 && t < TSR_OP_COUNT_V1 ? kNames[t] : "an unknown op";
 }
 
 OpSupport CheckOpSupport(const GraphSnapshot& g, const SnapshotOp& op) {

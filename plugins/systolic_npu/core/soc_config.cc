@@ -295,13 +295,9 @@ absl::StatusOr<SystolicSocConfig> SelectSoc(const char* soc_model,
                                             size_t description_size) {
   const std::string model = soc_model != nullptr ? soc_model : "";
   if (description != nullptr && description_size > 0) {
-    auto cfg = ParseSocConfig(std::string_view(description, description_size));
-    if (!cfg.ok()) return cfg.status();
-    if (!model.empty() && cfg->name != model)
-      return absl::InvalidArgumentError(
-          absl::StrCat("soc: the description is for '", cfg->name,
-                       "' but soc_model is '", model, "'"));
-    return cfg;
+    // The description wins; soc_model is only a label then (the framework
+    // passes the file's stem, which need not equal the [soc] name).
+    return ParseSocConfig(std::string_view(description, description_size));
   }
   return BuiltinSocConfig(model.empty() ? kDefaultSocModel : model);
 }

@@ -115,9 +115,9 @@ std::vector<std::string> BuiltinSocNames();
 inline constexpr char kDefaultSocModel[] = "ref-phone";
 
 // The SoC a plugin call targets, from the ABI's (soc_model,
-// soc_description) pair: the description text wins when given (its [soc]
-// name must equal soc_model when both are set); otherwise the built-in
-// copy of soc_model; NULL/empty soc_model means kDefaultSocModel.
+// soc_description) pair: the description text wins when given (soc_model
+// is then only a label); otherwise the built-in copy of soc_model;
+// NULL/empty soc_model means kDefaultSocModel.
 absl::StatusOr<SystolicSocConfig> SelectSoc(const char* soc_model,
                                             const char* description,
                                             size_t description_size);

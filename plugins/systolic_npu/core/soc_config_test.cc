@@ -98,6 +98,18 @@ TEST(SocConfig, ErrorsNameTheLine) {
   ExpectError(tiny_banks, "too small");
 }
 
+TEST(SocConfig, SelectSoc) {
+  EXPECT_EQ(SelectSoc(nullptr, nullptr, 0)->name, "ref-phone");
+  EXPECT_EQ(SelectSoc("ref-edge", nullptr, 0)->npu.array_rows, 8);
+  EXPECT_EQ(SelectSoc("ref-watch", nullptr, 0).status().code(), absl::StatusCode::kNotFound);
+  const std::string text = Minimal();
+  auto s = SelectSoc("my-file-stem", text.data(), text.size());
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->name, "tiny");
+  const std::string bad = "[soc]\nname = x\n";
+  EXPECT_FALSE(SelectSoc(nullptr, bad.data(), bad.size()).ok());
+}
+
 TEST(SocConfig, RandomGarbageNeverCrashes) {
   std::mt19937 rng(7);
   const std::string base = Minimal();
