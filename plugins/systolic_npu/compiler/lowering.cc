@@ -291,35 +291,61 @@ absl::Status BuildConv(const GraphSnapshot& g, const SnapshotOp& op, Conv2dLayer
   return FillCompute(g, op, L->out_channels, 0, L, why);
 }
 
+// True when `small` broadcasts onto `big` by repetition only: after
+// dropping its leading 1s, `small` equals the trailing dims of `big`.
+bool TrailingBroadcast(const std::vector<int64_t>& big, const std::vector<int64_t>& small) {
+  size_t lead = 0;
+  while (lead < small.size() && small[lead] == 1) ++lead;
+  const size_t n = small.size() - lead;
+  if (n > big.size()) return false;
+  for (size_t i = 0; i < n; ++i)
+    if (small[lead + i] != big[big.size() - n + i]) return false;
+  return true;
+}
+
+// `*a_index` receives which input is the full-size operand (ADD/MUL are
+// commutative, so a broadcast first operand is swapped into second place).
 absl::Status BuildElementwise(const GraphSnapshot& g, const SnapshotOp& op, ElementwiseLayer* L,
-                              Why* why) {
+                              Why* why, int* a_index = nullptr) {
   const bool binary = op.type == TSR_OP_ADD || op.type == TSR_OP_MUL;
   if (auto s = CheckArity(g, op, binary ? 2 : 1, op.type == TSR_OP_CLIP ? 3 : (binary ? 2 : 1), why);
       !s.ok())
     return s;
-  const SnapshotTensor& a = *Tensor(g, op, 0, false);
+  const SnapshotTensor* ap = Tensor(g, op, 0, false);
   const SnapshotTensor& y = *Tensor(g, op, 0, true);
+  if (a_index) *a_index = 0;
   L->op = op.type == TSR_OP_ADD   ? ElementwiseOp::kAdd
           : op.type == TSR_OP_MUL ? ElementwiseOp::kMul
           : op.type == TSR_OP_RELU ? ElementwiseOp::kRelu
                                    : ElementwiseOp::kClip;
-  L->count = kit::ElementCount(a.shape);
-  L->dtype = a.dtype;
-  if (a.dtype != TSR_DTYPE_F32 && a.dtype != TSR_DTYPE_F16 && a.dtype != TSR_DTYPE_I8)
-    REFUSE(TSR_REFUSAL_UNSUPPORTED_DTYPE, OpName(op.type), " on ", DName(a.dtype),
-           " (vector unit: f32, f16, i8)");
   if (binary) {
-    const SnapshotTensor& b = *Tensor(g, op, 1, false);
-    if (b.dtype != a.dtype)
+    const SnapshotTensor* bp = Tensor(g, op, 1, false);
+    if (bp->dtype != ap->dtype)
       REFUSE(TSR_REFUSAL_UNSUPPORTED_DTYPE, OpName(op.type), ": operands of different dtypes");
-    if (b.shape != a.shape)
-      REFUSE(TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE, OpName(op.type), ": broadcasting ", Shape(a.shape),
-             " with ", Shape(b.shape), " is not supported (same shapes only)");
-  }
-  if (y.dtype != a.dtype || y.shape != a.shape)
-    REFUSE(TSR_REFUSAL_OTHER, OpName(op.type), ": output must have the input's dtype and shape");
-  if (binary) {
-    const SnapshotTensor& b = *Tensor(g, op, 1, false);
+    if (bp->shape != ap->shape) {
+      const bool b_small = TrailingBroadcast(ap->shape, bp->shape);
+      const bool a_small = !b_small && TrailingBroadcast(bp->shape, ap->shape);
+      if (!b_small && !a_small)
+        REFUSE(TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE, OpName(op.type), ": broadcasting ", Shape(ap->shape),
+               " with ", Shape(bp->shape),
+               " is not supported (same shapes, or one operand repeating over leading dims)");
+      if (a_small) {
+        std::swap(ap, bp);
+        if (a_index) *a_index = 1;
+      }
+      L->b_count = kit::ElementCount(bp->shape);
+    }
+    const SnapshotTensor& a = *ap;
+    const SnapshotTensor& b = *bp;
+    L->count = kit::ElementCount(a.shape);
+    L->dtype = a.dtype;
+    if (a.dtype != TSR_DTYPE_F32 && a.dtype != TSR_DTYPE_F16 && a.dtype != TSR_DTYPE_I8)
+      REFUSE(TSR_REFUSAL_UNSUPPORTED_DTYPE, OpName(op.type), " on ", DName(a.dtype),
+             " (vector unit: f32, f16, i8)");
+    if (y.dtype != a.dtype || kit::ElementCount(y.shape) != L->count ||
+        !TrailingBroadcast(y.shape, a.shape))
+      REFUSE(TSR_REFUSAL_OTHER, OpName(op.type), ": output ", Shape(y.shape),
+             " does not match the broadcast of its inputs");
     if (a.dtype == TSR_DTYPE_I8) {
       auto qa = PerTensor(a, "input", why);
       if (!qa.ok()) return qa.status();
@@ -333,6 +359,14 @@ absl::Status BuildElementwise(const GraphSnapshot& g, const SnapshotOp& op, Elem
     }
     return absl::OkStatus();
   }
+  const SnapshotTensor& a = *ap;
+  L->count = kit::ElementCount(a.shape);
+  L->dtype = a.dtype;
+  if (a.dtype != TSR_DTYPE_F32 && a.dtype != TSR_DTYPE_F16 && a.dtype != TSR_DTYPE_I8)
+    REFUSE(TSR_REFUSAL_UNSUPPORTED_DTYPE, OpName(op.type), " on ", DName(a.dtype),
+           " (vector unit: f32, f16, i8)");
+  if (y.dtype != a.dtype || y.shape != a.shape)
+    REFUSE(TSR_REFUSAL_OTHER, OpName(op.type), ": output must have the input's dtype and shape");
   if (op.type == TSR_OP_CLIP) {
     L->clip_min = Float(op, TSR_ATTR_CLIP_MIN, -std::numeric_limits<float>::infinity());
     L->clip_max = Float(op, TSR_ATTR_CLIP_MAX, std::numeric_limits<float>::infinity());
@@ -550,10 +584,11 @@ absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConf
       case TSR_OP_RELU:
       case TSR_OP_CLIP: {
         ElementwiseLayer L;
-        s = BuildElementwise(g, op, &L, &why);
+        int ai = 0;
+        s = BuildElementwise(g, op, &L, &why, &ai);
         const bool binary = op.type == TSR_OP_ADD || op.type == TSR_OP_MUL;
         if (s.ok())
-          s = EmitElementwise(L, ref(op.inputs[0]), binary ? ref(op.inputs[1]) : TensorRef{},
+          s = EmitElementwise(L, ref(op.inputs[ai]), binary ? ref(op.inputs[1 - ai]) : TensorRef{},
                               ref(op.outputs[0]), npu, p, e);
         break;
       }

@@ -155,6 +155,37 @@ TEST(Lowering, ElementwiseWithConstantOperandAndClipInputs) {
   EXPECT_EQ(got, (std::vector<float>{-2, -2, 1.5f, 4, 7.5f, 7.5f}));
 }
 
+TEST(Lowering, BroadcastAddMul) {
+  std::mt19937 rng(7);
+  // f32 MUL [4, 3, 2] x [3, 2] (RoPE-style), scalar-first ADD [1] + [2, 3, 2].
+  GraphBuilder b;
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {4, 3, 2});
+  const int32_t t = b.Input("t", TSR_DTYPE_F32, {3, 2});
+  const int32_t m = b.Tensor("m", TSR_DTYPE_F32, {4, 3, 2});
+  b.Op(TSR_OP_MUL, {x, t}, {m});
+  const int32_t k = b.Const("k", TSR_DTYPE_F32, {1}, AsBytes(std::vector<float>{0.25f}));
+  const int32_t y = b.Tensor("y", TSR_DTYPE_F32, {4, 3, 2});
+  b.Op(TSR_OP_ADD, {k, m}, {y});
+  b.Output(y);
+  for (const auto& op : b.g.ops) ASSERT_TRUE(CheckOpSupport(b.g, op).supported) << CheckOpSupport(b.g, op).detail;
+  const auto xf = RandomF(rng, 24), tf = RandomF(rng, 6);
+  const auto got = AsFloats(RunGraph(b.g, SmallNpu(4, 4, 1, 1, 1), {FloatBytes(xf), FloatBytes(tf)}).outputs[0]);
+  for (int i = 0; i < 24; ++i) EXPECT_EQ(got[i], 0.25f + xf[i] * tf[i % 6]) << i;
+  // int8 ADD [5, 7] + [7], bit exact with the reference formulation.
+  GraphBuilder q;
+  const int32_t qa = q.Input("a", TSR_DTYPE_I8, {5, 7}, {{0.05f}, {3}, -1});
+  const int32_t qb = q.Input("b", TSR_DTYPE_I8, {7}, {{0.08f}, {-7}, -1});
+  const int32_t qy = q.Tensor("y", TSR_DTYPE_I8, {5, 7}, {{0.1f}, {2}, -1});
+  q.Op(TSR_OP_ADD, {qa, qb}, {qy});
+  q.Output(qy);
+  const auto ai = RandomI8(rng, 35), bi = RandomI8(rng, 7);
+  const auto out = RunGraph(q.g, Edge(), {ai, bi}).outputs[0];
+  const QuantEltwiseDesc d = MakeQuantEltwiseDesc(0.05f, 3, 0.08f, -7, 0.1f, 2);
+  for (int i = 0; i < 35; ++i)
+    EXPECT_EQ(static_cast<int8_t>(out[i]),
+              QuantEltwiseOne(d, true, static_cast<int8_t>(ai[i]), static_cast<int8_t>(bi[i % 7])));
+}
+
 TEST(Lowering, RefusalsCarryReasons) {
   GraphBuilder b;
   const int32_t x = b.Input("x", TSR_DTYPE_F32, {2, 4});
@@ -163,7 +194,7 @@ TEST(Lowering, RefusalsCarryReasons) {
   const int32_t sm = b.Tensor("sm", TSR_DTYPE_F32, {2, 4});
   const int32_t u = b.Input("u", TSR_DTYPE_U8, {2, 4});
   const int32_t uo = b.Tensor("uo", TSR_DTYPE_U8, {2, 4});
-  const int32_t row = b.Input("row", TSR_DTYPE_F32, {1, 4});
+  const int32_t row = b.Input("col", TSR_DTYPE_F32, {2, 1});
   const int32_t dyn = b.Input("dyn", TSR_DTYPE_F32, {-1, 4});
   const int32_t xi = b.Input("xi", TSR_DTYPE_I8, {1, 1, 4, 4}, {{0.1f}, {0}, -1});
   const int32_t pi = b.Tensor("pi", TSR_DTYPE_I8, {1, 1, 2, 2}, {{0.1f}, {0}, -1});

@@ -51,7 +51,8 @@ enum class Opcode : uint8_t {
   // a = VectorOp, b = operand dtype, c = result dtype.
   // f0 = src0, f1 = src1 (second operand / bias / per-channel params),
   // f2 = dst (SRAM addresses), f3 = rows, f4 = cols, f5 = descriptor
-  // constant (kNoConstant when unused).
+  // constant (kNoConstant when unused), f6 = flags (ADD/MUL bit 0: src1 is
+  // one row of `cols` elements broadcast to every row; else 0).
   kVector = 4,
   // All fields zero. Waits until every earlier instruction has completed.
   kSync = 5,
@@ -75,6 +76,7 @@ inline constexpr uint8_t kVectorOpCount = 9;
 
 enum class Bank : uint8_t { kInput = 0, kWeight = 1, kAccum = 2 };
 inline constexpr uint32_t kNoConstant = 0xFFFFFFFFu;
+inline constexpr uint32_t kVectorBroadcastSrc1 = 1u;  // VECTOR ADD/MUL f6
 
 inline constexpr uint32_t SramAddress(Bank bank, uint32_t offset) {
   return (static_cast<uint32_t>(bank) << 30) | (offset & 0x3FFFFFFFu);

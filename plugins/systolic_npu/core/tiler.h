@@ -105,6 +105,9 @@ struct ElementwiseLayer {
   int32_t dtype = TSR_DTYPE_F32;  // F32, F16 or I8
   float clip_min = 0, clip_max = 0;
   QuantSpec a_q, b_q, out_q;
+  // ADD/MUL: b has b_count elements repeated over a (numpy broadcasting of
+  // a trailing-dims operand, or a scalar); 0 = same shape as a.
+  int64_t b_count = 0;
 };
 
 enum class PoolKind : uint8_t { kMax, kAvg };

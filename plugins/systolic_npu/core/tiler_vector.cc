@@ -102,12 +102,46 @@ absl::Status EmitElementwise(const ElementwiseLayer& L, TensorRef a, TensorRef b
   if (q && binary && (!(L.a_q.scale > 0) || !(L.b_q.scale > 0) || !(L.out_q.scale > 0)))
     return Invalid("quantized scales must be positive");
   const internal::SramMap sm = internal::MakeSramMap(npu);
-  // Chunks of whole vector-width rows where possible.
   const uint64_t half = std::min(sm.in_half, std::min(sm.w_half, sm.acc_half));
-  const uint64_t chunk = std::min<uint64_t>(static_cast<uint64_t>(L.count), half / es);
+  const uint64_t count = static_cast<uint64_t>(L.count);
+  if (binary && L.b_count > 0 && L.b_count != L.count) {
+    // Broadcast b: rows of b_count elements of a, b loaded once per chunk.
+    const uint64_t cols = static_cast<uint64_t>(L.b_count);
+    if (count % cols != 0) return Invalid("broadcast operand does not divide the tensor");
+    if (cols * es > half)
+      return absl::ResourceExhaustedError(
+          "systolic_npu tiler: a broadcast operand larger than half an SRAM bank");
+    const uint64_t rows = count / cols;
+    const uint64_t chunk_rows = std::min<uint64_t>(rows, half / (cols * es));
+    int t = 0;
+    for (uint64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
+      const uint32_t nr = static_cast<uint32_t>(std::min<uint64_t>(chunk_rows, rows - r0));
+      const uint32_t ia = sm.in(t), ib = sm.w(t), out = sm.acc(t);
+      t ^= 1;
+      const uint64_t off = r0 * cols * es;
+      if (auto st = CheckOffset(a.offset + off, "input"); !st.ok()) return st;
+      if (auto st = CheckOffset(output.offset + off, "output"); !st.ok()) return st;
+      if (auto st = CheckOffset(b.offset, "input"); !st.ok()) return st;
+      e.code.push_back(MakeDmaLoadStrided(ia, a.region, static_cast<uint32_t>(a.offset + off), nr,
+                                          static_cast<uint32_t>(cols), static_cast<uint32_t>(cols),
+                                          1, L.dtype, L.dtype));
+      e.code.push_back(MakeDmaLoadStrided(ib, b.region, static_cast<uint32_t>(b.offset), 1,
+                                          static_cast<uint32_t>(cols), 0, 1, L.dtype, L.dtype));
+      Instruction v = MakeVector(vop, L.dtype, L.dtype, ia, ib, out, nr,
+                                 static_cast<uint32_t>(cols), desc);
+      v.f[6] = kVectorBroadcastSrc1;
+      e.code.push_back(v);
+      e.code.push_back(MakeDmaStore(out, output.region, static_cast<uint32_t>(output.offset + off),
+                                    nr, static_cast<uint32_t>(cols), static_cast<uint32_t>(cols),
+                                    1, L.dtype, L.dtype));
+    }
+    return absl::OkStatus();
+  }
+  // Chunks of up to half a bank, one row each.
+  const uint64_t chunk = std::min<uint64_t>(count, half / es);
   int t = 0;
-  for (uint64_t s = 0; s < static_cast<uint64_t>(L.count); s += chunk) {
-    const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(chunk, L.count - s));
+  for (uint64_t s = 0; s < count; s += chunk) {
+    const uint32_t len = static_cast<uint32_t>(std::min<uint64_t>(chunk, count - s));
     const uint32_t ia = sm.in(t), ib = sm.w(t), out = sm.acc(t);
     t ^= 1;
     if (auto st = CheckOffset(a.offset + s * es, "input"); !st.ok()) return st;
