@@ -10,8 +10,14 @@ namespace {
 
 constexpr size_t kWindow = 128;  // scoreboard entries (older records retire)
 
+// VECTOR: rows f3 x cols f4.
 uint64_t Elems(const Instruction& in) {
   return uint64_t{in.f[3]} * in.f[4];
+}
+
+// DMA_LOAD / DMA_STORE: rows f2 x cols f3.
+uint64_t DmaElems(const Instruction& in) {
+  return uint64_t{in.f[2]} * in.f[3];
 }
 
 bool Overlaps(const Range& a, const Range& b) {
@@ -87,12 +93,12 @@ Traffic InstructionTraffic(const Program& p, const Instruction& in) {
   Traffic t;
   switch (in.op) {
     case Opcode::kDmaLoad:
-      t.dram_read = Elems(in) * NpuDtypeSize(DmaFirstDtype(in.b));
-      t.sram_write = Elems(in) * NpuDtypeSize(DmaSecondDtype(in.b));
+      t.dram_read = DmaElems(in) * NpuDtypeSize(DmaFirstDtype(in.b));
+      t.sram_write = DmaElems(in) * NpuDtypeSize(DmaSecondDtype(in.b));
       break;
     case Opcode::kDmaStore:
-      t.sram_read = Elems(in) * NpuDtypeSize(DmaFirstDtype(in.b));
-      t.dram_write = Elems(in) * NpuDtypeSize(DmaSecondDtype(in.b));
+      t.sram_read = DmaElems(in) * NpuDtypeSize(DmaFirstDtype(in.b));
+      t.dram_write = DmaElems(in) * NpuDtypeSize(DmaSecondDtype(in.b));
       break;
     case Opcode::kMatmulTile: {
       const uint64_t M = in.f[3], K = in.f[4], N = in.f[5];

@@ -94,6 +94,29 @@ TEST(CycleModel, DoubleBufferingHidesDma) {
   EXPECT_GT(t.cycles_total, f.cycles_total);
 }
 
+TEST(CycleModel, TrafficCountsEveryByteOnce) {
+  // A strip-resident WS GEMM: A is read once per column tile, the weights
+  // and params once, the output written once.
+  std::mt19937 rng(3);
+  GemmLayer L;
+  L.M = 40; L.K = 24; L.N = 12;
+  L.dtype = L.weights_dtype = TSR_DTYPE_F32;
+  L.weights = FloatBytes(RandomF(rng, L.K * L.N));
+  L.bias_f = RandomF(rng, L.N);
+  const SystolicNpuConfig npu = SmallNpu(8, 8, 16, 16, 16);
+  auto p = CompileGemmProgram(L, npu, {});
+  ASSERT_TRUE(p.ok());
+  const RunMetrics m = EstimateEntry(*p, p->entries[0], npu, Overlap::kDefault);
+  const uint64_t col_tiles = 2;  // N = 12 on 8 columns
+  EXPECT_EQ(m.dram_read_bytes, col_tiles * L.M * L.K * 4 + L.K * L.N * 2 + L.N * 4);
+  EXPECT_EQ(m.dram_write_bytes, static_cast<uint64_t>(L.M * L.N * 4));
+  // One DMA's cycles follow the bandwidth: 8 bytes/cycle + 20 latency.
+  Program q;
+  const Instruction load = MakeDmaLoadStrided(0, 1, 0, 10, 16, 16, 1, TSR_DTYPE_F32, TSR_DTYPE_F16);
+  EXPECT_EQ(InstructionTraffic(q, load).dram_read, 640u);
+  EXPECT_EQ(InstructionTraffic(q, load).sram_write, 320u);
+}
+
 TEST(CycleModel, ParseOptions) {
   EXPECT_EQ(*ParseOverlap("none"), Overlap::kNone);
   EXPECT_EQ(*ParseOverlap("default"), Overlap::kDefault);
