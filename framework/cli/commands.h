@@ -16,6 +16,7 @@ int PartitionCommand(const Argv& argv);
 int CompileCommand(const Argv& argv);
 int RunCommand(const Argv& argv);
 int DemoCommand(const Argv& argv);
+int BenchCommand(const Argv& argv);
 int ImportCommand(const Argv& argv);
 int OnnxTestCommand(const Argv& argv);
 

@@ -20,6 +20,8 @@ commands:
   run MODEL [--accelerators LIST] [--inputs DIR | --random] [--outputs DIR] [--json]
                                              run a model and print its outputs
   demo [--accelerators LIST] [--json]        build, compile and run the attention+RoPE demo
+  bench MODEL [--accelerators LIST] [--reps N] [--threads N] [--json]
+                                             time repeated runs after warm-up (latency min/median/mean)
   import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]...
                                              import an ONNX model (opsets 11-17)
   onnx-test DIR... [--list FILE [--root DIR]] [--accelerators LIST] [--kernels reference|fast] [--json]
@@ -50,6 +52,7 @@ int main(int argc, char** argv) {
   if (command == "compile") return CompileCommand(rest);
   if (command == "run") return RunCommand(rest);
   if (command == "demo") return DemoCommand(rest);
+  if (command == "bench") return BenchCommand(rest);
   if (command == "import") return ImportCommand(rest);
   if (command == "onnx-test") return OnnxTestCommand(rest);
   if (command == "help" || command == "--help" || command == "-h") {

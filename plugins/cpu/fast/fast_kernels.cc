@@ -246,6 +246,44 @@ std::unique_ptr<FastOp> MatmulPlan(int32_t op, const dnnl::engine& engine, const
   return plan;
 }
 
+// rows [M, K] (row-major) x constant weights -> [M, N] as a 1x1 convolution
+// over a 1 x M "image" in channels-last layout (NHWC with C = K): the
+// activations need no reorder, the weights are packed once into the
+// blocked layout the convolution prefers, and the JIT 1x1 kernels run
+// (on AVX2, oneDNN 2.6's matmul/inner product fall back to a plain sgemm
+// that repacks the weights on every call, ~2.5x slower here). `w_user`
+// describes the weights as {N, K, 1, 1}. nullptr when oneDNN only offers a
+// reference or gemm-based implementation.
+std::unique_ptr<FastOp> RowsTimesWeightsAsConv(int32_t op, const dnnl::engine& engine, const Attributes& attrs,
+                                               int64_t m, int64_t k, int64_t n, const TensorRef& w,
+                                               const memory::desc& w_user, const TensorRef* bias) {
+  if (w.data == nullptr) return nullptr;  // runtime weights: matmul reads them in place
+  const memory::desc src({1, k, 1, m}, memory::data_type::f32, memory::format_tag::nhwc);
+  const memory::desc dst({1, n, 1, m}, memory::data_type::f32, memory::format_tag::nhwc);
+  const memory::desc bias_md = Plain({n});
+  const dnnl::primitive_attr attr = ComputeAttr(op, attrs);
+  const dnnl::convolution_forward::desc d(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                          src, Any({n, k, 1, 1}), bias ? bias_md : memory::desc(), dst, {1, 1},
+                                          {0, 0}, {0, 0});
+  dnnl::convolution_forward::primitive_desc cpd;
+  try {
+    cpd = dnnl::convolution_forward::primitive_desc(d, attr, engine);
+  } catch (const dnnl::error&) {
+    return nullptr;
+  }
+  const std::string impl = cpd.impl_info_str();
+  if (impl.find("1x1") == std::string::npos && impl.find("brg") == std::string::npos) return nullptr;
+  auto plan = std::make_unique<PlanOp>(OpTypeName(op), engine);
+  std::vector<std::pair<int, int>> args;
+  args.push_back({DNNL_ARG_SRC, plan->AddSlot(SlotKind::kInput, 0, src)});
+  args.push_back({DNNL_ARG_WEIGHTS, plan->AddConstant(Pack(engine, w_user, w.data, cpd.weights_desc()))});
+  if (bias) args.push_back({DNNL_ARG_BIAS, BindInput(*plan, engine, *bias, 2, bias_md, cpd.bias_desc())});
+  args.push_back({DNNL_ARG_DST, plan->AddSlot(SlotKind::kOutput, 0, dst)});
+  plan->AddScratchpad(cpd.scratchpad_desc(), args);
+  plan->AddStep(dnnl::convolution_forward(cpd), std::move(args));
+  return plan;
+}
+
 std::unique_ptr<FastOp> PrepareFullyConnected(const dnnl::engine& engine, const Attributes& attrs,
                                               std::span<const TensorRef> ins, std::span<const TensorRef> outs) {
   const int32_t op = TSR_OP_FULLY_CONNECTED;
@@ -264,6 +302,7 @@ std::unique_ptr<FastOp> PrepareFullyConnected(const dnnl::engine& engine, const 
   std::vector<int64_t> expected(x.shape.begin(), x.shape.end() - 1);
   expected.push_back(n);
   RequireOutputShape(op, outs[0], expected);
+  if (auto conv = RowsTimesWeightsAsConv(op, engine, attrs, m, k, n, w, Plain({n, k, 1, 1}), bias)) return conv;
   // W [N, K] row-major is the {K, N} matrix in "ba" layout.
   const memory::desc w_user({k, n}, memory::data_type::f32, memory::format_tag::ba);
   return MatmulPlan(op, engine, attrs, x, Plain({m, k}), w, w_user, bias, Plain({1, n}), Plain({m, n}));
@@ -300,6 +339,14 @@ std::unique_ptr<FastOp> PrepareMatmul(const dnnl::engine& engine, const Attribut
   if (!drop_n) expected.push_back(ds[r - 1]);
   RequireOutputShape(op, outs[0], expected);
   if (bias && bias->shape != std::vector<int64_t>{ds[r - 1]}) Refuse("MATMUL: bias shape");
+  // A constant 2-D B: every row of A times the same weights.
+  if (b.data != nullptr && b.shape.size() == 2 && !drop_n) {
+    const int64_t k = bs[r - 2], n = bs[r - 1];
+    const int64_t rows = a.element_count() / k;
+    // B [K, N] row-major described as {N, K, 1, 1}.
+    const memory::desc w_user({n, k, 1, 1}, memory::data_type::f32, Dims{1, n, 1, 1});
+    if (auto conv = RowsTimesWeightsAsConv(op, engine, attrs, rows, k, n, b, w_user, bias)) return conv;
+  }
   Dims bias_dims(r, 1);
   bias_dims[r - 1] = ds[r - 1];
   return MatmulPlan(op, engine, attrs, a, Plain(as), b, Plain(bs), bias, Plain(bias_dims), Plain(ds));
@@ -396,6 +443,39 @@ bool EveryWindowHasATap(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d
   return true;
 }
 
+// A pooling primitive in the channel-blocked layout with reorders from and
+// to NCHW: oneDNN 2.6 pools NCHW with a plain loop ("simple_nchw", ~15x
+// slower here), while its JIT kernels want channels blocked by the vector
+// width.
+std::unique_ptr<FastOp> BlockedPoolPlan(int32_t op, const dnnl::engine& engine, dnnl::algorithm alg, const Dims& src_dims,
+                                        const Dims& dst_dims, const Dims& strides, const Dims& kernel,
+                                        const Dims& dilation, const Dims& pad_l, const Dims& pad_r) {
+  const bool wide = dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
+  const memory::format_tag blocked_tag = wide ? memory::format_tag::nChw16c : memory::format_tag::nChw8c;
+  const memory::desc src_plain = Plain(src_dims), dst_plain = Plain(dst_dims);
+  const memory::desc src_blocked(src_dims, memory::data_type::f32, blocked_tag);
+  const memory::desc dst_blocked(dst_dims, memory::data_type::f32, blocked_tag);
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::pooling_v2_forward::primitive_desc ppd(
+      dnnl::pooling_v2_forward::desc(dnnl::prop_kind::forward_inference, alg, src_blocked, dst_blocked, strides, kernel,
+                                     dilation, pad_l, pad_r),
+      attr, engine);
+  auto plan = std::make_unique<PlanOp>(OpTypeName(op), engine);
+  const int in_slot = plan->AddSlot(SlotKind::kInput, 0, src_plain);
+  const int src_tmp = plan->AddSlot(SlotKind::kTemp, -1, src_blocked);
+  const int dst_tmp = plan->AddSlot(SlotKind::kTemp, -1, dst_blocked);
+  const int out_slot = plan->AddSlot(SlotKind::kOutput, 0, dst_plain);
+  plan->AddStep(dnnl::reorder(dnnl::reorder::primitive_desc(engine, src_plain, engine, src_blocked)),
+                {{DNNL_ARG_FROM, in_slot}, {DNNL_ARG_TO, src_tmp}});
+  std::vector<std::pair<int, int>> args = {{DNNL_ARG_SRC, src_tmp}, {DNNL_ARG_DST, dst_tmp}};
+  plan->AddScratchpad(ppd.scratchpad_desc(), args);
+  plan->AddStep(dnnl::pooling_v2_forward(ppd), std::move(args));
+  plan->AddStep(dnnl::reorder(dnnl::reorder::primitive_desc(engine, dst_blocked, engine, dst_plain)),
+                {{DNNL_ARG_FROM, dst_tmp}, {DNNL_ARG_TO, out_slot}});
+  return plan;
+}
+
 std::unique_ptr<FastOp> PreparePool(int32_t op, const dnnl::engine& engine, const Attributes& attrs,
                                     std::span<const TensorRef> ins, std::span<const TensorRef> outs) {
   if (ins.size() != 1 || outs.size() != 1) Refuse("pool: arity");
@@ -433,17 +513,134 @@ std::unique_ptr<FastOp> PreparePool(int32_t op, const dnnl::engine& engine, cons
   const dnnl::algorithm alg = op == TSR_OP_MAX_POOL_2D ? dnnl::algorithm::pooling_max
                               : include_pad             ? dnnl::algorithm::pooling_avg_include_padding
                                                         : dnnl::algorithm::pooling_avg_exclude_padding;
-  const dnnl::pooling_v2_forward::desc d(dnnl::prop_kind::forward_inference, alg, Plain(src_dims), Plain(dst_dims),
-                                         {st[0], st[1]}, {ks[0], ks[1]}, {dl[0] - 1, dl[1] - 1}, {pd[0], pd[1]},
-                                         {pad_end[0], pad_end[1]});
+  return BlockedPoolPlan(op, engine, alg, src_dims, dst_dims, {st[0], st[1]}, {ks[0], ks[1]}, {dl[0] - 1, dl[1] - 1},
+                         {pd[0], pd[1]}, {pad_end[0], pad_end[1]});
+}
+
+// GLOBAL_AVG_POOL on [N, C, H, W]: an average pool whose window is the
+// whole image.
+std::unique_ptr<FastOp> PrepareGlobalAvgPool(const dnnl::engine& engine, std::span<const TensorRef> ins,
+                                             std::span<const TensorRef> outs) {
+  const int32_t op = TSR_OP_GLOBAL_AVG_POOL;
+  if (ins.size() != 1 || outs.size() != 1) Refuse("GLOBAL_AVG_POOL: arity");
+  RequireF32(op, ins);
+  RequireF32(op, outs);
+  const TensorRef& x = ins[0];
+  if (x.shape.size() != 4 || x.data != nullptr) Refuse("GLOBAL_AVG_POOL: rank (4-D only) or constant input");
+  const Dims src_dims(x.shape.begin(), x.shape.end());
+  const Dims dst_dims{x.shape[0], x.shape[1], 1, 1};
+  RequireOutputShape(op, outs[0], {dst_dims.begin(), dst_dims.end()});
+  return BlockedPoolPlan(op, engine, dnnl::algorithm::pooling_avg_exclude_padding, src_dims, dst_dims, {1, 1},
+                         {x.shape[2], x.shape[3]}, {0, 0}, {0, 0}, {0, 0});
+}
+
+// ---- Elementwise binary, SOFTMAX, TRANSPOSE ------------------------------------
+
+// ADD SUB MUL DIV on f32 with numpy broadcasting, as oneDNN's binary
+// primitive: the first source must have the output's shape and the second
+// may broadcast (ADD and MUL swap their operands when only the first one
+// broadcasts). IEEE f32 arithmetic, so bit-identical to the reference.
+std::unique_ptr<FastOp> PrepareBinary(int32_t op, const dnnl::engine& engine, std::span<const TensorRef> ins,
+                                      std::span<const TensorRef> outs) {
+  if (ins.size() != 2 || outs.size() != 1) Refuse(absl::StrCat(OpTypeName(op), ": arity"));
+  RequireF32(op, ins);
+  RequireF32(op, outs);
+  const size_t r = std::max(ins[0].shape.size(), ins[1].shape.size());
+  if (r == 0) Refuse(absl::StrCat(OpTypeName(op), ": scalars"));
+  auto padded = [&](const std::vector<int64_t>& s) {
+    Dims d(r - s.size(), 1);
+    d.insert(d.end(), s.begin(), s.end());
+    return d;
+  };
+  Dims a = padded(ins[0].shape), b = padded(ins[1].shape), y(r);
+  for (size_t i = 0; i < r; ++i) {
+    if (a[i] != b[i] && a[i] != 1 && b[i] != 1) Refuse(absl::StrCat(OpTypeName(op), ": shapes do not broadcast"));
+    y[i] = std::max(a[i], b[i]);
+  }
+  RequireOutputShape(op, outs[0], std::vector<int64_t>(y.begin(), y.end()));
+  int first = 0, second = 1;
+  if (a != y) {
+    if (b != y || (op != TSR_OP_ADD && op != TSR_OP_MUL)) Refuse(absl::StrCat(OpTypeName(op), ": first input broadcasts"));
+    std::swap(first, second);
+    std::swap(a, b);
+  }
+  const dnnl::algorithm alg = op == TSR_OP_ADD   ? dnnl::algorithm::binary_add
+                              : op == TSR_OP_SUB ? dnnl::algorithm::binary_sub
+                              : op == TSR_OP_MUL ? dnnl::algorithm::binary_mul
+                                                 : dnnl::algorithm::binary_div;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  const dnnl::pooling_v2_forward::primitive_desc ppd(d, attr, engine);
+  const dnnl::binary::primitive_desc pd(dnnl::binary::desc(alg, Plain(a), Plain(b), Plain(y)), attr, engine);
   auto plan = std::make_unique<PlanOp>(OpTypeName(op), engine);
-  std::vector<std::pair<int, int>> args = {{DNNL_ARG_SRC, plan->AddSlot(SlotKind::kInput, 0, Plain(src_dims))},
-                                           {DNNL_ARG_DST, plan->AddSlot(SlotKind::kOutput, 0, Plain(dst_dims))}};
-  plan->AddScratchpad(ppd.scratchpad_desc(), args);
-  plan->AddStep(dnnl::pooling_v2_forward(ppd), std::move(args));
+  std::vector<std::pair<int, int>> args = {
+      {DNNL_ARG_SRC_0, BindInput(*plan, engine, ins[first], first, Plain(a), Plain(a))},
+      {DNNL_ARG_SRC_1, BindInput(*plan, engine, ins[second], second, Plain(b), Plain(b))},
+      {DNNL_ARG_DST, plan->AddSlot(SlotKind::kOutput, 0, Plain(y))}};
+  plan->AddScratchpad(pd.scratchpad_desc(), args);
+  plan->AddStep(dnnl::binary(pd), std::move(args));
+  return plan;
+}
+
+std::unique_ptr<FastOp> PrepareSoftmax(const dnnl::engine& engine, const Attributes& attrs,
+                                       std::span<const TensorRef> ins, std::span<const TensorRef> outs) {
+  const int32_t op = TSR_OP_SOFTMAX;
+  if (ins.size() != 1 || outs.size() != 1) Refuse("SOFTMAX: arity");
+  RequireF32(op, ins);
+  RequireF32(op, outs);
+  const TensorRef& x = ins[0];
+  if (x.shape.empty() || x.data != nullptr) Refuse("SOFTMAX: rank 0 or constant input");
+  RequireOutputShape(op, outs[0], x.shape);
+  const int64_t rank = static_cast<int64_t>(x.shape.size());
+  int64_t axis = attrs.GetInt(TSR_ATTR_AXIS, -1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) Refuse("SOFTMAX: axis");
+  const memory::desc md = Plain({x.shape.begin(), x.shape.end()});
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::softmax_forward::primitive_desc pd(
+      dnnl::softmax_forward::desc(dnnl::prop_kind::forward_inference, md, static_cast<int>(axis)), attr, engine);
+  auto plan = std::make_unique<PlanOp>("SOFTMAX", engine);
+  std::vector<std::pair<int, int>> args = {{DNNL_ARG_SRC, plan->AddSlot(SlotKind::kInput, 0, md)},
+                                           {DNNL_ARG_DST, plan->AddSlot(SlotKind::kOutput, 0, md)}};
+  plan->AddScratchpad(pd.scratchpad_desc(), args);
+  plan->AddStep(dnnl::softmax_forward(pd), std::move(args));
+  return plan;
+}
+
+// TRANSPOSE as a reorder: the input is described in the output's dim order
+// with permuted strides, and copied into the plain output. Exact.
+std::unique_ptr<FastOp> PrepareTranspose(const dnnl::engine& engine, const Attributes& attrs,
+                                         std::span<const TensorRef> ins, std::span<const TensorRef> outs) {
+  const int32_t op = TSR_OP_TRANSPOSE;
+  if (ins.size() != 1 || outs.size() != 1) Refuse("TRANSPOSE: arity");
+  RequireF32(op, ins);
+  RequireF32(op, outs);
+  const TensorRef& x = ins[0];
+  const size_t r = x.shape.size();
+  if (r == 0 || x.data != nullptr) Refuse("TRANSPOSE: rank 0 or constant input");
+  std::vector<int64_t> perm(attrs.GetInts(TSR_ATTR_PERM).begin(), attrs.GetInts(TSR_ATTR_PERM).end());
+  if (perm.empty())
+    for (size_t i = 0; i < r; ++i) perm.push_back(static_cast<int64_t>(r - 1 - i));
+  if (perm.size() != r) Refuse("TRANSPOSE: PERM length");
+  std::vector<bool> seen(r, false);
+  for (int64_t& p : perm) {
+    if (p < 0) p += static_cast<int64_t>(r);
+    if (p < 0 || p >= static_cast<int64_t>(r) || seen[p]) Refuse("TRANSPOSE: PERM is not a permutation");
+    seen[p] = true;
+  }
+  const Dims in_dims(x.shape.begin(), x.shape.end());
+  const Dims in_strides = RowMajorStrides(in_dims);
+  Dims out_dims(r), view_strides(r);
+  for (size_t i = 0; i < r; ++i) {
+    out_dims[i] = in_dims[perm[i]];
+    view_strides[i] = in_strides[perm[i]];
+  }
+  RequireOutputShape(op, outs[0], {out_dims.begin(), out_dims.end()});
+  const memory::desc view(out_dims, memory::data_type::f32, view_strides);
+  const dnnl::reorder::primitive_desc pd(engine, view, engine, Plain(out_dims));
+  auto plan = std::make_unique<PlanOp>("TRANSPOSE", engine);
+  plan->AddStep(dnnl::reorder(pd), {{DNNL_ARG_FROM, plan->AddSlot(SlotKind::kInput, 0, view)},
+                                    {DNNL_ARG_TO, plan->AddSlot(SlotKind::kOutput, 0, Plain(out_dims))}});
   return plan;
 }
 
@@ -465,6 +662,13 @@ class DnnlEngine : public FastEngine {
         case TSR_OP_CONV_2D: return PrepareConv(engine_, attrs, inputs, outputs);
         case TSR_OP_MAX_POOL_2D:
         case TSR_OP_AVG_POOL_2D: return PreparePool(op_type, engine_, attrs, inputs, outputs);
+        case TSR_OP_ADD:
+        case TSR_OP_SUB:
+        case TSR_OP_MUL:
+        case TSR_OP_DIV: return PrepareBinary(op_type, engine_, inputs, outputs);
+        case TSR_OP_GLOBAL_AVG_POOL: return PrepareGlobalAvgPool(engine_, inputs, outputs);
+        case TSR_OP_SOFTMAX: return PrepareSoftmax(engine_, attrs, inputs, outputs);
+        case TSR_OP_TRANSPOSE: return PrepareTranspose(engine_, attrs, inputs, outputs);
         default: why = absl::StrCat(OpTypeName(op_type), ": no fast kernel"); break;
       }
     } catch (const NotHandled& e) {

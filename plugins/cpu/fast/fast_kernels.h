@@ -17,6 +17,10 @@
 //   MAX_POOL_2D      pooling primitive (floor and ceil mode)
 //   AVG_POOL_2D      pooling primitive (floor mode, windows that always see
 //                    at least one real tap)
+//   ADD SUB MUL DIV  binary primitive; the second input may broadcast (ADD
+//                    and MUL also the first); IEEE f32, bit-identical
+//   SOFTMAX          softmax primitive along the attribute axis
+//   TRANSPOSE        a reorder from a permuted-strides view; exact
 //
 // Why packing happens at load and not in the compiler: the AOT bytecode is
 // the portable graph encoding and must run on any x86/ARM host; the
@@ -33,7 +37,9 @@
 // an ISA-dependent order. The tests hold the fast path to
 //   |fast - reference| <= kFastRelTolerance * (sum_k |x_k * w_k| + |b|)
 //                         + kFastAbsTolerance
-// per output element, the bound of a few f32 roundings per accumulated term.
+// per output element, the bound of a few f32 roundings per accumulated term
+// (for SOFTMAX the "terms" are the reference softmax of |x|: oneDNN's f32
+// exp is within a few ulp).
 #ifndef TESSERA_PLUGINS_CPU_FAST_FAST_KERNELS_H_
 #define TESSERA_PLUGINS_CPU_FAST_FAST_KERNELS_H_
 

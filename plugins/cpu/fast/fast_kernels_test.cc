@@ -3,6 +3,7 @@
 // the fast path must refuse (so the reference kernel runs instead).
 #include "fast/fast_kernels.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -98,7 +99,7 @@ void ExpectMatchesReference(const FastEngine& engine, const Case& c) {
     const auto* b = static_cast<const float*>(bound.ref.data);
     int reported = 0;
     for (int64_t i = 0; i < ref.ref.element_count(); ++i) {
-      const double tol = kFastRelTolerance * b[i] + kFastAbsTolerance;
+      const double tol = kFastRelTolerance * std::fabs(b[i]) + kFastAbsTolerance;
       if (!(std::fabs(static_cast<double>(g[i]) - r[i]) <= tol) && reported++ < 5)
         ADD_FAILURE() << "element " << i << ": fast " << g[i] << " reference " << r[i] << " tolerance " << tol;
     }
@@ -325,6 +326,89 @@ TEST(FastKernels, PoolRandomGeometry) {
   EXPECT_GT(prepared, 30);
 }
 
+TEST(FastKernels, BinaryBroadcastRandomShapes) {
+  auto engine = Engine();
+  std::mt19937 rng(61);
+  const int32_t ops[] = {TSR_OP_ADD, TSR_OP_SUB, TSR_OP_MUL, TSR_OP_DIV};
+  for (int iter = 0; iter < 40; ++iter) {
+    Case c;
+    c.op = ops[iter % 4];
+    const int rank = 1 + static_cast<int>(rng() % 4);
+    std::vector<int64_t> y, a, b;
+    for (int i = 0; i < rank; ++i) y.push_back(1 + rng() % 6);
+    a = y;
+    b = y;
+    for (int i = 0; i < rank; ++i)
+      if (rng() % 3 == 0) b[i] = 1;
+    if (rng() % 3 == 0) b.erase(b.begin(), b.begin() + rng() % rank);  // fewer dims: right-aligned
+    // ADD/MUL also take a broadcasting first operand (operands swapped).
+    if ((c.op == TSR_OP_ADD || c.op == TSR_OP_MUL) && rng() % 2) std::swap(a, b);
+    c.inputs = {RandomF32(rng, a), RandomF32(rng, b)};
+    c.constant = {false, rng() % 2 == 0};
+    c.out_shape = y;
+    c.label = std::string(OpTypeName(c.op)) + " " + Dims(a) + " " + Dims(b);
+    ExpectMatchesReference(*engine, c);
+  }
+  // SUB/DIV with a broadcasting first operand stay on the reference kernel.
+  std::vector<TensorRef> ins(2), outs(1);
+  ins[0].dtype = ins[1].dtype = outs[0].dtype = TSR_DTYPE_F32;
+  ins[0].shape = {1, 4};
+  ins[1].shape = {3, 4};
+  outs[0].shape = {3, 4};
+  std::string why;
+  EXPECT_EQ(engine->Prepare(TSR_OP_SUB, {}, ins, outs, &why), nullptr);
+  EXPECT_NE(why.find("broadcasts"), std::string::npos) << why;
+}
+
+TEST(FastKernels, SoftmaxAndTransposeRandomShapes) {
+  auto engine = Engine();
+  std::mt19937 rng(67);
+  for (int iter = 0; iter < 30; ++iter) {
+    const int rank = 1 + static_cast<int>(rng() % 4);
+    std::vector<int64_t> shape;
+    for (int i = 0; i < rank; ++i) shape.push_back(1 + rng() % 7);
+    Case sm;
+    sm.op = TSR_OP_SOFTMAX;
+    const int64_t axis = static_cast<int64_t>(rng() % rank) - (rng() % 2 ? rank : 0);
+    sm.attrs.SetInts(TSR_ATTR_AXIS, {axis});
+    sm.inputs = {RandomF32(rng, shape)};
+    sm.constant = {false};
+    sm.out_shape = shape;
+    sm.label = "SOFTMAX " + Dims(shape) + " axis " + std::to_string(axis);
+    ExpectMatchesReference(*engine, sm);
+
+    Case tr;
+    tr.op = TSR_OP_TRANSPOSE;
+    std::vector<int64_t> perm(rank);
+    for (int i = 0; i < rank; ++i) perm[i] = i;
+    std::shuffle(perm.begin(), perm.end(), rng);
+    std::vector<int64_t> out(rank);
+    for (int i = 0; i < rank; ++i) out[i] = shape[perm[i]];
+    tr.attrs.SetInts(TSR_ATTR_PERM, perm);
+    tr.inputs = {RandomF32(rng, shape)};
+    tr.constant = {false};
+    tr.out_shape = out;
+    tr.label = "TRANSPOSE " + Dims(shape) + " perm " + Dims(perm);
+    ExpectMatchesReference(*engine, tr);
+  }
+}
+
+TEST(FastKernels, GlobalAvgPool) {
+  auto engine = Engine();
+  std::mt19937 rng(71);
+  for (int iter = 0; iter < 10; ++iter) {
+    Case c;
+    c.op = TSR_OP_GLOBAL_AVG_POOL;
+    const std::vector<int64_t> shape = {1 + static_cast<int64_t>(rng() % 2), 1 + static_cast<int64_t>(rng() % 40),
+                                        1 + static_cast<int64_t>(rng() % 17), 1 + static_cast<int64_t>(rng() % 17)};
+    c.inputs = {RandomF32(rng, shape)};
+    c.constant = {false};
+    c.out_shape = {shape[0], shape[1], 1, 1};
+    c.label = "GLOBAL_AVG_POOL " + Dims(shape);
+    ExpectMatchesReference(*engine, c);
+  }
+}
+
 // ---- What the fast path refuses (the reference kernel runs instead) ---------
 
 std::unique_ptr<FastOp> PrepareTyped(const FastEngine& engine, int32_t op, const Attributes& attrs,
@@ -356,7 +440,7 @@ TEST(FastKernels, RefusesWhatItDoesNotHandle) {
                          {Typed(TSR_DTYPE_I32, {2, 3})}, &why),
             nullptr);
   // Ops without a fast kernel.
-  EXPECT_EQ(PrepareTyped(*engine, TSR_OP_SOFTMAX, {}, {Typed(TSR_DTYPE_F32, {2, 4})}, {Typed(TSR_DTYPE_F32, {2, 4})}, &why),
+  EXPECT_EQ(PrepareTyped(*engine, TSR_OP_SIN, {}, {Typed(TSR_DTYPE_F32, {2, 4})}, {Typed(TSR_DTYPE_F32, {2, 4})}, &why),
             nullptr);
   EXPECT_NE(why.find("no fast kernel"), std::string::npos) << why;
   // A wrong output shape is left to the reference kernel, which reports it.

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Tessera (cpu plugin, fast kernels) against ONNX Runtime's CPU engine on
+# the same ONNX models and the same inputs, single-threaded on both sides.
+# Not a test: timings depend on the machine and its load. Results and how
+# to read them: docs/benchmarks.md.
+#
+#   bench/run_benchmarks.sh [--reps N] [--warmup N] [--threads N]
+#                           [--models "tiny cnn attention mlp"] [--skip-build]
+#
+# Builds tessera and the cpu plugin into $TESSERA_BUILD_DIR (default build/),
+# installs onnxruntime-node into bench/node_modules when missing (npm, with
+# --ignore-scripts: its native library is inside the npm package), writes
+# the models to $BUILD_DIR/bench-models, checks that both engines compute
+# the same outputs, then times both and prints a table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+REPS=200
+WARMUP=20
+THREADS=1
+MODELS="tiny cnn attention mlp"
+SKIP_BUILD=0
+BUILD_DIR=${TESSERA_BUILD_DIR:-build}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --reps) REPS=$2; shift 2 ;;
+    --warmup) WARMUP=$2; shift 2 ;;
+    --threads) THREADS=$2; shift 2 ;;
+    --models) MODELS=$2; shift 2 ;;
+    --skip-build) SKIP_BUILD=1; shift ;;
+    *) echo "usage: bench/run_benchmarks.sh [--reps N] [--warmup N] [--threads N] [--models LIST] [--skip-build]" >&2; exit 2 ;;
+  esac
+done
+
+if [ "$SKIP_BUILD" -eq 0 ]; then
+  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${TESSERA_BUILD_TYPE:-RelWithDebInfo}" >/dev/null
+  cmake --build "$BUILD_DIR" -j "${TESSERA_JOBS:-2}" --target tessera tessera_compiler_cpu tessera_dispatch_cpu
+fi
+TESSERA="$BUILD_DIR/bin/tessera"
+
+if [ ! -d bench/node_modules/onnxruntime-node ] || [ ! -d bench/node_modules/protobufjs ]; then
+  echo "installing onnxruntime-node and protobufjs into bench/node_modules (npm ci --ignore-scripts)"
+  (cd bench && npm ci --ignore-scripts --no-audit --no-fund)
+fi
+
+MODEL_DIR="$BUILD_DIR/bench-models"
+node bench/make_onnx_models.js "$MODEL_DIR" >/dev/null
+
+RESULTS="$MODEL_DIR/results.jsonl"
+: > "$RESULTS"
+for m in $MODELS; do
+  model="$MODEL_DIR/$m.onnx"
+  inputs="$MODEL_DIR/${m}_inputs"
+  # Same numbers first: Tessera's outputs, compared by the ORT script.
+  rm -rf "$MODEL_DIR/${m}_tessera_out"
+  "$TESSERA" run "$model" --accelerators cpu --inputs "$inputs" --outputs "$MODEL_DIR/${m}_tessera_out" >/dev/null
+  t=$("$TESSERA" bench "$model" --accelerators cpu --inputs "$inputs" --reps "$REPS" --warmup "$WARMUP" --threads "$THREADS" --json)
+  o=$(node bench/ort_bench.js "$model" --inputs "$inputs" --reps "$REPS" --warmup "$WARMUP" --threads "$THREADS" \
+        --compare "$MODEL_DIR/${m}_tessera_out" --json)
+  echo "{\"name\":\"$m\",\"tessera\":$t,\"ort\":$o}" >> "$RESULTS"
+done
+
+node - "$RESULTS" "$REPS" "$WARMUP" "$THREADS" <<'EOF'
+const fs = require('fs');
+const [file, reps, warmup, threads] = process.argv.slice(2);
+const rows = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+const f = (v) => v.toFixed(1).padStart(10);
+console.log(`\n${reps} timed runs after ${warmup} warm-up, ${threads} thread(s); latencies in microseconds`);
+console.log(`${rows[0] ? rows[0].ort.engine : ''} vs tessera (cpu plugin, fast kernels)\n`);
+console.log('| model     | tessera min | tessera median | ORT min | ORT median | ratio min | ratio median | max |diff| |');
+console.log('|-----------|------------:|---------------:|--------:|-----------:|----------:|-------------:|-----------:|');
+for (const r of rows) {
+  const t = r.tessera, o = r.ort;
+  console.log(`| ${r.name.padEnd(9)} | ${f(t.latency_us_min)} | ${f(t.latency_us_median).padStart(14)} | ${f(o.latency_us_min).padStart(7)} | ` +
+              `${f(o.latency_us_median)} | ${(t.latency_us_min / o.latency_us_min).toFixed(2).padStart(9)} | ` +
+              `${(t.latency_us_median / o.latency_us_median).toFixed(2).padStart(12)} | ${o.max_abs_diff_vs_compare.toExponential(1).padStart(10)} |`);
+}
+console.log('\nratio = tessera / ORT (below 1: tessera is faster); max |diff| = largest output difference between the two engines');
+EOF

@@ -1,0 +1,181 @@
+// `tessera bench`: load, partition, compile and prepare a model once, then
+// time repeated runs after a warm-up. Each timed run is one Executor::Run
+// (inputs copied in, every dispatch step invoked, outputs copied out): what
+// an application pays per inference. The peer for comparisons is
+// bench/ort_bench.js (ONNX Runtime), which prints the same JSON fields.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <numeric>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "base/json_writer.h"
+#include "base/status_macros.h"
+#include "cli/cli_environment.h"
+#include "cli/commands.h"
+#include "compile/compile_driver.h"
+#include "executor.h"
+#include "io/tensor_proto.h"
+#include "tessera/ops.h"
+
+namespace tessera::cli {
+namespace {
+
+constexpr char kUsage[] =
+    "tessera bench MODEL [--accelerators LIST] [--reps N] [--warmup N] [--threads N] [--inputs DIR] [--json]\n"
+    "                    [--mode aot|jit] [--soc NAME] [--option KEY=VALUE]... [--kernels reference|fast]";
+
+struct BenchSettings {
+  int reps = 100;
+  int warmup = 10;
+  int threads = 1;
+};
+
+absl::StatusOr<BenchSettings> SettingsFrom(const Args& args) {
+  BenchSettings s;
+  auto read = [&](const char* flag, int min_value, int max_value, int& out) -> absl::Status {
+    if (auto text = args.Value(flag)) {
+      if (!absl::SimpleAtoi(*text, &out) || out < min_value || out > max_value)
+        return absl::InvalidArgumentError(
+            absl::StrCat("--", flag, " must be an integer in [", min_value, ", ", max_value, "], not '", *text, "'"));
+    }
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(read("reps", 1, 10000000, s.reps));
+  RETURN_IF_ERROR(read("warmup", 0, 10000000, s.warmup));
+  RETURN_IF_ERROR(read("threads", 1, 1024, s.threads));
+  return s;
+}
+
+bool IsCompiled(const Graph& g) {
+  for (const Op& op : g.ops)
+    if (op.type != TSR_OP_DISPATCH) return false;
+  return true;
+}
+
+double Percentile(std::vector<double> sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+absl::Status Bench(const Args& args, const BenchSettings& settings) {
+  using Clock = std::chrono::steady_clock;
+  const std::string& path = args.positionals()[0];
+  const Clock::time_point load_start = Clock::now();
+  ASSIGN_OR_RETURN(Graph graph, LoadModel(path));
+  ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
+  // Thread count of the cpu fast kernels (single-threaded by default);
+  // an explicit --option cpu.threads=N wins.
+  bool threads_given = false;
+  for (const auto& [key, value] : options.plugin_options) threads_given |= key == "cpu.threads";
+  if (!threads_given) options.plugin_options.emplace_back("cpu.threads", std::to_string(settings.threads));
+  const PluginRegistry registry = LoadPlugins(args);
+  CompiledModel compiled;
+  const bool precompiled = IsCompiled(graph);
+  if (precompiled) {
+    compiled.graph = graph;
+    compiled.source = graph;
+    compiled.soc = options.soc;
+  } else {
+    ASSIGN_OR_RETURN(compiled, CompileGraph(graph, registry, options));
+  }
+  ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
+                   Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
+  std::vector<HostTensor> inputs;
+  if (auto dir = args.Value("inputs")) {
+    ASSIGN_OR_RETURN(inputs, ReadTensorSet(*dir, "input"));
+  } else {
+    inputs = RandomInputs(graph, 1);
+  }
+  const double prepare_ms = std::chrono::duration<double, std::milli>(Clock::now() - load_start).count();
+
+  for (int i = 0; i < settings.warmup; ++i) RETURN_IF_ERROR(executor->Run(inputs).status());
+  std::vector<double> us;
+  us.reserve(settings.reps);
+  for (int i = 0; i < settings.reps; ++i) {
+    const Clock::time_point start = Clock::now();
+    absl::StatusOr<std::vector<HostTensor>> out = executor->Run(inputs);
+    const double elapsed = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    if (!out.ok()) return out.status();
+    us.push_back(elapsed);
+  }
+  // One profiled run (not timed) to say where the steps went.
+  RunProfile profile;
+  RETURN_IF_ERROR(executor->Run(inputs, &profile).status());
+
+  std::vector<double> sorted = us;
+  std::sort(sorted.begin(), sorted.end());
+  const double min = sorted.front();
+  const double median = Percentile(sorted, 0.5);
+  const double mean = std::accumulate(us.begin(), us.end(), 0.0) / static_cast<double>(us.size());
+  const double p90 = Percentile(sorted, 0.9);
+  std::string kernels = "fast";
+  for (const auto& [key, value] : options.plugin_options)
+    if (key == "cpu.kernels") kernels = value;
+
+  if (args.Has("json")) {
+    JsonWriter j;
+    j.BeginObject()
+        .Field("model", path)
+        .Field("precompiled", precompiled)
+        .Field("cpu_kernels", kernels)
+        .Field("threads", settings.threads)
+        .Field("reps", settings.reps)
+        .Field("warmup", settings.warmup)
+        .Field("latency_us_min", min)
+        .Field("latency_us_median", median)
+        .Field("latency_us_mean", mean)
+        .Field("latency_us_p90", p90)
+        .Field("prepare_ms", prepare_ms);
+    j.Key("steps").BeginArray();
+    for (const StepProfile& s : profile.steps) {
+      j.BeginObject().Field("vendor", s.vendor).Field("entry_point", s.entry_point).Field("host_time_us", s.host_time_us);
+      for (const auto& m : s.metrics) j.Field(m.name, m.value);
+      j.EndObject();
+    }
+    j.EndArray();
+    j.EndObject();
+    std::cout << j.str() << "\n";
+  } else {
+    std::cout << "model: " << path << (precompiled ? " (precompiled)" : "") << "\n"
+              << absl::StrFormat("prepared in %.1f ms (load, partition, compile, load_executable)\n", prepare_ms)
+              << absl::StrFormat("%d runs after %d warm-up, %d thread(s), cpu kernels: %s\n", settings.reps,
+                                 settings.warmup, settings.threads, kernels)
+              << absl::StrFormat("latency_us_min     %12.1f\nlatency_us_median  %12.1f\nlatency_us_mean    %12.1f\n"
+                                 "latency_us_p90     %12.1f\n",
+                                 min, median, mean, p90);
+    std::cout << "steps (one profiled run):\n";
+    for (const StepProfile& s : profile.steps) {
+      std::cout << absl::StrFormat("  %-14s %-22s %10.1f us", s.vendor, s.entry_point, s.host_time_us);
+      for (const auto& m : s.metrics) std::cout << absl::StrFormat("  %s=%g%s", m.name, m.value, m.unit);
+      std::cout << "\n";
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int BenchCommand(const Argv& argv) {
+  FlagSpec spec;
+  AddCompileFlags(spec);
+  spec.switches.insert("json");
+  spec.values.insert({"reps", "warmup", "threads", "inputs"});
+  absl::StatusOr<Args> args = Args::Parse(argv, spec);
+  if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
+  if (args->positionals().size() != 1) return UsageError("bench needs exactly one MODEL", kUsage);
+  absl::StatusOr<BenchSettings> settings = SettingsFrom(*args);
+  if (!settings.ok()) return UsageError(std::string(settings.status().message()), kUsage);
+  if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
+    return UsageError(std::string(o.status().message()), kUsage);
+  absl::Status s = Bench(*args, *settings);
+  return s.ok() ? 0 : Fail(s);
+}
+
+}  // namespace tessera::cli
