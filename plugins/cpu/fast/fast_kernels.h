@@ -21,6 +21,10 @@
 //                    and MUL also the first); IEEE f32, bit-identical
 //   SOFTMAX          softmax primitive along the attribute axis
 //   TRANSPOSE        a reorder from a permuted-strides view; exact
+//   SLICE            a reorder from a strided view (positive steps); exact
+//   GLOBAL_AVG_POOL  pooling primitive over the whole image (4-D)
+//   SELECT           f32 values, bool condition, broadcasting: a direct
+//                    copy loop (oneDNN 2.6 has no select); exact
 //
 // Why packing happens at load and not in the compiler: the AOT bytecode is
 // the portable graph encoding and must run on any x86/ARM host; the

@@ -34,6 +34,10 @@ Tensor RandomF32(std::mt19937& rng, std::vector<int64_t> shape) {
 
 Tensor Abs(const Tensor& t) {
   Tensor a = kt::Empty(t.ref.dtype, t.ref.shape);
+  if (t.ref.dtype != TSR_DTYPE_F32) {  // e.g. a bool condition: unchanged
+    std::memcpy(a.ref.data, t.ref.data, t.ref.byte_size());
+    return a;
+  }
   const auto* s = static_cast<const float*>(t.ref.data);
   auto* d = static_cast<float*>(a.ref.data);
   for (int64_t i = 0; i < t.ref.element_count(); ++i) d[i] = std::fabs(s[i]);
@@ -406,6 +410,69 @@ TEST(FastKernels, GlobalAvgPool) {
     c.out_shape = {shape[0], shape[1], 1, 1};
     c.label = "GLOBAL_AVG_POOL " + Dims(shape);
     ExpectMatchesReference(*engine, c);
+  }
+}
+
+TEST(FastKernels, SliceAndSelectRandomShapes) {
+  auto engine = Engine();
+  std::mt19937 rng(73);
+  for (int iter = 0; iter < 30; ++iter) {
+    const int rank = 1 + static_cast<int>(rng() % 4);
+    std::vector<int64_t> shape;
+    for (int i = 0; i < rank; ++i) shape.push_back(1 + rng() % 9);
+    // SLICE: one to `rank` axes, negative and out-of-range bounds, steps 1..3.
+    Case sl;
+    sl.op = TSR_OP_SLICE;
+    std::vector<int64_t> starts, ends, axes, steps, out = shape;
+    for (int ax = 0; ax < rank; ++ax) {
+      if (rng() % 2 && ax != rank - 1) continue;
+      const int64_t dim = shape[ax];
+      const int64_t b = static_cast<int64_t>(rng() % dim);
+      const int64_t e = b + 1 + static_cast<int64_t>(rng() % (dim - b));
+      const int64_t st = 1 + static_cast<int64_t>(rng() % 3);
+      starts.push_back(rng() % 2 ? b - dim : b);                // negative start
+      ends.push_back(e == dim && rng() % 2 ? INT64_MAX : e);      // clamped end
+      axes.push_back(rng() % 2 ? ax - rank : ax);
+      steps.push_back(st);
+      out[ax] = (e - b + st - 1) / st;
+    }
+    sl.attrs.SetInts(TSR_ATTR_STARTS, starts);
+    sl.attrs.SetInts(TSR_ATTR_ENDS, ends);
+    sl.attrs.SetInts(TSR_ATTR_AXES, axes);
+    sl.attrs.SetInts(TSR_ATTR_STEPS, steps);
+    sl.inputs = {RandomF32(rng, shape)};
+    sl.constant = {false};
+    sl.out_shape = out;
+    sl.label = "SLICE " + Dims(shape) + " starts " + Dims(starts) + " axes " + Dims(axes) + " steps " + Dims(steps);
+    ExpectMatchesReference(*engine, sl);
+
+    // SELECT: condition, x and y each broadcast along random dims.
+    Case se;
+    se.op = TSR_OP_SELECT;
+    auto some_ones = [&](std::vector<int64_t> s) {
+      for (auto& d : s)
+        if (rng() % 3 == 0) d = 1;
+      if (rng() % 3 == 0) s.erase(s.begin(), s.begin() + rng() % s.size());
+      return s;
+    };
+    Tensor cond = kt::Empty(TSR_DTYPE_BOOL, some_ones(shape));
+    for (int64_t i = 0; i < cond.ref.element_count(); ++i) static_cast<uint8_t*>(cond.ref.data)[i] = rng() % 2;
+    se.inputs = {cond, RandomF32(rng, some_ones(shape)), RandomF32(rng, some_ones(shape))};
+    se.constant = {rng() % 2 == 0, false, rng() % 2 == 0};
+    se.out_shape = shape;
+    // The broadcast shape may be smaller than `shape` if every input dropped a dim.
+    size_t r = 0;
+    for (const Tensor& t : se.inputs) r = std::max(r, t.ref.shape.size());
+    std::vector<int64_t> bshape(r, 1);
+    for (const Tensor& t : se.inputs)
+      for (size_t i = 0; i < t.ref.shape.size(); ++i) {
+        int64_t& d = bshape[r - t.ref.shape.size() + i];
+        d = std::max(d, t.ref.shape[i]);
+      }
+    se.out_shape = bshape;
+    se.label = "SELECT " + Dims(se.inputs[0].ref.shape) + " " + Dims(se.inputs[1].ref.shape) + " " +
+               Dims(se.inputs[2].ref.shape);
+    ExpectMatchesReference(*engine, se);
   }
 }
 
