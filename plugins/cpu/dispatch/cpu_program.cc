@@ -84,8 +84,89 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
     for (size_t o = 0; o < op_count; ++o)
       for (int32_t t : p.graph.ops[o].inputs)
         if (t >= 0) readers[t].push_back(o);
+    auto typed_inputs = [&](const kit::SnapshotOp& op) {
+      std::vector<TensorRef> ins;
+      for (int32_t t : op.inputs) {
+        if (t < 0) {
+          ins.emplace_back();
+          continue;
+        }
+        const kit::SnapshotTensor& tensor = p.graph.tensors[t];
+        ins.push_back(Ref(tensor, tensor.is_constant ? ConstantData(tensor) : nullptr));
+      }
+      return ins;
+    };
+    // The single fused-activation reader of op o's only output, or -1.
+    auto activation_after = [&](size_t o) -> int64_t {
+      const kit::SnapshotOp& op = p.graph.ops[o];
+      if (op.outputs.size() != 1) return -1;
+      const int32_t t = op.outputs[0];
+      if (readers[t].size() != 1 || p.output_slot[t] >= 0) return -1;
+      const size_t a = readers[t][0];
+      const kit::SnapshotOp& act = p.graph.ops[a];
+      const bool ok = (act.type == TSR_OP_RELU || act.type == TSR_OP_CLIP) && act.inputs.size() == 1 &&
+                      act.outputs.size() == 1 && p.graph.tensors[act.outputs[0]].dtype == p.graph.tensors[t].dtype &&
+                      p.graph.tensors[act.outputs[0]].shape == p.graph.tensors[t].shape;
+      return ok ? static_cast<int64_t>(a) : -1;
+    };
+    auto with_activation = [&](Attributes attrs, size_t a) {
+      if (p.graph.ops[a].type == TSR_OP_RELU) {
+        attrs.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_RELU});
+      } else {
+        attrs.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_CLIP});
+        for (int32_t key : {TSR_ATTR_CLIP_MIN, TSR_ATTR_CLIP_MAX})
+          if (p.op_attrs[a].Has(key)) attrs.SetFloats(key, {p.op_attrs[a].GetFloat(key, 0.0f)});
+      }
+      return attrs;
+    };
+    // Chains of convolutions and pools (each the only reader of the
+    // previous one's output, a fused RELU/CLIP allowed after a
+    // convolution): one fast op whose intermediates stay in the blocked
+    // layout.
+    auto chainable = [](int32_t type) {
+      return type == TSR_OP_CONV_2D || type == TSR_OP_MAX_POOL_2D || type == TSR_OP_AVG_POOL_2D ||
+             type == TSR_OP_GLOBAL_AVG_POOL;
+    };
     for (size_t o = 0; o < op_count; ++o) {
-      if (p.fused_into[o] >= 0) continue;
+      if (p.fused_into[o] >= 0 || p.fast_ops[o] || !chainable(p.graph.ops[o].type)) continue;
+      std::vector<fast::ChainLink> links;
+      std::vector<size_t> members;  // every op the chain does, activations included
+      int32_t out_tensor = -1;
+      size_t cur = o;
+      while (true) {
+        const kit::SnapshotOp& op = p.graph.ops[cur];
+        if (op.outputs.size() != 1 || p.fused_into[cur] >= 0 || p.fast_ops[cur]) break;
+        if (!links.empty() && (op.inputs.empty() || op.inputs[0] != out_tensor)) break;
+        fast::ChainLink link{op.type, p.op_attrs[cur], typed_inputs(op), {}};
+        members.push_back(cur);
+        out_tensor = op.outputs[0];
+        if (op.type == TSR_OP_CONV_2D &&
+            p.op_attrs[cur].GetInt(TSR_ATTR_ACTIVATION, TSR_ACTIVATION_NONE) == TSR_ACTIVATION_NONE) {
+          if (const int64_t a = activation_after(cur); a >= 0) {
+            link.attrs = with_activation(link.attrs, static_cast<size_t>(a));
+            members.push_back(static_cast<size_t>(a));
+            out_tensor = p.graph.ops[a].outputs[0];
+          }
+        }
+        link.outputs.push_back(Ref(p.graph.tensors[out_tensor], nullptr));
+        links.push_back(std::move(link));
+        if (readers[out_tensor].size() != 1 || p.output_slot[out_tensor] >= 0) break;
+        const size_t next = readers[out_tensor][0];
+        if (!chainable(p.graph.ops[next].type)) break;
+        cur = next;
+      }
+      if (links.size() < 2) continue;
+      std::string why;
+      std::unique_ptr<fast::FastOp> chain = engine->PrepareChain(links, &why);
+      if (!chain) continue;  // the ops are prepared one by one below
+      p.fast_ops[o] = std::move(chain);
+      p.fast_outputs[o] = {out_tensor};
+      for (size_t m : members)
+        if (m != o) p.fused_into[m] = static_cast<int32_t>(o);
+      p.fast_op_count += members.size();
+    }
+    for (size_t o = 0; o < op_count; ++o) {
+      if (p.fused_into[o] >= 0 || p.fast_ops[o]) continue;
       const kit::SnapshotOp& op = p.graph.ops[o];
       std::vector<TensorRef> ins, outs;
       for (int32_t t : op.inputs) {
@@ -142,12 +223,15 @@ absl::Status SetUp(const CpuProgram& p, CpuRunState& st) {
   st.intermediates.clear();
   st.intermediates.resize(n);
   st.data.assign(n, nullptr);
-  // A compute op fused with its activation writes the activation's output;
-  // its own output tensor is never touched.
+  // A compute op fused with its activation (or a chain) writes the last
+  // fused op's output; the tensors in between are never touched.
   std::vector<bool> unused(n, false);
   for (size_t o = 0; o < p.graph.ops.size(); ++o)
-    if (p.fast_ops[o] && p.fast_outputs[o] != p.graph.ops[o].outputs)
+    if ((p.fast_ops[o] && p.fast_outputs[o] != p.graph.ops[o].outputs) || p.fused_into[o] >= 0)
       for (int32_t t : p.graph.ops[o].outputs) unused[t] = true;
+  for (size_t o = 0; o < p.graph.ops.size(); ++o)
+    if (p.fast_ops[o])
+      for (int32_t t : p.fast_outputs[o]) unused[t] = false;
   for (size_t t = 0; t < n; ++t) {
     const kit::SnapshotTensor& tensor = p.graph.tensors[t];
     if (tensor.is_constant) {

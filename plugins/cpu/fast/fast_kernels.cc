@@ -366,8 +366,42 @@ std::vector<int64_t> PairOrDefault(const Attributes& attrs, int32_t key, size_t 
   return {v.begin(), v.end()};
 }
 
-std::unique_ptr<FastOp> PrepareConv(const dnnl::engine& engine, const Attributes& attrs,
-                                    std::span<const TensorRef> ins, std::span<const TensorRef> outs) {
+// An activation tensor inside a plan: its slot and layout.
+struct Act {
+  int slot;
+  memory::desc desc;
+  bool is_output = false;
+};
+
+// `a` in layout `want`: itself, or a temporary it is reordered into.
+Act Into(PlanOp& plan, const dnnl::engine& engine, const Act& a, const memory::desc& want) {
+  if (a.desc == want) return a;
+  const int t = plan.AddSlot(SlotKind::kTemp, -1, want);
+  plan.AddStep(dnnl::reorder(dnnl::reorder::primitive_desc(engine, a.desc, engine, want)),
+               {{DNNL_ARG_FROM, a.slot}, {DNNL_ARG_TO, t}});
+  return {t, want};
+}
+
+// Ends a plan: the last activation goes to output 0 in plain layout.
+void Finish(PlanOp& plan, const dnnl::engine& engine, const Act& a, const memory::desc& plain) {
+  if (a.is_output) return;
+  const int out = plan.AddSlot(SlotKind::kOutput, 0, plain);
+  plan.AddStep(dnnl::reorder(dnnl::reorder::primitive_desc(engine, a.desc, engine, plain)),
+               {{DNNL_ARG_FROM, a.slot}, {DNNL_ARG_TO, out}});
+}
+
+// A destination: output 0 directly when this is the last primitive and it
+// writes the plain layout, else a temporary in the primitive's layout.
+Act Destination(PlanOp& plan, const memory::desc& desc, const memory::desc& plain, bool last) {
+  if (last && desc == plain) return {plan.AddSlot(SlotKind::kOutput, 0, plain), plain, true};
+  return {plan.AddSlot(SlotKind::kTemp, -1, desc), desc};
+}
+
+// Appends a CONV_2D reading `src`. The convolution picks its preferred
+// activation layouts (blocked on AVX2/AVX-512); `src` is reordered into
+// it when needed, and the result stays in it (see Finish and PrepareChain).
+Act AppendConv(PlanOp& plan, const dnnl::engine& engine, const Attributes& attrs, std::span<const TensorRef> ins,
+               std::span<const TensorRef> outs, const Act& src, bool last) {
   const int32_t op = TSR_OP_CONV_2D;
   if (ins.size() < 2 || ins.size() > 3 || outs.size() != 1) Refuse("CONV_2D: arity");
   RequireF32(op, ins);
@@ -400,33 +434,29 @@ std::unique_ptr<FastOp> PrepareConv(const dnnl::engine& engine, const Attributes
       bias ? bias_md : memory::desc(), Any(dst_dims), {st[0], st[1]}, {dl[0] - 1, dl[1] - 1}, {pd[0], pd[1]},
       {pd[2], pd[3]});
   const dnnl::convolution_forward::primitive_desc cpd(d, attr, engine);
-
-  auto plan = std::make_unique<PlanOp>("CONV_2D", engine);
-  const memory::desc src_plain = Plain(src_dims), dst_plain = Plain(dst_dims);
-  // Activations arrive and leave in NCHW; when the primitive prefers a
-  // blocked layout they are reordered around it (cheaper than running a
-  // plain-layout convolution: see docs/benchmarks.md).
-  int src_slot = plan->AddSlot(SlotKind::kInput, 0, src_plain);
-  if (cpd.src_desc() != src_plain) {
-    const int blocked = plan->AddSlot(SlotKind::kTemp, -1, cpd.src_desc());
-    plan->AddStep(dnnl::reorder(dnnl::reorder::primitive_desc(engine, src_plain, engine, cpd.src_desc())),
-                  {{DNNL_ARG_FROM, src_slot}, {DNNL_ARG_TO, blocked}});
-    src_slot = blocked;
-  }
-  const int out_slot = plan->AddSlot(SlotKind::kOutput, 0, dst_plain);
-  const bool dst_blocked = cpd.dst_desc() != dst_plain;
-  const int dst_slot = dst_blocked ? plan->AddSlot(SlotKind::kTemp, -1, cpd.dst_desc()) : out_slot;
-  const memory::desc w_user = Plain(w_dims);  // OIHW / GOIHW row-major
+  const Act in = Into(plan, engine, src, cpd.src_desc());
+  const Act out = Destination(plan, cpd.dst_desc(), Plain(dst_dims), last);
   std::vector<std::pair<int, int>> args;
-  args.push_back({DNNL_ARG_SRC, src_slot});
-  args.push_back({DNNL_ARG_WEIGHTS, BindInput(*plan, engine, w, 1, w_user, cpd.weights_desc())});
-  if (bias) args.push_back({DNNL_ARG_BIAS, BindInput(*plan, engine, *bias, 2, bias_md, cpd.bias_desc())});
-  args.push_back({DNNL_ARG_DST, dst_slot});
-  plan->AddScratchpad(cpd.scratchpad_desc(), args);
-  plan->AddStep(dnnl::convolution_forward(cpd), std::move(args));
-  if (dst_blocked)
-    plan->AddStep(dnnl::reorder(dnnl::reorder::primitive_desc(engine, cpd.dst_desc(), engine, dst_plain)),
-                  {{DNNL_ARG_FROM, dst_slot}, {DNNL_ARG_TO, out_slot}});
+  args.push_back({DNNL_ARG_SRC, in.slot});
+  args.push_back({DNNL_ARG_WEIGHTS, BindInput(plan, engine, w, 1, Plain(w_dims), cpd.weights_desc())});
+  if (bias) args.push_back({DNNL_ARG_BIAS, BindInput(plan, engine, *bias, 2, bias_md, cpd.bias_desc())});
+  args.push_back({DNNL_ARG_DST, out.slot});
+  plan.AddScratchpad(cpd.scratchpad_desc(), args);
+  plan.AddStep(dnnl::convolution_forward(cpd), std::move(args));
+  return out;
+}
+
+// Activations arrive and leave in NCHW; when the convolution prefers a
+// blocked layout they are reordered around it (cheaper than running a
+// plain-layout convolution: see docs/benchmarks.md).
+std::unique_ptr<FastOp> PrepareConv(const dnnl::engine& engine, const Attributes& attrs,
+                                    std::span<const TensorRef> ins, std::span<const TensorRef> outs) {
+  auto plan = std::make_unique<PlanOp>("CONV_2D", engine);
+  if (ins.empty() || outs.empty()) Refuse("CONV_2D: arity");
+  const memory::desc src_plain = Plain({ins[0].shape.begin(), ins[0].shape.end()});
+  const Act in{plan->AddSlot(SlotKind::kInput, 0, src_plain), src_plain};
+  const Act out = AppendConv(*plan, engine, attrs, ins, outs, in, /*last=*/true);
+  Finish(*plan, engine, out, Plain({outs[0].shape.begin(), outs[0].shape.end()}));
   return plan;
 }
 
@@ -574,41 +604,35 @@ std::unique_ptr<FastOp> PrepareSelect(std::span<const TensorRef> ins, std::span<
   return std::make_unique<SelectOp>(out, strides);
 }
 
-// A pooling primitive in the channel-blocked layout with reorders from and
-// to NCHW: oneDNN 2.6 pools NCHW with a plain loop ("simple_nchw", ~15x
-// slower here), while its JIT kernels want channels blocked by the vector
-// width.
-std::unique_ptr<FastOp> BlockedPoolPlan(int32_t op, const dnnl::engine& engine, dnnl::algorithm alg, const Dims& src_dims,
-                                        const Dims& dst_dims, const Dims& strides, const Dims& kernel,
-                                        const Dims& dilation, const Dims& pad_l, const Dims& pad_r) {
+// A pooling primitive in a channel-blocked layout: oneDNN 2.6 pools NCHW
+// with a plain loop ("simple_nchw", ~15x slower here), while its JIT
+// kernels want channels blocked by the vector width. A plain `src` is
+// reordered into that layout; a blocked one (from a convolution) is used
+// as it is; the result keeps the layout.
+Act AppendPoolPrimitive(PlanOp& plan, const dnnl::engine& engine, dnnl::algorithm alg, const Dims& src_dims,
+                        const Dims& dst_dims, const Dims& strides, const Dims& kernel, const Dims& dilation,
+                        const Dims& pad_l, const Dims& pad_r, const Act& src, bool last) {
   const bool wide = dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
   const memory::format_tag blocked_tag = wide ? memory::format_tag::nChw16c : memory::format_tag::nChw8c;
-  const memory::desc src_plain = Plain(src_dims), dst_plain = Plain(dst_dims);
-  const memory::desc src_blocked(src_dims, memory::data_type::f32, blocked_tag);
-  const memory::desc dst_blocked(dst_dims, memory::data_type::f32, blocked_tag);
+  const memory::desc src_blocked =
+      src.desc == Plain(src_dims) ? memory::desc(src_dims, memory::data_type::f32, blocked_tag) : src.desc;
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const dnnl::pooling_v2_forward::primitive_desc ppd(
-      dnnl::pooling_v2_forward::desc(dnnl::prop_kind::forward_inference, alg, src_blocked, dst_blocked, strides, kernel,
-                                     dilation, pad_l, pad_r),
+      dnnl::pooling_v2_forward::desc(dnnl::prop_kind::forward_inference, alg, src_blocked,
+                                     memory::desc(dst_dims, memory::data_type::f32, memory::format_tag::any), strides,
+                                     kernel, dilation, pad_l, pad_r),
       attr, engine);
-  auto plan = std::make_unique<PlanOp>(OpTypeName(op), engine);
-  const int in_slot = plan->AddSlot(SlotKind::kInput, 0, src_plain);
-  const int src_tmp = plan->AddSlot(SlotKind::kTemp, -1, src_blocked);
-  const int dst_tmp = plan->AddSlot(SlotKind::kTemp, -1, dst_blocked);
-  const int out_slot = plan->AddSlot(SlotKind::kOutput, 0, dst_plain);
-  plan->AddStep(dnnl::reorder(dnnl::reorder::primitive_desc(engine, src_plain, engine, src_blocked)),
-                {{DNNL_ARG_FROM, in_slot}, {DNNL_ARG_TO, src_tmp}});
-  std::vector<std::pair<int, int>> args = {{DNNL_ARG_SRC, src_tmp}, {DNNL_ARG_DST, dst_tmp}};
-  plan->AddScratchpad(ppd.scratchpad_desc(), args);
-  plan->AddStep(dnnl::pooling_v2_forward(ppd), std::move(args));
-  plan->AddStep(dnnl::reorder(dnnl::reorder::primitive_desc(engine, dst_blocked, engine, dst_plain)),
-                {{DNNL_ARG_FROM, dst_tmp}, {DNNL_ARG_TO, out_slot}});
-  return plan;
+  const Act in = Into(plan, engine, src, ppd.src_desc());
+  const Act out = Destination(plan, ppd.dst_desc(), Plain(dst_dims), last);
+  std::vector<std::pair<int, int>> args = {{DNNL_ARG_SRC, in.slot}, {DNNL_ARG_DST, out.slot}};
+  plan.AddScratchpad(ppd.scratchpad_desc(), args);
+  plan.AddStep(dnnl::pooling_v2_forward(ppd), std::move(args));
+  return out;
 }
 
-std::unique_ptr<FastOp> PreparePool(int32_t op, const dnnl::engine& engine, const Attributes& attrs,
-                                    std::span<const TensorRef> ins, std::span<const TensorRef> outs) {
+Act AppendPool(PlanOp& plan, int32_t op, const dnnl::engine& engine, const Attributes& attrs,
+               std::span<const TensorRef> ins, std::span<const TensorRef> outs, const Act& src, bool last) {
   if (ins.size() != 1 || outs.size() != 1) Refuse("pool: arity");
   RequireF32(op, ins);
   RequireF32(op, outs);
@@ -644,14 +668,14 @@ std::unique_ptr<FastOp> PreparePool(int32_t op, const dnnl::engine& engine, cons
   const dnnl::algorithm alg = op == TSR_OP_MAX_POOL_2D ? dnnl::algorithm::pooling_max
                               : include_pad             ? dnnl::algorithm::pooling_avg_include_padding
                                                         : dnnl::algorithm::pooling_avg_exclude_padding;
-  return BlockedPoolPlan(op, engine, alg, src_dims, dst_dims, {st[0], st[1]}, {ks[0], ks[1]}, {dl[0] - 1, dl[1] - 1},
-                         {pd[0], pd[1]}, {pad_end[0], pad_end[1]});
+  return AppendPoolPrimitive(plan, engine, alg, src_dims, dst_dims, {st[0], st[1]}, {ks[0], ks[1]},
+                             {dl[0] - 1, dl[1] - 1}, {pd[0], pd[1]}, {pad_end[0], pad_end[1]}, src, last);
 }
 
 // GLOBAL_AVG_POOL on [N, C, H, W]: an average pool whose window is the
 // whole image.
-std::unique_ptr<FastOp> PrepareGlobalAvgPool(const dnnl::engine& engine, std::span<const TensorRef> ins,
-                                             std::span<const TensorRef> outs) {
+Act AppendGlobalAvgPool(PlanOp& plan, const dnnl::engine& engine, std::span<const TensorRef> ins,
+                        std::span<const TensorRef> outs, const Act& src, bool last) {
   const int32_t op = TSR_OP_GLOBAL_AVG_POOL;
   if (ins.size() != 1 || outs.size() != 1) Refuse("GLOBAL_AVG_POOL: arity");
   RequireF32(op, ins);
@@ -661,8 +685,46 @@ std::unique_ptr<FastOp> PrepareGlobalAvgPool(const dnnl::engine& engine, std::sp
   const Dims src_dims(x.shape.begin(), x.shape.end());
   const Dims dst_dims{x.shape[0], x.shape[1], 1, 1};
   RequireOutputShape(op, outs[0], {dst_dims.begin(), dst_dims.end()});
-  return BlockedPoolPlan(op, engine, dnnl::algorithm::pooling_avg_exclude_padding, src_dims, dst_dims, {1, 1},
-                         {x.shape[2], x.shape[3]}, {0, 0}, {0, 0}, {0, 0});
+  return AppendPoolPrimitive(plan, engine, dnnl::algorithm::pooling_avg_exclude_padding, src_dims, dst_dims, {1, 1},
+                             {x.shape[2], x.shape[3]}, {0, 0}, {0, 0}, {0, 0}, src, last);
+}
+
+bool Chainable(int32_t op) {
+  return op == TSR_OP_CONV_2D || op == TSR_OP_MAX_POOL_2D || op == TSR_OP_AVG_POOL_2D ||
+         op == TSR_OP_GLOBAL_AVG_POOL;
+}
+
+Act AppendChainable(PlanOp& plan, const dnnl::engine& engine, const ChainLink& link, const Act& src, bool last) {
+  switch (link.op_type) {
+    case TSR_OP_CONV_2D: return AppendConv(plan, engine, link.attrs, link.inputs, link.outputs, src, last);
+    case TSR_OP_GLOBAL_AVG_POOL: return AppendGlobalAvgPool(plan, engine, link.inputs, link.outputs, src, last);
+    default: return AppendPool(plan, link.op_type, engine, link.attrs, link.inputs, link.outputs, src, last);
+  }
+}
+
+// One op, or a chain of them whose intermediates never leave the layout
+// the primitives prefer (no reorders between them).
+std::unique_ptr<FastOp> PrepareChainable(const dnnl::engine& engine, std::span<const ChainLink> links) {
+  if (links.empty()) Refuse("empty chain");
+  std::string name;
+  for (size_t k = 0; k < links.size(); ++k) {
+    const ChainLink& l = links[k];
+    if (!Chainable(l.op_type)) Refuse(absl::StrCat(OpTypeName(l.op_type), ": not a convolution or pool"));
+    if (l.inputs.empty() || l.outputs.size() != 1 || l.inputs[0].data != nullptr) Refuse("chain: input 0");
+    if (k > 0) {
+      if (l.inputs[0].shape != links[k - 1].outputs[0].shape) Refuse("chain: shapes do not connect");
+      for (size_t i = 1; i < l.inputs.size(); ++i)
+        if (Present(l.inputs, i) && l.inputs[i].data == nullptr) Refuse("chain: runtime weights inside a chain");
+    }
+    name += (k ? "+" : "") + std::string(OpTypeName(l.op_type));
+  }
+  auto plan = std::make_unique<PlanOp>(name, engine);
+  const memory::desc src_plain = Plain({links[0].inputs[0].shape.begin(), links[0].inputs[0].shape.end()});
+  Act a{plan->AddSlot(SlotKind::kInput, 0, src_plain), src_plain};
+  for (size_t k = 0; k < links.size(); ++k) a = AppendChainable(*plan, engine, links[k], a, k + 1 == links.size());
+  const TensorRef& y = links.back().outputs[0];
+  Finish(*plan, engine, a, Plain({y.shape.begin(), y.shape.end()}));
+  return plan;
 }
 
 // ---- Elementwise binary, SOFTMAX, TRANSPOSE ------------------------------------
@@ -792,12 +854,15 @@ class DnnlEngine : public FastEngine {
         case TSR_OP_MATMUL: return PrepareMatmul(engine_, attrs, inputs, outputs);
         case TSR_OP_CONV_2D: return PrepareConv(engine_, attrs, inputs, outputs);
         case TSR_OP_MAX_POOL_2D:
-        case TSR_OP_AVG_POOL_2D: return PreparePool(op_type, engine_, attrs, inputs, outputs);
+        case TSR_OP_AVG_POOL_2D:
+        case TSR_OP_GLOBAL_AVG_POOL: {
+          const ChainLink link{op_type, attrs, {inputs.begin(), inputs.end()}, {outputs.begin(), outputs.end()}};
+          return PrepareChainable(engine_, {&link, 1});
+        }
         case TSR_OP_ADD:
         case TSR_OP_SUB:
         case TSR_OP_MUL:
         case TSR_OP_DIV: return PrepareBinary(op_type, engine_, inputs, outputs);
-        case TSR_OP_GLOBAL_AVG_POOL: return PrepareGlobalAvgPool(engine_, inputs, outputs);
         case TSR_OP_SOFTMAX: return PrepareSoftmax(engine_, attrs, inputs, outputs);
         case TSR_OP_TRANSPOSE: return PrepareTranspose(engine_, attrs, inputs, outputs);
         case TSR_OP_SLICE: return PrepareSlice(engine_, attrs, inputs, outputs);
@@ -810,6 +875,22 @@ class DnnlEngine : public FastEngine {
       why = absl::StrCat(OpTypeName(op_type), ": oneDNN: ", e.what());
     } catch (const std::exception& e) {
       why = absl::StrCat(OpTypeName(op_type), ": ", e.what());
+    }
+    if (why_not) *why_not = why;
+    return nullptr;
+  }
+
+  std::unique_ptr<FastOp> PrepareChain(std::span<const ChainLink> links, std::string* why_not) const override {
+    ScopedThreads threads(threads_);
+    std::string why;
+    try {
+      return PrepareChainable(engine_, links);
+    } catch (const NotHandled& e) {
+      why = e.why;
+    } catch (const dnnl::error& e) {
+      why = absl::StrCat("chain: oneDNN: ", e.what());
+    } catch (const std::exception& e) {
+      why = absl::StrCat("chain: ", e.what());
     }
     if (why_not) *why_not = why;
     return nullptr;

@@ -50,6 +50,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "kernel_api.h"
@@ -81,6 +82,14 @@ class FastOpState {
   virtual ~FastOpState() = default;
 };
 
+// One op of a chain (see FastEngine::PrepareChain).
+struct ChainLink {
+  int32_t op_type = 0;
+  Attributes attrs;
+  std::vector<TensorRef> inputs;   // as for Prepare
+  std::vector<TensorRef> outputs;
+};
+
 // Per device context: the oneDNN engine and the thread count.
 class FastEngine {
  public:
@@ -98,6 +107,14 @@ class FastEngine {
                                           std::span<const TensorRef> inputs,
                                           std::span<const TensorRef> outputs,
                                           std::string* why_not) const = 0;
+
+  // A chain of CONV_2D / MAX_POOL_2D / AVG_POOL_2D / GLOBAL_AVG_POOL ops,
+  // each reading the previous one's output (its other inputs constant), as
+  // one fast op: the intermediates stay in the channel-blocked layout the
+  // primitives prefer instead of going back to NCHW between them. The
+  // op's input 0 is the first link's input 0, its output 0 the last link's
+  // output. nullptr (why_not) when any link is not handled.
+  virtual std::unique_ptr<FastOp> PrepareChain(std::span<const ChainLink> links, std::string* why_not) const = 0;
 };
 
 // Sets the OpenMP thread count of the calling thread for the scope.

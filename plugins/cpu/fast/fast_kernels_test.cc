@@ -18,6 +18,8 @@ namespace {
 
 using kt::Tensor;
 
+TensorRef Typed(int32_t dtype, std::vector<int64_t> shape);
+
 std::unique_ptr<FastEngine> Engine() {
   auto e = FastEngine::Create(1);
   EXPECT_TRUE(e.ok()) << e.status();
@@ -474,6 +476,78 @@ TEST(FastKernels, SliceAndSelectRandomShapes) {
                Dims(se.inputs[2].ref.shape);
     ExpectMatchesReference(*engine, se);
   }
+}
+
+// A chain conv(+relu) -> max pool -> depthwise conv -> 1x1 conv -> avg pool
+// -> global avg pool as one fast op, against the reference kernels op by op.
+TEST(FastKernels, ConvPoolChainMatchesReference) {
+  auto engine = Engine();
+  std::mt19937 rng(79);
+  for (int iter = 0; iter < 8; ++iter) {
+    const int64_t n = 1 + rng() % 2, c = 1 + rng() % 6, h = 12 + rng() % 10, w = 12 + rng() % 10;
+    const int64_t m = 8 * (1 + rng() % 3), m2 = 1 + rng() % 20;
+    Tensor x = RandomF32(rng, {n, c, h, w});
+    Tensor w1 = RandomF32(rng, {m, c, 3, 3}), b1 = RandomF32(rng, {m});
+    Tensor w2 = RandomF32(rng, {m, 1, 3, 3});
+    Tensor w3 = RandomF32(rng, {m2, m, 1, 1}), b3 = RandomF32(rng, {m2});
+    std::vector<ChainLink> links(6);
+    std::vector<Tensor> refs = {x};
+    auto add = [&](size_t k, int32_t op, Attributes attrs, std::vector<TensorRef> extra, std::vector<int64_t> out) {
+      Tensor y = kt::Empty(TSR_DTYPE_F32, out);
+      std::vector<TensorRef> ins = {refs.back().ref};
+      ins.insert(ins.end(), extra.begin(), extra.end());
+      ASSERT_TRUE(kt::RunOp(op, attrs, ins, y).ok()) << OpTypeName(op);
+      ins[0].data = nullptr;
+      TensorRef o = y.ref;
+      o.data = nullptr;
+      links[k] = {op, attrs, ins, {o}};
+      refs.push_back(y);
+    };
+    Attributes conv1;
+    conv1.SetInts(TSR_ATTR_PADS, {1, 1, 1, 1});
+    conv1.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_RELU});
+    add(0, TSR_OP_CONV_2D, conv1, {w1.ref, b1.ref}, {n, m, h, w});
+    Attributes pool;
+    pool.SetInts(TSR_ATTR_KERNEL_SHAPE, {2, 2});
+    pool.SetInts(TSR_ATTR_STRIDES, {2, 2});
+    add(1, TSR_OP_MAX_POOL_2D, pool, {}, {n, m, h / 2, w / 2});
+    Attributes dw;
+    dw.SetInts(TSR_ATTR_PADS, {1, 1, 1, 1});
+    dw.SetInts(TSR_ATTR_GROUPS, {m});
+    add(2, TSR_OP_CONV_2D, dw, {w2.ref}, {n, m, h / 2, w / 2});
+    Attributes pw;
+    pw.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_CLIP});
+    pw.SetFloats(TSR_ATTR_CLIP_MIN, {-2.0f});
+    pw.SetFloats(TSR_ATTR_CLIP_MAX, {2.0f});
+    add(3, TSR_OP_CONV_2D, pw, {w3.ref, b3.ref}, {n, m2, h / 2, w / 2});
+    Attributes avg;
+    avg.SetInts(TSR_ATTR_KERNEL_SHAPE, {3, 3});
+    avg.SetInts(TSR_ATTR_PADS, {1, 1, 1, 1});
+    add(4, TSR_OP_AVG_POOL_2D, avg, {}, {n, m2, h / 2, w / 2});
+    add(5, TSR_OP_GLOBAL_AVG_POOL, {}, {}, {n, m2, 1, 1});
+    ASSERT_FALSE(HasFailure());
+
+    std::string why;
+    std::unique_ptr<FastOp> chain = engine->PrepareChain(links, &why);
+    ASSERT_NE(chain, nullptr) << why;
+    EXPECT_NE(std::string(chain->name()).find("CONV_2D+MAX_POOL_2D"), std::string::npos) << chain->name();
+    auto state = chain->NewState();
+    ASSERT_TRUE(state.ok());
+    Tensor got = kt::Empty(TSR_DTYPE_F32, {n, m2, 1, 1});
+    std::vector<void*> ins = {x.ref.data}, outs = {got.ref.data};
+    ScopedThreads threads(1);
+    ASSERT_TRUE(chain->Run(**state, ins, outs).ok());
+    const auto* r = static_cast<const float*>(refs.back().ref.data);
+    const auto* g = static_cast<const float*>(got.ref.data);
+    for (int64_t i = 0; i < got.ref.element_count(); ++i) EXPECT_NEAR(g[i], r[i], 1e-4 * (1 + std::fabs(r[i]))) << i;
+  }
+  // A chain whose links do not connect is refused.
+  std::vector<ChainLink> bad(2);
+  bad[0] = {TSR_OP_GLOBAL_AVG_POOL, {}, {Typed(TSR_DTYPE_F32, {1, 8, 4, 4})}, {Typed(TSR_DTYPE_F32, {1, 8, 1, 1})}};
+  bad[1] = {TSR_OP_GLOBAL_AVG_POOL, {}, {Typed(TSR_DTYPE_F32, {1, 8, 2, 2})}, {Typed(TSR_DTYPE_F32, {1, 8, 1, 1})}};
+  std::string why;
+  EXPECT_EQ(engine->PrepareChain(bad, &why), nullptr);
+  EXPECT_NE(why.find("connect"), std::string::npos) << why;
 }
 
 // ---- What the fast path refuses (the reference kernel runs instead) ---------
