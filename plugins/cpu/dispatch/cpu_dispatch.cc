@@ -21,7 +21,7 @@
 #include "entry_point.h"
 #include "host_buffers.h"
 #include "common/cpu_jit_program.h"
-#include "dispatch/cpu_program.h"
+#include "cpu_program.h"
 #include "options.h"
 #include "plugin_status.h"
 #include "tessera/dispatch.h"

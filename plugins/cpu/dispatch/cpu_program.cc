@@ -1,4 +1,4 @@
-#include "dispatch/cpu_program.h"
+#include "cpu_program.h"
 
 #include <cstdlib>
 #include <cstring>
