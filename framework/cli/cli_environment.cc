@@ -15,6 +15,7 @@
 #include "model/model_loader.h"
 #include "onnx/onnx_importer.h"
 #include "tessera/common.h"
+#include "tessera/ops.h"
 
 namespace tessera::cli {
 namespace fs = std::filesystem;
@@ -118,6 +119,22 @@ absl::StatusOr<Graph> LoadModel(const std::string& path) {
   // `tessera import --input-shape` for models with symbolic dimensions).
   if (fs::path(path).extension() == ".onnx") return onnx_import::ImportOnnxFile(path);
   return LoadModelFile(path);
+}
+
+bool IsCompiled(const Graph& g) {
+  for (const Op& op : g.ops)
+    if (op.type != TSR_OP_DISPATCH) return false;
+  return true;
+}
+
+absl::StatusOr<CompiledModel> CompileUnlessCompiled(const Graph& graph, const PluginRegistry& registry,
+                                                   const CompileOptions& options) {
+  if (!IsCompiled(graph)) return CompileGraph(graph, registry, options);
+  CompiledModel compiled;
+  compiled.graph = graph;
+  compiled.source = graph;
+  compiled.soc = options.soc;
+  return compiled;
 }
 
 std::vector<HostTensor> RandomInputs(const Graph& graph, uint32_t seed) {

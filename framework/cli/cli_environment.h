@@ -37,6 +37,14 @@ absl::StatusOr<CompileOptions> CompileOptionsFrom(const Args& args);
 
 absl::StatusOr<Graph> LoadModel(const std::string& path);
 
+// True when every op is a DISPATCH op: an AOT-compiled model, which runs
+// where only the dispatch libraries are installed.
+bool IsCompiled(const Graph& graph);
+
+// Compiles `graph`, or wraps an already compiled one unchanged.
+absl::StatusOr<CompiledModel> CompileUnlessCompiled(const Graph& graph, const PluginRegistry& registry,
+                                                   const CompileOptions& options);
+
 // Deterministic pseudo-random inputs matching the graph's inputs.
 std::vector<HostTensor> RandomInputs(const Graph& graph, uint32_t seed);
 

@@ -50,12 +50,6 @@ absl::StatusOr<BenchSettings> SettingsFrom(const Args& args) {
   return s;
 }
 
-bool IsCompiled(const Graph& g) {
-  for (const Op& op : g.ops)
-    if (op.type != TSR_OP_DISPATCH) return false;
-  return true;
-}
-
 double Percentile(std::vector<double> sorted, double q) {
   if (sorted.empty()) return 0;
   const double pos = q * static_cast<double>(sorted.size() - 1);
@@ -76,15 +70,8 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   for (const auto& [key, value] : options.plugin_options) threads_given |= key == "cpu.threads";
   if (!threads_given) options.plugin_options.emplace_back("cpu.threads", std::to_string(settings.threads));
   const PluginRegistry registry = LoadPlugins(args);
-  CompiledModel compiled;
   const bool precompiled = IsCompiled(graph);
-  if (precompiled) {
-    compiled.graph = graph;
-    compiled.source = graph;
-    compiled.soc = options.soc;
-  } else {
-    ASSIGN_OR_RETURN(compiled, CompileGraph(graph, registry, options));
-  }
+  ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
                    Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
   std::vector<HostTensor> inputs;

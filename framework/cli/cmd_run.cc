@@ -21,27 +21,13 @@ constexpr char kUsage[] =
     "tessera run MODEL [--accelerators LIST] [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json]\n"
     "                  [--mode aot|jit] [--soc NAME] [--option KEY=VALUE]... [--kernels reference|fast]";
 
-bool IsCompiled(const Graph& g) {
-  for (const Op& op : g.ops)
-    if (op.type != TSR_OP_DISPATCH) return false;
-  return true;
-}
-
 absl::Status Run(const Args& args) {
   const std::string& path = args.positionals()[0];
   ASSIGN_OR_RETURN(Graph graph, LoadModel(path));
   ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
   const PluginRegistry registry = LoadPlugins(args);
-  CompiledModel compiled;
   const bool precompiled = IsCompiled(graph);
-  if (precompiled) {
-    // An AOT model runs where only the dispatch libraries are installed.
-    compiled.graph = graph;
-    compiled.source = graph;
-    compiled.soc = options.soc;
-  } else {
-    ASSIGN_OR_RETURN(compiled, CompileGraph(graph, registry, options));
-  }
+  ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
                    Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
   std::vector<HostTensor> inputs;
