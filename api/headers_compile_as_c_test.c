@@ -12,6 +12,10 @@ _Static_assert(offsetof(tsr_compiler_plugin_api, release_compiled) == 80,
                "compiler plugin v1");
 _Static_assert(offsetof(tsr_dispatch_api, get_metric) == 160, "dispatch v1");
 _Static_assert(sizeof(tsr_op_support) == 40, "op support v1");
+/* ABI 1.1 appended one dispatch member and one struct. */
+_Static_assert(offsetof(tsr_dispatch_api, executable_numerics) == 168,
+               "dispatch v1.1");
+_Static_assert(sizeof(tsr_numerics) == 40, "numerics v1.1");
 
 int main(void) {
   tsr_dispatch_api api;

@@ -32,6 +32,7 @@ struct Executor::Step {
   int32_t session = -1;
   tsr_executable executable = nullptr;
   tsr_invocation invocation = nullptr;
+  DeclaredNumerics numerics;
   std::vector<std::vector<int32_t>> input_types, output_types;
   std::vector<uint64_t> input_sizes, output_sizes;       // minimum bytes
   std::vector<uint32_t> input_alignments, output_alignments;
@@ -108,6 +109,7 @@ absl::Status Executor::Prepare(const std::vector<const DispatchLibrary*>& librar
     }
     RETURN_IF_ERROR(s.Check(s.api()->load_executable(s.context(), &src, &step->executable),
                             absl::StrCat("load_executable('", ref.entry_point, "') for op id ", op.id)));
+    ASSIGN_OR_RETURN(step->numerics, QueryNumerics(s, step->executable));
     size_t ins = 0, outs = 0;
     RETURN_IF_ERROR(s.Check(s.api()->executable_io_count(step->executable, &ins, &outs), "executable_io_count"));
     if (ins != op.inputs.size() || outs != op.outputs.size())
@@ -318,6 +320,13 @@ absl::Status Executor::PlanBuffers() {
   return absl::OkStatus();
 }
 
+OutputTolerance Executor::OutputToleranceFor(size_t index, double own_relative, double own_absolute) const {
+  std::vector<DeclaredNumerics> per_op(graph_.ops.size());
+  for (const auto& step : steps_) per_op[step->op] = step->numerics;
+  const int32_t tensor = index < graph_.outputs.size() ? graph_.outputs[index] : -1;
+  return ToleranceFor(graph_, per_op, tensor, own_relative, own_absolute);
+}
+
 absl::StatusOr<std::vector<HostTensor>> Executor::Run(const std::vector<HostTensor>& inputs, RunProfile* profile) {
   const Clock::time_point run_start = Clock::now();
   if (inputs.size() != graph_.inputs.size())
@@ -348,7 +357,8 @@ absl::StatusOr<std::vector<HostTensor>> Executor::Run(const std::vector<HostTens
                                                                               op.dispatch->entry_point, "')")));
     const double elapsed = MicrosSince(start);
     if (profile != nullptr) {
-      StepProfile sp{op.id, op.dispatch->vendor, op.dispatch->entry_point, op.dispatch->source_op_ids, elapsed, {}};
+      StepProfile sp{op.id, op.dispatch->vendor, op.dispatch->entry_point, op.dispatch->source_op_ids, elapsed, {},
+                     step->numerics};
       size_t count = 0;
       if (s.api()->metric_count(step->invocation, &count) == TSR_OK) {
         for (size_t m = 0; m < count; ++m) {

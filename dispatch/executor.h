@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "buffer_negotiation.h"
+#include "declared_numerics.h"
 #include "device_session.h"
 #include "graph/graph.h"
 #include "graph/host_tensor.h"
@@ -49,6 +50,7 @@ struct StepProfile {
     std::string unit;
   };
   std::vector<Metric> metrics;
+  DeclaredNumerics numerics;  // what the library declared for this executable
 };
 
 struct RunProfile {
@@ -69,6 +71,11 @@ class Executor {
   absl::StatusOr<std::vector<HostTensor>> Run(const std::vector<HostTensor>& inputs, RunProfile* profile = nullptr);
 
   const std::vector<ConversionRecord>& conversions() const { return conversions_; }
+
+  // The tolerance to compare graph output `index` with against an FP32
+  // reference: (own_relative, own_absolute) widened by the declarations of
+  // every reduced-precision step it depends on.
+  OutputTolerance OutputToleranceFor(size_t index, double own_relative, double own_absolute) const;
 
  private:
   struct Storage;

@@ -32,7 +32,7 @@ extern "C" {
 
 /* The ABI version this header describes. Minor versions only append. */
 #define TSR_ABI_VERSION_MAJOR 1
-#define TSR_ABI_VERSION_MINOR 0
+#define TSR_ABI_VERSION_MINOR 1
 
 /* The oldest ABI version a host built from this header will speak. A plugin
  * that answers below it is refused. */

@@ -119,6 +119,35 @@ typedef struct tsr_metric {
   /* end of v1: do not modify above */
 } tsr_metric;
 
+/* How an executable computes its floating-point results (ABI 1.1). A runner
+ * uses it to compare results fairly against an FP32 reference and to say
+ * which partitions ran in reduced precision. Integer outputs (quantized
+ * int8 included) carry no tolerance: they must match the reference
+ * pipeline of docs/ops.md exactly. */
+enum tsr_precision {
+  TSR_PRECISION_FP32 = 0,  /* full FP32: differs from the reference only by
+                              summation order (the runner's own tolerance) */
+  TSR_PRECISION_FP16 = 1,  /* some float math in FP16 */
+  TSR_PRECISION_BF16 = 2,  /* some float math in BF16 */
+  TSR_PRECISION_MAX_ENUM = INT32_MAX
+};
+
+typedef struct tsr_numerics {
+  tsr_abi_header header;
+  int32_t float_precision;     /* tsr_precision: the lowest precision any float
+                                  output of the executable is computed in */
+  uint32_t reserved;           /* 0 */
+  /* Declared: every float output y of the executable, against an FP32
+   * reference of the same ops on the same inputs, satisfies
+   * |y - y_ref| <= absolute_tolerance + relative_tolerance * |y_ref|.
+   * 0 and 0 with FP32 = "use the runner's own tolerance". */
+  double relative_tolerance;
+  double absolute_tolerance;
+  const char* description;     /* e.g. "FP16 operands, FP32 accumulation";
+                                  static, never NULL (may be "") */
+  /* end of v1.1: do not modify above */
+} tsr_numerics;
+
 typedef struct tsr_dispatch_api {
   tsr_abi_header header;
 
@@ -188,6 +217,13 @@ typedef struct tsr_dispatch_api {
   TSR_MUST_USE_RESULT tsr_status (*get_metric)(tsr_invocation invocation, size_t index,
                            tsr_metric* out);
   /* end of v1: do not modify above */
+
+  /* ABI 1.1. How the loaded executable computes (see tsr_numerics); the
+   * caller sets out->header.struct_size. A 1.0 library lacks it (check with
+   * TSR_ABI_HAS): hosts then assume FP32. Thread-safe. */
+  TSR_MUST_USE_RESULT tsr_status (*executable_numerics)(tsr_executable executable,
+                                                       tsr_numerics* out);
+  /* end of v1.1: do not modify above */
 } tsr_dispatch_api;
 
 /* The one exported symbol; negotiation as in compiler_plugin.h. */

@@ -1,7 +1,9 @@
-// `tessera demo`: builds the attention+RoPE block in code, compiles it for
-// the selected accelerators ahead of time, writes and memory-maps the model
-// file, runs it through the dispatch libraries, runs it again compiled just
-// in time, and checks both against the cpu reference kernels.
+// `tessera demo [--model attention|mlp|cnn]`: builds a demo model in code
+// (cli/demo_model.h), compiles it for the selected accelerators ahead of
+// time, writes and memory-maps the model file, runs it through the dispatch
+// libraries, runs it again compiled just in time, and checks both against
+// the cpu reference kernels. `--save-model FILE` also writes the
+// uncompiled FP32 model, for `tessera run`, `compile`, `partition`.
 #include <unistd.h>
 
 #include <chrono>
@@ -82,7 +84,8 @@ absl::StatusOr<Pass> RunPass(const std::string& name, const Graph& model, const 
 }
 
 absl::Status Demo(const Args& args) {
-  ASSIGN_OR_RETURN(Graph model, BuildAttentionRopeModel({}));
+  ASSIGN_OR_RETURN(Graph model, BuildDemoModel(args.ValueOr("model", "attention")));
+  if (auto path = args.Value("save-model")) RETURN_IF_ERROR(WriteModelFile(model, *path));
   ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
   const PluginRegistry registry = LoadPlugins(args);
   const std::vector<HostTensor> inputs = RandomInputs(model, 7);
@@ -141,7 +144,7 @@ absl::Status Demo(const Args& args) {
   } else {
     std::vector<std::string> counts;
     for (const auto& [t, n] : op_counts) counts.push_back(absl::StrCat(t, " x", n));
-    std::cout << "Tessera demo: attention block with rotary position embedding\n"
+    std::cout << "Tessera demo: " << model.FindMetadata("description").value_or(model.name) << "\n"
               << "model: " << model.ops.size() << " ops: " << absl::StrJoin(counts, ", ") << "\n\n"
               << FormatPartitionReport(report) << "\n";
     for (const Pass* p : {&reference, &aot, &jit}) {
@@ -160,17 +163,22 @@ absl::Status Demo(const Args& args) {
 
 }  // namespace
 
+constexpr char kUsage[] =
+    "tessera demo [--model attention|mlp|cnn] [--save-model FILE] [--accelerators LIST] [--soc NAME]\n"
+    "             [--option KEY=VALUE]... [--json]";
+
 int DemoCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
   spec.switches.insert("json");
+  spec.values.insert({"model", "save-model"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || !args->positionals().empty())
-    return UsageError(args.ok() ? "demo takes no positional arguments" : std::string(args.status().message()),
-                      "tessera demo [--accelerators LIST] [--soc NAME] [--option KEY=VALUE] [--json]");
+    return UsageError(args.ok() ? "demo takes no positional arguments" : std::string(args.status().message()), kUsage);
   if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
-    return UsageError(std::string(o.status().message()),
-                      "tessera demo [--accelerators LIST] [--soc NAME] [--option KEY=VALUE] [--json]");
+    return UsageError(std::string(o.status().message()), kUsage);
+  if (absl::StatusOr<Graph> m = BuildDemoModel(args->ValueOr("model", "attention")); !m.ok())
+    return UsageError(std::string(m.status().message()), kUsage);
   absl::Status s = Demo(*args);
   return s.ok() ? 0 : Fail(s);
 }

@@ -12,7 +12,9 @@
 //
 // Tolerances: f32 |actual - expected| <= 1e-5 + 1e-4 * |expected|;
 // f16 1e-3 + 1e-3 * |expected|; integers and bool exact; NaN matches NaN,
-// infinities must match exactly.
+// infinities must match exactly. When a partition an output depends on ran
+// in reduced precision, its dispatch library's declared tolerance
+// (tsr_numerics) widens the float comparison, and the case says so.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -56,6 +58,13 @@ struct CaseResult {
   std::string status;  // pass | fail | skip
   double max_abs_error = 0;
   std::string reason;
+  // Reduced-precision partitions whose declared tolerance was used.
+  std::vector<DeclaredNumerics> reduced_by;
+  double rtol = 0, atol = 0;  // the widest float tolerance applied
+};
+
+struct Tolerance {
+  double relative = 0, absolute = 0;
 };
 
 absl::StatusOr<std::vector<uint8_t>> ReadBytes(const fs::path& path) {
@@ -103,7 +112,12 @@ std::vector<fs::path> DataSets(const fs::path& dir) {
 }
 
 // Compares one output; returns the max abs error, or an error message.
-absl::StatusOr<double> Compare(const HostTensor& actual, const HostTensor& expected, size_t index) {
+Tolerance OwnTolerance(int32_t dtype) {
+  return dtype == TSR_DTYPE_F16 ? Tolerance{1e-3, 1e-3} : Tolerance{1e-4, 1e-5};
+}
+
+absl::StatusOr<double> Compare(const HostTensor& actual, const HostTensor& expected, size_t index,
+                               const Tolerance& tolerance) {
   if (actual.dtype != expected.dtype)
     return absl::InvalidArgumentError(absl::StrCat("output ", index, " dtype ", DTypeName(actual.dtype), ", expected ",
                                                    DTypeName(expected.dtype)));
@@ -111,8 +125,8 @@ absl::StatusOr<double> Compare(const HostTensor& actual, const HostTensor& expec
     return absl::InvalidArgumentError(absl::StrCat("output ", index, " shape [", absl::StrJoin(actual.shape, ","),
                                                    "], expected [", absl::StrJoin(expected.shape, ","), "]"));
   const bool is_float = actual.dtype == TSR_DTYPE_F32 || actual.dtype == TSR_DTYPE_F16;
-  const double atol = actual.dtype == TSR_DTYPE_F16 ? 1e-3 : 1e-5;
-  const double rtol = actual.dtype == TSR_DTYPE_F16 ? 1e-3 : 1e-4;
+  const double atol = tolerance.absolute;
+  const double rtol = tolerance.relative;
   const int64_t n = ShapeElementCount(actual.shape).value_or(0);
   double max_err = 0;
   int64_t bad = -1;
@@ -230,7 +244,17 @@ CaseResult RunCase(const Case& c, const PluginRegistry& registry, const CompileO
     if (outputs->size() != expected->size())
       return fail(absl::StrCat(outputs->size(), " outputs, expected ", expected->size()));
     for (size_t i = 0; i < outputs->size(); ++i) {
-      absl::StatusOr<double> err = Compare((*outputs)[i], (*expected)[i], i);
+      const Tolerance own = OwnTolerance((*outputs)[i].dtype);
+      const OutputTolerance declared = prepared->executor->OutputToleranceFor(i, own.relative, own.absolute);
+      r.rtol = std::max(r.rtol, declared.relative);
+      r.atol = std::max(r.atol, declared.absolute);
+      for (const DeclaredNumerics& n : declared.reduced_by)
+        if (std::none_of(r.reduced_by.begin(), r.reduced_by.end(), [&](const DeclaredNumerics& m) {
+              return m.vendor == n.vendor && m.precision == n.precision;
+            }))
+          r.reduced_by.push_back(n);
+      absl::StatusOr<double> err =
+          Compare((*outputs)[i], (*expected)[i], i, Tolerance{declared.relative, declared.absolute});
       if (!err.ok()) {
         r.max_abs_error = max_err;
         if (err.status().code() == absl::StatusCode::kOutOfRange) {
@@ -253,6 +277,12 @@ CaseResult RunCase(const Case& c, const PluginRegistry& registry, const CompileO
     r.reason = absl::StrCat("specialized: input(s) ", absl::StrJoin(prepared->frozen, ","),
                             " frozen to the test values (constant operands)");
   return r;
+}
+
+// "" or "; compared at the declared tolerance: systolic_npu ran FP16: ..."
+std::string ToleranceNote(const CaseResult& r) {
+  if (r.reduced_by.empty()) return "";
+  return absl::StrCat("; compared at the declared tolerance: ", OutputTolerance{r.rtol, r.atol, r.reduced_by}.Describe());
 }
 
 absl::StatusOr<std::vector<Case>> CollectCases(const Args& args) {
@@ -305,9 +335,9 @@ int OnnxTestCommand(const Argv& argv) {
     else if (r.status == "skip") ++skipped;
     else ++failed;
     if (!json) {
-      if (r.status == "pass") std::cout << "PASS " << r.name << " (max abs error " << r.max_abs_error << ")\n";
+      if (r.status == "pass") std::cout << "PASS " << r.name << " (max abs error " << r.max_abs_error << ToleranceNote(r) << ")\n";
       else if (r.status == "skip") std::cout << "SKIP " << r.name << ": " << r.reason << "\n";
-      else std::cout << "FAIL " << r.name << ": " << r.reason << "\n";
+      else std::cout << "FAIL " << r.name << ": " << r.reason << ToleranceNote(r) << "\n";
     }
     results.push_back(std::move(r));
   }
@@ -317,7 +347,18 @@ int OnnxTestCommand(const Argv& argv) {
     for (const CaseResult& r : results) {
       j.BeginObject().Field("name", r.name).Field("status", r.status);
       j.Key("max_abs_error").Number(r.max_abs_error);
-      j.Field("reason", r.reason).EndObject();
+      j.Field("reason", r.reason);
+      // Present when a reduced-precision partition's declared tolerance
+      // replaced the runner's own.
+      if (!r.reduced_by.empty()) {
+        j.Key("tolerance").BeginObject().Key("rtol").Number(r.rtol).Key("atol").Number(r.atol);
+        j.Key("declared_by").BeginArray();
+        for (const DeclaredNumerics& n : r.reduced_by)
+          j.BeginObject().Field("vendor", n.vendor).Field("precision", PrecisionName(n.precision))
+              .Field("description", n.description).EndObject();
+        j.EndArray().EndObject();
+      }
+      j.EndObject();
     }
     j.EndArray();
     j.Key("totals").BeginObject().Field("passed", passed).Field("failed", failed).Field("skipped", skipped).EndObject();

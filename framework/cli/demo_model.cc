@@ -81,4 +81,63 @@ absl::StatusOr<Graph> BuildAttentionRopeModel(const AttentionShape& s) {
   return std::move(b).Build();
 }
 
+absl::StatusOr<Graph> BuildMlpModel(int64_t batch) {
+  if (batch <= 0) return absl::InvalidArgumentError("batch must be positive");
+  std::mt19937 rng(2025);
+  ModelBuilder b("mlp");
+  b.Metadata("description", "classifier MLP 784-256-128-10 (demo)");
+  int32_t h = b.Input("x", TSR_DTYPE_F32, {batch, 784});
+  const int64_t widths[] = {784, 256, 128, 10};
+  for (int layer = 0; layer < 3; ++layer) {
+    const int64_t in = widths[layer], out = widths[layer + 1];
+    const std::string name = "fc" + std::to_string(layer + 1);
+    // He-style scale keeps activations of unit order through the RELUs.
+    const int32_t w = b.Constant<float>(name + ".weight", {out, in},
+                                        RandomWeights(rng, out * in, std::sqrt(2.0f / static_cast<float>(in))));
+    const int32_t bias = b.Constant<float>(name + ".bias", {out}, RandomWeights(rng, out, 0.05f));
+    h = b.Op(TSR_OP_FULLY_CONNECTED, {h, w, bias}, {}, {.name = name});
+    if (layer < 2) h = b.Op(TSR_OP_RELU, {h}, {}, {.name = name + ".relu"});
+  }
+  b.Output(b.Op(TSR_OP_SOFTMAX, {h}, {{TSR_ATTR_AXIS, Ints({-1})}}, {.name = "probs"}));
+  return std::move(b).Build();
+}
+
+absl::StatusOr<Graph> BuildSmallCnnModel(int64_t batch) {
+  if (batch <= 0) return absl::InvalidArgumentError("batch must be positive");
+  std::mt19937 rng(2026);
+  ModelBuilder b("small_cnn");
+  b.Metadata("description", "small image CNN: conv, max pool, depthwise conv, avg pool, FC (demo)");
+  int32_t h = b.Input("x", TSR_DTYPE_F32, {batch, 3, 32, 32});
+  auto conv = [&](const std::string& name, int32_t in, int64_t in_ch, int64_t out_ch, int64_t groups) {
+    const int64_t fan_in = in_ch / groups * 9;
+    const int32_t w = b.Constant<float>(name + ".weight", {out_ch, in_ch / groups, 3, 3},
+                                        RandomWeights(rng, out_ch * fan_in, std::sqrt(2.0f / static_cast<float>(fan_in))));
+    const int32_t bias = b.Constant<float>(name + ".bias", {out_ch}, RandomWeights(rng, out_ch, 0.05f));
+    const int32_t c = b.Op(TSR_OP_CONV_2D, {in, w, bias},
+                           {{TSR_ATTR_PADS, Ints({1, 1, 1, 1})}, {TSR_ATTR_GROUPS, Ints({groups})}}, {.name = name});
+    return b.Op(TSR_OP_RELU, {c}, {}, {.name = name + ".relu"});
+  };
+  auto pool = [&](int32_t op, const std::string& name, int32_t in, int64_t k) {
+    return b.Op(op, {in}, {{TSR_ATTR_KERNEL_SHAPE, Ints({k, k})}, {TSR_ATTR_STRIDES, Ints({k, k})}}, {.name = name});
+  };
+  h = conv("conv1", h, 3, 16, 1);                     // [B,16,32,32]
+  h = pool(TSR_OP_MAX_POOL_2D, "pool1", h, 2);        // [B,16,16,16]
+  h = conv("conv2", h, 16, 32, 1);                    // [B,32,16,16]
+  h = pool(TSR_OP_MAX_POOL_2D, "pool2", h, 2);        // [B,32,8,8]
+  h = conv("conv3_dw", h, 32, 32, 32);                // depthwise
+  h = pool(TSR_OP_AVG_POOL_2D, "global_pool", h, 8);  // [B,32,1,1]
+  h = b.Op(TSR_OP_RESHAPE, {h}, {{TSR_ATTR_SHAPE, Ints({batch, 32})}}, {.name = "flatten"});
+  const int32_t w = b.Constant<float>("fc.weight", {10, 32}, RandomWeights(rng, 10 * 32, 0.25f));
+  const int32_t bias = b.Constant<float>("fc.bias", {10}, RandomWeights(rng, 10, 0.05f));
+  b.Output(b.Op(TSR_OP_FULLY_CONNECTED, {h, w, bias}, {}, {.name = "logits"}));
+  return std::move(b).Build();
+}
+
+absl::StatusOr<Graph> BuildDemoModel(const std::string& name) {
+  if (name == "attention") return BuildAttentionRopeModel({});
+  if (name == "mlp") return BuildMlpModel(16);
+  if (name == "cnn") return BuildSmallCnnModel(2);
+  return absl::InvalidArgumentError("unknown demo model '" + name + "' (attention, mlp, cnn)");
+}
+
 }  // namespace tessera::cli

@@ -1,8 +1,15 @@
-// The demo model: one attention block with rotary position embedding, the
-// pattern from the partitioning seed article. Its matmuls suit an NPU; its
-// SIN/COS/SELECT/SLICE/CONCAT/TRANSPOSE are what force cuts.
+// The demo models, built in code with seeded weights so every run sees the
+// same model:
+//   attention  one attention block with rotary position embedding, the
+//              pattern from the partitioning seed article: its matmuls suit
+//              an NPU, its SIN/COS/SELECT/SLICE/CONCAT/TRANSPOSE force cuts;
+//   mlp        a classifier MLP (FC+RELU layers, softmax at the end);
+//   cnn        a small image CNN (conv+relu, max pool, depthwise conv, avg
+//              pool, FC head).
 #ifndef TESSERA_FRAMEWORK_CLI_DEMO_MODEL_H_
 #define TESSERA_FRAMEWORK_CLI_DEMO_MODEL_H_
+
+#include <string>
 
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
@@ -18,6 +25,15 @@ struct AttentionShape {
 // x [seq, model_dim] -> y [seq, model_dim]; weights are seeded, so the
 // model is the same on every run.
 absl::StatusOr<Graph> BuildAttentionRopeModel(const AttentionShape& shape);
+
+// x [batch, 784] -> probabilities [batch, 10]: 784-256-128-10.
+absl::StatusOr<Graph> BuildMlpModel(int64_t batch);
+
+// x [batch, 3, 32, 32] -> logits [batch, 10].
+absl::StatusOr<Graph> BuildSmallCnnModel(int64_t batch);
+
+// "attention" | "mlp" | "cnn"; anything else is InvalidArgument naming them.
+absl::StatusOr<Graph> BuildDemoModel(const std::string& name);
 
 }  // namespace tessera::cli
 

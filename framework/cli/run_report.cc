@@ -87,7 +87,10 @@ void WriteProfileJson(const RunProfile& p, JsonWriter& j) {
     for (const StepProfile::Metric& m : s.metrics) j.Field(m.name, m.value);
     j.EndObject().Key("metric_units").BeginObject();
     for (const StepProfile::Metric& m : s.metrics) j.Field(m.name, m.unit);
-    j.EndObject().EndObject();
+    j.EndObject().Key("numerics").BeginObject().Field("precision", PrecisionName(s.numerics.precision))
+        .Field("rtol", s.numerics.relative_tolerance).Field("atol", s.numerics.absolute_tolerance)
+        .Field("description", s.numerics.description).Field("declared", s.numerics.declared).EndObject();
+    j.EndObject();
   }
   j.EndArray().Key("conversions").BeginArray();
   for (const ConversionRecord& c : p.conversions)
@@ -118,6 +121,10 @@ std::string FormatProfile(const RunProfile& p) {
     std::vector<std::string> metrics;
     for (const StepProfile::Metric& m : s.metrics)
       metrics.push_back(absl::StrFormat("%s=%.6g%s%s", m.name, m.value, m.unit.empty() ? "" : " ", m.unit));
+    if (s.numerics.reduced())
+      metrics.insert(metrics.begin(), absl::StrFormat("[%s, declared rtol %.3g atol %.3g]",
+                                                      PrecisionName(s.numerics.precision),
+                                                      s.numerics.relative_tolerance, s.numerics.absolute_tolerance));
     absl::StrAppendFormat(&out, "  partition #%-3d %-13s %4d ops  %10.1f us  %s\n", i, s.vendor, s.source_op_ids.size(),
                           s.host_time_us, absl::StrJoin(metrics, " "));
   }

@@ -239,11 +239,27 @@ tsr_status GetMetric(tsr_invocation inv, size_t index, tsr_metric* out) {
   }
 }
 
+// Every float op runs in FP32 (the reference kernels accumulate in f64 and
+// round once; oneDNN sums in FP32 in its own order), so the runner's own
+// FP32 tolerance applies.
+tsr_status ExecutableNumerics(tsr_executable exe, tsr_numerics* out) {
+  if (exe == nullptr || !TSR_ABI_HAS_FIELD(out, tsr_numerics, description))
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "executable_numerics: NULL argument or struct too small");
+  out->float_precision = TSR_PRECISION_FP32;
+  out->reserved = 0;
+  out->relative_tolerance = 0;
+  out->absolute_tolerance = 0;
+  out->description = exe->program.fast_op_count > 0 ? "FP32 (oneDNN kernels, FP32 accumulation)"
+                                                    : "FP32 (reference kernels, f64 accumulation)";
+  return TSR_OK;
+}
+
 const tsr_dispatch_api kApi = {
     {sizeof(tsr_dispatch_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
     GetLastError, GetInfo, CreateContext, DestroyContext, LoadExecutable, UnloadExecutable, IoCount,
     Requirements, AllocateBuffer, RegisterBuffer, kit::ReleaseHostBuffer, kit::MapHostBuffer, kit::UnmapHostBuffer,
     CreateInvocation, DestroyInvocation, AttachInput, AttachOutput, Invoke, MetricCount, GetMetric,
+    ExecutableNumerics,
 };
 
 }  // namespace

@@ -2,7 +2,6 @@
 // the simulated tile timing equals the cycle formula.
 #include "executor.h"
 
-#include <ctime>
 #include <cstdio>
 #include <random>
 
@@ -171,61 +170,5 @@ TEST(Executor, ConvFastAndCycleSteppedAreIdentical) {
     }
   }
 }
-
-// Throughput of the fast mode (reported; the >= 1 GMAC/s target is checked
-// loosely so that sanitizer and debug builds still pass).
-TEST(Executor, FastModeThroughput) {
-  std::mt19937 rng(9);
-  for (const char* soc_name : {"ref-edge", "ref-phone", "ref-server"})
-  for (int32_t dtype : {TSR_DTYPE_I8, TSR_DTYPE_F16}) {
-    auto soc = BuiltinSocConfig(soc_name);
-    ASSERT_TRUE(soc.ok());
-    GemmLayer L;
-    L.M = 256;
-    L.K = 512;
-    L.N = 512;
-    L.dtype = dtype;
-    std::vector<uint8_t> x;
-    if (dtype == TSR_DTYPE_I8) {
-      L.weights_dtype = TSR_DTYPE_I8;
-      L.weights = snpu_test::RandomI8(rng, L.K * L.N);
-      L.weight_scales = {0.01f};
-      L.input_q = {0.1f, 0};
-      L.output_q = {1.0f, 0};
-      x = snpu_test::RandomI8(rng, L.M * L.K);
-    } else {
-      L.weights_dtype = TSR_DTYPE_F32;
-      L.weights = snpu_test::FloatBytes(snpu_test::RandomF(rng, L.K * L.N));
-      const auto h = snpu_test::ToHalf(snpu_test::RandomF(rng, L.M * L.K));
-      x.resize(h.size() * 2);
-      std::memcpy(x.data(), h.data(), x.size());
-    }
-    auto p = CompileGemmProgram(L, soc->npu, TilerOptions{});
-    ASSERT_TRUE(p.ok()) << p.status();
-    std::vector<uint8_t> out(p->entries[0].regions[1].size_bytes);
-    std::vector<std::span<const uint8_t>> ins = {x};
-    std::vector<std::span<uint8_t>> outs = {out};
-    // Thread CPU time: the machine is shared, wall time would measure the
-    // neighbours. Best of 3.
-    auto cpu_now = [] {
-      timespec ts;
-      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-      return ts.tv_sec + ts.tv_nsec * 1e-9;
-    };
-    double best = 0;
-    for (int rep = 0; rep < 3; ++rep) {
-      const double t0 = cpu_now();
-      auto m = Execute(*p, p->entries[0], soc->npu, ins, outs, ExecOptions{});
-      const double s = cpu_now() - t0;
-      ASSERT_TRUE(m.ok());
-      best = std::max(best, static_cast<double>(L.M * L.K * L.N) / s / 1e9);
-    }
-    std::printf("fast mode %s %lldx%lldx%lld on %s: %.2f GMAC/s (thread CPU time)\n",
-                dtype == TSR_DTYPE_I8 ? "int8" : "fp16", static_cast<long long>(L.M),
-                static_cast<long long>(L.K), static_cast<long long>(L.N), soc_name, best);
-    EXPECT_GT(best, 0.05);
-  }
-}
-
 }  // namespace
 }  // namespace tessera::systolic

@@ -23,6 +23,7 @@
 #include "bytecode_builder.h"
 #include "common/vendor.h"
 #include "executor.h"
+#include "numerics.h"
 #include "options.h"
 #include "plugin_status.h"
 #include "program.h"
@@ -322,11 +323,25 @@ tsr_status GetMetric(tsr_invocation inv, size_t index, tsr_metric* out) {
   return TSR_OK;
 }
 
+tsr_status ExecutableNumerics(tsr_executable exe, tsr_numerics* out) {
+  if (exe == nullptr || !TSR_ABI_HAS_FIELD(out, tsr_numerics, description))
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "executable_numerics: NULL argument or struct too small");
+  const bool fp16 = ComputesInFp16(exe->program.entries[0]);
+  out->float_precision = fp16 ? TSR_PRECISION_FP16 : TSR_PRECISION_FP32;
+  out->reserved = 0;
+  out->relative_tolerance = fp16 ? kFp16RelativeTolerance : 0;
+  out->absolute_tolerance = fp16 ? kFp16AbsoluteTolerance : 0;
+  out->description = fp16 ? "FP16 operands, FP32 accumulation (docs/systolic_npu_isa.md section 9)"
+                          : "FP32 vector math and exact INT8";
+  return TSR_OK;
+}
+
 const tsr_dispatch_api kApi = {
     {sizeof(tsr_dispatch_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
     GetLastError, GetInfo, CreateContext, DestroyContext, LoadExecutable, UnloadExecutable, IoCount,
     Requirements, AllocateBuffer, RegisterBuffer, ReleaseBuffer, MapBuffer, UnmapBuffer,
     CreateInvocation, DestroyInvocation, AttachInput, AttachOutput, Invoke, MetricCount, GetMetric,
+    ExecutableNumerics,
 };
 
 }  // namespace

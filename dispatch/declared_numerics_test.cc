@@ -1,0 +1,123 @@
+// Declared numerics through the real bundled libraries: the systolic NPU
+// declares FP16 for an FP32 model it runs as FP16, the cpu declares FP32,
+// the tolerance follows the outputs that depend on the FP16 partition only,
+// and a 1.0 dispatch table (no executable_numerics) is assumed FP32.
+#include "declared_numerics.h"
+
+#include <cstdlib>
+#include <vector>
+
+#include "compile/compile_driver.h"
+#include "executor.h"
+#include "gtest/gtest.h"
+#include "model/model_builder.h"
+#include "tessera/ops.h"
+
+namespace tessera {
+namespace {
+
+PluginRegistry Registry() {
+  PluginSearchOptions options;
+  options.read_environment = false;
+  const char* dir = std::getenv("TESSERA_BUILD_DIR");
+  options.bundled_directory = std::string(dir ? dir : "") + "/lib";
+  return PluginRegistry::Discover(options);
+}
+
+// out0 = x·Wᵀ (the NPU claims it), out1 = sin(x) (the NPU never claims SIN).
+Graph TwoOutputModel() {
+  ModelBuilder b("two_outputs");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {4, 8});
+  std::vector<float> w(8 * 8);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 7) * 0.1f - 0.3f;
+  const int32_t wt = b.Constant<float>("w", {8, 8}, w);
+  const int32_t fc = b.Op(TSR_OP_FULLY_CONNECTED, {x, wt});
+  const int32_t s = b.Op(TSR_OP_SIN, {x});
+  b.Output(fc);
+  b.Output(s);
+  absl::StatusOr<Graph> g = std::move(b).Build();
+  EXPECT_TRUE(g.ok()) << g.status();
+  return *std::move(g);
+}
+
+std::unique_ptr<Executor> Prepare(const PluginRegistry& registry, const Graph& graph,
+                                  std::vector<std::string> accelerators, CompiledModel& keep) {
+  CompileOptions options;
+  options.accelerators = std::move(accelerators);
+  absl::StatusOr<CompiledModel> compiled = CompileGraph(graph, registry, options);
+  EXPECT_TRUE(compiled.ok()) << compiled.status();
+  keep = std::move(*compiled);
+  absl::StatusOr<std::unique_ptr<Executor>> e = Executor::Create(keep.graph, keep.jit_slots, registry, {});
+  EXPECT_TRUE(e.ok()) << e.status();
+  return std::move(*e);
+}
+
+TEST(DeclaredNumerics, NpuFp16WidensOnlyTheOutputsItFeeds) {
+  const PluginRegistry registry = Registry();
+  if (registry.FindDispatch("systolic_npu") == nullptr) GTEST_SKIP() << "systolic_npu not built";
+  CompiledModel keep;
+  std::unique_ptr<Executor> e = Prepare(registry, TwoOutputModel(), {"npu", "cpu"}, keep);
+  ASSERT_NE(e, nullptr);
+  const OutputTolerance fc = e->OutputToleranceFor(0, 1e-4, 1e-5);
+  ASSERT_EQ(fc.reduced_by.size(), 1u);
+  EXPECT_EQ(fc.reduced_by[0].vendor, "systolic_npu");
+  EXPECT_EQ(fc.reduced_by[0].precision, TSR_PRECISION_FP16);
+  EXPECT_TRUE(fc.reduced_by[0].declared);
+  EXPECT_GT(fc.relative, 1e-4);
+  EXPECT_GT(fc.absolute, 1e-5);
+  EXPECT_NE(fc.Describe().find("systolic_npu ran FP16"), std::string::npos) << fc.Describe();
+  const OutputTolerance sin = e->OutputToleranceFor(1, 1e-4, 1e-5);
+  EXPECT_TRUE(sin.reduced_by.empty());
+  EXPECT_EQ(sin.relative, 1e-4);
+  EXPECT_EQ(sin.absolute, 1e-5);
+  EXPECT_EQ(sin.Describe(), "");
+}
+
+TEST(DeclaredNumerics, CpuDeclaresFp32) {
+  const PluginRegistry registry = Registry();
+  CompiledModel keep;
+  std::unique_ptr<Executor> e = Prepare(registry, TwoOutputModel(), {"cpu"}, keep);
+  ASSERT_NE(e, nullptr);
+  for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(e->OutputToleranceFor(i, 1e-4, 1e-5).reduced_by.empty());
+  RunProfile profile;
+  std::vector<HostTensor> inputs = {{"x", TSR_DTYPE_F32, {4, 8}, std::vector<uint8_t>(4 * 8 * 4, 0)}};
+  ASSERT_TRUE(e->Run(inputs, &profile).ok());
+  ASSERT_FALSE(profile.steps.empty());
+  EXPECT_TRUE(profile.steps[0].numerics.declared);
+  EXPECT_EQ(profile.steps[0].numerics.precision, TSR_PRECISION_FP32);
+  EXPECT_NE(profile.steps[0].numerics.description.find("FP32"), std::string::npos);
+}
+
+// What a dispatch library built against the 1.0 headers presents: the
+// same table, its struct_size ending at get_metric.
+TEST(DeclaredNumerics, Version10LibraryIsAssumedFp32) {
+  const PluginRegistry registry = Registry();
+  const DispatchLibrary* cpu = registry.FindDispatch("cpu");
+  ASSERT_NE(cpu, nullptr);
+  tsr_dispatch_api v10 = *cpu->api;
+  v10.header.struct_size = static_cast<uint32_t>(offsetof(tsr_dispatch_api, get_metric) + sizeof(v10.get_metric));
+  DispatchLibrary old = *cpu;
+  old.api = &v10;
+  absl::StatusOr<std::unique_ptr<DeviceSession>> session = DeviceSession::Create(old, {}, {});
+  ASSERT_TRUE(session.ok()) << session.status();
+  // Never called: the member is beyond struct_size, so no executable needed.
+  absl::StatusOr<DeclaredNumerics> n = QueryNumerics(**session, nullptr);
+  ASSERT_TRUE(n.ok()) << n.status();
+  EXPECT_FALSE(n->declared);
+  EXPECT_EQ(n->precision, TSR_PRECISION_FP32);
+  EXPECT_EQ(n->vendor, "cpu");
+  // The 1.1 table does call it, and a NULL executable is refused cleanly.
+  absl::StatusOr<std::unique_ptr<DeviceSession>> current = DeviceSession::Create(*cpu, {}, {});
+  ASSERT_TRUE(current.ok());
+  EXPECT_FALSE(QueryNumerics(**current, nullptr).ok());
+}
+
+TEST(DeclaredNumerics, PrecisionNames) {
+  EXPECT_STREQ(PrecisionName(TSR_PRECISION_FP32), "fp32");
+  EXPECT_STREQ(PrecisionName(TSR_PRECISION_FP16), "fp16");
+  EXPECT_STREQ(PrecisionName(TSR_PRECISION_BF16), "bf16");
+  EXPECT_STREQ(PrecisionName(77), "unknown");
+}
+
+}  // namespace
+}  // namespace tessera

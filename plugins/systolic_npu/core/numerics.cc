@@ -1,0 +1,30 @@
+#include "numerics.h"
+
+#include "isa.h"
+#include "tessera/common.h"
+
+namespace tessera::systolic {
+
+bool ComputesInFp16(const EntryPoint& entry) {
+  for (const Instruction& in : entry.code) {
+    switch (in.op) {
+      case Opcode::kMatmulTile:
+        if (in.b == TSR_DTYPE_F16) return true;
+        break;
+      case Opcode::kDmaLoad:   // b = DRAM dtype | SRAM dtype << 4
+      case Opcode::kDmaStore:  // b = SRAM dtype | DRAM dtype << 4
+        if (DmaFirstDtype(in.b) != DmaSecondDtype(in.b) &&
+            (DmaFirstDtype(in.b) == TSR_DTYPE_F16 || DmaSecondDtype(in.b) == TSR_DTYPE_F16))
+          return true;
+        break;
+      case Opcode::kVector:
+        if (in.b == TSR_DTYPE_F16 || in.c == TSR_DTYPE_F16) return true;
+        break;
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
+}  // namespace tessera::systolic
