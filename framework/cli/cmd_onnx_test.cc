@@ -15,12 +15,18 @@
 // infinities must match exactly. When a partition an output depends on ran
 // in reduced precision, its dispatch library's declared tolerance
 // (tsr_numerics) widens the float comparison, and the case says so.
+//
+// Each case records how many of its ops ran on each vendor. With
+// `--require-vendor NAME` a case passes only if NAME ran at least one of its
+// ops (the conformance of an accelerator: a case the NPU refused entirely
+// would otherwise "pass" on the cpu); the failure quotes NAME's refusal.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -46,7 +52,7 @@ namespace fs = std::filesystem;
 
 constexpr char kUsage[] =
     "tessera onnx-test DIR... [--list FILE [--root DIR]] [--expect-pass] [--accelerators LIST] [--kernels reference|fast] [--json]\n"
-    "                         [--mode aot|jit] [--soc NAME] [--option KEY=VALUE]...";
+    "                         [--mode aot|jit] [--soc NAME] [--option KEY=VALUE]... [--require-vendor NAME]";
 
 struct Case {
   std::string name;
@@ -61,6 +67,7 @@ struct CaseResult {
   // Reduced-precision partitions whose declared tolerance was used.
   std::vector<DeclaredNumerics> reduced_by;
   double rtol = 0, atol = 0;  // the widest float tolerance applied
+  std::map<std::string, int64_t> ops_by_vendor;  // source ops per vendor that ran them
 };
 
 struct Tolerance {
@@ -208,7 +215,27 @@ bool FrozenMatch(const Prepared& p, const std::vector<HostTensor>& inputs) {
   return true;
 }
 
-CaseResult RunCase(const Case& c, const PluginRegistry& registry, const CompileOptions& options) {
+// Source ops per vendor, from the compiled graph (after any compile
+// fallback, so it is what actually ran).
+std::map<std::string, int64_t> OpsByVendor(const CompiledModel& compiled) {
+  std::map<std::string, int64_t> counts;
+  for (const Op& op : compiled.graph.ops)
+    if (op.dispatch) counts[op.dispatch->vendor] += static_cast<int64_t>(op.dispatch->source_op_ids.size());
+  return counts;
+}
+
+// Why `vendor` ran none of the ops: its first refusal, if it refused any.
+std::string FirstRefusal(const CompiledModel& compiled, const std::string& vendor) {
+  for (const OpPlacement& p : compiled.plan.placements)
+    for (const Refusal& r : p.refusals)
+      if (r.vendor == vendor) return absl::StrCat(RefusalReasonName(r.claim.reason), ": ", r.claim.detail);
+  for (const FallbackNote& f : compiled.fallbacks)
+    if (f.vendor == vendor) return absl::StrCat("compile failed: ", f.reason);
+  return "it was not selected (see --accelerators)";
+}
+
+CaseResult RunCase(const Case& c, const PluginRegistry& registry, const CompileOptions& options,
+                   const std::string& required_vendor) {
   CaseResult r{c.name, "fail", 0, ""};
   auto skip = [&](const std::string& why) { r.status = "skip"; r.reason = why; return r; };
   auto fail = [&](const std::string& why) { r.status = "fail"; r.reason = why; return r; };
@@ -271,6 +298,10 @@ CaseResult RunCase(const Case& c, const PluginRegistry& registry, const CompileO
       max_err = std::max(max_err, *err);
     }
   }
+  if (prepared) r.ops_by_vendor = OpsByVendor(prepared->compiled);
+  if (!required_vendor.empty() && prepared && !r.ops_by_vendor.contains(required_vendor))
+    return fail(absl::StrCat("no op ran on ", required_vendor, " (", FirstRefusal(prepared->compiled, required_vendor),
+                             ")"));
   r.status = "pass";
   r.max_abs_error = max_err;
   if (prepared && !prepared->frozen.empty())
@@ -310,7 +341,7 @@ int OnnxTestCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
   spec.switches.insert({"json", "expect-pass"});
-  spec.values.insert({"list", "root"});
+  spec.values.insert({"list", "root", "require-vendor"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
   if (args->positionals().empty() && !args->Has("list")) return UsageError("onnx-test needs DIR... or --list FILE", kUsage);
@@ -330,7 +361,7 @@ int OnnxTestCommand(const Argv& argv) {
   int64_t passed = 0, failed = 0, skipped = 0;
   const bool json = args->Has("json");
   for (const Case& c : *cases) {
-    CaseResult r = RunCase(c, registry, *options);
+    CaseResult r = RunCase(c, registry, *options, CanonicalVendorName(args->ValueOr("require-vendor", "")));
     if (r.status == "pass") ++passed;
     else if (r.status == "skip") ++skipped;
     else ++failed;
@@ -348,6 +379,9 @@ int OnnxTestCommand(const Argv& argv) {
       j.BeginObject().Field("name", r.name).Field("status", r.status);
       j.Key("max_abs_error").Number(r.max_abs_error);
       j.Field("reason", r.reason);
+      j.Key("ops_by_vendor").BeginObject();
+      for (const auto& [vendor, n] : r.ops_by_vendor) j.Field(vendor, n);
+      j.EndObject();
       // Present when a reduced-precision partition's declared tolerance
       // replaced the runner's own.
       if (!r.reduced_by.empty()) {
