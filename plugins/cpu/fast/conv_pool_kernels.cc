@@ -1,0 +1,249 @@
+// CONV_2D, MAX/AVG/GLOBAL_AVG pooling, and chains of them that stay in the
+// primitives' preferred (blocked) layout between ops.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "fast/dnnl_plan.h"
+#include "fast/kernel_preparers.h"
+#include "tessera/ops.h"
+
+namespace tessera::cpu::fast::detail {
+
+namespace {
+
+std::vector<int64_t> PairOrDefault(const Attributes& attrs, int32_t key, size_t len, int64_t dflt, int64_t min_value,
+                                   const char* what) {
+  auto v = attrs.GetInts(key);
+  if (v.empty()) return std::vector<int64_t>(len, dflt);
+  if (v.size() != len) Refuse(absl::StrCat(what, " length"));
+  for (int64_t e : v)
+    if (e < min_value) Refuse(absl::StrCat(what, " value ", e));
+  return {v.begin(), v.end()};
+}
+
+// Appends a CONV_2D reading `src`. The convolution picks its preferred
+// activation layouts (blocked on AVX2/AVX-512); `src` is reordered into
+// it when needed, and the result stays in it (see Finish and PrepareChain).
+Act AppendConv(PlanOp& plan, const dnnl::engine& engine, const Attributes& attrs, std::span<const TensorRef> ins,
+               std::span<const TensorRef> outs, const Act& src, bool last) {
+  const int32_t op = TSR_OP_CONV_2D;
+  if (ins.size() < 2 || ins.size() > 3 || outs.size() != 1) Refuse("CONV_2D: arity");
+  RequireF32(op, ins);
+  RequireF32(op, outs);
+  const TensorRef& x = ins[0];
+  const TensorRef& w = ins[1];
+  const TensorRef* bias = Present(ins, 2) ? &ins[2] : nullptr;
+  if (x.shape.size() != 4 || w.shape.size() != 4) Refuse("CONV_2D: rank");
+  if (x.data != nullptr) Refuse("CONV_2D: constant input");
+  const int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], wd = x.shape[3];
+  const int64_t m = w.shape[0], cg = w.shape[1], kh = w.shape[2], kw = w.shape[3];
+  const int64_t g = attrs.GetInt(TSR_ATTR_GROUPS, 1);
+  if (g < 1 || c % g != 0 || m % g != 0 || cg != c / g) Refuse("CONV_2D: groups");
+  const auto st = PairOrDefault(attrs, TSR_ATTR_STRIDES, 2, 1, 1, "STRIDES");
+  const auto dl = PairOrDefault(attrs, TSR_ATTR_DILATIONS, 2, 1, 1, "DILATIONS");
+  const auto pd = PairOrDefault(attrs, TSR_ATTR_PADS, 4, 0, 0, "PADS");
+  const int64_t eh = h + pd[0] + pd[2] - dl[0] * (kh - 1) - 1;
+  const int64_t ew = wd + pd[1] + pd[3] - dl[1] * (kw - 1) - 1;
+  if (eh < 0 || ew < 0) Refuse("CONV_2D: kernel exceeds padded input");
+  const int64_t oh = eh / st[0] + 1, ow = ew / st[1] + 1;
+  RequireOutputShape(op, outs[0], {n, m, oh, ow});
+  if (bias && bias->shape != std::vector<int64_t>{m}) Refuse("CONV_2D: bias shape");
+
+  const Dims src_dims{n, c, h, wd}, dst_dims{n, m, oh, ow};
+  const Dims w_dims = g == 1 ? Dims{m, c, kh, kw} : Dims{g, m / g, cg, kh, kw};
+  const dnnl::primitive_attr attr = ComputeAttr(op, attrs);
+  const memory::desc bias_md = Plain({m});
+  const dnnl::convolution_forward::desc d(
+      dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, Any(src_dims), Any(w_dims),
+      bias ? bias_md : memory::desc(), Any(dst_dims), {st[0], st[1]}, {dl[0] - 1, dl[1] - 1}, {pd[0], pd[1]},
+      {pd[2], pd[3]});
+  const dnnl::convolution_forward::primitive_desc cpd(d, attr, engine);
+  const Act in = Into(plan, engine, src, cpd.src_desc());
+  const Act out = Destination(plan, cpd.dst_desc(), Plain(dst_dims), last);
+  std::vector<std::pair<int, int>> args;
+  args.push_back({DNNL_ARG_SRC, in.slot});
+  args.push_back({DNNL_ARG_WEIGHTS, BindInput(plan, engine, w, 1, Plain(w_dims), cpd.weights_desc())});
+  if (bias) args.push_back({DNNL_ARG_BIAS, BindInput(plan, engine, *bias, 2, bias_md, cpd.bias_desc())});
+  args.push_back({DNNL_ARG_DST, out.slot});
+  plan.AddScratchpad(cpd.scratchpad_desc(), args);
+  plan.AddStep(dnnl::convolution_forward(cpd), std::move(args));
+  return out;
+}
+
+}  // namespace
+
+// Activations arrive and leave in NCHW; when the convolution prefers a
+// blocked layout they are reordered around it (cheaper than running a
+// plain-layout convolution: see docs/benchmarks.md).
+std::unique_ptr<FastOp> PrepareConv(const dnnl::engine& engine, const Attributes& attrs,
+                                    std::span<const TensorRef> ins, std::span<const TensorRef> outs) {
+  auto plan = std::make_unique<PlanOp>("CONV_2D", engine);
+  if (ins.empty() || outs.empty()) Refuse("CONV_2D: arity");
+  // Weights or bias that arrive at run time (graph inputs, as in some ONNX
+  // node tests) go to the reference kernel: this path packs them at load.
+  for (size_t i = 1; i < ins.size(); ++i)
+    if (Present(ins, i) && ins[i].data == nullptr) Refuse("CONV_2D: runtime weights or bias");
+  const memory::desc src_plain = Plain({ins[0].shape.begin(), ins[0].shape.end()});
+  const Act in{plan->AddSlot(SlotKind::kInput, 0, src_plain), src_plain};
+  const Act out = AppendConv(*plan, engine, attrs, ins, outs, in, /*last=*/true);
+  Finish(*plan, engine, out, Plain({outs[0].shape.begin(), outs[0].shape.end()}));
+  return plan;
+}
+
+
+namespace {
+
+// ---- MAX_POOL_2D / AVG_POOL_2D ------------------------------------------------
+
+// True when every window along one spatial axis sees at least one real tap.
+bool EveryWindowHasATap(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t pad_begin) {
+  for (int64_t o = 0; o < out; ++o) {
+    bool any = false;
+    for (int64_t j = 0; j < k && !any; ++j) {
+      const int64_t i = o * s - pad_begin + j * d;
+      any = i >= 0 && i < in;
+    }
+    if (!any) return false;
+  }
+  return true;
+}
+
+
+// A pooling primitive in a channel-blocked layout: oneDNN 2.6 pools NCHW
+// with a plain loop ("simple_nchw", ~15x slower here), while its JIT
+// kernels want channels blocked by the vector width. A plain `src` is
+// reordered into that layout; a blocked one (from a convolution) is used
+// as it is; the result keeps the layout.
+Act AppendPoolPrimitive(PlanOp& plan, const dnnl::engine& engine, dnnl::algorithm alg, const Dims& src_dims,
+                        const Dims& dst_dims, const Dims& strides, const Dims& kernel, const Dims& dilation,
+                        const Dims& pad_l, const Dims& pad_r, const Act& src, bool last) {
+  const bool wide = dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
+  const memory::format_tag blocked_tag = wide ? memory::format_tag::nChw16c : memory::format_tag::nChw8c;
+  const memory::desc src_blocked =
+      src.desc == Plain(src_dims) ? memory::desc(src_dims, memory::data_type::f32, blocked_tag) : src.desc;
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::pooling_v2_forward::primitive_desc ppd(
+      dnnl::pooling_v2_forward::desc(dnnl::prop_kind::forward_inference, alg, src_blocked,
+                                     memory::desc(dst_dims, memory::data_type::f32, memory::format_tag::any), strides,
+                                     kernel, dilation, pad_l, pad_r),
+      attr, engine);
+  const Act in = Into(plan, engine, src, ppd.src_desc());
+  const Act out = Destination(plan, ppd.dst_desc(), Plain(dst_dims), last);
+  std::vector<std::pair<int, int>> args = {{DNNL_ARG_SRC, in.slot}, {DNNL_ARG_DST, out.slot}};
+  plan.AddScratchpad(ppd.scratchpad_desc(), args);
+  plan.AddStep(dnnl::pooling_v2_forward(ppd), std::move(args));
+  return out;
+}
+
+Act AppendPool(PlanOp& plan, int32_t op, const dnnl::engine& engine, const Attributes& attrs,
+               std::span<const TensorRef> ins, std::span<const TensorRef> outs, const Act& src, bool last) {
+  if (ins.size() != 1 || outs.size() != 1) Refuse("pool: arity");
+  RequireF32(op, ins);
+  RequireF32(op, outs);
+  const TensorRef& x = ins[0];
+  if (x.shape.size() != 4 || x.data != nullptr) Refuse("pool: rank or constant input");
+  const auto ks = attrs.GetInts(TSR_ATTR_KERNEL_SHAPE);
+  if (ks.size() != 2 || ks[0] < 1 || ks[1] < 1) Refuse("pool: KERNEL_SHAPE");
+  const auto st = PairOrDefault(attrs, TSR_ATTR_STRIDES, 2, 1, 1, "STRIDES");
+  const auto dl = PairOrDefault(attrs, TSR_ATTR_DILATIONS, 2, 1, 1, "DILATIONS");
+  const auto pd = PairOrDefault(attrs, TSR_ATTR_PADS, 4, 0, 0, "PADS");
+  const bool ceil_mode = attrs.GetInt(TSR_ATTR_CEIL_MODE, 0) != 0;
+  const bool include_pad = op == TSR_OP_AVG_POOL_2D && attrs.GetInt(TSR_ATTR_COUNT_INCLUDE_PAD, 0) != 0;
+  const int64_t in[2] = {x.shape[2], x.shape[3]};
+  int64_t out[2], pad_end[2];
+  for (int a = 0; a < 2; ++a) {
+    const int64_t e = dl[a] * (ks[a] - 1) + 1;
+    const int64_t span = in[a] + pd[a] + pd[a + 2] - e;
+    if (span < 0) Refuse("pool: window exceeds padded input");
+    int64_t o = ceil_mode ? (span + st[a] - 1) / st[a] + 1 : span / st[a] + 1;
+    if (ceil_mode && (o - 1) * st[a] >= in[a] + pd[a]) --o;
+    out[a] = o;
+    // oneDNN derives the output size with floor; the end padding that gives
+    // exactly `o` windows (taps past the real input are never read).
+    pad_end[a] = (o - 1) * st[a] + e - in[a] - pd[a];
+    if (pad_end[a] < 0) pad_end[a] = 0;
+    if (include_pad && pad_end[a] != pd[a + 2]) Refuse("pool: COUNT_INCLUDE_PAD with ceil-mode windows");
+    if (!EveryWindowHasATap(in[a], o, ks[a], st[a], dl[a], pd[a])) Refuse("pool: a window sees only padding");
+    if (op == TSR_OP_AVG_POOL_2D && dl[a] != 1) Refuse("AVG_POOL_2D: dilation");
+  }
+  const Dims src_dims{x.shape[0], x.shape[1], in[0], in[1]};
+  const Dims dst_dims{x.shape[0], x.shape[1], out[0], out[1]};
+  RequireOutputShape(op, outs[0], {dst_dims.begin(), dst_dims.end()});
+  const dnnl::algorithm alg = op == TSR_OP_MAX_POOL_2D ? dnnl::algorithm::pooling_max
+                              : include_pad             ? dnnl::algorithm::pooling_avg_include_padding
+                                                        : dnnl::algorithm::pooling_avg_exclude_padding;
+  return AppendPoolPrimitive(plan, engine, alg, src_dims, dst_dims, {st[0], st[1]}, {ks[0], ks[1]},
+                             {dl[0] - 1, dl[1] - 1}, {pd[0], pd[1]}, {pad_end[0], pad_end[1]}, src, last);
+}
+
+// GLOBAL_AVG_POOL on [N, C, H, W]: an average pool whose window is the
+// whole image.
+Act AppendGlobalAvgPool(PlanOp& plan, const dnnl::engine& engine, std::span<const TensorRef> ins,
+                        std::span<const TensorRef> outs, const Act& src, bool last) {
+  const int32_t op = TSR_OP_GLOBAL_AVG_POOL;
+  if (ins.size() != 1 || outs.size() != 1) Refuse("GLOBAL_AVG_POOL: arity");
+  RequireF32(op, ins);
+  RequireF32(op, outs);
+  const TensorRef& x = ins[0];
+  if (x.shape.size() != 4 || x.data != nullptr) Refuse("GLOBAL_AVG_POOL: rank (4-D only) or constant input");
+  const Dims src_dims(x.shape.begin(), x.shape.end());
+  const Dims dst_dims{x.shape[0], x.shape[1], 1, 1};
+  RequireOutputShape(op, outs[0], {dst_dims.begin(), dst_dims.end()});
+  return AppendPoolPrimitive(plan, engine, dnnl::algorithm::pooling_avg_exclude_padding, src_dims, dst_dims, {1, 1},
+                             {x.shape[2], x.shape[3]}, {0, 0}, {0, 0}, {0, 0}, src, last);
+}
+
+
+bool Chainable(int32_t op) {
+  return op == TSR_OP_CONV_2D || op == TSR_OP_MAX_POOL_2D || op == TSR_OP_AVG_POOL_2D ||
+         op == TSR_OP_GLOBAL_AVG_POOL;
+}
+
+Act AppendChainable(PlanOp& plan, const dnnl::engine& engine, const ChainLink& link, const Act& src, bool last) {
+  switch (link.op_type) {
+    case TSR_OP_CONV_2D: return AppendConv(plan, engine, link.attrs, link.inputs, link.outputs, src, last);
+    case TSR_OP_GLOBAL_AVG_POOL: return AppendGlobalAvgPool(plan, engine, link.inputs, link.outputs, src, last);
+    default: return AppendPool(plan, link.op_type, engine, link.attrs, link.inputs, link.outputs, src, last);
+  }
+}
+
+}  // namespace
+
+// One op, or a chain of them whose intermediates never leave the layout
+// the primitives prefer (no reorders between them).
+std::unique_ptr<FastOp> PrepareChainable(const dnnl::engine& engine, std::span<const ChainLink> links) {
+  if (links.empty()) Refuse("empty chain");
+  std::string name;
+  for (size_t k = 0; k < links.size(); ++k) {
+    const ChainLink& l = links[k];
+    if (!Chainable(l.op_type)) Refuse(absl::StrCat(OpTypeName(l.op_type), ": not a convolution or pool"));
+    if (l.inputs.empty() || l.outputs.size() != 1 || l.inputs[0].data != nullptr) Refuse("chain: input 0");
+    if (k > 0) {
+      if (l.inputs[0].shape != links[k - 1].outputs[0].shape) Refuse("chain: shapes do not connect");
+      for (size_t i = 1; i < l.inputs.size(); ++i)
+        if (Present(l.inputs, i) && l.inputs[i].data == nullptr) Refuse("chain: runtime weights inside a chain");
+    }
+    name += (k ? "+" : "") + std::string(OpTypeName(l.op_type));
+  }
+  auto plan = std::make_unique<PlanOp>(name, engine);
+  const memory::desc src_plain = Plain({links[0].inputs[0].shape.begin(), links[0].inputs[0].shape.end()});
+  Act a{plan->AddSlot(SlotKind::kInput, 0, src_plain), src_plain};
+  for (size_t k = 0; k < links.size(); ++k) a = AppendChainable(*plan, engine, links[k], a, k + 1 == links.size());
+  const TensorRef& y = links.back().outputs[0];
+  Finish(*plan, engine, a, Plain({y.shape.begin(), y.shape.end()}));
+  return plan;
+}
+
+}  // namespace tessera::cpu::fast::detail

@@ -1,0 +1,100 @@
+#include "fast/dnnl_plan.h"
+
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_join.h"
+#include "tessera/ops.h"
+
+namespace tessera::cpu::fast::detail {
+
+[[noreturn]] void Refuse(std::string why) { throw NotHandled{std::move(why)}; }
+
+std::string ShapeText(std::span<const int64_t> s) { return absl::StrCat("[", absl::StrJoin(s, ","), "]"); }
+
+Dims RowMajorStrides(const Dims& dims) {
+  Dims s(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * dims[i + 1];
+  return s;
+}
+
+memory::desc Plain(const Dims& dims) { return memory::desc(dims, memory::data_type::f32, RowMajorStrides(dims)); }
+memory::desc Any(const Dims& dims) { return memory::desc(dims, memory::data_type::f32, memory::format_tag::any); }
+
+bool Present(std::span<const TensorRef> ins, size_t i) {
+  return i < ins.size() && ins[i].dtype != TSR_DTYPE_UNKNOWN;
+}
+
+void RequireF32(int32_t op, std::span<const TensorRef> tensors) {
+  for (const TensorRef& t : tensors) {
+    if (t.dtype == TSR_DTYPE_UNKNOWN) continue;  // omitted optional input
+    if (t.dtype != TSR_DTYPE_F32)
+      Refuse(absl::StrCat(OpTypeName(op), ": dtype ", DTypeName(t.dtype), " (fast path is f32 only)"));
+    if (t.quant.quantized()) Refuse(absl::StrCat(OpTypeName(op), ": quantized tensors"));
+    for (int64_t d : t.shape)
+      if (d <= 0) Refuse(absl::StrCat(OpTypeName(op), ": empty tensor ", ShapeText(t.shape)));
+  }
+}
+
+void RequireOutputShape(int32_t op, const TensorRef& out, const std::vector<int64_t>& expected) {
+  if (out.shape != expected)
+    Refuse(absl::StrCat(OpTypeName(op), ": output shape ", ShapeText(out.shape), " is not ", ShapeText(expected)));
+}
+
+dnnl::primitive_attr ComputeAttr(int32_t op, const Attributes& attrs) {
+  dnnl::post_ops po;
+  const int64_t kind = attrs.GetInt(TSR_ATTR_ACTIVATION, TSR_ACTIVATION_NONE);
+  if (kind == TSR_ACTIVATION_RELU) {
+    po.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  } else if (kind == TSR_ACTIVATION_CLIP) {
+    const float inf = std::numeric_limits<float>::infinity();
+    const float lo = attrs.GetFloat(TSR_ATTR_CLIP_MIN, -inf);
+    const float hi = attrs.GetFloat(TSR_ATTR_CLIP_MAX, inf);
+    if (std::isnan(lo) || std::isnan(hi) || lo > hi) Refuse(absl::StrCat(OpTypeName(op), ": CLIP bounds ", lo, ", ", hi));
+    if (!(std::isinf(lo) && std::isinf(hi))) po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, lo, hi);
+  } else if (kind != TSR_ACTIVATION_NONE) {
+    Refuse(absl::StrCat(OpTypeName(op), ": activation ", kind));
+  }
+  dnnl::primitive_attr a;
+  a.set_post_ops(po);
+  a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return a;
+}
+
+memory Pack(const dnnl::engine& engine, const memory::desc& user, const void* data, const memory::desc& want) {
+  memory src(user, engine, const_cast<void*>(data));  // read only
+  memory dst(want, engine);
+  dnnl::stream s(engine);
+  dnnl::reorder(src, dst).execute(s, src, dst);
+  s.wait();
+  return dst;
+}
+
+int BindInput(PlanOp& plan, const dnnl::engine& engine, const TensorRef& t, int index, const memory::desc& user,
+              const memory::desc& want) {
+  if (t.data != nullptr) return plan.AddConstant(Pack(engine, user, t.data, want));
+  return plan.AddSlot(SlotKind::kInput, index, user);
+}
+
+
+Act Into(PlanOp& plan, const dnnl::engine& engine, const Act& a, const memory::desc& want) {
+  if (a.desc == want) return a;
+  const int t = plan.AddSlot(SlotKind::kTemp, -1, want);
+  plan.AddStep(dnnl::reorder(dnnl::reorder::primitive_desc(engine, a.desc, engine, want)),
+               {{DNNL_ARG_FROM, a.slot}, {DNNL_ARG_TO, t}});
+  return {t, want};
+}
+
+void Finish(PlanOp& plan, const dnnl::engine& engine, const Act& a, const memory::desc& plain) {
+  if (a.is_output) return;
+  const int out = plan.AddSlot(SlotKind::kOutput, 0, plain);
+  plan.AddStep(dnnl::reorder(dnnl::reorder::primitive_desc(engine, a.desc, engine, plain)),
+               {{DNNL_ARG_FROM, a.slot}, {DNNL_ARG_TO, out}});
+}
+
+Act Destination(PlanOp& plan, const memory::desc& desc, const memory::desc& plain, bool last) {
+  if (last && desc == plain) return {plan.AddSlot(SlotKind::kOutput, 0, plain), plain, true};
+  return {plan.AddSlot(SlotKind::kTemp, -1, desc), desc};
+}
+
+}  // namespace tessera::cpu::fast::detail

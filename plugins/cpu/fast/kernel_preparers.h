@@ -1,0 +1,39 @@
+// One preparer per op family: each builds the oneDNN plan of one op (or a
+// chain of convolutions/pools) at load time, or throws NotHandled (see
+// dnnl_plan.h) so that the reference kernel runs it instead.
+#ifndef TESSERA_PLUGINS_CPU_FAST_KERNEL_PREPARERS_H_
+#define TESSERA_PLUGINS_CPU_FAST_KERNEL_PREPARERS_H_
+
+#include <memory>
+#include <span>
+
+#include "fast/fast_kernels.h"
+#include "oneapi/dnnl/dnnl.hpp"
+
+namespace tessera::cpu::fast::detail {
+
+using Ins = std::span<const TensorRef>;
+using Outs = std::span<const TensorRef>;
+
+// gemm_kernels.cc
+std::unique_ptr<FastOp> PrepareFullyConnected(const dnnl::engine& engine, const Attributes& attrs, Ins ins, Outs outs);
+std::unique_ptr<FastOp> PrepareMatmul(const dnnl::engine& engine, const Attributes& attrs, Ins ins, Outs outs);
+
+// conv_pool_kernels.cc
+std::unique_ptr<FastOp> PrepareConv(const dnnl::engine& engine, const Attributes& attrs, Ins ins, Outs outs);
+// One CONV_2D/pool, or a chain whose intermediates keep the primitives'
+// preferred layout.
+std::unique_ptr<FastOp> PrepareChainable(const dnnl::engine& engine, std::span<const ChainLink> links);
+
+// elementwise_kernels.cc
+std::unique_ptr<FastOp> PrepareBinary(int32_t op, const dnnl::engine& engine, Ins ins, Outs outs);
+std::unique_ptr<FastOp> PrepareSoftmax(const dnnl::engine& engine, const Attributes& attrs, Ins ins, Outs outs);
+
+// data_movement_kernels.cc
+std::unique_ptr<FastOp> PrepareSlice(const dnnl::engine& engine, const Attributes& attrs, Ins ins, Outs outs);
+std::unique_ptr<FastOp> PrepareSelect(Ins ins, Outs outs);
+std::unique_ptr<FastOp> PrepareTranspose(const dnnl::engine& engine, const Attributes& attrs, Ins ins, Outs outs);
+
+}  // namespace tessera::cpu::fast::detail
+
+#endif  // TESSERA_PLUGINS_CPU_FAST_KERNEL_PREPARERS_H_
