@@ -15,10 +15,18 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "io/protobuf_wire.h"
 #include "tessera/common.h"
 
 namespace tessera {
 namespace {
+
+using io_wire::Malformed;
+using io_wire::PutBytes;
+using io_wire::PutTag;
+using io_wire::PutVarint;
+using io_wire::WireReader;
+using namespace io_wire::wire_types;
 
 static_assert(std::endian::native == std::endian::little, "tensor_proto.cc assumes a little-endian host");
 
@@ -40,15 +48,6 @@ enum Field : uint32_t {
   kDocString = 12,
   kExternalData = 13,
   kDataLocation = 14,
-};
-
-enum WireType : uint32_t {
-  kVarint = 0,
-  kFixed64 = 1,
-  kLengthDelimited = 2,
-  kStartGroup = 3,
-  kEndGroup = 4,
-  kFixed32 = 5,
 };
 
 // ONNX TensorProto.DataType values used here.
@@ -125,94 +124,6 @@ size_t ElementSize(int32_t dtype) {
     default: return 0;
   }
 }
-
-absl::Status Malformed(size_t offset, const std::string& what) {
-  return absl::InvalidArgumentError(absl::StrCat("malformed TensorProto at byte ", offset, ": ", what));
-}
-
-// A bounds-checked cursor over protobuf wire-format bytes.
-class WireReader {
- public:
-  explicit WireReader(std::span<const uint8_t> bytes) : bytes_(bytes) {}
-  bool done() const { return pos_ >= bytes_.size(); }
-  size_t pos() const { return pos_; }
-
-  absl::StatusOr<uint64_t> Varint() {
-    const size_t start = pos_;
-    uint64_t value = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-      if (pos_ >= bytes_.size()) return Malformed(start, "truncated varint");
-      const uint8_t b = bytes_[pos_++];
-      if (shift == 63 && (b & 0x7e) != 0) return Malformed(start, "varint overflows 64 bits");
-      value |= uint64_t{b & 0x7fu} << shift;
-      if ((b & 0x80) == 0) return value;
-    }
-    return Malformed(start, "varint longer than 10 bytes");
-  }
-
-  absl::StatusOr<uint32_t> Fixed32() {
-    if (bytes_.size() - pos_ < 4) return Malformed(pos_, "truncated fixed32");
-    uint32_t v;
-    std::memcpy(&v, bytes_.data() + pos_, 4);
-    pos_ += 4;
-    return v;
-  }
-
-  absl::StatusOr<uint64_t> Fixed64() {
-    if (bytes_.size() - pos_ < 8) return Malformed(pos_, "truncated fixed64");
-    uint64_t v;
-    std::memcpy(&v, bytes_.data() + pos_, 8);
-    pos_ += 8;
-    return v;
-  }
-
-  absl::StatusOr<std::span<const uint8_t>> LengthDelimited() {
-    const size_t start = pos_;
-    absl::StatusOr<uint64_t> len = Varint();
-    if (!len.ok()) return len.status();
-    if (*len > bytes_.size() - pos_)
-      return Malformed(start, absl::StrCat("length ", *len, " runs past the end (", bytes_.size() - pos_,
-                                           " bytes left)"));
-    std::span<const uint8_t> out = bytes_.subspan(pos_, static_cast<size_t>(*len));
-    pos_ += static_cast<size_t>(*len);
-    return out;
-  }
-
-  // Skips one field's value of `wire` type (the tag already read).
-  absl::Status Skip(uint32_t wire, uint32_t field, int depth = 0) {
-    switch (wire) {
-      case kVarint: return Varint().status();
-      case kFixed64: return Fixed64().status();
-      case kFixed32: return Fixed32().status();
-      case kLengthDelimited: return LengthDelimited().status();
-      case kStartGroup: {
-        // Deprecated groups: skip fields until the matching end-group tag.
-        if (depth > 32) return Malformed(pos_, "groups nested too deeply");
-        while (true) {
-          if (done()) return Malformed(pos_, absl::StrCat("unterminated group (field ", field, ")"));
-          const size_t at = pos_;
-          absl::StatusOr<uint64_t> tag = Varint();
-          if (!tag.ok()) return tag.status();
-          const uint32_t inner_wire = static_cast<uint32_t>(*tag & 7);
-          const uint64_t inner_field = *tag >> 3;
-          if (inner_field == 0 || inner_field > 0x1fffffff) return Malformed(at, "invalid field number 0");
-          if (inner_wire == kEndGroup) {
-            if (inner_field != field) return Malformed(at, "end-group tag does not match its start");
-            return absl::OkStatus();
-          }
-          absl::Status s = Skip(inner_wire, static_cast<uint32_t>(inner_field), depth + 1);
-          if (!s.ok()) return s;
-        }
-      }
-      case kEndGroup: return Malformed(pos_, absl::StrCat("end-group tag without a start (field ", field, ")"));
-      default: return Malformed(pos_, absl::StrCat("invalid wire type ", wire, " (field ", field, ")"));
-    }
-  }
-
- private:
-  std::span<const uint8_t> bytes_;
-  size_t pos_ = 0;
-};
 
 // Appends the varints of a packed field (or one unpacked value) to `out`.
 absl::Status ReadVarints(WireReader& r, uint32_t wire, uint32_t field, std::vector<uint64_t>& out) {
@@ -454,47 +365,6 @@ bool ReadWholeFile(const std::string& path, std::vector<uint8_t>& out, std::stri
   return true;
 }
 
-void PutVarint(std::vector<uint8_t>& out, uint64_t v) {
-  while (v >= 0x80) {
-    out.push_back(static_cast<uint8_t>(v | 0x80));
-    v >>= 7;
-  }
-  out.push_back(static_cast<uint8_t>(v));
-}
-
-void PutTag(std::vector<uint8_t>& out, uint32_t field, uint32_t wire) { PutVarint(out, (uint64_t{field} << 3) | wire); }
-
-void PutBytes(std::vector<uint8_t>& out, uint32_t field, const void* data, size_t size) {
-  PutTag(out, field, kLengthDelimited);
-  PutVarint(out, size);
-  const uint8_t* p = static_cast<const uint8_t*>(data);
-  out.insert(out.end(), p, p + size);
-}
-
-// "<prefix>_<N>.pb" -> N.
-std::optional<size_t> SetIndex(const std::string& filename, const std::string& prefix) {
-  const std::string head = prefix + "_";
-  constexpr std::string_view kExt = ".pb";
-  if (filename.size() <= head.size() + kExt.size() || filename.compare(0, head.size(), head) != 0 ||
-      filename.compare(filename.size() - kExt.size(), kExt.size(), kExt) != 0)
-    return std::nullopt;
-  const std::string digits = filename.substr(head.size(), filename.size() - head.size() - kExt.size());
-  if (digits.empty() || digits.size() > 9 || !std::all_of(digits.begin(), digits.end(), [](char c) {
-        return c >= '0' && c <= '9';
-      }))
-    return std::nullopt;
-  if (digits.size() > 1 && digits[0] == '0') return std::nullopt;  // "input_01.pb" is not part of the set
-  size_t n = 0;
-  for (char c : digits) n = n * 10 + static_cast<size_t>(c - '0');
-  return n;
-}
-
-absl::Status CheckPrefix(const std::string& prefix) {
-  if (prefix.empty() || prefix.find('/') != std::string::npos)
-    return absl::InvalidArgumentError(absl::StrCat("tensor set prefix '", prefix, "' must be a plain name such as 'input'"));
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 const char* OnnxDataTypeName(int32_t onnx_type) {
@@ -646,54 +516,6 @@ absl::Status WriteTensorProtoFile(const HostTensor& t, const std::string& path) 
   if (std::rename(temp.c_str(), path.c_str()) != 0) {
     std::remove(temp.c_str());
     return absl::PermissionDeniedError(absl::StrCat("cannot rename '", temp, "' to '", path, "'"));
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<std::vector<HostTensor>> ReadTensorSet(const std::string& dir, const std::string& prefix) {
-  absl::Status ps = CheckPrefix(prefix);
-  if (!ps.ok()) return ps;
-  std::error_code ec;
-  if (!fs::is_directory(dir, ec)) return absl::NotFoundError(absl::StrCat("'", dir, "' is not a directory"));
-  std::map<size_t, std::string> files;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (std::optional<size_t> i = SetIndex(name, prefix)) files[*i] = e.path().string();
-  }
-  if (ec) return absl::UnavailableError(absl::StrCat("cannot list '", dir, "': ", ec.message()));
-  std::vector<HostTensor> out;
-  size_t expected = 0;
-  for (const auto& [index, path] : files) {
-    if (index != expected)
-      return absl::InvalidArgumentError(absl::StrCat("'", dir, "': ", prefix, "_", expected, ".pb is missing but ",
-                                                     prefix, "_", index, ".pb exists"));
-    absl::StatusOr<HostTensor> t = ReadTensorProtoFile(path);
-    if (!t.ok()) return t.status();
-    out.push_back(*std::move(t));
-    ++expected;
-  }
-  return out;
-}
-
-absl::Status WriteTensorSet(const std::vector<HostTensor>& tensors, const std::string& dir, const std::string& prefix) {
-  absl::Status ps = CheckPrefix(prefix);
-  if (!ps.ok()) return ps;
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (!fs::is_directory(dir, ec)) return absl::PermissionDeniedError(absl::StrCat("cannot create directory '", dir, "'"));
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    absl::Status s = WriteTensorProtoFile(tensors[i], (fs::path(dir) / absl::StrCat(prefix, "_", i, ".pb")).string());
-    if (!s.ok()) return s;
-  }
-  // Remove a stale tail from an earlier, longer set.
-  std::vector<fs::path> stale;
-  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
-    std::optional<size_t> i = SetIndex(e.path().filename().string(), prefix);
-    if (i && *i >= tensors.size()) stale.push_back(e.path());
-  }
-  for (const fs::path& p : stale) {
-    fs::remove(p, ec);
-    if (ec) return absl::PermissionDeniedError(absl::StrCat("cannot remove stale '", p.string(), "'"));
   }
   return absl::OkStatus();
 }
