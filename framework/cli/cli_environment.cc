@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/dtype.h"
+#include "io/tensor_proto.h"
 #include "model/model_loader.h"
 #include "onnx/onnx_importer.h"
 #include "tessera/common.h"
@@ -135,6 +136,16 @@ absl::StatusOr<CompiledModel> CompileUnlessCompiled(const Graph& graph, const Pl
   compiled.source = graph;
   compiled.soc = options.soc;
   return compiled;
+}
+
+absl::StatusOr<std::vector<HostTensor>> ReadInputSet(const std::string& dir, const Graph& graph) {
+  absl::StatusOr<std::vector<HostTensor>> inputs = ReadTensorSet(dir, "input");
+  if (!inputs.ok() || inputs->size() == graph.inputs.size()) return inputs;
+  std::vector<std::string> names;
+  for (int32_t t : graph.inputs) names.push_back(graph.tensors[t].name);
+  return absl::InvalidArgumentError(absl::StrCat("--inputs '", dir, "' has ", inputs->size(),
+                                                 " input_K.pb file(s); the model takes ", graph.inputs.size(), " (",
+                                                 absl::StrJoin(names, ", "), "), matched by position"));
 }
 
 std::vector<HostTensor> RandomInputs(const Graph& graph, uint32_t seed) {

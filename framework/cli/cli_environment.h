@@ -45,6 +45,11 @@ bool IsCompiled(const Graph& graph);
 absl::StatusOr<CompiledModel> CompileUnlessCompiled(const Graph& graph, const PluginRegistry& registry,
                                                    const CompileOptions& options);
 
+// --inputs DIR: DIR/input_0.pb, input_1.pb, ... (ONNX TensorProto), one per
+// graph input, matched by position. A count mismatch names DIR and the
+// inputs the model takes; dtype and shape are checked by Executor::Run.
+absl::StatusOr<std::vector<HostTensor>> ReadInputSet(const std::string& dir, const Graph& graph);
+
 // Deterministic pseudo-random inputs matching the graph's inputs.
 std::vector<HostTensor> RandomInputs(const Graph& graph, uint32_t seed);
 

@@ -108,5 +108,80 @@ TEST(Cli, CompileWritesAnAotModelThatRunsAndInspects) {
   EXPECT_THAT(jit.output, HasSubstr("never serialized"));
 }
 
+// Bad input gives a clear usage error (exit 2), never a crash: --seed is a
+// uint32 (20 digits used to abort in std::stoul).
+TEST(Cli, SeedOutOfRangeIsAUsageError) {
+  TempFile model;
+  model.Write(SmallModelBytes());
+  for (const char* seed : {"99999999999999999999", "4294967296", "-1", "12abc"}) {
+    Result r = Tessera("run " + model.path() + " --accelerators cpu --random --seed " + seed);
+    EXPECT_EQ(r.exit_code, 2) << seed << ": " << r.output;
+    EXPECT_THAT(r.output, HasSubstr("--seed must be an integer in [0, 4294967295]")) << seed;
+    EXPECT_THAT(r.output, HasSubstr("usage: tessera run")) << seed;
+  }
+  Result max = Tessera("run " + model.path() + " --accelerators cpu --random --seed 4294967295");
+  EXPECT_EQ(max.exit_code, 0) << max.output;
+}
+
+TEST(Cli, PluginsRejectsPositionals) {
+  Result r = Tessera("plugins extra");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("plugins takes no positional arguments"));
+  EXPECT_THAT(r.output, HasSubstr("usage: tessera plugins"));
+}
+
+// Bad values of the compile flags are usage errors (exit 2) in every command
+// that takes them, like unknown flags.
+TEST(Cli, BadCompileFlagValuesAreUsageErrors) {
+  TempFile model, out;
+  model.Write(SmallModelBytes());
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"--mode xyz", "--mode must be aot or jit"},
+      {"--kernels slow", "--kernels must be reference or fast"},
+      {"--option noequals", "--option wants KEY=VALUE"},
+      {"--accelerators ,", "--accelerators is empty"},
+      {"--soc no-such-soc", "unknown SoC 'no-such-soc'"},
+  };
+  const std::vector<std::string> commands = {"partition " + model.path(), "compile " + model.path() + " -o " + out.path(),
+                                             "run " + model.path(), "bench " + model.path() + " --reps 1 --warmup 0",
+                                             "demo", "onnx-test /nonexistent"};
+  for (const std::string& command : commands) {
+    for (const auto& [flag, message] : bad) {
+      Result r = Tessera(command + " " + flag);
+      EXPECT_EQ(r.exit_code, 2) << command << " " << flag << ": " << r.output;
+      EXPECT_THAT(r.output, HasSubstr(message)) << command << " " << flag;
+      EXPECT_THAT(r.output, HasSubstr("usage: tessera ")) << command << " " << flag;
+    }
+  }
+}
+
+TEST(Cli, TopLevelUsageListsEveryCommand) {
+  Result help = Tessera("help");
+  ASSERT_EQ(help.exit_code, 0) << help.output;
+  for (const char* command : {"plugins", "inspect", "partition", "compile", "run", "demo", "bench", "import",
+                              "onnx-test", "help"})
+    EXPECT_THAT(help.output, HasSubstr(std::string("\n  ") + command + " ")) << command;
+  for (const char* flag : {"--seed N", "--plugin-dir DIR", "--save-model FILE", "--warmup N", "--input-shape",
+                           "--expect-pass", "--require-vendor NAME", "--kernels reference|fast", "--soc NAME|FILE", "--mode aot|jit"})
+    EXPECT_THAT(help.output, HasSubstr(flag)) << flag;
+  Result bare = Tessera("");
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_THAT(bare.output, HasSubstr("usage: tessera <command>"));
+  Result unknown = Tessera("frobnicate");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.output, HasSubstr("unknown command 'frobnicate'"));
+}
+
+TEST(Cli, InputsDirectoryWithTooFewFilesNamesTheModelInputs) {
+  TempFile model;
+  model.Write(SmallModelBytes());
+  char dir[] = "/tmp/tessera_cli_test_inputs_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  Result r = Tessera("run " + model.path() + " --accelerators cpu --inputs " + dir);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("has 0 input_K.pb file(s); the model takes 1 (x), matched by position"));
+  ::rmdir(dir);
+}
+
 }  // namespace
 }  // namespace tessera

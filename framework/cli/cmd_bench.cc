@@ -26,7 +26,8 @@ namespace {
 
 constexpr char kUsage[] =
     "tessera bench MODEL [--accelerators LIST] [--reps N] [--warmup N] [--threads N] [--inputs DIR] [--json]\n"
-    "                    [--mode aot|jit] [--soc NAME] [--option KEY=VALUE]... [--kernels reference|fast]";
+    "                    [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
+    "                    [--plugin-dir DIR]...";
 
 struct BenchSettings {
   int reps = 100;
@@ -76,7 +77,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
                    Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
   std::vector<HostTensor> inputs;
   if (auto dir = args.Value("inputs")) {
-    ASSIGN_OR_RETURN(inputs, ReadTensorSet(*dir, "input"));
+    ASSIGN_OR_RETURN(inputs, ReadInputSet(*dir, graph));
   } else {
     inputs = RandomInputs(graph, 1);
   }

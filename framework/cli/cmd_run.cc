@@ -19,7 +19,8 @@ namespace {
 
 constexpr char kUsage[] =
     "tessera run MODEL [--accelerators LIST] [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json]\n"
-    "                  [--mode aot|jit] [--soc NAME] [--option KEY=VALUE]... [--kernels reference|fast]";
+    "                  [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
+    "                  [--plugin-dir DIR]...";
 
 absl::Status Run(const Args& args) {
   const std::string& path = args.positionals()[0];
@@ -32,7 +33,7 @@ absl::Status Run(const Args& args) {
                    Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
   std::vector<HostTensor> inputs;
   if (auto dir = args.Value("inputs")) {
-    ASSIGN_OR_RETURN(inputs, ReadTensorSet(*dir, "input"));
+    ASSIGN_OR_RETURN(inputs, ReadInputSet(*dir, graph));
   } else {
     uint32_t seed = 1;
     if (auto text = args.Value("seed"); text && !absl::SimpleAtoi(*text, &seed))

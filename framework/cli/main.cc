@@ -8,32 +8,43 @@
 
 namespace {
 
-constexpr char kUsage[] = R"(usage: tessera <command> [options]
+// Every command and every flag it accepts (each command's FlagSpec); a
+// usage error also prints that command's own usage line. cli_test checks
+// that each command's own usage line names no flag missing here.
+constexpr char kUsage[] = R"(usage: tessera <command> [arguments] [options]
 
 commands:
-  plugins [--json] [--plugin-dir DIR]        list loaded and skipped plugin libraries
-  inspect MODEL [--json]                     describe a .tsr model (tensors, ops, bytecode)
-  partition MODEL [--accelerators LIST] [--json]
-                                             show how the model would be partitioned
-  compile MODEL -o OUT.tsr [--accelerators LIST] [--soc NAME]
-                                             compile ahead of time into a model file
-  run MODEL [--accelerators LIST] [--inputs DIR | --random] [--outputs DIR] [--json]
-                                             run a model and print its outputs
-  demo [--accelerators LIST] [--json]        build, compile and run the attention+RoPE demo
-  bench MODEL [--accelerators LIST] [--reps N] [--threads N] [--json]
-                                             time repeated runs after warm-up (latency min/median/mean)
-  import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]...
-                                             import an ONNX model (opsets 11-17)
-  onnx-test DIR... [--list FILE [--root DIR]] [--accelerators LIST] [--kernels reference|fast] [--json]
-                                             run ONNX backend-test cases and compare outputs
+  plugins    [--json] [--plugin-dir DIR]...
+             list the plugin libraries found, loaded and skipped, and the directories searched
+  inspect    MODEL [--json]
+             describe a model: tensors, ops, bytecode (loads no plugins)
+  partition  MODEL [--json] [COMPILE OPTIONS]
+             show how MODEL would be partitioned (compiles in memory, writes nothing)
+  compile    MODEL -o|--output OUT.tsr [--json] [COMPILE OPTIONS]
+             compile ahead of time into a new .tsr model (--mode jit is refused)
+  run        MODEL [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json] [COMPILE OPTIONS]
+             compile unless precompiled, run, print the outputs and a profile
+  demo       [--model attention|mlp|cnn] [--save-model FILE] [--json] [COMPILE OPTIONS]
+             build, compile (AOT and JIT), run and check a demo model
+  bench      MODEL [--reps N] [--warmup N] [--threads N] [--inputs DIR] [--json] [COMPILE OPTIONS]
+             time repeated runs after warm-up (latency min/median/mean/p90)
+  import     MODEL.onnx -o|--output OUT.tsr [--input-shape NAME=D0,D1,...]... [--json]
+             import an ONNX model (opsets 11-17) into a .tsr model
+  onnx-test  DIR... [--list FILE [--root DIR]] [--expect-pass] [--require-vendor NAME] [--json] [COMPILE OPTIONS]
+             run ONNX backend-test cases and compare with their expected outputs
+  help       print this text (also --help, -h)
 
-common options:
-  --accelerators LIST   comma-separated priority list (cpu, npu, dsp, or vendor names) or auto
-  --mode aot|jit        compile ahead of time (default) or just in time
-  --soc NAME|FILE       SoC description (default ref-phone)
-  --option KEY=VALUE    plugin option, e.g. systolic_npu.dataflow=os (repeatable)
-  --kernels reference|fast  cpu plugin kernels
-  --plugin-dir DIR      search DIR for plugins too (also TESSERA_PLUGIN_PATH)
+COMPILE OPTIONS (partition, compile, run, demo, bench, onnx-test):
+  --accelerators LIST        comma-separated priority list (npu, dsp, cpu or vendor names) or auto (default)
+  --mode aot|jit             compile ahead of time (default) or just in time
+  --soc NAME|FILE            SoC description (default ref-phone)
+  --option KEY=VALUE         plugin option, e.g. systolic_npu.dataflow=os (repeatable)
+  --kernels reference|fast   cpu plugin kernels (default fast)
+  --plugin-dir DIR           also search DIR for plugins (repeatable; see also TESSERA_PLUGIN_PATH)
+
+MODEL is a .tsr file, or an .onnx file imported in memory.
+Exit codes: 0 success, 1 the command failed, 2 usage error (with the command's usage line).
+Details: docs/cli.md
 )";
 
 }  // namespace
