@@ -4,25 +4,16 @@
 #ifndef TESSERA_PLUGINS_SYSTOLIC_NPU_COMMON_VENDOR_H_
 #define TESSERA_PLUGINS_SYSTOLIC_NPU_COMMON_VENDOR_H_
 
-#include <cstddef>
 #include <cstdint>
 
 namespace tessera::systolic {
 
 inline constexpr char kVendor[] = "systolic_npu";
 inline constexpr char kPluginVersion[] = "0.1.0";
+// JIT handles are kit::JitPayload (plugins/kit/compiled_result.h) with this
+// magic and the body version (program.h) as format_version.
 inline constexpr uint32_t kJitMagic = 0x4A50534E;  // "NSPJ"
 
-// A JIT result: one serialized body (program.h) holding one entry point.
-// Lives inside the compiler's tsr_compiled; valid until release_compiled.
-struct SystolicJitProgram {
-  uint32_t magic;           // kJitMagic
-  uint32_t body_version;    // kBodyVersion
-  const uint8_t* body;
-  size_t body_size;
-  uint32_t input_count;
-  uint32_t output_count;
-};
 
 }  // namespace tessera::systolic
 

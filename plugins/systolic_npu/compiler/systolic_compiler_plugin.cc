@@ -15,6 +15,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "bytecode_builder.h"
+#include "compiled_result.h"
+#include "entry_point.h"
 #include "common/vendor.h"
 #include "compiler/lowering.h"
 #include "graph_snapshot.h"
@@ -31,14 +33,6 @@ struct tsr_compiler_plugin_s {
   tsr_log_fn log = nullptr;
   void* log_user_data = nullptr;
   std::vector<std::string> refusal_texts;  // reason_detail storage
-};
-
-struct tsr_compiled_s {
-  uint32_t mode = 0;
-  std::vector<uint8_t> bytecode;
-  std::vector<std::string> entry_points;
-  std::vector<std::vector<uint8_t>> jit_bodies;
-  std::vector<tessera::systolic::SystolicJitProgram> jit_programs;
 };
 
 namespace tessera::systolic {
@@ -179,9 +173,7 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
     absl::StatusOr<SystolicSocConfig> soc = SelectSoc(model, desc, desc_size);
     if (!soc.ok()) return soc.status();
     const LoweringOptions lo = Lowering(*plugin, *soc);
-    auto compiled = std::make_unique<tsr_compiled_s>();
-    compiled->mode = mode;
-    std::vector<kit::BytecodeEntry> entries;
+    std::vector<kit::PartitionCode> code;
     for (size_t p = 0; p < partition_count; ++p) {
       // Weights are copied into the constant pool, so constants may be
       // referenced in place while compiling.
@@ -192,61 +184,21 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
       if (!program.ok())
         return absl::Status(program.status().code(),
                             absl::StrCat("partition ", p, ": ", program.status().message()));
-      std::vector<uint8_t> body = SerializeProgram(*program);
-      compiled->entry_points.push_back(name);
-      if (mode == TSR_COMPILE_MODE_AOT) {
-        entries.push_back({name, std::move(body), static_cast<uint32_t>(g->inputs.size()),
-                           static_cast<uint32_t>(g->outputs.size())});
-      } else {
-        compiled->jit_bodies.push_back(std::move(body));
-        compiled->jit_programs.push_back({kJitMagic, kBodyVersion, nullptr, 0,
-                                          static_cast<uint32_t>(g->inputs.size()),
-                                          static_cast<uint32_t>(g->outputs.size())});
-      }
+      code.push_back({name, SerializeProgram(*program), static_cast<uint32_t>(g->inputs.size()),
+                      static_cast<uint32_t>(g->outputs.size())});
     }
-    for (size_t p = 0; p < compiled->jit_programs.size(); ++p) {
-      compiled->jit_programs[p].body = compiled->jit_bodies[p].data();
-      compiled->jit_programs[p].body_size = compiled->jit_bodies[p].size();
-    }
-    if (mode == TSR_COMPILE_MODE_AOT) {
-      auto blob = kit::BuildBytecode({kVendor, soc->name, kBodyVersion}, entries);
-      if (!blob.ok()) return blob.status();
-      compiled->bytecode = *std::move(blob);
-    }
-    *out = compiled.release();
+    absl::StatusOr<tsr_compiled> compiled =
+        kit::MakeCompiledResult(mode, {kVendor, soc->name, kBodyVersion}, kJitMagic, std::move(code));
+    if (!compiled.ok()) return compiled.status();
+    *out = *compiled;
     return absl::OkStatus();
   });
 }
 
-tsr_status CompiledBytecode(tsr_compiled c, const void** data, size_t* size) {
-  if (c == nullptr || data == nullptr || size == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
-  if (c->mode != TSR_COMPILE_MODE_AOT) return kit::ReportError(TSR_NOT_FOUND, "JIT result has no bytecode");
-  *data = c->bytecode.data();
-  *size = c->bytecode.size();
-  return TSR_OK;
-}
-
-tsr_status CompiledEntryPoint(tsr_compiled c, size_t i, const char** name) {
-  if (c == nullptr || name == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
-  if (i >= c->entry_points.size()) return kit::ReportError(TSR_OUT_OF_RANGE, "partition index out of range");
-  *name = c->entry_points[i].c_str();
-  return TSR_OK;
-}
-
-tsr_status CompiledJitHandle(tsr_compiled c, size_t i, tsr_jit_handle* handle) {
-  if (c == nullptr || handle == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
-  if (c->mode != TSR_COMPILE_MODE_JIT) return kit::ReportError(TSR_NOT_FOUND, "AOT result has no JIT handles");
-  if (i >= c->jit_programs.size()) return kit::ReportError(TSR_OUT_OF_RANGE, "partition index out of range");
-  *handle = reinterpret_cast<tsr_jit_handle>(&c->jit_programs[i]);
-  return TSR_OK;
-}
-
-void ReleaseCompiled(tsr_compiled c) { delete c; }
-
 const tsr_compiler_plugin_api kApi = {
     {sizeof(tsr_compiler_plugin_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
     GetLastError, GetInfo, Create, Destroy, Partition, Compile,
-    CompiledBytecode, CompiledEntryPoint, CompiledJitHandle, ReleaseCompiled,
+    kit::CompiledBytecode, kit::CompiledEntryPoint, kit::CompiledJitHandle, kit::ReleaseCompiled,
 };
 
 }  // namespace
@@ -254,13 +206,5 @@ const tsr_compiler_plugin_api kApi = {
 
 extern "C" TSR_EXPORT tsr_status tsr_compiler_plugin_negotiate(tsr_version host, tsr_version* out_version,
                                                                const tsr_compiler_plugin_api** out_api) {
-  if (out_api == nullptr || out_version == nullptr)
-    return tessera::kit::ReportError(TSR_INVALID_ARGUMENT, "out_api or out_version is NULL");
-  tsr_version agreed{};
-  tsr_status s = tessera::kit::NegotiateVersion(host, {TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-                                                {TSR_ABI_VERSION_FLOOR_MAJOR, TSR_ABI_VERSION_FLOOR_MINOR}, &agreed);
-  if (s != TSR_OK) return s;
-  *out_version = agreed;
-  *out_api = &tessera::systolic::kApi;
-  return TSR_OK;
+  return tessera::kit::AnswerNegotiation(host, out_version, out_api, &tessera::systolic::kApi);
 }

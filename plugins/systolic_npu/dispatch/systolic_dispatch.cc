@@ -21,8 +21,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "bytecode_builder.h"
+#include "compiled_result.h"
 #include "common/vendor.h"
+#include "entry_point.h"
 #include "executor.h"
+#include "host_buffers.h"
 #include "numerics.h"
 #include "options.h"
 #include "plugin_status.h"
@@ -37,16 +40,6 @@ struct tsr_device_context_s {
 struct tsr_executable_s {
   tsr_device_context context = nullptr;
   tessera::systolic::Program program;  // exactly one entry point
-};
-
-struct tsr_buffer_s {
-  void* host = nullptr;
-  uint64_t size = 0;
-  int32_t type = TSR_BUFFER_TYPE_HOST;
-  bool owned = false;
-  ~tsr_buffer_s() {
-    if (owned) std::free(host);
-  }
 };
 
 struct tsr_invocation_s {
@@ -131,10 +124,9 @@ tsr_status LoadExecutable(tsr_device_context ctx, const tsr_executable_source* s
       }
       body = entry->body;
     } else if (src->kind == TSR_EXECUTABLE_JIT_HANDLE) {
-      const auto* jit = reinterpret_cast<const SystolicJitProgram*>(src->jit_handle);
-      if (jit == nullptr || jit->magic != kJitMagic || jit->body_version != kBodyVersion)
-        return absl::InvalidArgumentError("load_executable: not a systolic_npu JIT handle");
-      body = {jit->body, jit->body_size};
+      absl::StatusOr<const kit::JitPayload*> jit = kit::JitPayloadFromHandle(src->jit_handle, kJitMagic, kBodyVersion);
+      if (!jit.ok()) return jit.status();
+      body = {(*jit)->body, (*jit)->body_size};
     } else {
       return absl::InvalidArgumentError(absl::StrCat("load_executable: unknown executable kind ", src->kind));
     }
@@ -203,52 +195,16 @@ tsr_status Requirements(tsr_executable e, int32_t io_kind, size_t index, tsr_buf
   return TSR_OK;
 }
 
+// The NPU's DRAM is modelled in host memory, so the kit's host buffers
+// serve both types; only HOST memory can be registered (imported).
 tsr_status AllocateBuffer(tsr_device_context ctx, const tsr_buffer_desc* desc, tsr_buffer* out) {
-  if (ctx == nullptr || out == nullptr || !TSR_ABI_HAS_FIELD(desc, tsr_buffer_desc, offset))
-    return kit::ReportError(TSR_INVALID_ARGUMENT, "allocate_buffer: NULL argument");
-  if (desc->buffer_type != TSR_BUFFER_TYPE_HOST && desc->buffer_type != TSR_BUFFER_TYPE_DEVICE_DRAM)
-    return kit::ReportError(TSR_UNIMPLEMENTED, absl::StrCat("systolic_npu allocates HOST and DEVICE_DRAM "
-                                                            "buffers, not type ", desc->buffer_type));
-  const uint64_t align = desc->alignment > kAlignment ? desc->alignment : kAlignment;
-  if ((align & (align - 1)) != 0) return kit::ReportError(TSR_INVALID_ARGUMENT, "alignment must be a power of two");
-  const uint64_t rounded = (desc->size_bytes + align - 1) / align * align;
-  void* p = std::aligned_alloc(align, rounded == 0 ? align : rounded);
-  if (p == nullptr) return kit::ReportError(TSR_RESOURCE_EXHAUSTED, "out of memory");
-  std::memset(p, 0, rounded == 0 ? align : rounded);
-  auto* b = new tsr_buffer_s();
-  b->host = p;
-  b->size = desc->size_bytes;
-  b->type = desc->buffer_type;
-  b->owned = true;
-  *out = b;
-  return TSR_OK;
+  if (ctx == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "allocate_buffer: NULL context");
+  return kit::AllocateHostBuffer(desc, {TSR_BUFFER_TYPE_DEVICE_DRAM, TSR_BUFFER_TYPE_HOST}, kAlignment, out);
 }
 
 tsr_status RegisterBuffer(tsr_device_context ctx, const tsr_buffer_desc* desc, tsr_buffer* out) {
-  if (ctx == nullptr || out == nullptr || !TSR_ABI_HAS_FIELD(desc, tsr_buffer_desc, offset))
-    return kit::ReportError(TSR_INVALID_ARGUMENT, "register_buffer: NULL argument");
-  if (desc->buffer_type != TSR_BUFFER_TYPE_HOST)
-    return kit::ReportError(TSR_UNIMPLEMENTED, absl::StrCat("systolic_npu registers only HOST buffers, not type ",
-                                                            desc->buffer_type));
-  if (desc->host_address == nullptr && desc->size_bytes > 0)
-    return kit::ReportError(TSR_INVALID_ARGUMENT, "register_buffer: host_address is NULL");
-  auto* b = new tsr_buffer_s();
-  b->host = desc->host_address;
-  b->size = desc->size_bytes;
-  *out = b;
-  return TSR_OK;
-}
-
-void ReleaseBuffer(tsr_buffer b) { delete b; }
-
-tsr_status MapBuffer(tsr_buffer b, void** out) {
-  if (b == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
-  *out = b->host;
-  return TSR_OK;
-}
-
-tsr_status UnmapBuffer(tsr_buffer b) {
-  return b == nullptr ? kit::ReportError(TSR_INVALID_ARGUMENT, "NULL buffer") : TSR_OK;
+  if (ctx == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "register_buffer: NULL context");
+  return kit::RegisterHostBuffer(desc, {TSR_BUFFER_TYPE_HOST}, out);
 }
 
 tsr_status CreateInvocation(tsr_executable e, tsr_invocation* out) {
@@ -339,7 +295,7 @@ tsr_status ExecutableNumerics(tsr_executable exe, tsr_numerics* out) {
 const tsr_dispatch_api kApi = {
     {sizeof(tsr_dispatch_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
     GetLastError, GetInfo, CreateContext, DestroyContext, LoadExecutable, UnloadExecutable, IoCount,
-    Requirements, AllocateBuffer, RegisterBuffer, ReleaseBuffer, MapBuffer, UnmapBuffer,
+    Requirements, AllocateBuffer, RegisterBuffer, kit::ReleaseHostBuffer, kit::MapHostBuffer, kit::UnmapHostBuffer,
     CreateInvocation, DestroyInvocation, AttachInput, AttachOutput, Invoke, MetricCount, GetMetric,
     ExecutableNumerics,
 };
@@ -349,13 +305,5 @@ const tsr_dispatch_api kApi = {
 
 extern "C" TSR_EXPORT tsr_status tsr_dispatch_negotiate(tsr_version host, tsr_version* out_version,
                                                         const tsr_dispatch_api** out_api) {
-  if (out_api == nullptr || out_version == nullptr)
-    return tessera::kit::ReportError(TSR_INVALID_ARGUMENT, "out_api or out_version is NULL");
-  tsr_version agreed{};
-  tsr_status s = tessera::kit::NegotiateVersion(host, {TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-                                                {TSR_ABI_VERSION_FLOOR_MAJOR, TSR_ABI_VERSION_FLOOR_MINOR}, &agreed);
-  if (s != TSR_OK) return s;
-  *out_version = agreed;
-  *out_api = &tessera::systolic::kApi;
-  return TSR_OK;
+  return tessera::kit::AnswerNegotiation(host, out_version, out_api, &tessera::systolic::kApi);
 }
