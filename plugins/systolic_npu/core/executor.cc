@@ -1,9 +1,11 @@
 #include "executor.h"
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "element_access.h"
 #include "fp16.h"
 #include "vector_unit.h"
 
@@ -70,17 +72,10 @@ class Machine {
  private:
   uint8_t* Sram(uint32_t addr) { return banks_[SramBankBits(addr)] + SramOffset(addr); }
 
-  static void Convert(const uint8_t* src, int32_t sd, uint8_t* dst, int32_t dd) {
-    if (sd == dd) {
-      std::memcpy(dst, src, NpuDtypeSize(sd));
-    } else {  // F32 <-> F16
-      StoreFloat(dst, dd, LoadFloat(src, sd));
-    }
-  }
-
   void DmaLoad(const Instruction& in) {
     const int32_t dd = DmaFirstDtype(in.b), sd = DmaSecondDtype(in.b);
     const size_t de = NpuDtypeSize(dd), se = NpuDtypeSize(sd);
+    const ElementMove move = MoveFor(dd, sd);
     const uint8_t* base = regions_[in.c] + in.f[1];
     uint8_t* dst = Sram(in.f[0]);
     const uint64_t rows = in.f[2], cols = in.f[3];
@@ -92,41 +87,65 @@ class Machine {
         if (cs == 1 && sd == dd) {
           std::memcpy(out, row, cols * de);
         } else {
-          for (uint64_t j = 0; j < cols; ++j) Convert(row + j * cs * de, dd, out + j * se, sd);
+          MoveElements(move, row, cs * de, out, se, cols);
         }
       }
       return;
     }
-    // IM2COL: rows are output pixels, cols are (channel, kh, kw).
+    Im2colLoad(in, base, dst, dd, sd, move);
+  }
+
+  // IM2COL: row i is output pixel m0 + i, column j is patch column k0 + j =
+  // (channel, kh, kw). Walks (c, kh, kw) with counters (no division per
+  // element) and moves each in-image run of kw taps in one call.
+  void Im2colLoad(const Instruction& in, const uint8_t* base, uint8_t* dst, int32_t dd, int32_t sd,
+                  ElementMove move) {
+    const size_t de = NpuDtypeSize(dd), se = NpuDtypeSize(sd);
     const Im2colDesc d = p_.Descriptor<Im2colDesc>(in.f[4]);
+    const uint64_t rows = in.f[2], cols = in.f[3];
     const uint64_t m0 = in.f[5], k0 = in.f[6];
-    const uint64_t khw = uint64_t(d.kernel_h) * d.kernel_w;
+    const uint64_t kw_count = d.kernel_w, kh_count = d.kernel_h, khw = kh_count * kw_count;
     uint8_t pad[4];
     std::memcpy(pad, &d.pad_value, 4);
-    uint8_t pad_conv[4] = {};
     if (dd == TSR_DTYPE_I8) pad[0] = static_cast<uint8_t>(d.pad_value);
     if (dd == TSR_DTYPE_F16) {
       const uint16_t h = static_cast<uint16_t>(d.pad_value);
       std::memcpy(pad, &h, 2);
     }
-    Convert(pad, dd, pad_conv, sd);
+    uint8_t pad_moved[4] = {};
+    MoveElement(move, pad, pad_moved);
     for (uint64_t i = 0; i < rows; ++i) {
       const uint64_t pix = m0 + i;
-      const int64_t oh = static_cast<int64_t>(pix / d.out_w);
-      const int64_t ow = static_cast<int64_t>(pix % d.out_w);
+      const int64_t h0 = static_cast<int64_t>(pix / d.out_w) * d.stride_h - d.pad_top;
+      const int64_t w0 = static_cast<int64_t>(pix % d.out_w) * d.stride_w - d.pad_left;
       uint8_t* out = dst + i * cols * se;
-      for (uint64_t j = 0; j < cols; ++j) {
-        const uint64_t k = k0 + j;
-        const uint64_t c = k / khw, r = k % khw;
-        const int64_t kh = static_cast<int64_t>(r / d.kernel_w);
-        const int64_t kw = static_cast<int64_t>(r % d.kernel_w);
-        const int64_t ih = oh * d.stride_h + kh * d.dilation_h - d.pad_top;
-        const int64_t iw = ow * d.stride_w + kw * d.dilation_w - d.pad_left;
-        if (ih < 0 || ih >= d.in_h || iw < 0 || iw >= d.in_w) {
-          std::memcpy(out + j * se, pad_conv, se);
-        } else {
-          const uint64_t elem = c * uint64_t(d.channel_stride) + uint64_t(ih) * d.in_w + uint64_t(iw);
-          Convert(base + elem * de, dd, out + j * se, sd);
+      uint64_t c = k0 / khw, kh = (k0 % khw) / kw_count, kw = k0 % kw_count;
+      for (uint64_t j = 0; j < cols;) {
+        const uint64_t run = std::min(kw_count - kw, cols - j);
+        const int64_t ih = h0 + static_cast<int64_t>(kh) * d.dilation_h;
+        const bool row_inside = ih >= 0 && ih < d.in_h;
+        const uint8_t* plane = base + (c * uint64_t(d.channel_stride) + (row_inside ? uint64_t(ih) * d.in_w : 0)) * de;
+        for (uint64_t t = 0; t < run;) {
+          const int64_t iw = w0 + static_cast<int64_t>(kw + t) * d.dilation_w;
+          if (!row_inside || iw < 0 || iw >= d.in_w) {
+            std::memcpy(out + (j + t) * se, pad_moved, se);
+            ++t;
+            continue;
+          }
+          // The taps from here that stay inside the row: one strided move.
+          const uint64_t left = static_cast<uint64_t>((d.in_w - 1 - iw) / d.dilation_w) + 1;
+          const uint64_t n = std::min(run - t, left);
+          MoveElements(move, plane + uint64_t(iw) * de, uint64_t(d.dilation_w) * de, out + (j + t) * se, se, n);
+          t += n;
+        }
+        j += run;
+        kw += run;
+        if (kw == kw_count) {
+          kw = 0;
+          if (++kh == kh_count) {
+            kh = 0;
+            ++c;
+          }
         }
       }
     }
@@ -135,6 +154,7 @@ class Machine {
   void DmaStore(const Instruction& in) {
     const int32_t sd = DmaFirstDtype(in.b), dd = DmaSecondDtype(in.b);
     const size_t se = NpuDtypeSize(sd), de = NpuDtypeSize(dd);
+    const ElementMove move = MoveFor(sd, dd);
     uint8_t* base = regions_[in.c] + in.f[1];
     const uint8_t* src = Sram(in.f[0]);
     const uint64_t rows = in.f[2], cols = in.f[3], rs = in.f[4], cs = in.f[5];
@@ -144,7 +164,7 @@ class Machine {
       if (cs == 1 && sd == dd) {
         std::memmove(row, s, cols * de);
       } else {
-        for (uint64_t j = 0; j < cols; ++j) Convert(s + j * se, sd, row + j * cs * de, dd);
+        MoveElements(move, s, se, row, cs * de, cols);
       }
     }
   }

@@ -10,41 +10,6 @@
 
 namespace tessera::systolic {
 
-float LoadFloat(const uint8_t* p, int32_t dtype) {
-  if (dtype == TSR_DTYPE_F16) {
-    uint16_t h;
-    std::memcpy(&h, p, 2);
-    return HalfToFloat(h);
-  }
-  float f;
-  std::memcpy(&f, p, 4);
-  return f;
-}
-
-void StoreFloat(uint8_t* p, int32_t dtype, float v) {
-  if (dtype == TSR_DTYPE_F16) {
-    const uint16_t h = FloatToHalf(v);
-    std::memcpy(p, &h, 2);
-  } else {
-    std::memcpy(p, &v, 4);
-  }
-}
-
-int32_t LoadInt(const uint8_t* p, int32_t dtype) {
-  if (dtype == TSR_DTYPE_I8) return static_cast<int8_t>(*p);
-  int32_t v;
-  std::memcpy(&v, p, 4);
-  return v;
-}
-
-void StoreInt(uint8_t* p, int32_t dtype, int32_t v) {
-  if (dtype == TSR_DTYPE_I8) {
-    *p = static_cast<uint8_t>(v);
-  } else {
-    std::memcpy(p, &v, 4);
-  }
-}
-
 namespace {
 
 uint8_t* At(uint8_t* banks[3], uint32_t addr) {

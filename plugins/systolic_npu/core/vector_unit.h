@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "element_access.h"
 #include "isa.h"
 #include "program.h"
 
@@ -11,12 +12,6 @@ namespace tessera::systolic {
 
 // banks[0..2]: input, weight and accumulator SRAM. `in` must be verified.
 void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]);
-
-// Element access helpers shared with the DMA engine.
-float LoadFloat(const uint8_t* p, int32_t dtype);            // F32 / F16
-void StoreFloat(uint8_t* p, int32_t dtype, float v);         // F16 rounds
-int32_t LoadInt(const uint8_t* p, int32_t dtype);            // I8 / I32
-void StoreInt(uint8_t* p, int32_t dtype, int32_t v);         // I8 truncates
 
 }  // namespace tessera::systolic
 
