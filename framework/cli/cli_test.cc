@@ -183,5 +183,19 @@ TEST(Cli, InputsDirectoryWithTooFewFilesNamesTheModelInputs) {
   ::rmdir(dir);
 }
 
+TEST(Cli, BenchSeedIsCheckedLikeRunSeed) {
+  TempFile model;
+  model.Write(SmallModelBytes());
+  Result ok = Tessera("bench " + model.path() + " --accelerators cpu --reps 2 --warmup 0 --seed 7 --json");
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_THAT(ok.output, HasSubstr("\"reps\":2"));
+  Result big = Tessera("bench " + model.path() + " --accelerators cpu --reps 2 --seed 99999999999999999999");
+  EXPECT_EQ(big.exit_code, 2) << big.output;
+  EXPECT_THAT(big.output, HasSubstr("--seed must be an integer in [0, 4294967295]"));
+  Result both = Tessera("bench " + model.path() + " --inputs /tmp --seed 3");
+  EXPECT_EQ(both.exit_code, 2) << both.output;
+  EXPECT_THAT(both.output, HasSubstr("--inputs and --seed exclude each other"));
+}
+
 }  // namespace
 }  // namespace tessera

@@ -25,7 +25,7 @@ namespace tessera::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "tessera bench MODEL [--accelerators LIST] [--reps N] [--warmup N] [--threads N] [--inputs DIR] [--json]\n"
+    "tessera bench MODEL [--accelerators LIST] [--reps N] [--warmup N] [--threads N] [--inputs DIR | --seed N] [--json]\n"
     "                    [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
     "                    [--plugin-dir DIR]...";
 
@@ -33,6 +33,7 @@ struct BenchSettings {
   int reps = 100;
   int warmup = 10;
   int threads = 1;
+  uint32_t seed = 1;  // of the random inputs, as in `tessera run --seed`
 };
 
 absl::StatusOr<BenchSettings> SettingsFrom(const Args& args) {
@@ -48,6 +49,8 @@ absl::StatusOr<BenchSettings> SettingsFrom(const Args& args) {
   RETURN_IF_ERROR(read("reps", 1, 10000000, s.reps));
   RETURN_IF_ERROR(read("warmup", 0, 10000000, s.warmup));
   RETURN_IF_ERROR(read("threads", 1, 1024, s.threads));
+  if (auto text = args.Value("seed"); text && !absl::SimpleAtoi(*text, &s.seed))
+    return absl::InvalidArgumentError(absl::StrCat("--seed must be an integer in [0, 4294967295], not '", *text, "'"));
   return s;
 }
 
@@ -79,7 +82,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   if (auto dir = args.Value("inputs")) {
     ASSIGN_OR_RETURN(inputs, ReadInputSet(*dir, graph));
   } else {
-    inputs = RandomInputs(graph, 1);
+    inputs = RandomInputs(graph, settings.seed);
   }
   const double prepare_ms = std::chrono::duration<double, std::milli>(Clock::now() - load_start).count();
 
@@ -141,7 +144,8 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
     std::cout << "steps (one profiled run):\n";
     for (const StepProfile& s : profile.steps) {
       std::cout << absl::StrFormat("  %-14s %-22s %10.1f us", s.vendor, s.entry_point, s.host_time_us);
-      for (const auto& m : s.metrics) std::cout << absl::StrFormat("  %s=%g%s", m.name, m.value, m.unit);
+      for (const auto& m : s.metrics)  // as `tessera run` prints them: name=value unit
+        std::cout << absl::StrFormat("  %s=%g%s%s", m.name, m.value, m.unit.empty() ? "" : " ", m.unit);
       std::cout << "\n";
     }
   }
@@ -154,10 +158,11 @@ int BenchCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
   spec.switches.insert("json");
-  spec.values.insert({"reps", "warmup", "threads", "inputs"});
+  spec.values.insert({"reps", "warmup", "threads", "inputs", "seed"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
   if (args->positionals().size() != 1) return UsageError("bench needs exactly one MODEL", kUsage);
+  if (args->Has("inputs") && args->Has("seed")) return UsageError("--inputs and --seed exclude each other", kUsage);
   absl::StatusOr<BenchSettings> settings = SettingsFrom(*args);
   if (!settings.ok()) return UsageError(std::string(settings.status().message()), kUsage);
   if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())

@@ -26,7 +26,7 @@ commands:
              compile unless precompiled, run, print the outputs and a profile
   demo       [--model attention|mlp|cnn] [--save-model FILE] [--json] [COMPILE OPTIONS]
              build, compile (AOT and JIT), run and check a demo model
-  bench      MODEL [--reps N] [--warmup N] [--threads N] [--inputs DIR] [--json] [COMPILE OPTIONS]
+  bench      MODEL [--reps N] [--warmup N] [--threads N] [--inputs DIR | --seed N] [--json] [COMPILE OPTIONS]
              time repeated runs after warm-up (latency min/median/mean/p90)
   import     MODEL.onnx -o|--output OUT.tsr [--input-shape NAME=D0,D1,...]... [--json]
              import an ONNX model (opsets 11-17) into a .tsr model
