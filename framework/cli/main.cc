@@ -15,8 +15,9 @@ commands:
   inspect MODEL [--json]                     describe a .tsr model (tensors, ops, bytecode)
   partition MODEL [--accelerators LIST] [--json]
                                              show how the model would be partitioned
-  compile MODEL -o OUT.tsr [--accelerators LIST] [--soc NAME]
+  compile MODEL -o OUT.tsr [--accelerators LIST] [--soc NAME] [--quantize int8 --calibration DIR] [--json]
                                              compile ahead of time into a model file
+                                             (optionally INT8 after post-training calibration)
   run MODEL [--accelerators LIST] [--inputs DIR | --random] [--outputs DIR] [--json]
                                              run a model and print its outputs
   demo [--accelerators LIST] [--json]        build, compile and run the attention+RoPE demo
