@@ -229,6 +229,12 @@ TEST_F(QuantizeCli, BadQuantizeFlagsAndCalibrationData) {
   Result shape = Tessera(base + " --quantize int8 --calibration " + dir_ + "/wrong");
   EXPECT_EQ(shape.exit_code, 1) << shape.output;
   EXPECT_THAT(shape.output, HasSubstr("must be f32 [2,8], got f32 [2,7]"));
+
+  ASSERT_EQ(Tessera(base + " --accelerators cpu").exit_code, 0);
+  Result compiled = Tessera("compile " + out() + " -o " + dir_ + "/again.tsr --quantize int8 --calibration " +
+                            calibration());
+  EXPECT_EQ(compiled.exit_code, 1) << compiled.output;
+  EXPECT_THAT(compiled.output, HasSubstr("already compiled"));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "quantize/activation_fusion.h"
 #include "quantize/quantize_rewrite.h"
 #include "quantize/reference_interpreter.h"
+#include "tessera/ops.h"
 
 namespace tessera::quantize {
 
@@ -17,6 +18,9 @@ absl::StatusOr<PtqModel> QuantizeInt8(const Graph& fp32, const std::string& cali
 
 absl::StatusOr<PtqModel> QuantizeInt8(const Graph& fp32, std::vector<CalibrationSample> samples) {
   if (samples.empty()) return absl::InvalidArgumentError("quantization needs at least one calibration sample");
+  for (const Op& op : fp32.ops)
+    if (op.type == TSR_OP_DISPATCH)
+      return absl::InvalidArgumentError("the model is already compiled (DISPATCH ops): quantize the FP32 model");
   for (const CalibrationSample& s : samples)
     RETURN_IF_ERROR(CheckInputsMatch(fp32, s.inputs, absl::StrCat("calibration sample '", s.origin, "'")));
   const auto start = std::chrono::steady_clock::now();
