@@ -1,52 +1,24 @@
 #include "quantize/activation_fusion.h"
 
 #include <algorithm>
-#include <cstring>
-#include <limits>
 #include <optional>
 
 #include "compile/tensor_pruning.h"
+#include "quantize/op_inspection.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
 
 namespace tessera::quantize {
 namespace {
 
-bool IsComputeOp(int32_t type) {
-  return type == TSR_OP_FULLY_CONNECTED || type == TSR_OP_CONV_2D || type == TSR_OP_MATMUL;
-}
-
-std::optional<float> ConstantScalarF32(const Graph& g, int32_t t) {
-  if (t < 0) return std::nullopt;
-  const Tensor& tensor = g.tensors[t];
-  if (!tensor.is_constant || tensor.dtype != TSR_DTYPE_F32 || tensor.element_count() != 1 || tensor.data.size() != 4)
-    return std::nullopt;
-  float v;
-  std::memcpy(&v, tensor.data.data(), 4);
-  return v;
-}
-
-float FloatAttr(const Op& op, int32_t key, float def) {
-  const Attribute* a = op.FindAttr(key);
-  if (a == nullptr) return def;
-  if (!a->floats.empty()) return a->floats[0];
-  if (!a->ints.empty()) return static_cast<float>(a->ints[0]);
-  return def;
-}
-
 // The fused activation attributes equivalent to `act`, or nullopt.
 std::optional<std::map<int32_t, Attribute>> ActivationAttrs(const Graph& g, const Op& act) {
   if (act.type == TSR_OP_RELU && act.inputs.size() == 1)
     return std::map<int32_t, Attribute>{{TSR_ATTR_ACTIVATION, Attribute{{TSR_ACTIVATION_RELU}, {}}}};
-  if (act.type != TSR_OP_CLIP || act.inputs.empty() || act.inputs.size() > 3) return std::nullopt;
-  float lo = FloatAttr(act, TSR_ATTR_CLIP_MIN, -std::numeric_limits<float>::infinity());
-  float hi = FloatAttr(act, TSR_ATTR_CLIP_MAX, std::numeric_limits<float>::infinity());
-  for (size_t i = 1; i < act.inputs.size(); ++i) {
-    if (act.inputs[i] < 0) continue;
-    std::optional<float> v = ConstantScalarF32(g, act.inputs[i]);
-    if (!v) return std::nullopt;  // a runtime bound cannot become an attribute
-    (i == 1 ? lo : hi) = *v;
-  }
+  if (act.type != TSR_OP_CLIP || act.inputs.empty()) return std::nullopt;
+  const std::optional<std::pair<float, float>> bounds = ClipBounds(g, act);
+  if (!bounds) return std::nullopt;  // a runtime bound cannot become an attribute
+  const auto [lo, hi] = *bounds;
   return std::map<int32_t, Attribute>{{TSR_ATTR_ACTIVATION, Attribute{{TSR_ACTIVATION_CLIP}, {}}},
                                       {TSR_ATTR_CLIP_MIN, Attribute{{}, {lo}}},
                                       {TSR_ATTR_CLIP_MAX, Attribute{{}, {hi}}}};
@@ -68,7 +40,7 @@ FusionResult FuseActivations(const Graph& graph) {
   std::vector<bool> removed(g.ops.size(), false);
   for (size_t i = 0; i < g.ops.size(); ++i) {
     Op& producer = g.ops[i];
-    if (!IsComputeOp(producer.type) || producer.outputs.size() != 1 || HasActivation(producer)) continue;
+    if (!IsMatrixOp(producer.type) || producer.outputs.size() != 1 || HasActivation(producer)) continue;
     const int32_t y = producer.outputs[0];
     if (g.tensors[y].dtype != TSR_DTYPE_F32 || is_output[y] || consumers[y].size() != 1) continue;
     const int32_t c = consumers[y][0];

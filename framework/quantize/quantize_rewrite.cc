@@ -6,20 +6,18 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "graph/graph_verifier.h"
+#include "quantize/op_inspection.h"
 #include "quantize/scale_selection.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
 
 namespace tessera::quantize {
 namespace {
-
-bool IsComputeOp(int32_t type) {
-  return type == TSR_OP_FULLY_CONNECTED || type == TSR_OP_CONV_2D || type == TSR_OP_MATMUL;
-}
 
 // Ops whose reference kernels act on stored i8 values and ignore quant
 // params, so the output can carry the input's parameters unchanged.
@@ -31,20 +29,6 @@ bool IsStoredIntegerOp(int32_t type) {
     default:
       return false;
   }
-}
-
-std::vector<float> FloatData(const Tensor& t) {
-  std::vector<float> v(t.data.size() / sizeof(float));
-  if (!v.empty()) std::memcpy(v.data(), t.data.data(), v.size() * sizeof(float));
-  return v;
-}
-
-float FloatAttr(const Op& op, int32_t key, float def) {
-  const Attribute* a = op.FindAttr(key);
-  if (a == nullptr) return def;
-  if (!a->floats.empty()) return a->floats[0];
-  if (!a->ints.empty()) return static_cast<float>(a->ints[0]);
-  return def;
 }
 
 Quantization PerTensor(const ActivationParams& p) { return Quantization{{p.scale}, {p.zero_point}, -1}; }
@@ -83,7 +67,7 @@ class Rewriter {
       if (op.type == TSR_OP_DISPATCH)
         return absl::InvalidArgumentError("the model is already compiled: quantize the FP32 model instead");
       bool done = false;
-      if (IsComputeOp(op.type)) done = TryCompute(op);
+      if (IsMatrixOp(op.type)) done = TryCompute(op);
       else if (op.type == TSR_OP_ADD || op.type == TSR_OP_MUL) done = TryElementwise(op);
       else if (IsStoredIntegerOp(op.type)) done = TryStoredInteger(op);
       if (done) {
@@ -267,18 +251,11 @@ class Rewriter {
   // RELU/CLIP bounds moved into the stored domain: q ≥ zp + lo/scale is
   // r ≥ lo; the CLIP kernel rounds a float min up and a float max down.
   std::optional<std::map<int32_t, Attribute>> StoredClipAttrs(const Op& op, const ActivationParams& p) {
-    float lo = 0, hi = std::numeric_limits<float>::infinity();
+    float lo = 0, hi = std::numeric_limits<float>::infinity();  // RELU
     if (op.type == TSR_OP_CLIP) {
-      lo = FloatAttr(op, TSR_ATTR_CLIP_MIN, -std::numeric_limits<float>::infinity());
-      hi = FloatAttr(op, TSR_ATTR_CLIP_MAX, std::numeric_limits<float>::infinity());
-      for (size_t i = 1; i < op.inputs.size(); ++i) {
-        const int32_t t = op.inputs[i];
-        if (t < 0) continue;
-        const Tensor& bound = src_.tensors[t];
-        if (!bound.is_constant || bound.dtype != TSR_DTYPE_F32 || bound.element_count() != 1) return std::nullopt;
-        (i == 1 ? lo : hi) = FloatData(bound)[0];
-      }
-      if (std::isnan(lo) || std::isnan(hi)) return std::nullopt;
+      const std::optional<std::pair<float, float>> bounds = ClipBounds(src_, op);
+      if (!bounds || std::isnan(bounds->first) || std::isnan(bounds->second)) return std::nullopt;
+      std::tie(lo, hi) = *bounds;
     }
     auto stored = [&](float r) {
       if (std::isinf(r)) return r;
