@@ -73,7 +73,12 @@ void ExpectBitExact(const std::vector<std::vector<HostTensor>>& a, const std::ve
 
 class PtqDispatch : public ::testing::TestWithParam<const char*> {
  protected:
-  Graph Model() const { return std::string(GetParam()) == "mlp" ? testing::BuildMlp() : testing::BuildCnn(); }
+  Graph Model() const {
+    const std::string name = GetParam();
+    if (name == "mlp") return testing::BuildMlp();
+    if (name == "cnn") return testing::BuildCnn();
+    return testing::BuildStandaloneActivations();
+  }
 };
 
 TEST_P(PtqDispatch, NpuResultsAreBitExactAgainstTheCpuReferenceKernels) {
@@ -118,7 +123,7 @@ TEST_P(PtqDispatch, AccuracyReportOnNpuAndCpu) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, PtqDispatch, ::testing::Values("mlp", "cnn"));
+INSTANTIATE_TEST_SUITE_P(Models, PtqDispatch, ::testing::Values("mlp", "cnn", "standalone_activations"));
 
 }  // namespace
 }  // namespace tessera::quantize

@@ -74,6 +74,22 @@ inline Graph BuildCnn() {
   return *std::move(b).Build();
 }
 
+// x [4, 16] -> FC = h; RELU(h) and CLIP(h, -0.3, 0.45) cannot fold (h has
+// three consumers), so they run on the stored integers as CLIPs:
+// y = RELU(h) + CLIP(h) * h.
+inline Graph BuildStandaloneActivations() {
+  std::mt19937 rng(13);
+  ModelBuilder b("standalone_activations");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {4, 16});
+  const int32_t h = b.Op(TSR_OP_FULLY_CONNECTED, {x, b.Constant<float>("w", {16, 16}, Normal(rng, 256, 0.25f))}, {},
+                         {.name = "h"});
+  const int32_t r = b.Op(TSR_OP_RELU, {h}, {}, {.name = "h.relu"});
+  const int32_t c = b.Op(TSR_OP_CLIP, {h}, {{TSR_ATTR_CLIP_MIN, Floats({-0.3f})}, {TSR_ATTR_CLIP_MAX, Floats({0.45f})}},
+                         {.name = "h.clip"});
+  b.Output(b.Op(TSR_OP_ADD, {r, b.Op(TSR_OP_MUL, {c, h})}, {}, {.name = "y"}));
+  return *std::move(b).Build();
+}
+
 // `count` samples of uniform (-1, 1) inputs matching the graph's f32 inputs.
 inline std::vector<CalibrationSample> RandomSamples(const Graph& g, int count, uint32_t seed) {
   std::mt19937 rng(seed);
