@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
@@ -12,6 +14,7 @@
 #include "cli/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "io/tensor_proto.h"
 #include "model/model_builder.h"
 #include "model/model_writer.h"
 #include "tessera/common.h"
@@ -195,6 +198,95 @@ TEST(Cli, BenchSeedIsCheckedLikeRunSeed) {
   Result both = Tessera("bench " + model.path() + " --inputs /tmp --seed 3");
   EXPECT_EQ(both.exit_code, 2) << both.output;
   EXPECT_THAT(both.output, HasSubstr("--inputs and --seed exclude each other"));
+}
+
+// An FP32 MLP (x f32 [2,8] -> FC+RELU -> FC -> y) and a calibration
+// directory in the ONNX test layout: DIR/test_data_set_N/input_0.pb.
+class QuantizeCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char path[] = "/tmp/tessera_cli_quantize_XXXXXX";
+    ASSERT_NE(::mkdtemp(path), nullptr);
+    dir_ = path;
+    std::mt19937 rng(9);
+    std::normal_distribution<float> normal(0.0f, 0.3f);
+    auto values = [&](size_t n) {
+      std::vector<float> v(n);
+      for (float& f : v) f = normal(rng);
+      return v;
+    };
+    ModelBuilder b("mlp");
+    const int32_t x = b.Input("x", TSR_DTYPE_F32, {2, 8});
+    const int32_t h = b.Op(TSR_OP_FULLY_CONNECTED, {x, b.Constant<float>("w1", {16, 8}, values(128)),
+                                                    b.Constant<float>("b1", {16}, values(16))});
+    const int32_t r = b.Op(TSR_OP_RELU, {h});
+    b.Output(b.Op(TSR_OP_FULLY_CONNECTED, {r, b.Constant<float>("w2", {4, 16}, values(64))}, {}, {.name = "y"}));
+    model_.Write(*SerializeModel(*std::move(b).Build()));
+    for (int s = 0; s < 3; ++s) {
+      HostTensor t{"x", TSR_DTYPE_F32, {2, 8}, std::vector<uint8_t>(64)};
+      const std::vector<float> v = values(16);
+      std::memcpy(t.data.data(), v.data(), 64);
+      ASSERT_TRUE(WriteTensorSet({t}, calibration() + "/test_data_set_" + std::to_string(s), "input").ok());
+    }
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  std::string calibration() const { return dir_ + "/calibration"; }
+  std::string out() const { return dir_ + "/mlp.int8.tsr"; }
+
+  std::string dir_;
+  TempFile model_;
+};
+
+TEST_F(QuantizeCli, CompilesAnInt8ModelForTheNpuThatRuns) {
+  Result c = Tessera("compile " + model_.path() + " --quantize int8 --calibration " + calibration() + " -o " + out() +
+                     " --accelerators npu,cpu --json");
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  EXPECT_THAT(c.output, HasSubstr("\"quantization\":{\"scheme\":\"int8\",\"samples\":3,\"quantized_ops\":2,"
+                                  "\"float_ops\":0,"));
+  EXPECT_THAT(c.output, HasSubstr("\"outputs\":[{\"name\":\"y\",\"max_abs_error\":"));
+  EXPECT_THAT(c.output, HasSubstr("\"vendor\":\"systolic_npu\""));
+  Result r = Tessera("run " + out() + " --inputs " + calibration() + "/test_data_set_0 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("\"precompiled\":true"));
+  EXPECT_THAT(r.output, HasSubstr("\"outputs\":[{\"name\":\"y\",\"dtype\":\"f32\",\"shape\":[2,4]"));
+  // The text report names the output and its SNR.
+  Result text = Tessera("compile " + model_.path() + " --quantize int8 --calibration " + calibration() + " -o " +
+                        out() + " --accelerators cpu");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_THAT(text.output, HasSubstr("quantization: int8, 3 calibration samples"));
+  EXPECT_THAT(text.output, HasSubstr("output 'y' vs fp32: max |err|"));
+}
+
+TEST_F(QuantizeCli, BadQuantizeFlagsAndCalibrationData) {
+  const std::string base = "compile " + model_.path() + " -o " + out();
+  Result no_calibration = Tessera(base + " --quantize int8");
+  EXPECT_EQ(no_calibration.exit_code, 2) << no_calibration.output;
+  EXPECT_THAT(no_calibration.output, HasSubstr("needs --calibration DIR"));
+  Result fp16 = Tessera(base + " --quantize fp16 --calibration " + calibration());
+  EXPECT_EQ(fp16.exit_code, 2) << fp16.output;
+  EXPECT_THAT(fp16.output, HasSubstr("supports only int8"));
+  Result lone = Tessera(base + " --calibration " + calibration());
+  EXPECT_EQ(lone.exit_code, 2) << lone.output;
+
+  std::filesystem::create_directories(dir_ + "/empty");
+  Result empty = Tessera(base + " --quantize int8 --calibration " + dir_ + "/empty");
+  EXPECT_EQ(empty.exit_code, 1) << empty.output;
+  EXPECT_THAT(empty.output, HasSubstr("holds no samples"));
+
+  HostTensor wrong{"x", TSR_DTYPE_F32, {2, 7}, std::vector<uint8_t>(56)};
+  ASSERT_TRUE(WriteTensorSet({wrong}, dir_ + "/wrong", "input").ok());
+  Result shape = Tessera(base + " --quantize int8 --calibration " + dir_ + "/wrong");
+  EXPECT_EQ(shape.exit_code, 1) << shape.output;
+  EXPECT_THAT(shape.output, HasSubstr("must be f32 [2,8], got f32 [2,7]"));
+
+  ASSERT_EQ(Tessera(base + " --accelerators cpu").exit_code, 0);
+  Result compiled = Tessera("compile " + out() + " -o " + dir_ + "/again.tsr --quantize int8 --calibration " +
+                            calibration());
+  EXPECT_EQ(compiled.exit_code, 1) << compiled.output;
+  EXPECT_THAT(compiled.output, HasSubstr("already compiled"));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `tessera inspect`, `tessera partition`, `tessera compile`: the model file
 // and what the framework would do with it.
 #include <iostream>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,6 +14,7 @@
 #include "compile/compile_driver.h"
 #include "model/model_writer.h"
 #include "partition/partition_report.h"
+#include "quantize/post_training_quantization.h"
 #include "tessera/bytecode.h"
 #include "tessera/ops.h"
 
@@ -108,8 +110,17 @@ absl::Status Compile(const Args& args) {
   if (options.mode == CompileMode::kJit)
     return absl::InvalidArgumentError("compile writes a model file, which only AOT bytecode can go into: "
                                       "JIT results live in process memory and are never serialized (use `run --mode jit`)");
+  // --quantize int8 (checked by CompileCommand): the FP32 model is
+  // calibrated and rewritten to INT8 before partitioning, then the compiled
+  // result is measured against the FP32 model on the calibration samples.
+  std::optional<quantize::PtqModel> ptq;
+  if (args.Has("quantize")) {
+    ASSIGN_OR_RETURN(ptq, quantize::QuantizeInt8(g, *args.Value("calibration")));
+    g = ptq->graph;
+  }
   const PluginRegistry registry = LoadPlugins(args);
   ASSIGN_OR_RETURN(CompiledModel compiled, CompileGraph(g, registry, options));
+  if (ptq) RETURN_IF_ERROR(quantize::MeasureAccuracy(compiled, registry, {options.soc, options.plugin_options}, *ptq));
   const std::string out = *args.Value("output");
   RETURN_IF_ERROR(WriteModelFile(compiled.graph, out));
   const PartitionReport report = BuildPartitionReport(compiled);
@@ -117,10 +128,16 @@ absl::Status Compile(const Args& args) {
     JsonWriter j;
     j.BeginObject().Field("output", out).Key("partitioning");
     WritePartitionReportJson(report, j);
+    if (ptq) {
+      j.Key("quantization");
+      quantize::WriteQuantizationReportJson(ptq->report, j);
+    }
     j.EndObject();
     std::cout << j.str() << "\n";
   } else {
-    std::cout << FormatPartitionReport(report) << "wrote " << out << "\n";
+    std::cout << FormatPartitionReport(report);
+    if (ptq) std::cout << quantize::FormatQuantizationReport(ptq->report);
+    std::cout << "wrote " << out << "\n";
   }
   return absl::OkStatus();
 }
@@ -156,13 +173,22 @@ int CompileCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
   spec.switches.insert("json");
-  spec.values.insert("output");
-  const char* usage = "tessera compile MODEL -o OUT.tsr [--accelerators LIST] [--soc NAME] [--option KEY=VALUE] [--json]";
+  spec.values.insert({"output", "quantize", "calibration"});
+  const char* usage =
+      "tessera compile MODEL -o OUT.tsr [--quantize int8 --calibration DIR] [--accelerators LIST] [--soc NAME]\n"
+      "                      [--option KEY=VALUE] [--json]";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1 || !args->Has("output"))
     return UsageError(args.ok() ? "compile needs one MODEL and -o OUT.tsr" : std::string(args.status().message()), usage);
   if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), usage);
+  if (auto scheme = args->Value("quantize"); scheme && *scheme != "int8")
+    return UsageError(absl::StrCat("--quantize supports only int8 (post-training, calibrated), not '", *scheme, "'"),
+                      usage);
+  if (args->Has("quantize") != args->Has("calibration"))
+    return UsageError(args->Has("quantize") ? "--quantize int8 needs --calibration DIR (representative inputs)"
+                                            : "--calibration is only used with --quantize int8",
+                      usage);
   absl::Status s = Compile(*args);
   return s.ok() ? 0 : Fail(s);
 }

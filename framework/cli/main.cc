@@ -20,8 +20,9 @@ commands:
              describe a model: tensors, ops, bytecode (loads no plugins)
   partition  MODEL [--json] [COMPILE OPTIONS]
              show how MODEL would be partitioned (compiles in memory, writes nothing)
-  compile    MODEL -o|--output OUT.tsr [--json] [COMPILE OPTIONS]
-             compile ahead of time into a new .tsr model (--mode jit is refused)
+  compile    MODEL -o|--output OUT.tsr [--quantize int8 --calibration DIR] [--json] [COMPILE OPTIONS]
+             compile ahead of time into a new .tsr model (--mode jit is refused); with
+             --quantize int8, post-training INT8 calibrated on DIR, with an accuracy report
   run        MODEL [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json] [COMPILE OPTIONS]
              compile unless precompiled, run, print the outputs and a profile
   demo       [--model attention|mlp|cnn] [--save-model FILE] [--json] [COMPILE OPTIONS]
