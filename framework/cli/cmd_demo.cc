@@ -164,8 +164,8 @@ absl::Status Demo(const Args& args) {
 }  // namespace
 
 constexpr char kUsage[] =
-    "tessera demo [--model attention|mlp|cnn] [--save-model FILE] [--accelerators LIST] [--soc NAME]\n"
-    "             [--option KEY=VALUE]... [--json]";
+    "tessera demo [--model attention|mlp|cnn] [--save-model FILE] [--json] [--accelerators LIST] [--mode aot|jit]\n"
+    "             [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast] [--plugin-dir DIR]...";
 
 int DemoCommand(const Argv& argv) {
   FlagSpec spec;

@@ -159,7 +159,9 @@ int PartitionCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
   spec.switches.insert("json");
-  const char* usage = "tessera partition MODEL [--accelerators LIST] [--soc NAME] [--option KEY=VALUE] [--json]";
+  const char* usage =
+      "tessera partition MODEL [--json] [--accelerators LIST] [--mode aot|jit] [--soc NAME|FILE]\n"
+      "                        [--option KEY=VALUE]... [--kernels reference|fast] [--plugin-dir DIR]...";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1)
     return UsageError(args.ok() ? "partition needs exactly one MODEL" : std::string(args.status().message()), usage);
@@ -175,8 +177,9 @@ int CompileCommand(const Argv& argv) {
   spec.switches.insert("json");
   spec.values.insert({"output", "quantize", "calibration"});
   const char* usage =
-      "tessera compile MODEL -o OUT.tsr [--quantize int8 --calibration DIR] [--accelerators LIST] [--soc NAME]\n"
-      "                      [--option KEY=VALUE] [--json]";
+      "tessera compile MODEL -o OUT.tsr [--quantize int8 --calibration DIR] [--json] [--accelerators LIST]\n"
+      "                      [--mode aot] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
+      "                      [--plugin-dir DIR]...";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1 || !args->Has("output"))
     return UsageError(args.ok() ? "compile needs one MODEL and -o OUT.tsr" : std::string(args.status().message()), usage);

@@ -52,7 +52,8 @@ namespace fs = std::filesystem;
 
 constexpr char kUsage[] =
     "tessera onnx-test DIR... [--list FILE [--root DIR]] [--expect-pass] [--accelerators LIST] [--kernels reference|fast] [--json]\n"
-    "                         [--mode aot|jit] [--soc NAME] [--option KEY=VALUE]... [--require-vendor NAME]";
+    "                         [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--require-vendor NAME]\n"
+    "                         [--plugin-dir DIR]...";
 
 struct Case {
   std::string name;
