@@ -570,13 +570,13 @@ absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConf
       case TSR_OP_MATMUL: {
         GemmLayer L;
         s = BuildGemm(g, op, &L, &why);
-        if (s.ok()) s = EmitGemm(L, ref(op.inputs[0]), ref(op.outputs[0]), npu, topt, p, e);
+        if (s.ok()) s = EmitGemm(L, LayerRefs{ref(op.inputs[0]), ref(op.outputs[0]), {}, {}}, npu, topt, p, e);
         break;
       }
       case TSR_OP_CONV_2D: {
         Conv2dLayer L;
         s = BuildConv(g, op, &L, &why);
-        if (s.ok()) s = EmitConv2d(L, ref(op.inputs[0]), ref(op.outputs[0]), npu, topt, p, e);
+        if (s.ok()) s = EmitConv2d(L, LayerRefs{ref(op.inputs[0]), ref(op.outputs[0]), {}, {}}, npu, topt, p, e);
         break;
       }
       case TSR_OP_ADD:
