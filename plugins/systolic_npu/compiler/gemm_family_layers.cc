@@ -15,12 +15,6 @@ using kit::GraphSnapshot;
 using kit::SnapshotOp;
 using kit::SnapshotTensor;
 
-int64_t Product(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
-}
-
 std::vector<float> FloatValues(const SnapshotTensor& t, int64_t n) {
   std::vector<float> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) {
@@ -178,7 +172,7 @@ absl::Status BuildGemmLayer(const GraphSnapshot& g, const SnapshotOp& op, GemmLa
   const std::vector<int64_t> b_lead(w.shape.begin(), w.shape.end() - 2);
   // One B shared by every row of A (2-D, or leading 1s that broadcast away):
   // A's leading dims fold into M, a single GEMM.
-  const bool shared_b = fc || (Product(b_lead) == 1 && b_lead.size() <= a_lead.size());
+  const bool shared_b = fc || (kit::ElementCount(b_lead) == 1 && b_lead.size() <= a_lead.size());
   std::vector<int64_t> want;
   if (shared_b) {
     want.assign(x.shape.begin(), x.shape.end() - 1);
@@ -207,8 +201,9 @@ absl::Status BuildGemmLayer(const GraphSnapshot& g, const SnapshotOp& op, GemmLa
     return s;
   if (!shared_b) {
     if (L->dtype == TSR_DTYPE_I8)
-      SNPU_REFUSE(TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE, "quantized MATMUL with a batched right operand ",
-                  ShapeText(w.shape), " (int8 needs one constant [K, N] matrix)");
+      SNPU_REFUSE(TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE,
+                  "quantized MATMUL with a batched right operand ", ShapeText(w.shape),
+                  " (int8 needs one constant [K, N] matrix)");
     // A batched constant B is read like a runtime one: its raw bytes sit in
     // the constant pool and the DMA engine gathers each batch's tiles.
     L->weights.clear();

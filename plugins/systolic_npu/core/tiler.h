@@ -101,9 +101,6 @@ struct GemmLayer {
   // stays empty; bias[N] is read from LayerRefs::bias.
   OperandPlacement weights_placement = OperandPlacement::kPretiled;
   OperandPlacement bias_placement = OperandPlacement::kPretiled;
-  bool has_bias() const {
-    return bias_placement == OperandPlacement::kDram || !bias_f.empty() || !bias_q.empty();
-  }
   // Batched MATMUL (kKN, kDram weights): A is [a_batch..., M, K], B is
   // [b_batch..., K, N], the output [BroadcastBatchDims(a_batch, b_batch)...,
   // M, N]; one GEMM per output batch index. Both empty: a single GEMM (a
