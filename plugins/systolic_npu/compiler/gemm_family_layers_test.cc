@@ -195,6 +195,40 @@ TEST(GemmFamilyLayers, ConvWithRuntimeWeightsAndBias) {
         << i;
 }
 
+// Attention scores Q.K^T inside one partition: K is produced by the NPU
+// into the scratch region and read back as the FULLY_CONNECTED weights.
+// The whole partition gives the bits of running the three ops one by one.
+TEST(GemmFamilyLayers, AttentionScoresReadAnIntermediateAsWeights) {
+  std::mt19937 rng(6);
+  const int64_t T = 6, D = 16, H = 8;
+  GraphBuilder b;
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {T, D});
+  const int32_t wq = b.Const("wq", TSR_DTYPE_F32, {H, D}, AsBytes(RandomF(rng, H * D)));
+  const int32_t wk = b.Const("wk", TSR_DTYPE_F32, {H, D}, AsBytes(RandomF(rng, H * D)));
+  const int32_t q = b.Tensor("q", TSR_DTYPE_F32, {T, H});
+  const int32_t k = b.Tensor("k", TSR_DTYPE_F32, {T, H});
+  const int32_t s = b.Tensor("scores", TSR_DTYPE_F32, {T, T});
+  b.Op(TSR_OP_FULLY_CONNECTED, {x, wq}, {q});
+  b.Op(TSR_OP_FULLY_CONNECTED, {x, wk}, {k});
+  b.Op(TSR_OP_FULLY_CONNECTED, {q, k}, {s});  // s = q . k^T, k at run time
+  b.Output(s);
+  for (const auto& op : b.g.ops)
+    ASSERT_TRUE(CheckOpSupport(b.g, op).supported) << CheckOpSupport(b.g, op).detail;
+  const auto xb = FloatBytes(RandomF(rng, T * D));
+  const auto whole = RunGraph(b.g, {xb}).outputs[0];
+  auto alone = [&](size_t i, const std::vector<std::span<const uint8_t>>& ins) {
+    GraphBuilder one;
+    one.g.tensors = b.g.tensors;
+    one.g.ops = {b.g.ops[i]};
+    for (int32_t t : b.g.ops[i].inputs)
+      if (!b.g.tensors[t].is_constant) one.g.inputs.push_back(t);
+    one.g.outputs = {b.g.ops[i].outputs[0]};
+    return RunGraph(one.g, ins).outputs[0];
+  };
+  const auto qb = alone(0, {xb}), kb = alone(1, {xb});
+  EXPECT_EQ(whole, alone(2, {qb, kb}));
+}
+
 TEST(GemmFamilyLayers, Int8RuntimeWeightsOrBiasAreRefusedWithTheReason) {
   const kit::SnapshotQuant act{{0.1f}, {0}, -1};
   GraphBuilder b;
