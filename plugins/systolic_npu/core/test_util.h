@@ -82,7 +82,7 @@ inline std::vector<uint16_t> ToHalf(const std::vector<float>& v) {
 
 inline std::vector<uint8_t> FloatBytes(const std::vector<float>& v) {
   std::vector<uint8_t> b(v.size() * 4);
-  std::memcpy(b.data(), v.data(), b.size());
+  if (!v.empty()) std::memcpy(b.data(), v.data(), b.size());  // data() may be null
   return b;
 }
 
@@ -170,7 +170,7 @@ inline std::vector<uint8_t> FloatsAs(const std::vector<float>& v, int32_t dtype)
   if (dtype == TSR_DTYPE_F32) return FloatBytes(v);
   const std::vector<uint16_t> h = ToHalf(v);
   std::vector<uint8_t> b(h.size() * 2);
-  std::memcpy(b.data(), h.data(), b.size());
+  if (!h.empty()) std::memcpy(b.data(), h.data(), b.size());
   return b;
 }
 
