@@ -2,10 +2,13 @@
 // to NPU programs: which ops the NPU claims, and their lowering onto the
 // tiling compiler of core/.
 //
-// Claimed: FULLY_CONNECTED, MATMUL (constant right operand), CONV_2D (fused
-// bias + RELU/CLIP), ADD, MUL (same shapes), RELU, CLIP, MAX_POOL_2D,
-// AVG_POOL_2D; tensors f32 (run as FP16 on the matrix unit), f16, or int8
-// with quantization parameters (docs/ops.md "Quantized compute").
+// Claimed: FULLY_CONNECTED, MATMUL (also batched), CONV_2D (fused bias +
+// RELU/CLIP), ADD, MUL (same shapes or trailing-dims broadcasting), RELU,
+// CLIP, MAX_POOL_2D, AVG_POOL_2D; tensors f32 (run as FP16 on the matrix
+// unit), f16, or int8 with quantization parameters (docs/ops.md "Quantized
+// compute"). FP16 weights and biases may arrive at run time; int8 ones must
+// be constants. The per-family checks live in gemm_family_layers.h and
+// vector_op_layers.h.
 #ifndef TESSERA_PLUGINS_SYSTOLIC_NPU_COMPILER_LOWERING_H_
 #define TESSERA_PLUGINS_SYSTOLIC_NPU_COMPILER_LOWERING_H_
 

@@ -189,7 +189,7 @@ TEST(Lowering, BroadcastAddMul) {
 TEST(Lowering, RefusalsCarryReasons) {
   GraphBuilder b;
   const int32_t x = b.Input("x", TSR_DTYPE_F32, {2, 4});
-  const int32_t w = b.Input("w_dynamic", TSR_DTYPE_F32, {3, 4});
+  const int32_t w = b.Input("w_mismatch", TSR_DTYPE_F32, {3, 5});
   const int32_t y = b.Tensor("y", TSR_DTYPE_F32, {2, 3});
   const int32_t sm = b.Tensor("sm", TSR_DTYPE_F32, {2, 4});
   const int32_t u = b.Input("u", TSR_DTYPE_U8, {2, 4});
@@ -198,7 +198,7 @@ TEST(Lowering, RefusalsCarryReasons) {
   const int32_t dyn = b.Input("dyn", TSR_DTYPE_F32, {-1, 4});
   const int32_t xi = b.Input("xi", TSR_DTYPE_I8, {1, 1, 4, 4}, {{0.1f}, {0}, -1});
   const int32_t pi = b.Tensor("pi", TSR_DTYPE_I8, {1, 1, 2, 2}, {{0.1f}, {0}, -1});
-  b.Op(TSR_OP_FULLY_CONNECTED, {x, w}, {y});  // 0: dynamic weights
+  b.Op(TSR_OP_FULLY_CONNECTED, {x, w}, {y});  // 0: weights do not match x
   b.Op(TSR_OP_SOFTMAX, {x}, {sm});            // 1
   b.Op(TSR_OP_RELU, {u}, {uo});               // 2: u8
   b.Op(TSR_OP_ADD, {x, row}, {sm});           // 3: broadcasting

@@ -91,31 +91,49 @@ TEST(Executor, FastAndCycleSteppedAreIdentical) {
       L.output_q = {0.5f + (rng() % 100) / 50.0f, static_cast<int32_t>(rng() % 256) - 128};
       L.weight_scales = snpu_test::RandomF(rng, rng() % 2 ? L.N : 1, 0.001f, 0.05f);
       x = snpu_test::RandomI8(rng, L.M * L.K);
-    } else {
+    }
+    // Float layers: half of them read their weights (and maybe the bias)
+    // from DRAM at run time, a third of those as a batched MATMUL.
+    std::vector<uint8_t> w_dram, b_dram;
+    int64_t batches = 1;
+    if (L.dtype != TSR_DTYPE_I8) {
+      const bool dram_w = rng() % 2;
+      if (dram_w && L.weight_layout == WeightLayout::kKN && rng() % 3 == 0) {
+        L.a_batch = {1 + static_cast<int64_t>(rng() % 3)};
+        L.b_batch = {rng() % 2 ? L.a_batch[0] : 1};
+        batches = L.a_batch[0];
+      }
+      const auto wf = snpu_test::RandomF(rng, batches * L.K * L.N);
       L.weights_dtype = TSR_DTYPE_F32;
-      L.weights = snpu_test::FloatBytes(snpu_test::RandomF(rng, L.K * L.N));
       if (rng() % 2) L.bias_f = snpu_test::RandomF(rng, L.N);
-      const auto xf = snpu_test::RandomF(rng, L.M * L.K);
-      if (L.dtype == TSR_DTYPE_F32) {
-        x = snpu_test::FloatBytes(xf);
+      x = snpu_test::FloatsAs(snpu_test::RandomF(rng, batches * L.M * L.K), L.dtype);
+      if (dram_w) {
+        L.weights_placement = OperandPlacement::kDram;
+        w_dram = snpu_test::FloatsAs(wf, L.dtype);
+        if (!L.bias_f.empty() && rng() % 2) {
+          L.bias_placement = OperandPlacement::kDram;
+          b_dram = snpu_test::FloatsAs(L.bias_f, L.dtype);
+          L.bias_f.clear();
+        }
       } else {
-        const auto h = snpu_test::ToHalf(xf);
-        x.resize(h.size() * 2);
-        std::memcpy(x.data(), h.data(), x.size());
+        L.weights = snpu_test::FloatBytes(wf);
       }
     }
+    std::vector<std::span<const uint8_t>> ins = {x};
+    if (!w_dram.empty()) ins.push_back(w_dram);
+    if (!b_dram.empty()) ins.push_back(b_dram);
     for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
       auto p = CompileGemmProgram(L, npu, TilerOptions{df});
       ASSERT_TRUE(p.ok()) << p.status();
       for (Overlap ov : {Overlap::kDefault, Overlap::kNone}) {
-        const auto fast = RunEntry(*p, npu, {x}, ExecOptions{ExecMode::kFast, ov});
-        const auto sim = RunEntry(*p, npu, {x}, ExecOptions{ExecMode::kCycleStepped, ov});
+        const auto fast = RunEntry(*p, npu, ins, ExecOptions{ExecMode::kFast, ov});
+        const auto sim = RunEntry(*p, npu, ins, ExecOptions{ExecMode::kCycleStepped, ov});
         ASSERT_EQ(fast.outputs, sim.outputs)
             << "M=" << L.M << " K=" << L.K << " N=" << L.N << " dtype=" << L.dtype
-            << " df=" << DataflowName(df);
+            << " df=" << DataflowName(df) << " dram weights=" << !w_dram.empty();
         EXPECT_EQ(fast.metrics, sim.metrics);
         EXPECT_GT(fast.metrics.cycles_total, 0u);
-        EXPECT_EQ(fast.metrics.macs, static_cast<uint64_t>(L.M * L.K * L.N));
+        EXPECT_EQ(fast.metrics.macs, static_cast<uint64_t>(batches * L.M * L.K * L.N));
         ++cases;
       }
     }
@@ -151,19 +169,31 @@ TEST(Executor, ConvFastAndCycleSteppedAreIdentical) {
       L.output_q = {0.7f, -3};
       L.weight_scales = {0.01f};
       x = snpu_test::RandomI8(rng, xn);
-    } else {
-      L.weights_dtype = TSR_DTYPE_F32;
-      L.weights = snpu_test::FloatBytes(snpu_test::RandomF(rng, wn));
-      const auto h = snpu_test::ToHalf(snpu_test::RandomF(rng, xn));
-      x.resize(h.size() * 2);
-      std::memcpy(x.data(), h.data(), x.size());
     }
+    // Float convs: half of them read weights and bias from DRAM.
+    std::vector<uint8_t> w_dram, b_dram;
+    if (!q) {
+      const auto wf = snpu_test::RandomF(rng, wn);
+      const auto bf = snpu_test::RandomF(rng, L.out_channels);
+      x = snpu_test::FloatsAs(snpu_test::RandomF(rng, xn), L.dtype);
+      L.weights_dtype = TSR_DTYPE_F32;
+      if (rng() % 2) {
+        L.weights_placement = L.bias_placement = OperandPlacement::kDram;
+        w_dram = snpu_test::FloatsAs(wf, L.dtype);
+        b_dram = snpu_test::FloatsAs(bf, L.dtype);
+      } else {
+        L.weights = snpu_test::FloatBytes(wf);
+        L.bias_f = bf;
+      }
+    }
+    std::vector<std::span<const uint8_t>> ins = {x};
+    if (!w_dram.empty()) ins = {x, w_dram, b_dram};
     for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
       auto p = CompileConv2dProgram(L, npu, TilerOptions{df});
       ASSERT_TRUE(p.ok()) << p.status();
       for (Overlap ov : {Overlap::kDefault, Overlap::kNone}) {
-        const auto fast = RunEntry(*p, npu, {x}, ExecOptions{ExecMode::kFast, ov});
-        const auto sim = RunEntry(*p, npu, {x}, ExecOptions{ExecMode::kCycleStepped, ov});
+        const auto fast = RunEntry(*p, npu, ins, ExecOptions{ExecMode::kFast, ov});
+        const auto sim = RunEntry(*p, npu, ins, ExecOptions{ExecMode::kCycleStepped, ov});
         ASSERT_EQ(fast.outputs, sim.outputs);
         EXPECT_EQ(fast.metrics, sim.metrics);
       }

@@ -34,7 +34,7 @@ enum class Opcode : uint8_t {
   //   IM2COL:  f4 = im2col descriptor constant, f5 = first patch row m0,
   //            f6 = first patch column k0.
   // Writes a dense rows x cols row-major tile of the SRAM dtype. dtype pairs:
-  // equal, or F32 -> F16 (round to nearest even).
+  // equal, F32 -> F16 (round to nearest even), or F16 -> F32 (exact).
   kDmaLoad = 1,
   // a = 0, b = sram dtype | dram dtype << 4, c = region (not 0).
   // f0 = sram address (any bank), f1 = DRAM byte offset, f2 = rows,

@@ -332,7 +332,10 @@ absl::Status VerifyDmaLoad(const Ctx& c) {
   const int32_t dd = DmaFirstDtype(in.b), sd = DmaSecondDtype(in.b);
   const size_t de = NpuDtypeSize(dd), se = NpuDtypeSize(sd);
   if (de == 0 || se == 0) return c.Err("bad dtype");
-  if (!(dd == sd || (dd == TSR_DTYPE_F32 && sd == TSR_DTYPE_F16)))
+  // F16 -> F32 (exact widening) exists for runtime f16 biases, which the
+  // vector unit adds from the F32 parameter buffer.
+  if (!(dd == sd || (dd == TSR_DTYPE_F32 && sd == TSR_DTYPE_F16) ||
+        (dd == TSR_DTYPE_F16 && sd == TSR_DTYPE_F32)))
     return c.Err("unsupported dtype conversion");
   const uint32_t bank = SramBankBits(in.f[0]);
   if (bank != 0 && bank != 1) return c.Err("DMA_LOAD writes the input or weight bank only");

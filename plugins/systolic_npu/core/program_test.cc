@@ -105,6 +105,16 @@ TEST(Program, VerifierRejects) {
                    p.entries[1].code[0].f[1] = static_cast<uint32_t>(p.constant_data.size());
                  }),
                  "beyond region 0");
+  // DMA_LOAD converts only F32 <-> F16 (F16 -> F32 carries runtime f16
+  // biases; tiler_runtime_weights_test runs it).
+  ExpectRejected(mutate([&](Program& p) {
+                   find(p, Opcode::kDmaLoad).b = TSR_DTYPE_I8 | (TSR_DTYPE_I32 << 4);
+                 }),
+                 "unsupported dtype conversion");
+  ExpectRejected(mutate([&](Program& p) {
+                   find(p, Opcode::kDmaLoad).b = TSR_DTYPE_I32 | (TSR_DTYPE_F32 << 4);
+                 }),
+                 "unsupported dtype conversion");
   // DRAM regions.
   ExpectRejected(mutate([&](Program& p) { find(p, Opcode::kDmaStore).c = 9; }),
                  "DRAM region 9 does not exist");

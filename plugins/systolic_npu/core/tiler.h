@@ -1,10 +1,12 @@
 // The tiling compiler: lowers one layer to NPU instructions.
 //
 //   GEMM (FULLY_CONNECTED / MATMUL): out[M][N] = A[M][K] * B[K][N] (+ bias,
-//     fused activation). Weights are pre-tiled into K x nt column panels in
-//     the constant pool (nt = array columns). Tiles are sized so every
-//     tile fits half its SRAM bank; DMA of tile i+1 overlaps the compute of
-//     tile i (ping-pong buffers in each bank).
+//     fused activation). Constant weights are pre-tiled into K x nt column
+//     panels in the constant pool (nt = array columns); weights that arrive
+//     at run time (FP16) are read tile by tile from their DRAM tensor by
+//     strided DMA. Batched MATMUL is one GEMM per batch index. Tiles are
+//     sized so every tile fits half its SRAM bank; DMA of tile i+1 overlaps
+//     the compute of tile i (ping-pong buffers in each bank).
 //   CONV_2D (NCHW, weights [OC][C/g][kH][kW], groups/depthwise): per image
 //     and group a GEMM with M = OH*OW pixels, K = C/g*kH*kW, N = OC/g. The
 //     A tiles come from the DMA engine's IM2COL addressing mode (a
@@ -16,8 +18,8 @@
 // the bias at compile time (bias'[n] = bias[n] - zp_in * sum_k B[k][n]);
 // REQUANTIZE applies per-channel q31 multipliers/shifts, the output zero
 // point and the activation clamp. FP16: f16 operands (f32 tensors are
-// converted by the DMA engine, weights at compile time), f32 accumulators,
-// bias and activation in f32 on the vector unit.
+// converted by the DMA engine, constant weights at compile time), f32
+// accumulators, bias and activation in f32 on the vector unit.
 #ifndef TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_TILER_H_
 #define TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_TILER_H_
 
@@ -52,8 +54,34 @@ struct TensorRef {
 
 enum class WeightLayout : uint8_t {
   kNK = 0,  // W[N][K] (FULLY_CONNECTED, y = x * W^T)
-  kKN = 1,  // B[K][N] (MATMUL with a constant right operand)
+  kKN = 1,  // B[K][N] (MATMUL right operand)
 };
+
+// Where a layer's weights (or bias) come from.
+//   kPretiled: compile-time values in the layer (`weights`, `bias_*`),
+//     rearranged into the constant pool in device layout (one contiguous
+//     K x nt panel per column tile, section 4 of the ISA doc).
+//   kDram: a tensor of the layer dtype in DRAM, in the layer's logical
+//     layout, at the TensorRef the emitter receives (an input, an
+//     intermediate, or raw bytes in the constant pool). The DMA engine reads
+//     each weight tile with strides, converting F32 -> F16, at run time.
+//     FP16 layers only: the INT8 pipeline folds the input zero point into
+//     the bias using the weights' column sums, which needs them at compile
+//     time (section 9).
+enum class OperandPlacement : uint8_t { kPretiled = 0, kDram = 1 };
+
+// DRAM locations of one GEMM-family layer's tensors. `weights` / `bias`
+// are read only for operands placed kDram.
+struct LayerRefs {
+  TensorRef input, output, weights, bias;
+};
+
+// Leading (batch) dims of a batched MATMUL's result under numpy
+// broadcasting of A's and B's leading dims (each missing dim counts as 1;
+// equal dims, or 1 against anything). InvalidArgument when they do not
+// broadcast.
+absl::StatusOr<std::vector<int64_t>> BroadcastBatchDims(const std::vector<int64_t>& a,
+                                                        const std::vector<int64_t>& b);
 
 struct GemmLayer {
   int64_t M = 0, K = 0, N = 0;
@@ -68,6 +96,16 @@ struct GemmLayer {
   // scale in_scale * w_scale[n], zero point 0).
   std::vector<float> bias_f;
   std::vector<int32_t> bias_q;
+  // kDram weights: `weights` stays empty; B (kKN, [b_batch..., K, N]) or
+  // W (kNK, [N, K]) is read from LayerRefs::weights. kDram bias: bias_f
+  // stays empty; bias[N] is read from LayerRefs::bias.
+  OperandPlacement weights_placement = OperandPlacement::kPretiled;
+  OperandPlacement bias_placement = OperandPlacement::kPretiled;
+  // Batched MATMUL (kKN, kDram weights): A is [a_batch..., M, K], B is
+  // [b_batch..., K, N], the output [BroadcastBatchDims(a_batch, b_batch)...,
+  // M, N]; one GEMM per output batch index. Both empty: a single GEMM (a
+  // shared 2-D B lets A's leading dims fold into M instead).
+  std::vector<int64_t> a_batch, b_batch;
   ActivationSpec activation;
   // INT8 only: asymmetric per-tensor activations, symmetric per-channel
   // (or per-tensor: one entry) weight scales.
@@ -86,6 +124,10 @@ struct Conv2dLayer {
   int32_t weights_dtype = TSR_DTYPE_F32;
   std::vector<float> bias_f;
   std::vector<int32_t> bias_q;
+  // As GemmLayer: kDram weights [OC][C/g][kH][kW] / bias [OC] are read
+  // from LayerRefs at run time (FP16 only).
+  OperandPlacement weights_placement = OperandPlacement::kPretiled;
+  OperandPlacement bias_placement = OperandPlacement::kPretiled;
   ActivationSpec activation;
   QuantSpec input_q, output_q;
   std::vector<float> weight_scales;
@@ -134,12 +176,12 @@ struct TilerOptions {
 // Emit the layer into `entry` (regions must already exist and be large
 // enough). Errors: InvalidArgument for malformed layers, ResourceExhausted
 // when a layer cannot be tiled into this SoC's SRAM.
-absl::Status EmitGemm(const GemmLayer& layer, TensorRef input,
-                      TensorRef output, const SystolicNpuConfig& npu,
+absl::Status EmitGemm(const GemmLayer& layer, const LayerRefs& refs,
+                      const SystolicNpuConfig& npu,
                       const TilerOptions& options, Program& program,
                       EntryPoint& entry);
-absl::Status EmitConv2d(const Conv2dLayer& layer, TensorRef input,
-                        TensorRef output, const SystolicNpuConfig& npu,
+absl::Status EmitConv2d(const Conv2dLayer& layer, const LayerRefs& refs,
+                        const SystolicNpuConfig& npu,
                         const TilerOptions& options, Program& program,
                         EntryPoint& entry);
 // b is ignored for RELU / CLIP.
@@ -152,7 +194,8 @@ absl::Status EmitPool2d(const Pool2dLayer& layer, TensorRef input,
                         Program& program, EntryPoint& entry);
 
 // Convenience: a program with one entry point "main" whose regions are the
-// layer's inputs (region 1..) and output (last region).
+// layer's inputs (region 1 = the input; then the weights and the bias when
+// placed kDram) and output (last region).
 absl::StatusOr<Program> CompileGemmProgram(const GemmLayer& layer,
                                            const SystolicNpuConfig& npu,
                                            const TilerOptions& options);

@@ -14,20 +14,6 @@ namespace {
 
 using namespace snpu_test;
 
-constexpr double kU16 = 1.0 / 2048;      // fp16 unit roundoff 2^-11
-constexpr double kU32 = 1.0 / 16777216;  // fp32 unit roundoff 2^-24
-
-// Documented bound: |y^ - y| <= (2 u16 + u16^2 + (K+1) u32 (1+u16)^2 / (1-(K+1)u32))
-//                               * sum |x||w| + u32 |b| (+ u16 |y^| for f16 output).
-double Fp16Bound(int64_t K, double abs_dot, double abs_bias, double y, bool f16_out,
-                 bool x_is_f16) {
-  const double in_err = x_is_f16 ? kU16 : 2 * kU16 + kU16 * kU16;
-  const double g = (K + 1) * kU32 / (1 - (K + 1) * kU32) * (1 + kU16) * (1 + kU16);
-  double b = (in_err + g) * abs_dot + kU32 * abs_bias;
-  if (f16_out) b += kU16 * (std::fabs(y) + b);
-  return b + 1e-30;
-}
-
 struct GemmCase {
   int64_t M, K, N;
 };
@@ -127,65 +113,6 @@ TEST(Tiler, GemmFp16WithinErrorBound) {
       }
     }
   }
-}
-
-// Naive NCHW convolution reference (int8: TFLite pipeline, per-channel).
-std::vector<double> ConvRefFloat(const Conv2dLayer& L, const std::vector<float>& x,
-                                 const std::vector<float>& w, std::vector<double>* mag) {
-  const int64_t OH = L.out_h(), OW = L.out_w(), Cg = L.in_channels / L.groups,
-                OCg = L.out_channels / L.groups;
-  std::vector<double> y(L.batch * L.out_channels * OH * OW);
-  mag->assign(y.size(), 0);
-  for (int64_t b = 0; b < L.batch; ++b)
-    for (int64_t oc = 0; oc < L.out_channels; ++oc)
-      for (int64_t oh = 0; oh < OH; ++oh)
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          const int64_t g = oc / OCg;
-          double s = L.bias_f.empty() ? 0 : L.bias_f[oc], a = 0;
-          for (int64_t c = 0; c < Cg; ++c)
-            for (int64_t kh = 0; kh < L.kernel_h; ++kh)
-              for (int64_t kw = 0; kw < L.kernel_w; ++kw) {
-                const int64_t ih = oh * L.stride_h + kh * L.dilation_h - L.pad_top;
-                const int64_t iw = ow * L.stride_w + kw * L.dilation_w - L.pad_left;
-                if (ih < 0 || iw < 0 || ih >= L.in_h || iw >= L.in_w) continue;
-                const double xv = x[((b * L.in_channels + g * Cg + c) * L.in_h + ih) * L.in_w + iw];
-                const double wv = w[((oc * Cg + c) * L.kernel_h + kh) * L.kernel_w + kw];
-                s += xv * wv;
-                a += std::fabs(xv * wv);
-              }
-          const size_t i = ((b * L.out_channels + oc) * OH + oh) * OW + ow;
-          y[i] = s;
-          (*mag)[i] = a;
-        }
-  return y;
-}
-
-Conv2dLayer RandomConv(std::mt19937& rng) {
-  Conv2dLayer L;
-  L.batch = 1 + rng() % 2;
-  const int kind = rng() % 3;  // plain, grouped, depthwise
-  const int64_t cg = 1 + rng() % 4;
-  L.groups = kind == 0 ? 1 : (kind == 1 ? 2 : 3 + rng() % 3);
-  L.in_channels = kind == 2 ? L.groups : L.groups * cg;
-  L.out_channels = L.groups * (1 + rng() % (kind == 2 ? 2 : 5));
-  L.in_h = 2 + rng() % 9;
-  L.in_w = 2 + rng() % 9;
-  L.kernel_h = 1 + rng() % 3;
-  L.kernel_w = 1 + rng() % 3;
-  L.stride_h = 1 + rng() % 2;
-  L.stride_w = 1 + rng() % 2;
-  L.dilation_h = 1 + rng() % 2;
-  L.dilation_w = 1;
-  L.pad_top = rng() % 2;
-  L.pad_left = rng() % 2;
-  L.pad_bottom = rng() % 3;
-  L.pad_right = rng() % 2;
-  if (L.out_h() < 1 || L.out_w() < 1) {
-    L.dilation_h = 1;
-    L.pad_bottom = L.pad_right = L.pad_top = L.pad_left = 1;
-    L.kernel_h = L.kernel_w = 1;
-  }
-  return L;
 }
 
 TEST(Tiler, ConvInt8BitExactIncludingGroupsAndDepthwise) {

@@ -228,15 +228,37 @@ absl::Status EmitPool2d(const Pool2dLayer& L, TensorRef input, TensorRef output,
   return absl::OkStatus();
 }
 
+// Regions 1.. are the graph-style inputs (input, then kDram weights and
+// bias in this order), the output comes last.
 absl::StatusOr<Program> CompileGemmProgram(const GemmLayer& L, const SystolicNpuConfig& npu,
                                            const TilerOptions& opt) {
   Program p;
   p.target = TargetInfo::FromSoc(npu);
   EntryPoint e;
   e.name = "main";
-  e.regions.push_back(MakeRegion(RegionKind::kInput, 0, L.dtype, {L.M, L.K}));
-  e.regions.push_back(MakeRegion(RegionKind::kOutput, 0, L.dtype, {L.M, L.N}));
-  if (auto s = EmitGemm(L, {1, 0}, {2, 0}, npu, opt, p, e); !s.ok()) return s;
+  auto out_batch = BroadcastBatchDims(L.a_batch, L.b_batch);
+  if (!out_batch.ok()) return out_batch.status();
+  auto with_batch = [](std::vector<int64_t> batch, std::initializer_list<int64_t> matrix) {
+    batch.insert(batch.end(), matrix);
+    return batch;
+  };
+  LayerRefs refs;
+  uint32_t io = 0;
+  e.regions.push_back(MakeRegion(RegionKind::kInput, io++, L.dtype, with_batch(L.a_batch, {L.M, L.K})));
+  refs.input = {static_cast<uint8_t>(e.regions.size()), 0};
+  if (L.weights_placement == OperandPlacement::kDram) {
+    const bool nk = L.weight_layout == WeightLayout::kNK;
+    e.regions.push_back(MakeRegion(RegionKind::kInput, io++, L.dtype,
+                                   with_batch(L.b_batch, {nk ? L.N : L.K, nk ? L.K : L.N})));
+    refs.weights = {static_cast<uint8_t>(e.regions.size()), 0};
+  }
+  if (L.bias_placement == OperandPlacement::kDram) {
+    e.regions.push_back(MakeRegion(RegionKind::kInput, io++, L.dtype, {L.N}));
+    refs.bias = {static_cast<uint8_t>(e.regions.size()), 0};
+  }
+  e.regions.push_back(MakeRegion(RegionKind::kOutput, 0, L.dtype, with_batch(*out_batch, {L.M, L.N})));
+  refs.output = {static_cast<uint8_t>(e.regions.size()), 0};
+  if (auto s = EmitGemm(L, refs, npu, opt, p, e); !s.ok()) return s;
   p.entries.push_back(std::move(e));
   return p;
 }
@@ -247,12 +269,26 @@ absl::StatusOr<Program> CompileConv2dProgram(const Conv2dLayer& L, const Systoli
   p.target = TargetInfo::FromSoc(npu);
   EntryPoint e;
   e.name = "main";
+  LayerRefs refs;
+  uint32_t io = 0;
   e.regions.push_back(
-      MakeRegion(RegionKind::kInput, 0, L.dtype, {L.batch, L.in_channels, L.in_h, L.in_w}));
+      MakeRegion(RegionKind::kInput, io++, L.dtype, {L.batch, L.in_channels, L.in_h, L.in_w}));
+  refs.input = {static_cast<uint8_t>(e.regions.size()), 0};
+  if (L.weights_placement == OperandPlacement::kDram) {
+    const int64_t cg = L.groups > 0 ? L.in_channels / L.groups : 0;
+    e.regions.push_back(MakeRegion(RegionKind::kInput, io++, L.dtype,
+                                   {L.out_channels, cg, L.kernel_h, L.kernel_w}));
+    refs.weights = {static_cast<uint8_t>(e.regions.size()), 0};
+  }
+  if (L.bias_placement == OperandPlacement::kDram) {
+    e.regions.push_back(MakeRegion(RegionKind::kInput, io++, L.dtype, {L.out_channels}));
+    refs.bias = {static_cast<uint8_t>(e.regions.size()), 0};
+  }
   e.regions.push_back(MakeRegion(RegionKind::kOutput, 0, L.dtype,
                                  {L.batch, L.out_channels, std::max<int64_t>(L.out_h(), 0),
                                   std::max<int64_t>(L.out_w(), 0)}));
-  if (auto s = EmitConv2d(L, {1, 0}, {2, 0}, npu, opt, p, e); !s.ok()) return s;
+  refs.output = {static_cast<uint8_t>(e.regions.size()), 0};
+  if (auto s = EmitConv2d(L, refs, npu, opt, p, e); !s.ok()) return s;
   p.entries.push_back(std::move(e));
   return p;
 }
