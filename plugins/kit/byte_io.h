@@ -82,6 +82,7 @@ class ByteReader {
   }
   bool Raw(void* p, size_t n) {
     if (n > remaining()) return false;
+    if (n == 0) return true;  // p may be null (an empty vector's data())
     std::memcpy(p, bytes_.data() + pos_, n);
     pos_ += n;
     return true;
