@@ -7,9 +7,43 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/dtype.h"
+#include "half.h"
 #include "tessera/common.h"
 
 namespace tessera::quantize {
+namespace {
+
+// Output dtypes compared as numbers (bool as 0/1).
+bool IsNumeric(int32_t dtype) {
+  switch (dtype) {
+    case TSR_DTYPE_F32: case TSR_DTYPE_F16: case TSR_DTYPE_I8: case TSR_DTYPE_U8: case TSR_DTYPE_I32:
+    case TSR_DTYPE_I64: case TSR_DTYPE_BOOL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Element i of a tensor of an IsNumeric dtype, as a double.
+double Element(const HostTensor& t, size_t i) {
+  auto load = [&]<typename T>(T v) {
+    std::memcpy(&v, t.data.data() + i * sizeof(T), sizeof(T));
+    return v;
+  };
+  switch (t.dtype) {
+    case TSR_DTYPE_F32: return load(float{});
+    case TSR_DTYPE_F16: return cpu::HalfToFloat(load(uint16_t{}));
+    case TSR_DTYPE_I8: return load(int8_t{});
+    case TSR_DTYPE_U8: return load(uint8_t{});
+    case TSR_DTYPE_I32: return load(int32_t{});
+    case TSR_DTYPE_I64: return static_cast<double>(load(int64_t{}));
+    case TSR_DTYPE_BOOL: return load(uint8_t{}) != 0 ? 1.0 : 0.0;
+    default: return 0;
+  }
+}
+
+}  // namespace
 
 absl::Status AccuracyAccumulator::Add(const std::vector<HostTensor>& reference,
                                       const std::vector<HostTensor>& quantized) {
@@ -22,16 +56,16 @@ absl::Status AccuracyAccumulator::Add(const std::vector<HostTensor>& reference,
   for (size_t o = 0; o < reference.size(); ++o) {
     const HostTensor& r = reference[o];
     const HostTensor& q = quantized[o];
-    if (r.dtype != TSR_DTYPE_F32 || q.dtype != TSR_DTYPE_F32 || r.shape != q.shape || r.data.size() != q.data.size())
+    const size_t esize = DTypeSize(r.dtype);
+    if (r.dtype != q.dtype || !IsNumeric(r.dtype) || r.shape != q.shape || r.data.size() != q.data.size() ||
+        r.data.size() % esize != 0)
       return absl::InvalidArgumentError(absl::StrCat("accuracy: output '", r.name,
-                                                     "' differs in dtype or shape between the models (needs f32)"));
+                                                     "' differs in dtype or shape between the models"));
     Sums& s = sums_[o];
-    for (size_t i = 0; i < r.data.size() / sizeof(float); ++i) {
-      float a, b;
-      std::memcpy(&a, r.data.data() + i * sizeof(float), sizeof(float));
-      std::memcpy(&b, q.data.data() + i * sizeof(float), sizeof(float));
-      const double d = static_cast<double>(a) - static_cast<double>(b);
-      s.signal += static_cast<double>(a) * a;
+    for (size_t i = 0; i < r.data.size() / esize; ++i) {
+      const double a = Element(r, i), b = Element(q, i);
+      const double d = a - b;
+      s.signal += a * a;
       s.noise += d * d;
       // NaN on either side must not hide: it makes the error NaN.
       s.max_abs = std::isnan(d) ? d : std::max(s.max_abs, std::fabs(d));
@@ -57,7 +91,7 @@ std::string FormatQuantizationReport(const QuantizationReport& r) {
       r.scheme, r.samples, r.calibration_ms, r.quantized_ops, r.float_ops, r.fused_activations);
   for (const OutputAccuracy& o : r.outputs)
     absl::StrAppendFormat(&s, "  output '%s' vs fp32: max |err| %.6g, SNR %s dB\n", o.name, o.max_abs_error,
-                          std::isinf(o.snr_db) ? std::string("inf") : absl::StrFormat("%.2f", o.snr_db));
+                          std::isinf(o.snr_db) ? std::string(o.snr_db > 0 ? "inf" : "-inf") : absl::StrFormat("%.2f", o.snr_db));
   return s;
 }
 

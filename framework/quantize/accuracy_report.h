@@ -16,11 +16,14 @@ namespace tessera::quantize {
 struct OutputAccuracy {
   std::string name;
   double max_abs_error = 0;
-  double snr_db = 0;        // +inf when every value matched exactly
+  double snr_db = 0;        // +inf when every value matched exactly; -inf when
+                            // the reference is all zeros and the model is not
 };
 
 // Accumulates Σ ref², Σ (ref − q)² and max |ref − q| per output over the
-// samples added; outputs must be f32 and pair up by position and shape.
+// samples added; outputs pair up by position, dtype and shape. Any numeric
+// dtype is compared as numbers (bool as 0/1), so a model may have integer
+// or bool outputs next to its f32 ones.
 class AccuracyAccumulator {
  public:
   absl::Status Add(const std::vector<HostTensor>& reference, const std::vector<HostTensor>& quantized);

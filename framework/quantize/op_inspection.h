@@ -3,6 +3,7 @@
 #ifndef TESSERA_FRAMEWORK_QUANTIZE_OP_INSPECTION_H_
 #define TESSERA_FRAMEWORK_QUANTIZE_OP_INSPECTION_H_
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -38,7 +39,9 @@ inline std::vector<float> FloatData(const Tensor& t) {
 
 // CLIP's real bounds {lo, hi}: attributes, overridden by constant f32
 // scalar inputs 1 and 2 (ONNX style). nullopt when a bound is a runtime
-// tensor or of another dtype: it cannot be moved into an attribute.
+// tensor or of another dtype: it cannot be moved into an attribute. A NaN
+// bound means no bound (docs/ops.md, CLIP) and is returned as -inf / +inf:
+// the fused activation refuses NaN bounds.
 inline std::optional<std::pair<float, float>> ClipBounds(const Graph& g, const Op& clip) {
   float lo = FloatAttr(clip, TSR_ATTR_CLIP_MIN, -std::numeric_limits<float>::infinity());
   float hi = FloatAttr(clip, TSR_ATTR_CLIP_MAX, std::numeric_limits<float>::infinity());
@@ -52,6 +55,8 @@ inline std::optional<std::pair<float, float>> ClipBounds(const Graph& g, const O
     (i == 1 ? lo : hi) = FloatData(bound)[0];
   }
   if (clip.inputs.size() > 3) return std::nullopt;
+  if (std::isnan(lo)) lo = -std::numeric_limits<float>::infinity();
+  if (std::isnan(hi)) hi = std::numeric_limits<float>::infinity();
   return std::make_pair(lo, hi);
 }
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "graph/graph_verifier.h"
 #include "quantize/activation_fusion.h"
 #include "quantize/quantize_rewrite.h"
 #include "quantize/reference_interpreter.h"
@@ -12,12 +13,16 @@
 namespace tessera::quantize {
 
 absl::StatusOr<PtqModel> QuantizeInt8(const Graph& fp32, const std::string& calibration_dir) {
+  RETURN_IF_ERROR(VerifyGraph(fp32));
   ASSIGN_OR_RETURN(std::vector<CalibrationSample> samples, ReadCalibrationSamples(calibration_dir, fp32));
   return QuantizeInt8(fp32, std::move(samples));
 }
 
 absl::StatusOr<PtqModel> QuantizeInt8(const Graph& fp32, std::vector<CalibrationSample> samples) {
   if (samples.empty()) return absl::InvalidArgumentError("quantization needs at least one calibration sample");
+  // The passes index tensors by the graph's own ids: refuse a malformed graph
+  // here rather than read out of range (LoadModel has verified files already).
+  RETURN_IF_ERROR(VerifyGraph(fp32));
   for (const Op& op : fp32.ops)
     if (op.type == TSR_OP_DISPATCH)
       return absl::InvalidArgumentError("the model is already compiled (DISPATCH ops): quantize the FP32 model");

@@ -207,7 +207,12 @@ class Rewriter {
     const ActivationParams xp = *ParamsFor(x);
     std::vector<int32_t> qbias;
     if (b >= 0) {
-      absl::StatusOr<std::vector<int32_t>> qb = QuantizeBias(bias, xp.scale, qw->scales);
+      // acc + bias must not wrap: |acc| <= taps · 255 · 127 ((x − zp) in
+      // [−255, 255], w in [−127, 127]); taps per channel over-counts MATMUL's
+      // batch dims, which only makes the bound safer.
+      const int64_t taps = wt.shape[axis] > 0 ? wt.element_count() / wt.shape[axis] : 0;
+      const int64_t limit = std::numeric_limits<int32_t>::max() - taps * 255 * 127;
+      absl::StatusOr<std::vector<int32_t>> qb = QuantizeBias(bias, xp.scale, qw->scales, limit);
       if (!qb.ok()) return false;
       qbias = *std::move(qb);
     }
@@ -254,7 +259,7 @@ class Rewriter {
     float lo = 0, hi = std::numeric_limits<float>::infinity();  // RELU
     if (op.type == TSR_OP_CLIP) {
       const std::optional<std::pair<float, float>> bounds = ClipBounds(src_, op);
-      if (!bounds || std::isnan(bounds->first) || std::isnan(bounds->second)) return std::nullopt;
+      if (!bounds) return std::nullopt;
       std::tie(lo, hi) = *bounds;
     }
     auto stored = [&](float r) {

@@ -40,7 +40,8 @@ struct QuantizedGraph {
 
 // `ranges` has one entry per tensor of `fp32` (see Calibrate). The result
 // passes VerifyGraph. An op whose tensors have no usable range (never
-// observed, non-finite values) or whose weights are not constant stays FP32.
+// observed, non-finite values), whose weights are not constant or whose
+// bias does not fit the int32 accumulator stays FP32.
 absl::StatusOr<QuantizedGraph> QuantizeGraph(const Graph& fp32, const std::vector<TensorRange>& ranges);
 
 }  // namespace tessera::quantize

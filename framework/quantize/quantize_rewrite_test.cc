@@ -4,6 +4,9 @@
 #include "quantize/quantize_rewrite.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -198,6 +201,81 @@ TEST(QuantizeRewrite, NonFiniteCalibrationKeepsTheOpInFloat) {
   EXPECT_EQ(q->graph.tensors[q->graph.ops[0].inputs[0]].dtype, TSR_DTYPE_F32);
   EXPECT_GE(q->report.float_ops, 1);
   EXPECT_TRUE(VerifyGraph(q->graph).ok());
+}
+
+
+// A CLIP bound of NaN means "no bound" (docs/ops.md, CLIP), but a fused CLIP
+// activation refuses NaN bounds: fusing it as is made calibration fail.
+TEST(QuantizeRewrite, ClipWithNanBoundFusesAsAnOpenBound) {
+  std::mt19937 rng(21);
+  ModelBuilder b("nan_clip");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {2, 8});
+  const int32_t h = b.Op(TSR_OP_FULLY_CONNECTED, {x, b.Constant<float>("w", {8, 8}, testing::Normal(rng, 64, 0.4f))});
+  b.Output(b.Op(TSR_OP_CLIP, {h}, {{TSR_ATTR_CLIP_MIN, Floats({std::nanf("")})}, {TSR_ATTR_CLIP_MAX, Floats({0.5f})}},
+                {.name = "y"}));
+  const Graph fp32 = *std::move(b).Build();
+  absl::StatusOr<PtqModel> q = QuantizeInt8(fp32, RandomSamples(fp32, 8, 22));
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_EQ(q->report.fused_activations, 1);
+  const Op* fc = FindOp(q->graph, TSR_OP_FULLY_CONNECTED);
+  ASSERT_NE(fc, nullptr);
+  ASSERT_NE(fc->FindAttr(TSR_ATTR_CLIP_MIN), nullptr);
+  EXPECT_EQ(fc->FindAttr(TSR_ATTR_CLIP_MIN)->floats[0], -std::numeric_limits<float>::infinity());
+  const std::vector<OutputAccuracy> acc = ReferenceAccuracy(*q);
+  ASSERT_EQ(acc.size(), 1u);
+  EXPECT_GT(acc[0].snr_db, 30.0);
+}
+
+// A channel with tiny weights and an ordinary bias: bias / (x_scale ·
+// w_scale) is ~1e10, beyond int32. Saturating it gave that channel a wrong
+// result (error ~0.5); the op now stays float.
+TEST(QuantizeRewrite, BiasBeyondInt32KeepsTheOpInFloat) {
+  std::mt19937 rng(23);
+  ModelBuilder b("big_bias");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {4, 8});
+  std::vector<float> w = testing::Normal(rng, 16, 0.4f);
+  for (int k = 8; k < 16; ++k) w[k] = 1e-7f;  // channel 1
+  b.Output(b.Op(TSR_OP_FULLY_CONNECTED,
+                {x, b.Constant<float>("w", {2, 8}, w), b.Constant<float>("b", {2}, std::vector<float>{0.1f, 0.5f})},
+                {}, {.name = "y"}));
+  const Graph fp32 = *std::move(b).Build();
+  absl::StatusOr<PtqModel> q = QuantizeInt8(fp32, RandomSamples(fp32, 8, 24));
+  ASSERT_TRUE(q.ok()) << q.status();
+  const std::vector<OutputAccuracy> acc = ReferenceAccuracy(*q);
+  ASSERT_EQ(acc.size(), 1u);
+  EXPECT_LT(acc[0].max_abs_error, 0.05);
+  EXPECT_EQ(q->report.float_ops, 1);
+}
+
+// A bool output (GREATER) next to an f32 one: the accuracy report refused
+// every non-f32 output, so `compile --quantize` failed on such models.
+TEST(QuantizeRewrite, BoolOutputIsReportedNextToFloatOutput) {
+  std::mt19937 rng(27);
+  ModelBuilder b("mask");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {2, 4});
+  const int32_t h = b.Op(TSR_OP_FULLY_CONNECTED, {x, b.Constant<float>("w", {4, 4}, testing::Normal(rng, 16, 0.4f))}, {},
+                         {.name = "h"});
+  b.Output(h);
+  b.Output(b.Op(TSR_OP_GREATER, {h, b.Constant<float>("zero", {1}, std::vector<float>{0.0f})}, {}, {.name = "mask"}));
+  const Graph fp32 = *std::move(b).Build();
+  absl::StatusOr<PtqModel> q = QuantizeInt8(fp32, RandomSamples(fp32, 4, 28));
+  ASSERT_TRUE(q.ok()) << q.status();
+  ExpectSameInterface(fp32, q->graph);
+  const std::vector<OutputAccuracy> acc = ReferenceAccuracy(*q);
+  ASSERT_EQ(acc.size(), 2u);
+  EXPECT_EQ(acc[1].name, "mask");
+  EXPECT_LE(acc[1].max_abs_error, 1.0);
+}
+
+// A malformed graph (output index out of range) is an error, not a read
+// past the end of the tensor table.
+TEST(QuantizeRewrite, MalformedGraphIsAnError) {
+  Graph g = BuildMlp();
+  const std::vector<CalibrationSample> samples = RandomSamples(g, 1, 9);
+  g.outputs.push_back(static_cast<int32_t>(g.tensors.size()) + 1000);
+  absl::StatusOr<PtqModel> q = QuantizeInt8(g, samples);
+  ASSERT_FALSE(q.ok());
+  EXPECT_THAT(q.status().message(), ::testing::HasSubstr("out of range"));
 }
 
 TEST(QuantizeRewrite, RangesMustCoverTheGraph) {

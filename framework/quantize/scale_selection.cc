@@ -79,17 +79,20 @@ absl::StatusOr<PerChannelWeights> QuantizeWeightsPerChannel(std::span<const floa
 }
 
 absl::StatusOr<std::vector<int32_t>> QuantizeBias(std::span<const float> bias, float x_scale,
-                                                  std::span<const float> w_scales) {
+                                                  std::span<const float> w_scales, int64_t limit) {
   if (w_scales.size() != 1 && w_scales.size() != bias.size())
     return absl::InvalidArgumentError(absl::StrCat("bias has ", bias.size(), " values, weights ", w_scales.size(), " scales"));
   std::vector<int32_t> out(bias.size(), 0);
   for (size_t c = 0; c < bias.size(); ++c) {
     if (!std::isfinite(bias[c])) return absl::InvalidArgumentError(absl::StrCat("bias ", c, " is ", bias[c]));
     const double s = static_cast<double>(x_scale) * static_cast<double>(w_scales[w_scales.size() == 1 ? 0 : c]);
-    if (!(s > 0)) continue;
+    if (!(s > 0)) return absl::InvalidArgumentError(absl::StrCat("bias ", c, " has scale ", s));
     const double q = std::nearbyint(static_cast<double>(bias[c]) / s);
-    out[c] = static_cast<int32_t>(std::clamp(q, static_cast<double>(std::numeric_limits<int32_t>::min()),
-                                             static_cast<double>(std::numeric_limits<int32_t>::max())));
+    const double max_abs = static_cast<double>(std::clamp<int64_t>(limit, 0, std::numeric_limits<int32_t>::max()));
+    if (!(std::fabs(q) <= max_abs))
+      return absl::InvalidArgumentError(absl::StrCat("bias ", c, " = ", bias[c], " is ", q, " at scale ", s,
+                                                     ", beyond the int32 headroom ", max_abs));
+    out[c] = static_cast<int32_t>(q);
   }
   return out;
 }

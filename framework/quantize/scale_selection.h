@@ -6,6 +6,7 @@
 #define TESSERA_FRAMEWORK_QUANTIZE_SCALE_SELECTION_H_
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -42,11 +43,14 @@ struct PerChannelWeights {
 absl::StatusOr<PerChannelWeights> QuantizeWeightsPerChannel(std::span<const float> weights,
                                                             const std::vector<int64_t>& shape, int32_t axis);
 
-// bias_q[c] = round(bias[c] / (x_scale · w_scale[c])) saturated to int32:
-// the scale the quantized FC/CONV/MATMUL pipeline assumes for its bias.
-// `w_scales` has one entry (per-tensor) or one per bias element. A
-// non-finite bias is an error.
-absl::StatusOr<std::vector<int32_t>> QuantizeBias(std::span<const float> bias, float x_scale, std::span<const float> w_scales);
+// bias_q[c] = round(bias[c] / (x_scale · w_scale[c])): the scale the
+// quantized FC/CONV/MATMUL pipeline assumes for its bias. `w_scales` has one
+// entry (per-tensor) or one per bias element. A non-finite bias is an
+// error, and so is a |bias_q| above `limit` (at most the int32 range): a
+// saturated bias, or one that makes the int32 accumulator wrap, would give
+// that channel a wrong result, so such an op stays float.
+absl::StatusOr<std::vector<int32_t>> QuantizeBias(std::span<const float> bias, float x_scale, std::span<const float> w_scales,
+                                                  int64_t limit = std::numeric_limits<int32_t>::max());
 
 }  // namespace tessera::quantize
 

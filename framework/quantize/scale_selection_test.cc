@@ -107,5 +107,19 @@ TEST(Bias, Int32AtInputTimesWeightScale) {
   EXPECT_FALSE(QuantizeBias(bias, 1.0f, std::vector<float>{1.0f, 1.0f, 1.0f}).ok());
 }
 
+// bias / (x_scale · w_scale) beyond int32 (or beyond the headroom the
+// accumulator needs) is an error, not a saturated, wrong bias.
+TEST(Bias, BeyondInt32OrTheHeadroomIsAnError) {
+  const std::vector<float> bias = {0.5f};
+  absl::StatusOr<std::vector<int32_t>> q = QuantizeBias(bias, 0.01f, std::vector<float>{1e-10f});
+  ASSERT_FALSE(q.ok());
+  EXPECT_THAT(q.status().message(), ::testing::HasSubstr("bias 0"));
+  EXPECT_FALSE(QuantizeBias(std::vector<float>{-0.5f}, 0.01f, std::vector<float>{1e-10f}).ok());
+  // 0.5 / (0.01 · 0.5) = 100: fits int32, not a headroom of 99.
+  ASSERT_TRUE(QuantizeBias(bias, 0.01f, std::vector<float>{0.5f}).ok());
+  EXPECT_FALSE(QuantizeBias(bias, 0.01f, std::vector<float>{0.5f}, 99).ok());
+  EXPECT_TRUE(QuantizeBias(bias, 0.01f, std::vector<float>{0.5f}, 100).ok());
+}
+
 }  // namespace
 }  // namespace tessera::quantize
