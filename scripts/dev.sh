@@ -3,6 +3,8 @@
 #   scripts/dev.sh demo   install what is missing, build, run `tessera demo`
 #   scripts/dev.sh test   install what is missing, build, run the test suite
 #   scripts/dev.sh build  install what is missing, build
+# Environment: TESSERA_BUILD_DIR (build), TESSERA_BUILD_TYPE (RelWithDebInfo),
+# TESSERA_SANITIZE=ON (ASan + UBSan build), TESSERA_JOBS (nproc).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +17,7 @@ PACKAGES=(
 )
 BUILD_DIR=${TESSERA_BUILD_DIR:-build}
 BUILD_TYPE=${TESSERA_BUILD_TYPE:-RelWithDebInfo}
+SANITIZE=${TESSERA_SANITIZE:-OFF}   # ON: AddressSanitizer + UndefinedBehaviorSanitizer
 JOBS=${TESSERA_JOBS:-$(nproc)}
 
 install_missing() {
@@ -32,7 +35,7 @@ install_missing() {
 }
 
 build() {
-  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" >/dev/null
+  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DTESSERA_SANITIZE="$SANITIZE" >/dev/null
   cmake --build "$BUILD_DIR" -j "$JOBS"
 }
 
