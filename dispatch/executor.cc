@@ -128,12 +128,17 @@ absl::Status Executor::Prepare(const std::vector<const DispatchLibrary*>& librar
                                 "buffer_requirements"));
         const Tensor& t = graph_.tensors[tensors[i]];
         // A library may ask for more than the dense size (padding), never
-        // for a different element type.
-        if (req.dtype != t.dtype || req.buffer_type_count > TSR_MAX_BUFFER_TYPES ||
-            (req.alignment & (req.alignment - 1)) != 0)
-          return absl::FailedPreconditionError(absl::StrCat("op id ", op.id, ": requirements for '", t.name, "' (", DTypeName(req.dtype),
-                                                            ", ", req.size_bytes, " bytes) do not match the tensor (",
-                                                            DTypeName(t.dtype), ", ", t.byte_size(), " bytes)"));
+        // for a different element type. Each refusal names what is wrong.
+        const std::string what = absl::StrCat("op id ", op.id, ": ", s.library().vendor, " requirements for '", t.name, "'");
+        if (req.dtype != t.dtype)
+          return absl::FailedPreconditionError(absl::StrCat(what, " ask for ", DTypeName(req.dtype), ", the tensor is ",
+                                                            DTypeName(t.dtype)));
+        if (req.buffer_type_count == 0 || req.buffer_type_count > TSR_MAX_BUFFER_TYPES)
+          return absl::FailedPreconditionError(absl::StrCat(what, " list ", req.buffer_type_count,
+                                                            " buffer types (1..", TSR_MAX_BUFFER_TYPES, ")"));
+        if ((req.alignment & (req.alignment - 1)) != 0)
+          return absl::FailedPreconditionError(absl::StrCat(what, " ask for alignment ", req.alignment,
+                                                            ", which is not a power of two (or 0)"));
         types.emplace_back(req.buffer_types, req.buffer_types + req.buffer_type_count);
         sizes.push_back(std::max<uint64_t>(req.size_bytes, t.byte_size()));
         alignments.push_back(req.alignment);
