@@ -15,25 +15,28 @@ namespace {
 class Machine {
  public:
   Machine(const Program& p, const EntryPoint& e, const SystolicNpuConfig& npu,
-          MatmulEngine& mxu)
-      : p_(p), e_(e), npu_(npu), mxu_(mxu) {
-    banks_storage_[0].assign(npu.input_bank_bytes(), 0);
-    banks_storage_[1].assign(npu.weight_bank_bytes(), 0);
-    banks_storage_[2].assign(npu.accum_bank_bytes(), 0);
-    for (int i = 0; i < 3; ++i) banks_[i] = banks_storage_[i].data();
+          MatmulEngine& mxu, ExecMemory& memory)
+      : p_(p), e_(e), npu_(npu), mxu_(mxu), memory_(memory) {
+    const int64_t sizes[3] = {npu.input_bank_bytes(), npu.weight_bank_bytes(), npu.accum_bank_bytes()};
+    for (int i = 0; i < 3; ++i) {
+      memory_.banks[i].assign(static_cast<size_t>(sizes[i]), 0);  // reuses the capacity of earlier runs
+      banks_[i] = memory_.banks[i].data();
+    }
   }
 
   absl::Status Bind(std::span<const std::span<const uint8_t>> inputs,
                     std::span<const std::span<uint8_t>> outputs) {
     regions_.assign(e_.regions.size() + 1, nullptr);
     regions_[0] = const_cast<uint8_t*>(p_.constant_data.data());
-    scratch_.clear();
-    scratch_.reserve(e_.regions.size());
+    std::vector<std::vector<uint8_t>>& scratch = memory_.scratch;
+    scratch.resize(e_.CountRegions(RegionKind::kScratch));
+    size_t next_scratch = 0;
     for (size_t i = 0; i < e_.regions.size(); ++i) {
       const Region& r = e_.regions[i];
       if (r.kind == RegionKind::kScratch) {
-        scratch_.emplace_back(r.size_bytes, 0);
-        regions_[i + 1] = scratch_.back().data();
+        std::vector<uint8_t>& buffer = scratch[next_scratch++];
+        buffer.assign(r.size_bytes, 0);
+        regions_[i + 1] = buffer.data();
         continue;
       }
       const bool is_in = r.kind == RegionKind::kInput;
@@ -189,10 +192,9 @@ class Machine {
   const EntryPoint& e_;
   const SystolicNpuConfig& npu_;
   MatmulEngine& mxu_;
-  std::vector<uint8_t> banks_storage_[3];
+  ExecMemory& memory_;
   uint8_t* banks_[3];
   std::vector<uint8_t*> regions_;
-  std::vector<std::vector<uint8_t>> scratch_;
 };
 
 }  // namespace
@@ -212,11 +214,12 @@ absl::StatusOr<RunMetrics> Execute(const Program& p, const EntryPoint& entry,
                                    const SystolicNpuConfig& npu,
                                    std::span<const std::span<const uint8_t>> inputs,
                                    std::span<const std::span<uint8_t>> outputs,
-                                   const ExecOptions& options) {
+                                   const ExecOptions& options, ExecMemory* memory) {
   std::unique_ptr<MatmulEngine> mxu = options.mode == ExecMode::kCycleStepped
                                           ? MakeCycleSteppedMatmulEngine()
                                           : MakeFastMatmulEngine();
-  Machine m(p, entry, npu, *mxu);
+  ExecMemory own;
+  Machine m(p, entry, npu, *mxu, memory != nullptr ? *memory : own);
   absl::Status s = m.Bind(inputs, outputs);
   if (!s.ok()) return s;
   return m.Run(options.overlap);

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <vector>
 #include <string_view>
 
 #include "absl/status/statusor.h"
@@ -62,11 +63,22 @@ std::unique_ptr<MatmulEngine> MakeCycleSteppedMatmulEngine();
 // inputs[i] / outputs[i] back the entry's INPUT / OUTPUT regions with
 // io_index i and must be at least the region's size. Scratch regions are
 // allocated here.
+// The machine's memories between runs: SRAM banks and the scratch
+// region. Reusing them keeps repeated runs (one per invoke) from
+// re-allocating and page-faulting megabytes of SRAM each time; their
+// contents are still reset to zero before every run, so a run never sees
+// its predecessor's data. Not thread-safe: one per concurrent caller.
+struct ExecMemory {
+  std::vector<uint8_t> banks[3];
+  std::vector<std::vector<uint8_t>> scratch;
+};
+
+// `memory` may be null (the run allocates its own).
 absl::StatusOr<RunMetrics> Execute(const Program& p, const EntryPoint& entry,
                                    const SystolicNpuConfig& npu,
                                    std::span<const std::span<const uint8_t>> inputs,
                                    std::span<const std::span<uint8_t>> outputs,
-                                   const ExecOptions& options);
+                                   const ExecOptions& options, ExecMemory* memory = nullptr);
 
 }  // namespace tessera::systolic
 

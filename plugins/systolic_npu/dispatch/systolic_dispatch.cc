@@ -47,6 +47,7 @@ struct tsr_invocation_s {
   std::vector<tsr_buffer> inputs;
   std::vector<tsr_buffer> outputs;
   tessera::systolic::RunMetrics metrics;
+  tessera::systolic::ExecMemory memory;  // SRAM and scratch, reused by every invoke
   std::vector<std::tuple<std::string, double, std::string>> named;
   bool has_metrics = false;
 };
@@ -252,7 +253,7 @@ tsr_status Invoke(tsr_invocation inv) {
     const tsr_executable e = inv->executable;
     inv->has_metrics = false;
     absl::StatusOr<RunMetrics> m =
-        Execute(e->program, e->program.entries[0], e->context->soc.npu, ins, outs, e->context->exec);
+        Execute(e->program, e->program.entries[0], e->context->soc.npu, ins, outs, e->context->exec, &inv->memory);
     if (!m.ok()) return m.status();
     inv->metrics = *m;
     inv->named = m->Named();
