@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 
@@ -379,6 +381,83 @@ TEST_F(PluginTest, ModesGiveIdenticalBitsAndMetrics) {
   }
   EXPECT_EQ(runs[0].first, runs[2].first);      // overlap changes cycles, not bits
   EXPECT_NE(runs[0].second[0], runs[2].second[0]);
+  c->release_compiled(compiled);
+  c->destroy(p);
+}
+
+// A quantized model's boundary through the ABI: QUANTIZE -> RESHAPE (the
+// flatten) -> DEQUANTIZE to f16, all claimed, one partition; both modes
+// give the docs/ops.md bits, and the executable declares FP32 numerics
+// (these ops are bit exact, not FP16 compute).
+TEST_F(PluginTest, QuantizeReshapeDequantizeClaimCompileAndRun) {
+  GraphBuilder b;
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {2, 3, 4});
+  const kit::SnapshotQuant qp{{0.05f}, {3}, -1};
+  const int32_t q = b.Tensor("q", TSR_DTYPE_I8, {2, 3, 4}, qp);
+  const int32_t shape = b.Const("shape", TSR_DTYPE_I64, {2}, AsBytes(std::vector<int64_t>{2, 12}));
+  const int32_t flat = b.Tensor("flat", TSR_DTYPE_I8, {2, 12}, qp);
+  const int32_t y = b.Tensor("y", TSR_DTYPE_F16, {2, 12});
+  b.Op(TSR_OP_QUANTIZE, {x}, {q});
+  b.Op(TSR_OP_RESHAPE, {q, shape}, {flat});
+  b.Op(TSR_OP_DEQUANTIZE, {flat}, {y});
+  b.Output(y);
+  tsr_compiler_plugin p = CreateCompiler();
+  std::vector<tsr_op_support> sup(3);
+  for (auto& e : sup) e.header = {sizeof(tsr_op_support), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  tsr_partition_options po{};
+  po.header = {sizeof(po), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  po.soc_model = "ref-edge";
+  ASSERT_EQ(c->partition(p, &kView, H(b.g), &po, sup.data()), TSR_OK) << c->get_last_error();
+  for (const auto& e : sup) {
+    EXPECT_EQ(e.supported, 1u) << (e.reason_detail ? e.reason_detail : "");
+    EXPECT_GT(e.estimated_cycles, 0u);
+  }
+  tsr_compile_options co{};
+  co.header = {sizeof(co), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  co.mode = TSR_COMPILE_MODE_AOT;
+  co.soc_model = "ref-edge";
+  tsr_graph parts[] = {H(b.g)};
+  tsr_compiled compiled = nullptr;
+  ASSERT_EQ(c->compile(p, &kView, parts, 1, &co, &compiled), TSR_OK) << c->get_last_error();
+  tsr_executable_source src{};
+  src.header = {sizeof(src), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  src.kind = TSR_EXECUTABLE_BYTECODE;
+  ASSERT_EQ(c->compiled_bytecode(compiled, &src.bytecode, &src.bytecode_size), TSR_OK);
+  ASSERT_EQ(c->compiled_entry_point(compiled, 0, &src.entry_point), TSR_OK);
+  std::vector<float> xf = {0.125f, -0.125f, 0.075f, 1e9f, -1e9f, std::nanf(""),
+                           std::numeric_limits<float>::infinity(), 0.0f};
+  std::mt19937 rng(9);
+  for (float v : RandomF(rng, 16, -7, 7)) xf.push_back(v);
+  std::vector<std::vector<uint8_t>> outs;
+  for (const char* mode : {"fast", "cycle_stepped"}) {
+    tsr_device_context ctx = CreateContext("ref-edge", {{"systolic_npu.mode", mode}});
+    tsr_executable exe = nullptr;
+    ASSERT_EQ(d->load_executable(ctx, &src, &exe), TSR_OK) << d->get_last_error();
+    tsr_numerics num{};
+    num.header = {sizeof(num), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+    ASSERT_EQ(d->executable_numerics(exe, &num), TSR_OK);
+    EXPECT_EQ(num.float_precision, TSR_PRECISION_FP32);
+    outs.push_back(Run(ctx, exe, {FloatBytes(xf)}).first.at(0));
+    d->unload_executable(exe);
+    d->destroy_device_context(ctx);
+  }
+  EXPECT_EQ(outs[0], outs[1]);
+  ASSERT_EQ(outs[0].size(), 48u);
+  for (size_t i = 0; i < xf.size(); ++i) {
+    uint16_t h;
+    std::memcpy(&h, outs[0].data() + 2 * i, 2);
+    EXPECT_EQ(h, FloatToHalf(DequantizeInt8(QuantizeToInt8(xf[i], 0.05f, 3), 0.05f, 3))) << i;
+  }
+  // By hand: 0.125 / 0.05 = 2.5 -> 2 (tie to even) + 3 = 5 -> (5 - 3) * 0.05;
+  // NaN -> q 0 -> -0.15; 1e9 -> 127 -> 6.2.
+  auto half = [&](size_t i) {
+    uint16_t h;
+    std::memcpy(&h, outs[0].data() + 2 * i, 2);
+    return HalfToFloat(h);
+  };
+  EXPECT_EQ(half(0), HalfToFloat(FloatToHalf(2 * 0.05f)));
+  EXPECT_EQ(half(5), HalfToFloat(FloatToHalf(-3 * 0.05f)));
+  EXPECT_EQ(half(3), HalfToFloat(FloatToHalf(124 * 0.05f)));
   c->release_compiled(compiled);
   c->destroy(p);
 }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/convert_op_layers.h"
 #include "compiler/gemm_family_layers.h"
 #include "compiler/op_reading.h"
 #include "compiler/vector_op_layers.h"
@@ -17,6 +18,12 @@ namespace {
 using kit::GraphSnapshot;
 using kit::SnapshotOp;
 using kit::SnapshotTensor;
+
+absl::Status BuildConvertLayer(const GraphSnapshot& g, const SnapshotOp& op, ConvertLayer* L,
+                               Why* why) {
+  return op.type == TSR_OP_RESHAPE ? BuildReshapeLayer(g, op, L, why)
+                                   : BuildQuantizeLayer(g, op, L, why);
+}
 
 absl::Status Check(const GraphSnapshot& g, const SnapshotOp& op, Why* why) {
   switch (op.type) {
@@ -41,10 +48,17 @@ absl::Status Check(const GraphSnapshot& g, const SnapshotOp& op, Why* why) {
       Pool2dLayer L;
       return BuildPoolLayer(g, op, &L, why);
     }
+    case TSR_OP_RESHAPE:
+    case TSR_OP_QUANTIZE:
+    case TSR_OP_DEQUANTIZE: {
+      ConvertLayer L;
+      return BuildConvertLayer(g, op, &L, why);
+    }
     default:
       SNPU_REFUSE(TSR_REFUSAL_UNSUPPORTED_OP, OpName(op.type),
              " is not implemented by the systolic NPU (matrix unit: FULLY_CONNECTED, MATMUL, "
-             "CONV_2D; vector unit: ADD, MUL, RELU, CLIP, MAX_POOL_2D, AVG_POOL_2D)");
+             "CONV_2D; vector unit: ADD, MUL, RELU, CLIP, MAX_POOL_2D, AVG_POOL_2D, QUANTIZE, "
+             "DEQUANTIZE; DMA: RESHAPE)");
   }
 }
 
@@ -175,6 +189,14 @@ absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConf
         if (s.ok())
           s = EmitElementwise(L, ref(op.inputs[ai]), binary ? ref(op.inputs[1 - ai]) : TensorRef{},
                               ref(op.outputs[0]), npu, p, e);
+        break;
+      }
+      case TSR_OP_RESHAPE:
+      case TSR_OP_QUANTIZE:
+      case TSR_OP_DEQUANTIZE: {
+        ConvertLayer L;
+        s = BuildConvertLayer(g, op, &L, &why);
+        if (s.ok()) s = EmitConvert(L, ref(op.inputs[0]), ref(op.outputs[0]), npu, p, e);
         break;
       }
       default: {

@@ -4,11 +4,12 @@
 //
 // Claimed: FULLY_CONNECTED, MATMUL (also batched), CONV_2D (fused bias +
 // RELU/CLIP), ADD, MUL (same shapes or trailing-dims broadcasting), RELU,
-// CLIP, MAX_POOL_2D, AVG_POOL_2D; tensors f32 (run as FP16 on the matrix
+// CLIP, MAX_POOL_2D, AVG_POOL_2D, QUANTIZE, DEQUANTIZE (per tensor, i8),
+// RESHAPE (a DMA copy); tensors f32 (run as FP16 on the matrix
 // unit), f16, or int8 with quantization parameters (docs/ops.md "Quantized
 // compute"). FP16 weights and biases may arrive at run time; int8 ones must
-// be constants. The per-family checks live in gemm_family_layers.h and
-// vector_op_layers.h.
+// be constants. The per-family checks live in gemm_family_layers.h,
+// vector_op_layers.h and convert_op_layers.h.
 #ifndef TESSERA_PLUGINS_SYSTOLIC_NPU_COMPILER_LOWERING_H_
 #define TESSERA_PLUGINS_SYSTOLIC_NPU_COMPILER_LOWERING_H_
 

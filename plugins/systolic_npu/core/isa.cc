@@ -166,6 +166,8 @@ const char* VectorOpName(VectorOp op) {
     case VectorOp::kMul: return "MUL";
     case VectorOp::kMaxPool: return "MAX_POOL";
     case VectorOp::kAvgPool: return "AVG_POOL";
+    case VectorOp::kQuantize: return "QUANTIZE";
+    case VectorOp::kDequantize: return "DEQUANTIZE";
     default: return "INVALID";
   }
 }
@@ -214,6 +216,7 @@ size_t DescriptorBytes(ConstantKind kind) {
     case ConstantKind::kRequantDesc: return sizeof(RequantDesc);
     case ConstantKind::kQuantEltwiseDesc: return sizeof(QuantEltwiseDesc);
     case ConstantKind::kPoolDesc: return sizeof(PoolDesc);
+    case ConstantKind::kQuantDesc: return sizeof(QuantDesc);
     default: return 0;
   }
 }

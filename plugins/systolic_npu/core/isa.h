@@ -71,8 +71,12 @@ enum class VectorOp : uint8_t {
   kMul = 6,        // F32/F16: fp32 mul (rounded to f16); I8: QELTWISE desc
   kMaxPool = 7,    // src0 rows=channels x cols=H*W, dst channels x OH*OW
   kAvgPool = 8,
+  // Per-tensor (de)quantization at a model's int8 boundary, QUANT
+  // descriptor (scale, zero point), docs/ops.md formulas bit for bit:
+  kQuantize = 9,    // F32/F16 -> I8: saturate(rne(x / scale) + zp), NaN -> 0
+  kDequantize = 10, // I8 -> F32/F16: (f32(q) - f32(zp)) * scale
 };
-inline constexpr uint8_t kVectorOpCount = 9;
+inline constexpr uint8_t kVectorOpCount = 11;
 
 enum class Bank : uint8_t { kInput = 0, kWeight = 1, kAccum = 2 };
 inline constexpr uint32_t kNoConstant = 0xFFFFFFFFu;
@@ -143,8 +147,9 @@ enum class ConstantKind : uint32_t {
   kRequantDesc = 4,
   kQuantEltwiseDesc = 5,
   kPoolDesc = 6,
+  kQuantDesc = 7,     // QuantDesc (quant.h): scale f32 bits, zero point
 };
-inline constexpr uint32_t kConstantKindCount = 7;
+inline constexpr uint32_t kConstantKindCount = 8;
 // Exact size in bytes of each descriptor kind (0 for kData: any size).
 size_t DescriptorBytes(ConstantKind kind);
 

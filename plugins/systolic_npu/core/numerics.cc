@@ -17,9 +17,15 @@ bool ComputesInFp16(const EntryPoint& entry) {
             (DmaFirstDtype(in.b) == TSR_DTYPE_F16 || DmaSecondDtype(in.b) == TSR_DTYPE_F16))
           return true;
         break;
-      case Opcode::kVector:
+      case Opcode::kVector: {
+        // QUANTIZE / DEQUANTIZE compute docs/ops.md's f32 formula and round
+        // to f16 exactly where the reference does: bit exact, not FP16
+        // compute.
+        const VectorOp op = static_cast<VectorOp>(in.a);
+        if (op == VectorOp::kQuantize || op == VectorOp::kDequantize) break;
         if (in.b == TSR_DTYPE_F16 || in.c == TSR_DTYPE_F16) return true;
         break;
+      }
       default:
         break;
     }

@@ -21,7 +21,8 @@ inline constexpr double kFp16AbsoluteTolerance = 1.0 / 512;
 
 // True when any instruction of `entry` computes in FP16: a matrix tile with
 // F16 operands, a DMA that converts between F32 and F16 (either way: data
-// that passes through F16 was computed in F16), or a vector op on F16 data.
+// that passes through F16 was computed in F16), or a vector op on F16 data
+// (except QUANTIZE / DEQUANTIZE, bit exact against the reference).
 // Everything else the NPU does to floats (bias, activations, F32 ADD/MUL,
 // pooling) is FP32, and INT8 is exact against the reference pipeline.
 bool ComputesInFp16(const EntryPoint& entry);

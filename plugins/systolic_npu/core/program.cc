@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -430,7 +431,9 @@ absl::Status VerifyVector(const Ctx& c) {
   auto dtypes = [&](std::initializer_list<int32_t> ok) -> absl::Status {
     if (std::find(ok.begin(), ok.end(), dt) == ok.end())
       return c.Err(absl::StrCat(VectorOpName(op), " does not support ", NpuDtypeName(dt)));
-    if (op != VectorOp::kRequantize && ot != dt) return c.Err("result dtype must equal operand dtype");
+    const bool converts = op == VectorOp::kRequantize || op == VectorOp::kQuantize ||
+                          op == VectorOp::kDequantize;
+    if (!converts && ot != dt) return c.Err("result dtype must equal operand dtype");
     return absl::OkStatus();
   };
   switch (op) {
@@ -484,6 +487,20 @@ absl::Status VerifyVector(const Ctx& c) {
       V_RETURN_IF_ERROR(c.Sram("destination", in.f[2], u128{rows} * d.out_h * d.out_w * es));
       V_RETURN_IF_ERROR(c.Sram("source", in.f[0], n * es));
       return absl::OkStatus();
+    }
+    case VectorOp::kQuantize:
+    case VectorOp::kDequantize: {
+      const bool quantize = op == VectorOp::kQuantize;
+      const int32_t fdt = quantize ? dt : ot, idt = quantize ? ot : dt;
+      if (idt != TSR_DTYPE_I8 || (fdt != TSR_DTYPE_F32 && fdt != TSR_DTYPE_F16))
+        return c.Err(quantize ? "QUANTIZE is f32/f16 -> i8" : "DEQUANTIZE is i8 -> f32/f16");
+      V_RETURN_IF_ERROR(need_desc(true, ConstantKind::kQuantDesc));
+      if (in.f[1] != 0) return c.Err("src1 must be zero");
+      const QuantDesc d = c.p.Descriptor<QuantDesc>(in.f[5]);
+      const float scale = QuantDescScale(d);
+      if (!(scale > 0) || !std::isfinite(scale) || !InRange(d.zero_point, -128, 127))
+        return c.Err("quant descriptor out of range (scale must be finite > 0, zero point int8)");
+      break;
     }
     default:
       return c.Err(absl::StrCat("unknown vector op ", int{in.a}));

@@ -72,11 +72,34 @@ int8_t QuantEltwiseOne(const QuantEltwiseDesc& d, bool add, int8_t a, int8_t b) 
   const float ra = static_cast<float>(int32_t{a} - d.a_zero_point) * as;
   const float rb = static_cast<float>(int32_t{b} - d.b_zero_point) * bs;
   const float r = add ? ra + rb : ra * rb;
-  const float scaled = r / ys;
+  return QuantizeToInt8(r, ys, d.out_zero_point);
+}
+
+int8_t QuantizeToInt8(float x, float scale, int32_t zero_point) {
+  const float scaled = x / scale;    // the f32 division of docs/ops.md
   if (std::isnan(scaled)) return 0;  // as the CPU reference's saturating cast
-  // round half to even in double (the default rounding mode), then + zp.
-  const double q = std::nearbyint(static_cast<double>(scaled)) + d.out_zero_point;
+  // Round half to even in double (the default rounding mode; exact for
+  // every f32), then + zp; infinities saturate like any large value.
+  const double q = std::nearbyint(static_cast<double>(scaled)) + zero_point;
   return static_cast<int8_t>(std::clamp(q, -128.0, 127.0));
+}
+
+float DequantizeInt8(int8_t q, float scale, int32_t zero_point) {
+  // Both conversions are exact for int8 values; the subtraction too.
+  return (static_cast<float>(q) - static_cast<float>(zero_point)) * scale;
+}
+
+QuantDesc MakeQuantDesc(float scale, int32_t zero_point) {
+  QuantDesc d;
+  std::memcpy(&d.scale_bits, &scale, 4);
+  d.zero_point = zero_point;
+  return d;
+}
+
+float QuantDescScale(const QuantDesc& d) {
+  float s;
+  std::memcpy(&s, &d.scale_bits, 4);
+  return s;
 }
 
 }  // namespace tessera::systolic

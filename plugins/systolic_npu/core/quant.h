@@ -95,6 +95,23 @@ QuantRange QuantizedActivationRange(Activation act, float clip_min,
 //   r = ra + rb (or ra * rb)       all f32 operations
 //   y = saturate(round_half_to_even(f32(r / out_scale)) + out_zp)
 // The vector unit's fp32 datapath executes exactly this.
+// Per-tensor int8 quantization, docs/ops.md QUANTIZE / DEQUANTIZE (the
+// CPU reference kernels' arithmetic, bit for bit):
+//   QuantizeToInt8: q = saturate(round_half_to_even(f32(x / scale)) + zp),
+//     NaN -> 0, +-inf saturate to 127 / -128.
+//   DequantizeInt8: x = (f32(q) - f32(zp)) * scale, one f32 multiply.
+int8_t QuantizeToInt8(float x, float scale, int32_t zero_point);
+float DequantizeInt8(int8_t q, float scale, int32_t zero_point);
+
+// The QUANT descriptor of VECTOR QUANTIZE / DEQUANTIZE. The verifier
+// requires a finite scale > 0 and an int8 zero point.
+struct QuantDesc {
+  int32_t scale_bits = 0;  // f32 bit pattern
+  int32_t zero_point = 0;
+};
+QuantDesc MakeQuantDesc(float scale, int32_t zero_point);
+float QuantDescScale(const QuantDesc& d);
+
 struct QuantEltwiseDesc {
   int32_t a_zero_point = 0, a_scale_bits = 0;   // scales: f32 bit patterns
   int32_t b_zero_point = 0, b_scale_bits = 0;

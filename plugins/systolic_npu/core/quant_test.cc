@@ -140,5 +140,49 @@ TEST(Fp16, MatchesCompilerConversion) {
   EXPECT_EQ(FloatToHalf(std::ldexp(1.5f, -25)), 0x0001);
 }
 
+// docs/ops.md QUANTIZE: the CPU reference's vectors (plugins/cpu/kernels/
+// convert_test.cc) plus ties, NaN, infinities and saturation.
+TEST(Quant, QuantizeToInt8KnownVectors) {
+  const float inf = std::numeric_limits<float>::infinity();
+  // x / 0.5 = {0, 2, 5, -5, 2000, 0.5 -> 0, 1.5 -> 2, -0.5 -> -0} + 1.
+  const float xs[] = {0, 1, 2.5f, -2.5f, 1000, 0.25f, 0.75f, -0.25f};
+  const int8_t want[] = {1, 3, 6, -4, 127, 1, 3, 1};
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(QuantizeToInt8(xs[i], 0.5f, 1), want[i]) << xs[i];
+  EXPECT_EQ(QuantizeToInt8(2.5f, 1.0f, 0), 2);    // ties to even
+  EXPECT_EQ(QuantizeToInt8(3.5f, 1.0f, 0), 4);
+  EXPECT_EQ(QuantizeToInt8(-3.5f, 1.0f, 0), -4);
+  EXPECT_EQ(QuantizeToInt8(-2.5f, 1.0f, 10), 8);  // rounding before the zero point
+  EXPECT_EQ(QuantizeToInt8(std::nanf(""), 0.1f, 7), 0);  // NaN -> 0, not zp
+  EXPECT_EQ(QuantizeToInt8(inf, 0.1f, -5), 127);
+  EXPECT_EQ(QuantizeToInt8(-inf, 0.1f, 5), -128);
+  EXPECT_EQ(QuantizeToInt8(-129.0f, 1.0f, 0), -128);
+  EXPECT_EQ(QuantizeToInt8(120.0f, 1.0f, 20), 127);  // saturates after the zero point
+  // The division is f32: 0.35f / 0.1f is 3.4999998882 in f64 (-> 3) but
+  // rounds to the tie 3.5f in f32 (-> 4); 0.75f / 0.1f is 7.4999998882 in
+  // f64 (-> 7) but 7.5f in f32 (-> 8). 1e30 / 1e-30 overflows to inf.
+  EXPECT_EQ(QuantizeToInt8(0.35f, 0.1f, 0), 4);
+  EXPECT_EQ(QuantizeToInt8(0.75f, 0.1f, 0), 8);
+  EXPECT_EQ(QuantizeToInt8(1e30f, 1e-30f, 0), 127);
+}
+
+TEST(Quant, DequantizeInt8KnownVectors) {
+  EXPECT_EQ(DequantizeInt8(-128, 0.5f, -1), -63.5f);
+  EXPECT_EQ(DequantizeInt8(0, 0.5f, -1), 0.5f);
+  EXPECT_EQ(DequantizeInt8(127, 0.5f, -1), 64.0f);
+  EXPECT_EQ(DequantizeInt8(127, 0.1f, -128), 255 * 0.1f);  // one f32 multiply
+  // Round trip: QUANTIZE(DEQUANTIZE(q)) == q for every int8.
+  for (int v = -128; v <= 127; ++v) {
+    const int8_t q = static_cast<int8_t>(v);
+    EXPECT_EQ(QuantizeToInt8(DequantizeInt8(q, 0.037f, 5), 0.037f, 5), q) << v;
+  }
+}
+
+TEST(Quant, QuantDescRoundTrip) {
+  const QuantDesc d = MakeQuantDesc(0.125f, -3);
+  EXPECT_EQ(QuantDescScale(d), 0.125f);
+  EXPECT_EQ(d.zero_point, -3);
+  EXPECT_EQ(sizeof(QuantDesc), 8u);
+}
+
 }  // namespace
 }  // namespace tessera::systolic

@@ -13,6 +13,8 @@
 //     descriptor in the constant pool, padding filled with the input zero
 //     point); results are stored transposed into NCHW by a strided store.
 //   ADD, MUL, RELU, CLIP, MAX_POOL_2D, AVG_POOL_2D: vector-unit lowerings.
+//   RESHAPE (a DMA copy), QUANTIZE, DEQUANTIZE: element streams
+//     (tiler_convert.cc).
 //
 // INT8: int8 x int8 products in int32; the input zero point is folded into
 // the bias at compile time (bias'[n] = bias[n] - zp_in * sum_k B[k][n]);
@@ -169,6 +171,20 @@ struct Pool2dLayer {
   int64_t out_w() const;
 };
 
+// Element streams that only move or convert bytes, one element in, one out
+// (docs/ops.md; quantization per tensor):
+//   kCopy: RESHAPE (same dtype, same count, bytes unchanged);
+//   kQuantize: F32/F16 -> I8 with `q` (the output's scale / zero point);
+//   kDequantize: I8 -> F32/F16 with `q` (the input's).
+enum class ConvertOp : uint8_t { kCopy, kQuantize, kDequantize };
+
+struct ConvertLayer {
+  ConvertOp op = ConvertOp::kCopy;
+  int64_t count = 0;
+  int32_t in_dtype = TSR_DTYPE_F32, out_dtype = TSR_DTYPE_F32;
+  QuantSpec q;
+};
+
 struct TilerOptions {
   Dataflow dataflow = Dataflow::kWeightStationary;
 };
@@ -189,6 +205,8 @@ absl::Status EmitElementwise(const ElementwiseLayer& layer, TensorRef a,
                              TensorRef b, TensorRef output,
                              const SystolicNpuConfig& npu, Program& program,
                              EntryPoint& entry);
+absl::Status EmitConvert(const ConvertLayer& layer, TensorRef input, TensorRef output,
+                         const SystolicNpuConfig& npu, Program& program, EntryPoint& entry);
 absl::Status EmitPool2d(const Pool2dLayer& layer, TensorRef input,
                         TensorRef output, const SystolicNpuConfig& npu,
                         Program& program, EntryPoint& entry);
@@ -204,6 +222,8 @@ absl::StatusOr<Program> CompileConv2dProgram(const Conv2dLayer& layer,
                                              const TilerOptions& options);
 absl::StatusOr<Program> CompileElementwiseProgram(
     const ElementwiseLayer& layer, const SystolicNpuConfig& npu);
+absl::StatusOr<Program> CompileConvertProgram(const ConvertLayer& layer,
+                                              const SystolicNpuConfig& npu);
 absl::StatusOr<Program> CompilePool2dProgram(const Pool2dLayer& layer,
                                              const SystolicNpuConfig& npu);
 

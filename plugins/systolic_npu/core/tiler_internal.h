@@ -3,9 +3,12 @@
 #define TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_TILER_INTERNAL_H_
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "isa.h"
+#include "program.h"
 #include "soc_config.h"
 
 namespace tessera::systolic::internal {
@@ -43,6 +46,20 @@ inline absl::Status CheckOffset(uint64_t v, const char* what) {
     return absl::ResourceExhaustedError(
         std::string("systolic_npu tiler: ") + what + " beyond 4 GiB of DRAM");
   return absl::OkStatus();
+}
+
+// A region of a one-layer program (the Compile*Program helpers): a dense
+// tensor of `dims`.
+inline Region MakeRegion(RegionKind kind, uint32_t io, int32_t dtype, std::vector<int64_t> dims) {
+  Region r;
+  r.kind = kind;
+  r.io_index = io;
+  r.dtype = dtype;
+  uint64_t n = 1;
+  for (int64_t d : dims) n *= static_cast<uint64_t>(d);
+  r.size_bytes = n * NpuDtypeSize(dtype);
+  r.dims = std::move(dims);
+  return r;
 }
 
 }  // namespace tessera::systolic::internal

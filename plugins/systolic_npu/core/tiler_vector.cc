@@ -12,6 +12,7 @@ namespace tessera::systolic {
 namespace {
 
 using internal::CheckOffset;
+using internal::MakeRegion;
 
 absl::Status Invalid(const std::string& m) {
   return absl::InvalidArgumentError("systolic_npu tiler: " + m);
@@ -31,18 +32,6 @@ int64_t PoolOut(int64_t in, int64_t pad0, int64_t pad1, int64_t k, int64_t d, in
   // ONNX: the last window must start inside the input or the left padding.
   if (ceil_mode && (out - 1) * s >= in + pad0) --out;
   return out;
-}
-
-Region MakeRegion(RegionKind kind, uint32_t io, int32_t dtype, std::vector<int64_t> dims) {
-  Region r;
-  r.kind = kind;
-  r.io_index = io;
-  r.dtype = dtype;
-  uint64_t n = 1;
-  for (int64_t d : dims) n *= static_cast<uint64_t>(d);
-  r.size_bytes = n * NpuDtypeSize(dtype);
-  r.dims = std::move(dims);
-  return r;
 }
 
 }  // namespace

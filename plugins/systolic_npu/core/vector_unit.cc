@@ -184,6 +184,22 @@ void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]) {
       }
       break;
     }
+    case VectorOp::kQuantize: {  // F32/F16 -> I8
+      const QuantDesc d = p.Descriptor<QuantDesc>(in.f[5]);
+      const float scale = QuantDescScale(d);
+      for (uint64_t i = 0; i < n; ++i)
+        out[i] = static_cast<uint8_t>(QuantizeToInt8(LoadFloat(s0 + i * es, dt), scale,
+                                                     d.zero_point));
+      break;
+    }
+    case VectorOp::kDequantize: {  // I8 -> F32/F16 (rounded once, to nearest even)
+      const QuantDesc d = p.Descriptor<QuantDesc>(in.f[5]);
+      const float scale = QuantDescScale(d);
+      for (uint64_t i = 0; i < n; ++i)
+        StoreFloat(&out[i * os], ot,
+                   DequantizeInt8(static_cast<int8_t>(s0[i]), scale, d.zero_point));
+      break;
+    }
     default:
       return;  // unreachable for verified code
   }

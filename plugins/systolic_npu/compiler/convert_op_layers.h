@@ -1,0 +1,26 @@
+// Claim checks and tiler layers of the element-stream ops: RESHAPE (a DMA
+// copy of unchanged bytes), QUANTIZE and DEQUANTIZE (per-tensor, on the
+// vector unit). See core/tiler_convert.cc for the lowering.
+#ifndef TESSERA_PLUGINS_SYSTOLIC_NPU_COMPILER_CONVERT_OP_LAYERS_H_
+#define TESSERA_PLUGINS_SYSTOLIC_NPU_COMPILER_CONVERT_OP_LAYERS_H_
+
+#include "absl/status/status.h"
+#include "compiler/refusal.h"
+#include "graph_snapshot.h"
+#include "tiler.h"
+
+namespace tessera::systolic {
+
+// RESHAPE: static shapes, same dtype (f32, f16, i8; quantized or not: the
+// bytes and their quantization are unchanged), same element count.
+absl::Status BuildReshapeLayer(const kit::GraphSnapshot& g, const kit::SnapshotOp& op,
+                               ConvertLayer* L, Why* why);
+
+// QUANTIZE (f32/f16 -> i8, the output's per-tensor params) and DEQUANTIZE
+// (i8 -> f32/f16, the input's), same shapes.
+absl::Status BuildQuantizeLayer(const kit::GraphSnapshot& g, const kit::SnapshotOp& op,
+                                ConvertLayer* L, Why* why);
+
+}  // namespace tessera::systolic
+
+#endif  // TESSERA_PLUGINS_SYSTOLIC_NPU_COMPILER_CONVERT_OP_LAYERS_H_
