@@ -8,10 +8,12 @@
 #include <random>
 #include <sstream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/dtype.h"
+#include "base/status_macros.h"
 #include "io/tensor_proto.h"
 #include "model/model_loader.h"
 #include "onnx/onnx_importer.h"
@@ -146,6 +148,19 @@ absl::StatusOr<std::vector<HostTensor>> ReadInputSet(const std::string& dir, con
   return absl::InvalidArgumentError(absl::StrCat("--inputs '", dir, "' has ", inputs->size(),
                                                  " input_K.pb file(s); the model takes ", graph.inputs.size(), " (",
                                                  absl::StrJoin(names, ", "), "), matched by position"));
+}
+
+absl::StatusOr<uint32_t> SeedFrom(const Args& args) {
+  uint32_t seed = 1;
+  if (auto text = args.Value("seed"); text && !absl::SimpleAtoi(*text, &seed))
+    return absl::InvalidArgumentError(absl::StrCat("--seed must be an integer in [0, 4294967295], not '", *text, "'"));
+  return seed;
+}
+
+absl::StatusOr<std::vector<HostTensor>> InputsFrom(const Args& args, const Graph& graph) {
+  if (auto dir = args.Value("inputs")) return ReadInputSet(*dir, graph);
+  ASSIGN_OR_RETURN(const uint32_t seed, SeedFrom(args));
+  return RandomInputs(graph, seed);
 }
 
 std::vector<HostTensor> RandomInputs(const Graph& graph, uint32_t seed) {

@@ -53,6 +53,14 @@ absl::StatusOr<std::vector<HostTensor>> ReadInputSet(const std::string& dir, con
 // Deterministic pseudo-random inputs matching the graph's inputs.
 std::vector<HostTensor> RandomInputs(const Graph& graph, uint32_t seed);
 
+// --seed N of the random inputs (default 1); InvalidArgument when N is not
+// an integer in [0, 2^32).
+absl::StatusOr<uint32_t> SeedFrom(const Args& args);
+
+// The model's inputs as `run` and `bench` take them: --inputs DIR, else
+// seeded random ones (--seed).
+absl::StatusOr<std::vector<HostTensor>> InputsFrom(const Args& args, const Graph& graph);
+
 // Prints the error and returns exit code 1.
 int Fail(const absl::Status& status);
 int UsageError(const std::string& message, const std::string& usage);

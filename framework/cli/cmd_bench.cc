@@ -33,7 +33,6 @@ struct BenchSettings {
   int reps = 100;
   int warmup = 10;
   int threads = 1;
-  uint32_t seed = 1;  // of the random inputs, as in `tessera run --seed`
 };
 
 absl::StatusOr<BenchSettings> SettingsFrom(const Args& args) {
@@ -49,8 +48,7 @@ absl::StatusOr<BenchSettings> SettingsFrom(const Args& args) {
   RETURN_IF_ERROR(read("reps", 1, 10000000, s.reps));
   RETURN_IF_ERROR(read("warmup", 0, 10000000, s.warmup));
   RETURN_IF_ERROR(read("threads", 1, 1024, s.threads));
-  if (auto text = args.Value("seed"); text && !absl::SimpleAtoi(*text, &s.seed))
-    return absl::InvalidArgumentError(absl::StrCat("--seed must be an integer in [0, 4294967295], not '", *text, "'"));
+  RETURN_IF_ERROR(SeedFrom(args).status());  // read again by InputsFrom
   return s;
 }
 
@@ -78,12 +76,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
                    Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
-  std::vector<HostTensor> inputs;
-  if (auto dir = args.Value("inputs")) {
-    ASSIGN_OR_RETURN(inputs, ReadInputSet(*dir, graph));
-  } else {
-    inputs = RandomInputs(graph, settings.seed);
-  }
+  ASSIGN_OR_RETURN(const std::vector<HostTensor> inputs, InputsFrom(args, graph));
   const double prepare_ms = std::chrono::duration<double, std::milli>(Clock::now() - load_start).count();
 
   for (int i = 0; i < settings.warmup; ++i) RETURN_IF_ERROR(executor->Run(inputs).status());

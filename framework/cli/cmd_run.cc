@@ -1,7 +1,6 @@
 // `tessera run`: load, partition, compile, dispatch, print.
 #include <iostream>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/json_writer.h"
 #include "base/status_macros.h"
@@ -31,15 +30,7 @@ absl::Status Run(const Args& args) {
   ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
                    Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
-  std::vector<HostTensor> inputs;
-  if (auto dir = args.Value("inputs")) {
-    ASSIGN_OR_RETURN(inputs, ReadInputSet(*dir, graph));
-  } else {
-    uint32_t seed = 1;
-    if (auto text = args.Value("seed"); text && !absl::SimpleAtoi(*text, &seed))
-      return absl::InvalidArgumentError(absl::StrCat("--seed must be an integer in [0, 4294967295], not '", *text, "'"));
-    inputs = RandomInputs(graph, seed);
-  }
+  ASSIGN_OR_RETURN(const std::vector<HostTensor> inputs, InputsFrom(args, graph));
   RunProfile profile;
   ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, executor->Run(inputs, &profile));
   if (auto dir = args.Value("outputs")) RETURN_IF_ERROR(WriteTensorSet(outputs, *dir, "output"));
@@ -75,9 +66,8 @@ int RunCommand(const Argv& argv) {
   if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
   if (args->positionals().size() != 1) return UsageError("run needs exactly one MODEL", kUsage);
   if (args->Has("inputs") && args->Has("random")) return UsageError("--inputs and --random exclude each other", kUsage);
-  uint32_t seed = 0;
-  if (auto text = args->Value("seed"); text && !absl::SimpleAtoi(*text, &seed))
-    return UsageError("--seed must be an integer in [0, 4294967295]", kUsage);
+  if (absl::StatusOr<uint32_t> seed = SeedFrom(*args); !seed.ok())
+    return UsageError(std::string(seed.status().message()), kUsage);
   // Bad option values are usage errors (exit 2), like unknown flags.
   if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), kUsage);

@@ -168,46 +168,32 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
     for (size_t o = 0; o < op_count; ++o) {
       if (p.fused_into[o] >= 0 || p.fast_ops[o]) continue;
       const kit::SnapshotOp& op = p.graph.ops[o];
-      std::vector<TensorRef> ins, outs;
-      for (int32_t t : op.inputs) {
-        if (t < 0) {
-          ins.emplace_back();
+      const std::vector<TensorRef> ins = typed_inputs(op);
+      const bool compute = op.type == TSR_OP_FULLY_CONNECTED || op.type == TSR_OP_MATMUL || op.type == TSR_OP_CONV_2D;
+      const int64_t after = activation_after(o);
+      if (compute && after >= 0 &&
+          p.op_attrs[o].GetInt(TSR_ATTR_ACTIVATION, TSR_ACTIVATION_NONE) == TSR_ACTIVATION_NONE) {
+        const size_t a = static_cast<size_t>(after);
+        const kit::SnapshotOp& act = p.graph.ops[a];
+        Attributes attrs = p.op_attrs[o];
+        if (act.type == TSR_OP_RELU) {
+          attrs.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_RELU});
+        } else {
+          attrs.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_CLIP});
+          for (int32_t key : {TSR_ATTR_CLIP_MIN, TSR_ATTR_CLIP_MAX})
+            if (p.op_attrs[a].Has(key)) attrs.SetFloats(key, {p.op_attrs[a].GetFloat(key, 0.0f)});
+        }
+        std::vector<TensorRef> fused_outs = {Ref(p.graph.tensors[act.outputs[0]], nullptr)};
+        std::string why;
+        if (auto fused = engine->Prepare(op.type, attrs, ins, fused_outs, &why)) {
+          p.fast_ops[o] = std::move(fused);
+          p.fast_outputs[o] = act.outputs;
+          p.fused_into[a] = static_cast<int32_t>(o);
+          p.fast_op_count += 2;
           continue;
         }
-        const kit::SnapshotTensor& tensor = p.graph.tensors[t];
-        ins.push_back(Ref(tensor, tensor.is_constant ? ConstantData(tensor) : nullptr));
       }
-      const bool compute = op.type == TSR_OP_FULLY_CONNECTED || op.type == TSR_OP_MATMUL || op.type == TSR_OP_CONV_2D;
-      if (compute && op.outputs.size() == 1 && p.op_attrs[o].GetInt(TSR_ATTR_ACTIVATION, TSR_ACTIVATION_NONE) == TSR_ACTIVATION_NONE) {
-        const int32_t t = op.outputs[0];
-        if (readers[t].size() == 1 && p.output_slot[t] < 0) {
-          const size_t a = readers[t][0];
-          const kit::SnapshotOp& act = p.graph.ops[a];
-          const bool fusable = (act.type == TSR_OP_RELU || act.type == TSR_OP_CLIP) && act.inputs.size() == 1 &&
-                               act.outputs.size() == 1 &&
-                               p.graph.tensors[act.outputs[0]].dtype == p.graph.tensors[t].dtype &&
-                               p.graph.tensors[act.outputs[0]].shape == p.graph.tensors[t].shape;
-          if (fusable) {
-            Attributes attrs = p.op_attrs[o];
-            if (act.type == TSR_OP_RELU) {
-              attrs.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_RELU});
-            } else {
-              attrs.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_CLIP});
-              for (int32_t key : {TSR_ATTR_CLIP_MIN, TSR_ATTR_CLIP_MAX})
-                if (p.op_attrs[a].Has(key)) attrs.SetFloats(key, {p.op_attrs[a].GetFloat(key, 0.0f)});
-            }
-            std::vector<TensorRef> fused_outs = {Ref(p.graph.tensors[act.outputs[0]], nullptr)};
-            std::string why;
-            if (auto fused = engine->Prepare(op.type, attrs, ins, fused_outs, &why)) {
-              p.fast_ops[o] = std::move(fused);
-              p.fast_outputs[o] = act.outputs;
-              p.fused_into[a] = static_cast<int32_t>(o);
-              p.fast_op_count += 2;
-              continue;
-            }
-          }
-        }
-      }
+      std::vector<TensorRef> outs;
       for (int32_t t : op.outputs) outs.push_back(Ref(p.graph.tensors[t], nullptr));
       p.fast_ops[o] = engine->Prepare(op.type, p.op_attrs[o], ins, outs, &p.fast_refusal[o]);
       if (p.fast_ops[o]) ++p.fast_op_count;
