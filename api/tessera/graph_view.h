@@ -20,6 +20,15 @@
  *
  * Thread-safety: every accessor is thread-safe; the graph is immutable while
  * a plugin holds it.
+ *
+ * Failure: accessors that return a status leave their outputs untouched on
+ * failure; the others return the documented "absent" value (0, NULL, "",
+ * TSR_NO_TENSOR, TSR_OP_UNKNOWN) for out-of-range arguments. The graph view
+ * has no error text: its only failures are argument errors.
+ *
+ * Versions: the host hands a plugin a table whose header carries the
+ * version that plugin negotiated. Ops or attributes newer than that version
+ * never reach the plugin as claimable (see tsr_attr_key_since_minor).
  */
 #ifndef TESSERA_GRAPH_VIEW_H_
 #define TESSERA_GRAPH_VIEW_H_
@@ -82,6 +91,19 @@ typedef struct tsr_graph_view_api {
   size_t (*output_count)(tsr_graph graph);
   int32_t (*output)(tsr_graph graph, size_t i);
   /* end of v1: do not modify above */
+
+  /* since 1.2. Attribute enumeration, so that a plugin can refuse an op that
+   * carries an attribute it does not implement instead of claiming it
+   * blindly. Keys come in ascending order; op_attr_key returns
+   * TSR_ATTR_UNKNOWN for an out-of-range index. Thread-safe. */
+  size_t (*op_attr_count)(tsr_graph graph, size_t op);
+  int32_t (*op_attr_key)(tsr_graph graph, size_t op, size_t i);
+  /* since 1.2. Stable id of the tensor in the whole model, the same in every
+   * partition view (like op_id): lets a plugin compiling N partitions store
+   * a constant they share once. UINT32_MAX for an out-of-range index.
+   * Thread-safe. */
+  uint32_t (*tensor_id)(tsr_graph graph, int32_t tensor);
+  /* end of v1.2: do not modify above */
 } tsr_graph_view_api;
 
 #ifdef __cplusplus

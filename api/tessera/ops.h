@@ -100,8 +100,33 @@ enum tsr_attr_key {
   TSR_ATTR_CEIL_MODE = 20,        /* int 0/1: pool output size rounding */
   TSR_ATTR_COUNT_INCLUDE_PAD = 21,/* int 0/1: avg pool */
   TSR_ATTR_KEY_COUNT_V1 = 22,
+  /* since 1.2 */
+  TSR_ATTR_NOOP_WITH_EMPTY_AXES = 22, /* int 0/1: reductions (ONNX opset 18):
+                                         1 with no axes = identity, not a
+                                         reduction over every axis */
+  TSR_ATTR_KEY_COUNT_V1_2 = 23,
   TSR_ATTR_MAX_ENUM = INT32_MAX
 };
+
+/* The minor version (of major 1) that introduced attribute `key`, or -1 for
+ * a key this header does not know. A host refuses, on a plugin's behalf,
+ * every op that carries an attribute newer than the version the plugin
+ * negotiated (reason TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE): an old plugin
+ * cannot see that the new attribute changes the op's meaning. Plugins that
+ * negotiated 1.2 enumerate attributes themselves (op_attr_count/op_attr_key)
+ * and refuse keys they do not implement. */
+static inline int32_t tsr_attr_key_since_minor(int32_t key) {
+  if (key > TSR_ATTR_UNKNOWN && key < TSR_ATTR_KEY_COUNT_V1) return 0;
+  if (key >= TSR_ATTR_KEY_COUNT_V1 && key < TSR_ATTR_KEY_COUNT_V1_2) return 2;
+  return -1;
+}
+
+/* The same for op types: every op of this header is from 1.0; ops appended
+ * later get their own COUNT marker and a branch here. */
+static inline int32_t tsr_op_type_since_minor(int32_t type) {
+  if (type > TSR_OP_UNKNOWN && type < TSR_OP_COUNT_V1) return 0;
+  return -1;
+}
 
 enum tsr_activation {
   TSR_ACTIVATION_NONE = 0,
