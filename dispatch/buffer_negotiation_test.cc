@@ -35,5 +35,28 @@ TEST(BufferNegotiation, EmptyListsMeanHost) {
   EXPECT_TRUE(d.zero_copy());
 }
 
+// The namespace rule (ABI 1.2): DEVICE_DRAM and vendor types are one
+// library's own memory. 1.1 compared bare integers, so two libraries that
+// both listed DEVICE_DRAM, or picked the same vendor number, looked
+// zero-copy compatible.
+TEST(BufferNegotiation, LibraryScopedTypesNeverMatchAcrossLibraries) {
+  const int32_t kVendorOne = TSR_BUFFER_TYPE_VENDOR_BASE + 1;
+  BufferDecision d = NegotiateBufferTypes(BufferEndpoint{{TSR_BUFFER_TYPE_DEVICE_DRAM, TSR_BUFFER_TYPE_HOST}, 0},
+                                          {BufferEndpoint{{TSR_BUFFER_TYPE_DEVICE_DRAM, TSR_BUFFER_TYPE_HOST}, 1}});
+  EXPECT_EQ(d.primary_type, TSR_BUFFER_TYPE_HOST);  // the one type both mean the same by
+  EXPECT_TRUE(d.zero_copy());
+  d = NegotiateBufferTypes(BufferEndpoint{{kVendorOne}, 0}, {BufferEndpoint{{kVendorOne}, 1}});
+  EXPECT_EQ(d.primary_type, kVendorOne);
+  ASSERT_EQ(d.reads_primary.size(), 1u);
+  EXPECT_FALSE(d.reads_primary[0]);  // same number, other memory: a conversion
+  EXPECT_FALSE(d.zero_copy());
+  d = NegotiateBufferTypes(BufferEndpoint{{kVendorOne}, 3}, {BufferEndpoint{{kVendorOne}, 3}});
+  EXPECT_TRUE(d.zero_copy());  // within one library it is the same memory
+  d = NegotiateBufferTypes(BufferEndpoint{{TSR_BUFFER_TYPE_DMABUF}, 0}, {BufferEndpoint{{TSR_BUFFER_TYPE_DMABUF}, 1}});
+  EXPECT_TRUE(d.zero_copy());  // DMABUF crosses libraries
+  EXPECT_TRUE(SameBufferType(TSR_BUFFER_TYPE_HOST, 0, TSR_BUFFER_TYPE_HOST, -1));
+  EXPECT_FALSE(SameBufferType(TSR_BUFFER_TYPE_DEVICE_DRAM, 0, TSR_BUFFER_TYPE_DEVICE_DRAM, 1));
+}
+
 }  // namespace
 }  // namespace tessera

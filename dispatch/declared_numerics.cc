@@ -23,9 +23,13 @@ const char* PrecisionName(int32_t precision) {
 absl::StatusOr<DeclaredNumerics> QueryNumerics(const DeviceSession& session, tsr_executable executable) {
   DeclaredNumerics n;
   n.vendor = session.library().vendor;
-  if (!TSR_ABI_HAS(session.api(), tsr_dispatch_api, executable_numerics)) return n;  // a 1.0 library
+  // A 1.0 library lacks it; the negotiated version decides, the table size
+  // confirms.
+  if (tsr_version_compare(session.library().version, tsr_version{1, 1}) < 0 ||
+      !TSR_ABI_HAS(session.api(), tsr_dispatch_api, executable_numerics))
+    return n;
   tsr_numerics out{};
-  out.header = {sizeof(out), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  out.header = HostFilledHeader(sizeof(out), session.library().version);
   RETURN_IF_ERROR(session.Check(session.api()->executable_numerics(executable, &out), "executable_numerics"));
   // A declaration the runner cannot act on is the library's bug; say so
   // rather than silently comparing with a meaningless tolerance.

@@ -11,7 +11,7 @@ absl::StatusOr<std::unique_ptr<DeviceSession>> DeviceSession::Create(
   std::vector<tsr_key_value> kv;
   for (const auto& [k, v] : options) kv.push_back({k.c_str(), v.c_str()});
   tsr_device_context_options opts{};
-  opts.header = {sizeof(opts), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  opts.header = HostFilledHeader(sizeof(opts), library.version);
   opts.options = kv.data();
   opts.option_count = kv.size();
   opts.soc_model = soc.name.empty() ? nullptr : soc.name.c_str();

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <set>
 
+#include "tessera/bytecode.h"
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/dtype.h"
@@ -78,6 +80,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(const Graph& graph, s
 absl::Status Executor::Prepare(const std::vector<const DispatchLibrary*>& libraries,
                                std::span<const tsr_jit_handle> jit_slots, const RuntimeOptions& options) {
   std::map<std::string, int32_t> session_of;
+  std::set<int32_t> verified_blobs;  // indices into graph_.bytecodes
   for (size_t o = 0; o < graph_.ops.size(); ++o) {
     const Op& op = graph_.ops[o];
     const DispatchRef& ref = *op.dispatch;
@@ -92,7 +95,7 @@ absl::Status Executor::Prepare(const std::vector<const DispatchLibrary*>& librar
     step->session = it->second;
     const DeviceSession& s = *sessions_[step->session];
     tsr_executable_source src{};
-    src.header = {sizeof(src), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+    src.header = HostFilledHeader(sizeof(src), s.library().version);
     src.entry_point = ref.entry_point.c_str();
     if (ref.jit_slot >= 0) {
       if (static_cast<size_t>(ref.jit_slot) >= jit_slots.size())
@@ -106,6 +109,17 @@ absl::Status Executor::Prepare(const std::vector<const DispatchLibrary*>& librar
       src.kind = TSR_EXECUTABLE_BYTECODE;
       src.bytecode = blob.bytes.data();
       src.bytecode_size = blob.bytes.size();
+      // One CRC per blob, not one per entry point: the host verifies each
+      // blob once and tells the library (ENVELOPE_VERIFIED).
+      if (verified_blobs.insert(ref.bytecode).second) {
+        char err[160];
+        const tsr_status v = tsr_bytecode_verify(blob.bytes.data(), blob.bytes.size(), ref.vendor.c_str(), nullptr, err,
+                                                 sizeof(err));
+        if (v != TSR_OK)
+          return absl::FailedPreconditionError(
+              absl::StrCat("op id ", op.id, ": bytecode ", ref.bytecode, " of vendor '", ref.vendor, "': ", err));
+      }
+      src.flags = TSR_SOURCE_FLAG_ENVELOPE_VERIFIED;
     }
     RETURN_IF_ERROR(s.Check(s.api()->load_executable(s.context(), &src, &step->executable),
                             absl::StrCat("load_executable('", ref.entry_point, "') for op id ", op.id)));
@@ -123,7 +137,7 @@ absl::Status Executor::Prepare(const std::vector<const DispatchLibrary*>& librar
       auto& alignments = io == 0 ? step->input_alignments : step->output_alignments;
       for (size_t i = 0; i < tensors.size(); ++i) {
         tsr_buffer_requirements req{};
-        req.header = {sizeof(req), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+        req.header = HostFilledHeader(sizeof(req), s.library().version);
         RETURN_IF_ERROR(s.Check(s.api()->buffer_requirements(step->executable, io == 0 ? TSR_IO_INPUT : TSR_IO_OUTPUT, i, &req),
                                 "buffer_requirements"));
         const Tensor& t = graph_.tensors[tensors[i]];
@@ -167,7 +181,7 @@ absl::StatusOr<int32_t> Executor::StorageFor(int32_t tensor, int32_t type, int32
       return absl::FailedPreconditionError(absl::StrCat("no library can allocate buffer type ", BufferTypeName(type)));
     const DeviceSession& s = *sessions_[session];
     tsr_buffer_desc desc{};
-    desc.header = {sizeof(desc), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+    desc.header = HostFilledHeader(sizeof(desc), s.library().version);
     desc.buffer_type = type;
     desc.size_bytes = storage->size;
     desc.alignment = alignment;
@@ -185,6 +199,11 @@ absl::StatusOr<tsr_buffer> Executor::BufferIn(int32_t storage_index, int32_t ses
   if (st.owner_session == session) return st.owner_buffer;
   auto key = std::make_pair(storage_index, session);
   if (auto it = imported_.find(key); it != imported_.end()) return it->second;
+  // The namespace rule: DEVICE_DRAM and vendor types are one library's own
+  // memory and never cross to another (buffer negotiation plans a copy).
+  if (!tsr_buffer_type_is_shared(st.type))
+    return absl::InternalError(absl::StrCat("buffer plan error: ", BufferTypeName(st.type),
+                                            " storage of one library handed to another"));
   // Import: the same memory, registered with another library of the same
   // buffer type (zero-copy between them). Bundled simulated devices keep
   // every buffer host-addressable, so import is by address; the storage
@@ -197,7 +216,7 @@ absl::StatusOr<tsr_buffer> Executor::BufferIn(int32_t storage_index, int32_t ses
   uint8_t* address = static_cast<uint8_t*>(st.import_address);
   const DeviceSession& s = *sessions_[session];
   tsr_buffer_desc desc{};
-  desc.header = {sizeof(desc), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  desc.header = HostFilledHeader(sizeof(desc), s.library().version);
   desc.buffer_type = st.type;
   desc.size_bytes = st.size;
   desc.host_address = address;
@@ -273,31 +292,37 @@ absl::Status Executor::PlanBuffers() {
   for (int32_t t = 0; t < tensor_count; ++t) {
     if (!producer[t] || graph_.tensors[t].is_constant) continue;
     const Endpoint p = *producer[t];
-    const BufferTypeList& produced = p.step < 0 ? app : steps_[p.step]->output_types[p.index];
-    std::vector<BufferTypeList> accepted;
-    for (const Endpoint& c : consumers[t]) accepted.push_back(c.step < 0 ? app : steps_[c.step]->input_types[c.index]);
+    // Library-scoped types (DEVICE_DRAM, vendor types) match only within
+    // one device session.
+    auto owner = [&](const Endpoint& e) { return e.step < 0 ? -1 : steps_[e.step]->session; };
+    const BufferEndpoint produced{p.step < 0 ? app : steps_[p.step]->output_types[p.index], owner(p)};
+    std::vector<BufferEndpoint> accepted;
+    for (const Endpoint& c : consumers[t])
+      accepted.push_back({c.step < 0 ? app : steps_[c.step]->input_types[c.index], owner(c)});
     const BufferDecision d = NegotiateBufferTypes(produced, accepted);
     // Who allocates a non-host type: the producer, else a consumer that reads it.
     auto allocator_for = [&](int32_t type, const Endpoint& preferred) -> int32_t {
       if (preferred.step >= 0) return steps_[preferred.step]->session;
       for (size_t i = 0; i < consumers[t].size(); ++i)
-        if (d.consumer_types[i] == type && consumers[t][i].step >= 0) return steps_[consumers[t][i].step]->session;
+        if (!d.reads_primary[i] && d.consumer_types[i] == type && consumers[t][i].step >= 0)
+          return steps_[consumers[t][i].step]->session;
       return -1;
     };
     ASSIGN_OR_RETURN(int32_t primary,
                      StorageFor(t, d.primary_type, allocator_for(d.primary_type, p), size[t], alignment[t]));
     primary_storage_[t] = primary;
     if (p.step >= 0) steps_[p.step]->output_storage[p.index] = primary;
-    std::map<int32_t, int32_t> converted;  // type -> storage
+    std::map<std::pair<int32_t, int32_t>, int32_t> converted;  // (type, owner or -1 if shared) -> storage
     for (size_t i = 0; i < consumers[t].size(); ++i) {
       const Endpoint& c = consumers[t][i];
       int32_t storage = primary;
-      if (d.consumer_types[i] != d.primary_type) {
+      if (!d.reads_primary[i]) {
         const int32_t type = d.consumer_types[i];
-        auto it = converted.find(type);
+        const std::pair<int32_t, int32_t> key{type, tsr_buffer_type_is_shared(type) ? -1 : owner(c)};
+        auto it = converted.find(key);
         if (it == converted.end()) {
           ASSIGN_OR_RETURN(int32_t extra, StorageFor(t, type, allocator_for(type, c), size[t], alignment[t]));
-          it = converted.emplace(type, extra).first;
+          it = converted.emplace(key, extra).first;
         }
         storage = it->second;
         const Tensor& tensor = graph_.tensors[t];
@@ -368,7 +393,7 @@ absl::StatusOr<std::vector<HostTensor>> Executor::Run(const std::vector<HostTens
       if (s.api()->metric_count(step->invocation, &count) == TSR_OK) {
         for (size_t m = 0; m < count; ++m) {
           tsr_metric metric{};
-          metric.header = {sizeof(metric), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+          metric.header = HostFilledHeader(sizeof(metric), s.library().version);
           if (s.api()->get_metric(step->invocation, m, &metric) == TSR_OK && metric.name != nullptr)
             sp.metrics.push_back({metric.name, metric.value, metric.unit != nullptr ? metric.unit : ""});
         }

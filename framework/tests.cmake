@@ -66,3 +66,32 @@ foreach(bundled tessera_compiler_cpu tessera_dispatch_cpu)
     add_dependencies(plugin_registry_test ${bundled})
   endif()
 endforeach()
+
+# Frozen vendor plugins: one C source built against each released header
+# snapshot (api/testdata/abi-1.0, abi-1.1), never today's headers, into
+# ${CMAKE_BINARY_DIR}/test_plugins/frozen_<v>/. Not tessera_plugin(): that
+# would put today's api/ on the include path ahead of the snapshot.
+foreach(v 1_0 1_1)
+  foreach(role compiler dispatch)
+    set(target tessera_frozen_${role}_${v})
+    add_library(${target} MODULE ${TSR_FW}/plugins/testdata/frozen_plugin.c)
+    target_link_libraries(${target} PRIVATE tessera_api_${v})
+    # -Wno-type-limits: "minor < 0" is always false in the 1.0 build.
+    target_compile_options(${target} PRIVATE -std=c11 -Wall -Wextra -Werror -Wno-type-limits)
+    if(role STREQUAL "dispatch")
+      target_compile_definitions(${target} PRIVATE TSR_FROZEN_ROLE_DISPATCH=1)
+      set(script ${CMAKE_SOURCE_DIR}/plugins/cpu/dispatch/exports.lds)
+    else()
+      set(script ${TSR_FW}/plugins/testdata/compiler_exports.lds)
+    endif()
+    target_link_options(${target} PRIVATE "-Wl,--version-script=${script}" "-Wl,--no-undefined")
+    set_target_properties(${target} PROPERTIES PREFIX "lib" OUTPUT_NAME tessera_${role}_frozen
+      C_VISIBILITY_PRESET hidden LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test_plugins/frozen_${v})
+    list(APPEND TSR_FROZEN_TARGETS ${target})
+  endforeach()
+endforeach()
+
+tessera_test(frozen_plugin_test
+  SOURCES ${TSR_FW}/plugins/frozen_plugin_test.cc
+  LIBS tessera_framework tessera_dispatch)
+add_dependencies(frozen_plugin_test ${TSR_FROZEN_TARGETS} tessera_compiler_cpu tessera_dispatch_cpu)

@@ -59,7 +59,7 @@ extern "C" {
 typedef struct tsr_bytecode_header {
   char magic[4];                 /* "TSRB" */
   uint32_t format_version;       /* TSR_BYTECODE_FORMAT_VERSION */
-  uint32_t header_size;          /* sizeof(tsr_bytecode_header) */
+  uint32_t header_size;          /* >= 128 (sizeof(tsr_bytecode_header)); may grow */
   uint16_t abi_major;            /* ABI the compiler spoke */
   uint16_t abi_minor;
   char vendor[TSR_BYTECODE_NAME_SIZE];    /* NUL-padded */

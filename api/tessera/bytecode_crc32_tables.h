@@ -3,7 +3,7 @@
  * reflected, polynomial 0xEDB88320), slicing-by-8.
  *
  * Generated once by a short script (table k entry i = CRC of byte i
- * followed by k zero bytes); api/headers_compile_as_c_test.c recomputes
+ * followed by k zero bytes); api/tests/headers_compile_as_c_test.c recomputes
  * every entry with the bitwise definition, so an edit here fails the test.
  * Static const data: each translation unit that includes it may hold a
  * copy (8 KiB); there is nothing to initialize and nothing to link.

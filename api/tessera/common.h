@@ -42,7 +42,7 @@ extern "C" {
 #define TSR_ABI_VERSION_FLOOR_MINOR 0
 
 /* The ABI is defined for LP64 targets only (aarch64, x86_64, riscv64): every
- * layout pin in api/headers_compile_as_c_test.c assumes 8-byte pointers and
+ * layout pin in api/tests/headers_compile_as_c_test.c assumes 8-byte pointers and
  * size_t. A 32-bit build fails here rather than with silently different
  * layouts. */
 #ifdef __cplusplus
@@ -140,7 +140,8 @@ enum tsr_status_code {
   /* Version and bytecode errors have their own range. */
   TSR_VERSION_UNSUPPORTED = 1000,  /* no common ABI version */
   TSR_BYTECODE_INVALID = 1001,     /* envelope or body malformed */
-  TSR_BYTECODE_INCOMPATIBLE = 1002,/* well formed, wrong vendor/SoC/ABI */
+  TSR_BYTECODE_INCOMPATIBLE = 1002,/* well formed, but another vendor, envelope
+                                      format or body format */
   TSR_BYTECODE_CHECKSUM = 1003,    /* checksum does not match */
   /* since 1.2. The device behind a context failed for good: every object of
    * that context (executables, buffers, invocations) is dead. Only their
@@ -307,6 +308,7 @@ enum tsr_layout {
   TSR_LAYOUT_DENSE = 0,   /* row-major, no padding */
   TSR_LAYOUT_STRIDED = 1, /* row-major with row_stride_bytes padding */
   TSR_LAYOUT_VENDOR = 2,  /* opaque, only the vendor reads it */
+  TSR_LAYOUT_STRIDED_ND = 3, /* since 1.2: tsr_buffer_layout.strides_bytes[] */
   TSR_LAYOUT_MAX_ENUM = INT32_MAX
 };
 

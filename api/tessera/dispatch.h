@@ -147,7 +147,6 @@ typedef struct tsr_buffer_requirements {
  * alternative to the single layout of tsr_buffer_requirements ("DEVICE_DRAM
  * in a tile layout, or HOST dense"). */
 #define TSR_MAX_RANK 8
-#define TSR_LAYOUT_STRIDED_ND 3   /* tsr_layout (since 1.2): strides_bytes[] */
 typedef struct tsr_buffer_layout {
   tsr_abi_header header;
   int32_t buffer_type;          /* tsr_buffer_type (namespace rule: common.h) */

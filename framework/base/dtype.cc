@@ -18,11 +18,12 @@ constexpr std::array<const char*, TSR_OP_COUNT_V1> kOpNames = {
     "SQUEEZE", "UNSQUEEZE", "PAD", "CAST", "QUANTIZE", "DEQUANTIZE",
     "DISPATCH"};
 
-constexpr std::array<const char*, TSR_ATTR_KEY_COUNT_V1> kAttrNames = {
+constexpr std::array<const char*, TSR_ATTR_KEY_COUNT_V1_2> kAttrNames = {
     "unknown", "axis", "axes", "keep_dims", "perm", "shape", "starts", "ends",
     "steps", "pads", "pad_mode", "pad_value", "strides", "dilations",
     "kernel_shape", "groups", "clip_min", "clip_max", "activation", "epsilon",
-    "ceil_mode", "count_include_pad"};
+    "ceil_mode", "count_include_pad",
+    "noop_with_empty_axes"};  // since ABI 1.2
 
 constexpr std::array<const char*, 8> kDTypeNames = {
     "unknown", "f32", "f16", "i8", "u8", "i32", "i64", "bool"};
@@ -73,7 +74,7 @@ std::optional<int32_t> OpTypeFromName(std::string_view name) {
 }
 
 const char* AttrKeyName(int32_t key) {
-  if (key <= 0 || key >= TSR_ATTR_KEY_COUNT_V1) return kAttrNames[0];
+  if (key <= 0 || key >= TSR_ATTR_KEY_COUNT_V1_2) return kAttrNames[0];
   return kAttrNames[key];
 }
 

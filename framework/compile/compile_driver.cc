@@ -21,14 +21,6 @@ namespace {
 
 constexpr int kMaxFallbackRounds = 8;
 
-// Preferred order for "auto": accelerators first, cpu last.
-int AutoRank(const std::string& vendor) {
-  if (vendor == "systolic_npu") return 0;
-  if (vendor == "mock_dsp") return 1;
-  if (vendor == "cpu") return 3;
-  return 2;
-}
-
 // Claims for every op of `graph`, indexed by global op index.
 absl::StatusOr<std::vector<OpClaim>> ClaimAll(const CompilerInstance& instance, const Graph& graph,
                                               const SocSelection& soc) {
@@ -41,6 +33,54 @@ absl::StatusOr<std::vector<OpClaim>> ClaimAll(const CompilerInstance& instance, 
   return global;
 }
 
+// Withdraws `vendor`'s claims on `ops` with `reason`, and notes it.
+void Withdraw(CompiledModel& model, size_t accelerator, const Graph& graph, const std::vector<int32_t>& ops,
+              const std::string& reason) {
+  FallbackNote note{model.accelerators[accelerator], {}, reason};
+  for (int32_t o : ops) {
+    note.op_ids.push_back(graph.ops[o].id);
+    model.claims[accelerator].claims[o] = {false, TSR_REFUSAL_OTHER, reason};
+  }
+  model.fallbacks.push_back(std::move(note));
+}
+
+// The claim promises of ABI 1.2 that a plan must keep: an op group sits
+// whole in one partition of its plugin, or nowhere on it; a NOT_ALONE op
+// never forms a partition of its own kind only. Withdraws what a plan
+// broke; true when anything was withdrawn (plan again).
+bool WithdrawBrokenClaimPromises(CompiledModel& model, const Graph& graph) {
+  bool withdrew = false;
+  std::vector<std::vector<int32_t>> partition_of(model.instances.size(), std::vector<int32_t>(graph.ops.size(), -1));
+  for (size_t p = 0; p < model.plan.partitions.size(); ++p)
+    for (int32_t o : model.plan.partitions[p].ops)
+      partition_of[model.plan.partitions[p].accelerator][o] = static_cast<int32_t>(p);
+  for (size_t a = 0; a < model.claims.size(); ++a) {
+    std::map<uint32_t, std::vector<int32_t>> members;
+    for (size_t o = 0; o < graph.ops.size(); ++o)
+      if (model.claims[a].claims[o].supported && model.claims[a].claims[o].group != 0)
+        members[model.claims[a].claims[o].group].push_back(static_cast<int32_t>(o));
+    for (const auto& [group, ops] : members) {
+      std::set<int32_t> places;
+      for (int32_t o : ops) places.insert(partition_of[a][o]);
+      if (places.size() == 1 && *places.begin() >= 0) continue;
+      Withdraw(model, a, graph, ops,
+               absl::StrCat("op group ", group, " of ", model.accelerators[a], " could not be placed whole"));
+      withdrew = true;
+    }
+  }
+  for (const PlannedPartition& part : model.plan.partitions) {
+    const auto& claims = model.claims[part.accelerator].claims;
+    const bool all_not_alone = std::all_of(part.ops.begin(), part.ops.end(), [&](int32_t o) {
+      return (claims[o].flags & TSR_CLAIM_FLAG_NOT_ALONE) != 0;
+    });
+    if (!all_not_alone || part.ops.empty()) continue;
+    Withdraw(model, static_cast<size_t>(part.accelerator), graph, part.ops,
+             "claimed only beside a real neighbour (TSR_CLAIM_FLAG_NOT_ALONE), and the partition has none");
+    withdrew = true;
+  }
+  return withdrew;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<const CompilerPluginLibrary*>> ResolveAccelerators(const PluginRegistry& registry,
@@ -48,15 +88,16 @@ absl::StatusOr<std::vector<const CompilerPluginLibrary*>> ResolveAccelerators(co
   std::vector<const CompilerPluginLibrary*> out;
   if (names.empty() || (names.size() == 1 && names[0] == "auto")) {
     for (const CompilerPluginLibrary& c : registry.compilers()) out.push_back(&c);
-    std::stable_sort(out.begin(), out.end(), [](auto* a, auto* b) { return AutoRank(a->vendor) < AutoRank(b->vendor); });
+    // The plugins' declared priorities order "auto" (ABI 1.2 identity).
+    std::stable_sort(out.begin(), out.end(),
+                     [](auto* a, auto* b) { return CompilerPriority(*a) < CompilerPriority(*b); });
     if (out.empty()) return absl::NotFoundError("no compiler plugins were loaded (see `tessera plugins`)");
     return out;
   }
   std::set<std::string> seen;
   for (const std::string& name : names) {
-    const std::string vendor = CanonicalVendorName(name);
-    if (!seen.insert(vendor).second) continue;
-    const CompilerPluginLibrary* lib = registry.FindCompiler(vendor);
+    const CompilerPluginLibrary* lib = registry.FindCompilerByName(name);
+    if (lib != nullptr && !seen.insert(lib->vendor).second) continue;
     if (lib == nullptr) {
       std::vector<std::string> loaded;
       for (const CompilerPluginLibrary& c : registry.compilers()) loaded.push_back(c.vendor);
@@ -66,8 +107,10 @@ absl::StatusOr<std::vector<const CompilerPluginLibrary*>> ResolveAccelerators(co
     }
     out.push_back(lib);
   }
-  // The cpu fallback always sits last in priority.
-  std::stable_partition(out.begin(), out.end(), [](auto* c) { return c->vendor != "cpu"; });
+  // Fallbacks (plugins that claim everything) sit after every accelerator
+  // in any list, so they only get what nobody else claimed.
+  std::stable_partition(out.begin(), out.end(),
+                        [](auto* c) { return CompilerPriority(*c) < TSR_PRIORITY_FALLBACK; });
   return out;
 }
 
@@ -103,6 +146,7 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
   for (int round = 0;; ++round) {
     if (round == kMaxFallbackRounds) return absl::InternalError("compile fallback did not converge");
     ASSIGN_OR_RETURN(model.plan, PlanPartitions(graph, model.claims));
+    if (WithdrawBrokenClaimPromises(model, graph)) continue;
     artifact_of.clear();
     views.assign(model.instances.size(), {});
     std::vector<std::vector<int32_t>> partitions_of(model.instances.size());
@@ -116,9 +160,19 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
       for (const GraphView& v : views[a]) ptrs.push_back(&v);
       absl::StatusOr<std::unique_ptr<CompiledArtifact>> artifact =
           model.instances[a]->Compile(ptrs, mode_bit, options.soc,
-                                       /*constants_outlive_result=*/options.mode == CompileMode::kJit);
+                                       /*constants_outlive_result=*/options.mode == CompileMode::kJit,
+                                       /*partial_ok=*/true);
       if (artifact.ok()) {
-        artifact_of[static_cast<int32_t>(a)] = *std::move(artifact);
+        // A 1.2 plugin compiles what it can: only the partitions that
+        // failed lose their claims, not every partition of the vendor.
+        for (size_t i = 0; i < partitions_of[a].size(); ++i) {
+          absl::Status why = (*artifact)->PartitionFailure(i);
+          if (why.ok()) continue;
+          Withdraw(model, a, graph, model.plan.partitions[partitions_of[a][i]].ops,
+                   absl::StrCat("compile failed: ", why.message()));
+          failed = true;
+        }
+        if (!failed) artifact_of[static_cast<int32_t>(a)] = *std::move(artifact);
         continue;
       }
       FallbackNote note{model.accelerators[a], {}, std::string(artifact.status().message())};

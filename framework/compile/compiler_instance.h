@@ -20,6 +20,8 @@ struct OpClaim {
   std::string detail;
   double estimated_time_us = -1;
   uint64_t estimated_cycles = 0;
+  uint32_t flags = 0;          // TSR_CLAIM_FLAG_* (ABI 1.2 plugins)
+  uint32_t group = 0;          // 0 = none; ops sharing a group go to one partition or none
 };
 
 const char* RefusalReasonName(int32_t reason);
@@ -41,6 +43,9 @@ class CompiledArtifact {
   absl::StatusOr<std::span<const uint8_t>> Bytecode() const;
   absl::StatusOr<std::string> EntryPoint(size_t partition) const;
   absl::StatusOr<tsr_jit_handle> JitHandle(size_t partition) const;
+  // The failure of partition `partition` (OK when it compiled), from the
+  // plugin's compiled_partition_status; OK when the plugin has none.
+  absl::Status PartitionFailure(size_t partition) const;
 
  private:
   std::shared_ptr<const CompilerInstance> owner_;
@@ -56,10 +61,20 @@ class CompilerInstance : public std::enable_shared_from_this<CompilerInstance> {
   const CompilerPluginLibrary& library() const { return library_; }
   const std::string& vendor() const { return library_.vendor; }
 
+  // Claims for every op of `view`: through claim_ops for plugins that
+  // negotiated 1.2, through the frozen 40-byte array for 1.0/1.1. Then the
+  // host's own refusals on the plugin's behalf: ops or attributes newer
+  // than the negotiated version, and op groups that are refused in part or
+  // are not convex.
   absl::StatusOr<std::vector<OpClaim>> Partition(const GraphView& view, const SocSelection& soc) const;
+  // With `partial_ok`, a plugin that reports per-partition status compiles
+  // what it can; see CompiledArtifact::PartitionFailure.
   absl::StatusOr<std::unique_ptr<CompiledArtifact>> Compile(const std::vector<const GraphView*>& partitions,
                                                             uint32_t mode, const SocSelection& soc,
-                                                            bool constants_outlive_result) const;
+                                                            bool constants_outlive_result,
+                                                            bool partial_ok = false) const;
+  // The plugin's compatibility string for these options ("" when it has none).
+  absl::StatusOr<std::string> CompatibilityInfo(uint32_t mode, const SocSelection& soc) const;
   absl::Status Status(tsr_status code, const std::string& context) const;
 
  private:

@@ -96,7 +96,7 @@ absl::Status VerifyGraph(const Graph& g) {
       produced[t] = available[t] = true;
     }
     for (const auto& [key, value] : op.attrs)
-      if (key <= TSR_ATTR_UNKNOWN || key >= TSR_ATTR_KEY_COUNT_V1)
+      if (tsr_attr_key_since_minor(key) < 0)
         return absl::InvalidArgumentError(absl::StrCat(OpLabel(op, i), ": unknown attribute key ", key));
   }
   if (g.outputs.empty()) return absl::InvalidArgumentError("graph has no outputs");

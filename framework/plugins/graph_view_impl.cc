@@ -1,5 +1,7 @@
 #include "plugins/graph_view_impl.h"
 
+#include <cstddef>
+#include <iterator>
 #include <set>
 
 #include "tessera/ops.h"
@@ -144,16 +146,60 @@ int32_t Input(tsr_graph g, size_t i) { return V(g) && i < V(g)->inputs().size() 
 size_t OutputCount(tsr_graph g) { return V(g) ? V(g)->outputs().size() : 0; }
 int32_t Output(tsr_graph g, size_t i) { return V(g) && i < V(g)->outputs().size() ? V(g)->outputs()[i] : TSR_NO_TENSOR; }
 
-const tsr_graph_view_api kGraphViewApi = {
-    {sizeof(tsr_graph_view_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-    OpCount, OpType, OpInputCount, OpInput, OpOutputCount, OpOutput, OpId,
-    AttrInts, AttrFloats,
-    TensorCount, TensorName, TensorDType, TensorShape, TensorQuant, TensorConstant,
-    InputCount, Input, OutputCount, Output,
-};
+size_t AttrCount(tsr_graph g, size_t op) { const Op* o = OpAt(g, op); return o ? o->attrs.size() : 0; }
+int32_t AttrKey(tsr_graph g, size_t op, size_t i) {
+  const Op* o = OpAt(g, op);
+  if (o == nullptr || i >= o->attrs.size()) return TSR_ATTR_UNKNOWN;
+  return std::next(o->attrs.begin(), static_cast<std::ptrdiff_t>(i))->first;  // std::map: ascending keys
+}
+uint32_t TensorId(tsr_graph g, int32_t t) {
+  const GraphView* v = V(g);
+  if (v == nullptr || t < 0 || static_cast<size_t>(t) >= v->tensors().size()) return UINT32_MAX;
+  return static_cast<uint32_t>(v->tensors()[t]);
+}
+
+// One table per negotiated version: its header carries that version, and
+// its struct_size ends where that version's members end.
+constexpr tsr_graph_view_api MakeTable(uint32_t struct_size, uint16_t minor) {
+  return tsr_graph_view_api{
+      .header = {struct_size, 1, minor},
+      .op_count = OpCount,
+      .op_type = OpType,
+      .op_input_count = OpInputCount,
+      .op_input = OpInput,
+      .op_output_count = OpOutputCount,
+      .op_output = OpOutput,
+      .op_id = OpId,
+      .op_attr_ints = AttrInts,
+      .op_attr_floats = AttrFloats,
+      .tensor_count = TensorCount,
+      .tensor_name = TensorName,
+      .tensor_dtype = TensorDType,
+      .tensor_shape = TensorShape,
+      .tensor_quantization = TensorQuant,
+      .tensor_constant_data = TensorConstant,
+      .input_count = InputCount,
+      .input = Input,
+      .output_count = OutputCount,
+      .output = Output,
+      .op_attr_count = minor >= 2 ? AttrCount : nullptr,
+      .op_attr_key = minor >= 2 ? AttrKey : nullptr,
+      .tensor_id = minor >= 2 ? TensorId : nullptr,
+  };
+}
+constexpr uint32_t kV1Size = offsetof(tsr_graph_view_api, op_attr_count);
+const tsr_graph_view_api kGraphViewApi10 = MakeTable(kV1Size, 0);
+const tsr_graph_view_api kGraphViewApi11 = MakeTable(kV1Size, 1);
+const tsr_graph_view_api kGraphViewApi12 = MakeTable(sizeof(tsr_graph_view_api), 2);
 
 }  // namespace
 
-const tsr_graph_view_api* GraphViewApi() { return &kGraphViewApi; }
+const tsr_graph_view_api* GraphViewApi() { return &kGraphViewApi12; }
+
+const tsr_graph_view_api* GraphViewApiFor(tsr_version negotiated) {
+  if (negotiated.major == 1 && negotiated.minor == 0) return &kGraphViewApi10;
+  if (negotiated.major == 1 && negotiated.minor == 1) return &kGraphViewApi11;
+  return &kGraphViewApi12;
+}
 
 }  // namespace tessera

@@ -43,8 +43,12 @@ class GraphView {
   std::vector<int32_t> outputs_;
 };
 
-// The accessor table handed to plugins; static, thread-safe.
+// The accessor table handed to plugins; static, thread-safe. GraphViewApi()
+// is this host's newest; GraphViewApiFor() the table of a negotiated
+// version (its header carries that version, its struct_size ends with that
+// version's members).
 const tsr_graph_view_api* GraphViewApi();
+const tsr_graph_view_api* GraphViewApiFor(tsr_version negotiated);
 
 }  // namespace tessera
 

@@ -48,6 +48,13 @@ struct DispatchLibrary {
   std::shared_ptr<SharedLibrary> library;
 };
 
+// The header of a struct this host fills for a plugin: this host's size
+// (presence) and the version negotiated with that plugin (behaviour); never
+// the host's own compiled version.
+inline tsr_abi_header HostFilledHeader(uint32_t struct_size, tsr_version negotiated) {
+  return tsr_abi_header{struct_size, negotiated.major, negotiated.minor};
+}
+
 // Turns a plugin's tsr_status into an absl::Status carrying its error text.
 absl::Status PluginStatus(tsr_status code, const char* (*get_last_error)(void), const std::string& context);
 

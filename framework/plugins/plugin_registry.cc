@@ -57,8 +57,9 @@ absl::StatusOr<std::pair<std::shared_ptr<SharedLibrary>, std::pair<const Api*, t
   if (code != TSR_OK)
     return absl::FailedPreconditionError(absl::StrCat("entry symbol ", entry_symbol, " failed with status ", code));
   if (api == nullptr) return absl::FailedPreconditionError("NULL table: the entry symbol returned no function table");
-  if (agreed.major != kHostVersion.major || VersionKey(agreed) < VersionKey(kHostFloor) ||
-      VersionKey(agreed) > VersionKey(kHostVersion))
+  // The host alone judges the answer (the Vulkan loader's rule): anything
+  // from its floor up to its own version, whatever the major.
+  if (VersionKey(agreed) < VersionKey(kHostFloor) || VersionKey(agreed) > VersionKey(kHostVersion))
     return absl::FailedPreconditionError(absl::StrCat("version refused: the library answered ABI ", VersionText(agreed),
                                                       ", outside this host's range ", VersionText(kHostFloor), "..",
                                                       VersionText(kHostVersion)));
@@ -93,7 +94,14 @@ absl::StatusOr<CompilerPluginLibrary> PluginRegistry::LoadCompiler(const std::st
   TSR_REQUIRE_MEMBER(api, tsr_compiler_plugin_api, get_info);
   TSR_REQUIRE_MEMBER(api, tsr_compiler_plugin_api, create);
   TSR_REQUIRE_MEMBER(api, tsr_compiler_plugin_api, destroy);
-  TSR_REQUIRE_MEMBER(api, tsr_compiler_plugin_api, partition);
+  // 1.2 plugins claim through the host's sink; 1.0/1.1 plugins through the
+  // frozen array. Each needs only its own path.
+  const tsr_version agreed = opened.second.second;
+  if (tsr_version_compare(agreed, tsr_version{1, 2}) >= 0) {
+    TSR_REQUIRE_MEMBER(api, tsr_compiler_plugin_api, claim_ops);
+  } else {
+    TSR_REQUIRE_MEMBER(api, tsr_compiler_plugin_api, partition);
+  }
   TSR_REQUIRE_MEMBER(api, tsr_compiler_plugin_api, compile);
   TSR_REQUIRE_MEMBER(api, tsr_compiler_plugin_api, compiled_bytecode);
   TSR_REQUIRE_MEMBER(api, tsr_compiler_plugin_api, compiled_entry_point);
@@ -102,6 +110,8 @@ absl::StatusOr<CompilerPluginLibrary> PluginRegistry::LoadCompiler(const std::st
   const tsr_compiler_plugin_info* info = nullptr;
   RETURN_IF_ERROR(PluginStatus(api->get_info(&info), api->get_last_error, "get_info failed"));
   if (info == nullptr || info->vendor == nullptr) return absl::FailedPreconditionError("get_info returned no vendor");
+  if (!TSR_ABI_HAS_FIELD(info, tsr_compiler_plugin_info, compile_modes))
+    return absl::FailedPreconditionError(absl::StrCat("info struct too small (struct_size ", info->header.struct_size, ")"));
   if (vendor != info->vendor)
     return absl::FailedPreconditionError(absl::StrCat("file name says vendor '", vendor, "' but the plugin reports '",
                                                       info->vendor, "'"));
@@ -225,6 +235,30 @@ PluginRegistry PluginRegistry::Discover(const PluginSearchOptions& options) {
     }
   }
   return r;
+}
+
+int32_t CompilerPriority(const CompilerPluginLibrary& lib) {
+  // 1.0/1.1 plugins declare no priority: after every accelerator that does,
+  // before the fallbacks.
+  constexpr int32_t kUndeclared = 500000;
+  if (tsr_version_compare(lib.version, tsr_version{1, 2}) < 0 ||
+      !TSR_ABI_HAS_FIELD(lib.info, tsr_compiler_plugin_info, default_priority))
+    return kUndeclared;
+  return lib.info->default_priority;
+}
+
+const char* CompilerShortName(const CompilerPluginLibrary& lib) {
+  if (tsr_version_compare(lib.version, tsr_version{1, 2}) < 0 ||
+      !TSR_ABI_HAS_FIELD(lib.info, tsr_compiler_plugin_info, short_name) || lib.info->short_name == nullptr)
+    return nullptr;
+  return lib.info->short_name;
+}
+
+const CompilerPluginLibrary* PluginRegistry::FindCompilerByName(const std::string& name) const {
+  if (const CompilerPluginLibrary* exact = FindCompiler(name)) return exact;
+  for (const CompilerPluginLibrary& c : compilers_)
+    if (const char* alias = CompilerShortName(c); alias != nullptr && name == alias) return &c;
+  return nullptr;
 }
 
 const CompilerPluginLibrary* PluginRegistry::FindCompiler(const std::string& vendor) const {

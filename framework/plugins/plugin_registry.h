@@ -53,6 +53,8 @@ class PluginRegistry {
 
   const CompilerPluginLibrary* FindCompiler(const std::string& vendor) const;
   const DispatchLibrary* FindDispatch(const std::string& vendor) const;
+  // By vendor name, or by the short name a 1.2 plugin declares ("npu").
+  const CompilerPluginLibrary* FindCompilerByName(const std::string& name) const;
 
   // Loads one library file; exposed for tests and `tessera plugins`.
   static absl::StatusOr<CompilerPluginLibrary> LoadCompiler(const std::string& path, const std::string& vendor);
@@ -65,7 +67,16 @@ class PluginRegistry {
   std::vector<SearchedDirectory> directories_;
 };
 
-// Maps command-line short names: "npu" -> "systolic_npu", "dsp" -> "mock_dsp".
+// A compiler's declared default priority (lower is tried first under
+// "auto"; ABI 1.2 info), or 500000 for 1.0/1.1 plugins, which declare none.
+int32_t CompilerPriority(const CompilerPluginLibrary& lib);
+// Its declared short name, or NULL.
+const char* CompilerShortName(const CompilerPluginLibrary& lib);
+
+// Maps the bundled short names "npu" and "dsp" to vendors for
+// TESSERA_PLUGIN_FILTER only, which is applied before any library is opened
+// and so cannot read the short names the plugins declare. Everything after
+// loading resolves names through FindCompilerByName.
 std::string CanonicalVendorName(const std::string& name);
 
 }  // namespace tessera

@@ -1,6 +1,8 @@
 #include "bytecode_builder.h"
 
+#include <algorithm>
 #include <cstring>
+#include <numeric>
 
 #include "absl/strings/str_cat.h"
 
@@ -29,14 +31,24 @@ absl::StatusOr<std::vector<uint8_t>> BuildBytecode(
   h.entry_count = static_cast<uint32_t>(entries.size());
   h.entry_table_offset = sizeof(h);
   h.body_offset = AlignUp(sizeof(h) + entries.size() * sizeof(tsr_bytecode_entry));
+  // Entries sorted by name (byte order), so readers check uniqueness in one
+  // pass and look entry points up by binary search.
+  h.entry_size = sizeof(tsr_bytecode_entry);
+  h.flags = TSR_BYTECODE_FLAG_SORTED_ENTRIES;
+  std::vector<size_t> order(entries.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return entries[a].name < entries[b].name; });
 
   std::vector<tsr_bytecode_entry> table(entries.size());
   size_t body_size = 0;
-  for (size_t i = 0; i < entries.size(); ++i) {
+  for (size_t k = 0; k < order.size(); ++k) {
+    const size_t i = order[k];
     const BytecodeEntry& e = entries[i];
-    if (e.name.empty() || e.name.size() >= TSR_BYTECODE_ENTRY_NAME_SIZE)
+    if (e.name.empty() || e.name.size() >= TSR_BYTECODE_ENTRY_NAME_SIZE || e.name.find('\0') != std::string::npos)
       return absl::InvalidArgumentError(absl::StrCat("bytecode: bad entry name '", e.name, "'"));
-    tsr_bytecode_entry& t = table[i];
+    if (k > 0 && entries[order[k - 1]].name == e.name)
+      return absl::InvalidArgumentError(absl::StrCat("bytecode: duplicate entry name '", e.name, "'"));
+    tsr_bytecode_entry& t = table[k];
     std::memset(&t, 0, sizeof(t));
     std::memcpy(t.name, e.name.data(), e.name.size());
     body_size = AlignUp(body_size);
@@ -52,10 +64,10 @@ absl::StatusOr<std::vector<uint8_t>> BuildBytecode(
   std::vector<uint8_t> blob(h.total_size, 0);
   std::memcpy(blob.data() + h.entry_table_offset, table.data(),
               table.size() * sizeof(tsr_bytecode_entry));
-  for (size_t i = 0; i < entries.size(); ++i)
-    if (!entries[i].body.empty())
-      std::memcpy(blob.data() + h.body_offset + table[i].offset,
-                  entries[i].body.data(), entries[i].body.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    const BytecodeEntry& e = entries[order[k]];
+    if (!e.body.empty()) std::memcpy(blob.data() + h.body_offset + table[k].offset, e.body.data(), e.body.size());
+  }
   std::memcpy(blob.data(), &h, sizeof(h));
   h.checksum = tsr_bytecode_compute_checksum(blob.data(), blob.size());
   std::memcpy(blob.data(), &h, sizeof(h));
@@ -65,11 +77,15 @@ absl::StatusOr<std::vector<uint8_t>> BuildBytecode(
 absl::StatusOr<VerifiedEntry> VerifyAndFindEntry(std::span<const uint8_t> blob,
                                                  const char* vendor,
                                                  const char* entry_point,
-                                                 tsr_status* out_code) {
+                                                 tsr_status* out_code, uint32_t source_flags) {
   VerifiedEntry v{};
   char err[160];
-  tsr_status code = tsr_bytecode_verify(blob.data(), blob.size(), vendor,
-                                        &v.header, err, sizeof(err));
+  // A host that verified these exact bytes already says so; the bounds and
+  // names are still checked (they are cheap), the CRC is not repeated.
+  const uint32_t verify_flags =
+      (source_flags & TSR_SOURCE_FLAG_ENVELOPE_VERIFIED) != 0 ? TSR_BYTECODE_VERIFY_SKIP_CHECKSUM : 0;
+  tsr_status code = tsr_bytecode_verify_ex(blob.data(), blob.size(), vendor, verify_flags,
+                                           &v.header, err, sizeof(err));
   if (code != TSR_OK) {
     if (out_code) *out_code = code;
     return absl::InvalidArgumentError(err);

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "tessera/bytecode.h"
+#include "tessera/dispatch.h"
 
 namespace tessera::kit {
 
@@ -26,12 +27,16 @@ struct BytecodeIdentity {
   uint32_t vendor_format_version = 1;
 };
 
-// Each entry body starts 64-byte aligned within the blob.
+// Each entry body starts 64-byte aligned within the blob. Entries are
+// written sorted by name (TSR_BYTECODE_FLAG_SORTED_ENTRIES); duplicate names
+// are an error.
 absl::StatusOr<std::vector<uint8_t>> BuildBytecode(
     const BytecodeIdentity& identity, const std::vector<BytecodeEntry>& entries);
 
 // Verifies `blob` for `vendor` and returns the body bytes of `entry_point`.
-// The returned span points into `blob`.
+// The returned span points into `blob`. `source_flags` are the
+// tsr_executable_source flags (TSR_SOURCE_FLAG_ENVELOPE_VERIFIED skips the
+// checksum, which the host already ran on these bytes).
 struct VerifiedEntry {
   tsr_bytecode_header header;
   tsr_bytecode_entry entry;
@@ -40,7 +45,7 @@ struct VerifiedEntry {
 absl::StatusOr<VerifiedEntry> VerifyAndFindEntry(std::span<const uint8_t> blob,
                                                  const char* vendor,
                                                  const char* entry_point,
-                                                 tsr_status* out_code);
+                                                 tsr_status* out_code, uint32_t source_flags = 0);
 
 }  // namespace tessera::kit
 

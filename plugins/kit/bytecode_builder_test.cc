@@ -1,5 +1,7 @@
 #include "bytecode_builder.h"
 
+#include <cstring>
+
 #include "gtest/gtest.h"
 
 namespace tessera::kit {
@@ -59,6 +61,55 @@ TEST(BytecodeBuilder, EveryTruncationIsCaught) {
 TEST(BytecodeBuilder, RejectsOverlongNames) {
   EXPECT_FALSE(BuildBytecode({.vendor = std::string(40, 'v')}, {}).ok());
   EXPECT_FALSE(BuildBytecode({.vendor = "v"}, {{.name = std::string(70, 'e')}}).ok());
+}
+
+TEST(BytecodeBuilder, WritesEntriesSortedAndFindsThemByName) {
+  // Given out of order, as a compiler numbering partitions 0..10 would.
+  BytecodeIdentity id{.vendor = "acme", .soc_model = "acme-1"};
+  std::vector<BytecodeEntry> entries = {{.name = "p_2", .body = {2}}, {.name = "p_10", .body = {10}},
+                                        {.name = "p_1", .body = {1}}};
+  absl::StatusOr<std::vector<uint8_t>> blob = BuildBytecode(id, entries);
+  ASSERT_TRUE(blob.ok()) << blob.status();
+  tsr_bytecode_header h;
+  std::memcpy(&h, blob->data(), sizeof(h));
+  EXPECT_EQ(h.flags & TSR_BYTECODE_FLAG_SORTED_ENTRIES, TSR_BYTECODE_FLAG_SORTED_ENTRIES);
+  EXPECT_EQ(h.entry_size, 88u);
+  // Byte order: "p_1" < "p_10" < "p_2".
+  const char* expected[] = {"p_1", "p_10", "p_2"};
+  for (uint32_t i = 0; i < 3; ++i) {
+    tsr_bytecode_entry e;
+    std::memcpy(&e, blob->data() + h.entry_table_offset + i * 88, sizeof(e));
+    EXPECT_STREQ(e.name, expected[i]);
+  }
+  for (const auto& [name, byte] : std::vector<std::pair<const char*, uint8_t>>{{"p_1", 1}, {"p_10", 10}, {"p_2", 2}}) {
+    tsr_status code = TSR_OK;
+    absl::StatusOr<VerifiedEntry> e = VerifyAndFindEntry(*blob, "acme", name, &code);
+    ASSERT_TRUE(e.ok()) << name << ": " << e.status();
+    ASSERT_EQ(e->body.size(), 1u);
+    EXPECT_EQ(e->body[0], byte) << name;
+  }
+}
+
+TEST(BytecodeBuilder, RefusesDuplicateEntryNames) {
+  BytecodeIdentity id{.vendor = "acme", .soc_model = "acme-1"};
+  absl::StatusOr<std::vector<uint8_t>> blob =
+      BuildBytecode(id, {{.name = "same", .body = {1}}, {.name = "same", .body = {2}}});
+  ASSERT_FALSE(blob.ok());
+  EXPECT_NE(blob.status().message().find("duplicate"), std::string::npos);
+}
+
+TEST(BytecodeBuilder, EnvelopeVerifiedSourceFlagSkipsOnlyTheChecksum) {
+  std::vector<uint8_t> blob = TwoEntryBlob();
+  tsr_bytecode_header h;
+  std::memcpy(&h, blob.data(), sizeof(h));
+  blob[h.body_offset] ^= 0x01;  // a body byte: only the CRC covers it
+  tsr_status code = TSR_OK;
+  EXPECT_FALSE(VerifyAndFindEntry(blob, "acme", "p0", &code).ok());
+  EXPECT_EQ(code, TSR_BYTECODE_CHECKSUM);
+  EXPECT_TRUE(VerifyAndFindEntry(blob, "acme", "p0", &code, TSR_SOURCE_FLAG_ENVELOPE_VERIFIED).ok());
+  // Bounds are still checked with the flag: a truncated table is refused.
+  std::vector<uint8_t> cut(blob.begin(), blob.begin() + 150);
+  EXPECT_FALSE(VerifyAndFindEntry(cut, "acme", "p0", &code, TSR_SOURCE_FLAG_ENVELOPE_VERIFIED).ok());
 }
 
 }  // namespace

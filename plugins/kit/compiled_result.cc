@@ -7,9 +7,11 @@
 struct tsr_compiled_s {
   uint32_t mode = 0;
   std::vector<uint8_t> bytecode;
-  std::vector<std::string> entry_points;
+  std::vector<std::string> entry_points;     // "" for a failed partition
   std::vector<std::vector<uint8_t>> jit_bodies;
   std::vector<tessera::kit::JitPayload> jit_payloads;
+  std::vector<absl::Status> statuses;        // per partition
+  std::vector<std::vector<uint32_t>> culprits;
 };
 
 namespace tessera::kit {
@@ -31,6 +33,14 @@ absl::StatusOr<tsr_compiled> MakeCompiledResult(uint32_t mode, const BytecodeIde
   c->mode = mode;
   std::vector<BytecodeEntry> entries;
   for (PartitionCode& p : partitions) {
+    c->statuses.push_back(p.status);
+    c->culprits.push_back(std::move(p.culprit_op_ids));
+    if (!p.status.ok()) {
+      c->entry_points.emplace_back();
+      c->jit_bodies.emplace_back();
+      c->jit_payloads.push_back({});
+      continue;
+    }
     c->entry_points.push_back(p.entry_point);
     if (mode == TSR_COMPILE_MODE_AOT) {
       entries.push_back({p.entry_point, std::move(p.body), p.input_count, p.output_count});
@@ -63,6 +73,7 @@ tsr_status CompiledBytecode(tsr_compiled c, const void** data, size_t* size) {
 tsr_status CompiledEntryPoint(tsr_compiled c, size_t i, const char** name) {
   if (c == nullptr || name == nullptr) return ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
   if (i >= c->entry_points.size()) return ReportError(TSR_OUT_OF_RANGE, "partition index out of range");
+  if (!c->statuses[i].ok()) return ReportError(TSR_NOT_FOUND, "partition failed to compile: no entry point");
   *name = c->entry_points[i].c_str();
   return TSR_OK;
 }
@@ -71,10 +82,30 @@ tsr_status CompiledJitHandle(tsr_compiled c, size_t i, tsr_jit_handle* handle) {
   if (c == nullptr || handle == nullptr) return ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
   if (c->mode != TSR_COMPILE_MODE_JIT) return ReportError(TSR_NOT_FOUND, "an AOT result has no JIT handles");
   if (i >= c->jit_payloads.size()) return ReportError(TSR_OUT_OF_RANGE, "partition index out of range");
+  if (!c->statuses[i].ok()) return ReportError(TSR_NOT_FOUND, "partition failed to compile: no JIT handle");
   *handle = reinterpret_cast<tsr_jit_handle>(&c->jit_payloads[i]);
   return TSR_OK;
 }
 
 void ReleaseCompiled(tsr_compiled c) { delete c; }
+
+tsr_status CompiledPartitionStatus(tsr_compiled c, size_t i, tsr_status* out_code, char* out_text,
+                                   size_t text_capacity, size_t* out_text_length) {
+  if (c == nullptr || out_code == nullptr) return ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  if (i >= c->statuses.size()) return ReportError(TSR_OUT_OF_RANGE, "partition index out of range");
+  const std::string text(c->statuses[i].message());
+  *out_code = ToTsrStatus(c->statuses[i].code());
+  tsr_copy_text(text.c_str(), out_text, text_capacity, out_text_length);
+  return TSR_OK;
+}
+
+tsr_status CompiledPartitionCulprits(tsr_compiled c, size_t i, const uint32_t** out_op_ids, size_t* out_count) {
+  if (c == nullptr || out_op_ids == nullptr || out_count == nullptr)
+    return ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  if (i >= c->culprits.size()) return ReportError(TSR_OUT_OF_RANGE, "partition index out of range");
+  *out_op_ids = c->culprits[i].data();
+  *out_count = c->culprits[i].size();
+  return TSR_OK;
+}
 
 }  // namespace tessera::kit

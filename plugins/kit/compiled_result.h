@@ -36,6 +36,10 @@ struct PartitionCode {
   std::vector<uint8_t> body;
   uint32_t input_count = 0;
   uint32_t output_count = 0;
+  // A partition that failed to compile (TSR_COMPILE_FLAG_PARTIAL_OK): no
+  // code, an error, and the op ids (op_id) that caused it, if known.
+  absl::Status status;
+  std::vector<uint32_t> culprit_op_ids;
 };
 
 // Assembles the result of one compile() call. For AOT the bodies go into a
@@ -43,11 +47,38 @@ struct PartitionCode {
 absl::StatusOr<tsr_compiled> MakeCompiledResult(uint32_t mode, const BytecodeIdentity& identity, uint32_t jit_magic,
                                                 std::vector<PartitionCode> partitions);
 
-// The table functions.
+// The table functions. A failed partition has no entry point and no JIT
+// handle (TSR_NOT_FOUND); CompiledPartitionStatus says why.
 tsr_status CompiledBytecode(tsr_compiled compiled, const void** out_data, size_t* out_size);
 tsr_status CompiledEntryPoint(tsr_compiled compiled, size_t i, const char** out_name);
 tsr_status CompiledJitHandle(tsr_compiled compiled, size_t i, tsr_jit_handle* out_handle);
 void ReleaseCompiled(tsr_compiled compiled);
+tsr_status CompiledPartitionStatus(tsr_compiled compiled, size_t i, tsr_status* out_code, char* out_text,
+                                   size_t text_capacity, size_t* out_text_length);
+tsr_status CompiledPartitionCulprits(tsr_compiled compiled, size_t i, const uint32_t** out_op_ids,
+                                     size_t* out_count);
+
+// Compiles each partition with `compile_one`; with PARTIAL_OK in `flags`
+// a failing partition is recorded (status, culprits) instead of failing
+// the whole call. Exceptions count as that partition's failure.
+template <typename CompileOne>
+absl::StatusOr<std::vector<PartitionCode>> CompileEach(size_t partition_count, uint32_t flags,
+                                                       CompileOne&& compile_one) {
+  std::vector<PartitionCode> code;
+  code.reserve(partition_count);
+  for (size_t p = 0; p < partition_count; ++p) {
+    absl::StatusOr<PartitionCode> one = compile_one(p);
+    if (!one.ok()) {
+      if ((flags & TSR_COMPILE_FLAG_PARTIAL_OK) == 0) return one.status();
+      PartitionCode failed;
+      failed.status = one.status();
+      code.push_back(std::move(failed));
+      continue;
+    }
+    code.push_back(*std::move(one));
+  }
+  return code;
+}
 
 }  // namespace tessera::kit
 

@@ -27,19 +27,18 @@ tsr_status ReportError(tsr_status code, std::string message) {
   return code;
 }
 
-tsr_status NegotiateVersion(tsr_version host, tsr_version own,
-                            tsr_version floor, tsr_version* out) {
+tsr_status NegotiateVersion(tsr_version host, tsr_version own, tsr_version floor, tsr_version* out) {
   if (out == nullptr) return ReportError(TSR_INVALID_ARGUMENT, "out_version is NULL");
-  auto key = [](tsr_version v) { return (uint32_t{v.major} << 16) | v.minor; };
-  if (host.major != own.major || key(host) < key(floor)) {
-    return ReportError(
-        TSR_VERSION_UNSUPPORTED,
-        "no common ABI version: host offers " + std::to_string(host.major) + "." +
-            std::to_string(host.minor) + ", plugin speaks " +
-            std::to_string(floor.major) + "." + std::to_string(floor.minor) +
-            " to " + std::to_string(own.major) + "." + std::to_string(own.minor));
+  // The Vulkan loader's rule: answer the highest version spoken that is not
+  // above the host's, whatever the majors; the host judges the answer.
+  if (tsr_version_compare(host, floor) < 0) {
+    return ReportError(TSR_VERSION_UNSUPPORTED,
+                       "no common ABI version: host offers " + std::to_string(host.major) + "." +
+                           std::to_string(host.minor) + ", plugin speaks " + std::to_string(floor.major) + "." +
+                           std::to_string(floor.minor) + " to " + std::to_string(own.major) + "." +
+                           std::to_string(own.minor));
   }
-  *out = key(host) < key(own) ? host : own;
+  *out = tsr_version_compare(host, own) < 0 ? host : own;
   return TSR_OK;
 }
 

@@ -15,7 +15,8 @@ namespace tessera::kit {
 const char* LastErrorMessage();
 
 // Records `status` as the thread's last error (or clears it when OK) and
-// returns the matching tsr_status code.
+// returns the matching tsr_status code. (The ABI leaves the text after a
+// success unspecified; the kit clears it, which is one allowed outcome.)
 tsr_status ReportStatus(const absl::Status& status);
 
 // Records a failure with an explicit Tessera code (e.g. TSR_BYTECODE_*).
@@ -24,9 +25,12 @@ tsr_status ReportError(tsr_status code, std::string message);
 // absl::StatusCode and tsr_status share values 0..16.
 tsr_status ToTsrStatus(absl::StatusCode code);
 
-// Version negotiation shared by every entry symbol: answers with
-// min(host, own) when both have the same major and the host is not below
-// `floor`; otherwise TSR_VERSION_UNSUPPORTED and *out is untouched.
+// Version negotiation shared by every entry symbol (the Vulkan loader's
+// rule): answers with min(host, own), whatever the majors, when the host is
+// not below `floor`, the oldest version this plugin speaks; otherwise
+// TSR_VERSION_UNSUPPORTED and *out is untouched. A plugin built from this
+// kit speaks every version from its floor up to its own, so min(host, own)
+// is the highest it speaks at or below the host's.
 tsr_status NegotiateVersion(tsr_version host, tsr_version own,
                             tsr_version floor, tsr_version* out);
 

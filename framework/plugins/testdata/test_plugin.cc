@@ -47,8 +47,13 @@ constexpr const char* kVendor = "testvendor";
 const char* const kSocModels[] = {"any"};
 
 const tsr_compiler_plugin_info kInfo = {
-    {sizeof(tsr_compiler_plugin_info), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-    kVendor, "0.0.1-test", kSocModels, 1, TSR_COMPILE_MODE_AOT};
+    .header = {sizeof(tsr_compiler_plugin_info), 1, 0},
+    .vendor = kVendor,
+    .plugin_version = "0.0.1-test",
+    .soc_models = kSocModels,
+    .soc_model_count = 1,
+    .compile_modes = TSR_COMPILE_MODE_AOT,
+};
 
 const char* GetLastError() { return tessera::kit::LastErrorMessage(); }
 
@@ -154,31 +159,21 @@ constexpr uint32_t kTableSize = static_cast<uint32_t>(offsetof(tsr_compiler_plug
 constexpr uint32_t kTableSize = sizeof(tsr_compiler_plugin_api);
 #endif
 
-#if defined(TSR_TEST_PLUGIN_FROZEN_V1)
 // Only the v1 members are set, by name; anything a later header appends
-// stays zero-initialized and out of struct_size.
-const tsr_compiler_plugin_api kApi = [] {
-  tsr_compiler_plugin_api api{};
-  api.header = {kTableSize, 1, 0};
-  api.get_last_error = GetLastError;
-  api.get_info = GetInfo;
-  api.create = Create;
-  api.destroy = Destroy;
-  api.partition = Partition;
-  api.compile = Compile;
-  api.compiled_bytecode = CompiledBytecode;
-  api.compiled_entry_point = CompiledEntryPoint;
-  api.compiled_jit_handle = CompiledJitHandle;
-  api.release_compiled = ReleaseCompiled;
-  return api;
-}();
-#else
+// stays zero-initialized and, for the v1-sized variants, out of struct_size.
 const tsr_compiler_plugin_api kApi = {
-    {kTableSize, TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-    GetLastError, GetInfo, Create, Destroy, Partition, Compile,
-    CompiledBytecode, CompiledEntryPoint, CompiledJitHandle, ReleaseCompiled,
+    .header = {kTableSize, 1, 0},
+    .get_last_error = GetLastError,
+    .get_info = GetInfo,
+    .create = Create,
+    .destroy = Destroy,
+    .partition = Partition,
+    .compile = Compile,
+    .compiled_bytecode = CompiledBytecode,
+    .compiled_entry_point = CompiledEntryPoint,
+    .compiled_jit_handle = CompiledJitHandle,
+    .release_compiled = ReleaseCompiled,
 };
-#endif
 
 }  // namespace
 

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "build_identity.h"
+#include "claims.h"
 #include "compiled_result.h"
 #include "entry_point.h"
 #include "common/cpu_jit_program.h"
@@ -18,7 +20,8 @@
 #include "tessera/ops.h"
 
 struct tsr_compiler_plugin_s {
-  std::vector<std::string> refusal_texts;  // reason_detail storage
+  std::vector<std::string> refusal_texts;  // reason_detail storage (1.0/1.1 path)
+  std::vector<std::pair<std::string, std::string>> options;  // for the compatibility string
 };
 
 
@@ -28,8 +31,30 @@ namespace {
 const char* const kSocModels[] = {"any"};
 
 const tsr_compiler_plugin_info kInfo = {
-    {sizeof(tsr_compiler_plugin_info), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-    kCpuVendor, "0.1.0", kSocModels, 1, TSR_COMPILE_MODE_AOT | TSR_COMPILE_MODE_JIT};
+    .header = {sizeof(tsr_compiler_plugin_info), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+    .vendor = kCpuVendor,
+    .plugin_version = "0.1.0",
+    .soc_models = kSocModels,
+    .soc_model_count = 1,
+    .compile_modes = TSR_COMPILE_MODE_AOT | TSR_COMPILE_MODE_JIT,
+    .reserved0 = 0,
+    // Claims every op, so it goes last: the fallback of every plan.
+    .default_priority = TSR_PRIORITY_FALLBACK,
+    .sanitizer = kit::BuildSanitizer(),
+    .short_name = nullptr,
+    .build_id = kit::kBuildId,
+};
+
+// The attribute keys the reference kernels implement (docs/ops.md): every
+// 1.0 key. An op carrying any other key is refused, not guessed at.
+const std::vector<int32_t>& KnownAttributes() {
+  static const std::vector<int32_t> keys = [] {
+    std::vector<int32_t> k;
+    for (int32_t key = TSR_ATTR_UNKNOWN + 1; key < TSR_ATTR_KEY_COUNT_V1; ++key) k.push_back(key);
+    return k;
+  }();
+  return keys;
+}
 
 TensorRef TypeOnly(const kit::SnapshotTensor& t) {
   TensorRef r;
@@ -64,47 +89,75 @@ tsr_status Create(const tsr_compiler_plugin_options* options, tsr_compiler_plugi
     absl::StatusOr<std::map<std::string, std::string>> parsed =
         kit::ParseVendorOptions(kv, count, kCpuVendor, {{"kernels", {"reference", "fast"}}, {"threads", {}}});
     if (!parsed.ok()) return parsed.status();
-    *out = new tsr_compiler_plugin_s();
+    auto* plugin = new tsr_compiler_plugin_s();
+    plugin->options.assign(parsed->begin(), parsed->end());
+    *out = plugin;
     return absl::OkStatus();
   });
 }
 
 void Destroy(tsr_compiler_plugin plugin) { delete plugin; }
 
+// What the cpu claims: every op its reference kernels support, for the
+// dtypes docs/ops.md lists. No estimates: the framework's cost model times
+// the CPU itself from the SoC file.
+absl::StatusOr<kit::ClaimSet> Judge(const tsr_graph_view_api* view, tsr_graph graph) {
+  absl::StatusOr<kit::GraphSnapshot> g = kit::SnapshotGraph(view, graph, /*reference_constants=*/true);
+  if (!g.ok()) return g.status();
+  kit::ClaimSet claims;
+  claims.ops.resize(g->ops.size());
+  for (size_t i = 0; i < g->ops.size(); ++i) {
+    const kit::SnapshotOp& op = g->ops[i];
+    kit::OpVerdict& v = claims.ops[i];
+    std::vector<TensorRef> ins, outs;
+    for (int32_t t : op.inputs) ins.push_back(t >= 0 ? TypeOnly(g->tensors[t]) : TensorRef{});
+    for (int32_t t : op.outputs) outs.push_back(TypeOnly(g->tensors[t]));
+    int32_t unknown_key = 0;
+    if (op.type == TSR_OP_DISPATCH) {
+      v = {.supported = false, .reason = TSR_REFUSAL_UNSUPPORTED_OP, .detail = "DISPATCH is already compiled"};
+    } else if (op.type <= TSR_OP_UNKNOWN || op.type >= TSR_OP_COUNT_V1) {
+      v = {.supported = false, .reason = TSR_REFUSAL_UNSUPPORTED_OP, .detail = absl::StrCat("op type ", op.type, " is unknown")};
+    } else if (kit::HasUnknownAttribute(view, graph, i, KnownAttributes(), &unknown_key)) {
+      v = {.supported = false, .reason = TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE,
+           .detail = absl::StrCat("attribute key ", unknown_key, " is not implemented by the cpu kernels")};
+    } else {
+      std::string reason;
+      const bool ok = ReferenceSupports(op.type, ins, outs, &reason);
+      v = {.supported = ok, .reason = ok ? TSR_REFUSAL_NONE : TSR_REFUSAL_UNSUPPORTED_DTYPE, .detail = ok ? "" : reason};
+    }
+  }
+  return claims;
+}
+
 tsr_status Partition(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, tsr_graph graph,
                      const tsr_partition_options* options, tsr_op_support* out_support) {
   return kit::Guarded([&]() -> absl::Status {
     if (plugin == nullptr || view == nullptr || out_support == nullptr)
       return absl::InvalidArgumentError("partition: NULL argument");
-    absl::StatusOr<kit::GraphSnapshot> g = kit::SnapshotGraph(view, graph, /*reference_constants=*/true);
-    if (!g.ok()) return g.status();
-    plugin->refusal_texts.clear();
-    plugin->refusal_texts.reserve(g->ops.size());
-    for (size_t i = 0; i < g->ops.size(); ++i) {
-      const kit::SnapshotOp& op = g->ops[i];
-      tsr_op_support& s = out_support[i];
-      const uint32_t size = s.header.struct_size;
-      std::vector<TensorRef> ins, outs;
-      for (int32_t t : op.inputs) ins.push_back(t >= 0 ? TypeOnly(g->tensors[t]) : TensorRef{});
-      for (int32_t t : op.outputs) outs.push_back(TypeOnly(g->tensors[t]));
-      std::string reason;
-      bool ok = op.type != TSR_OP_DISPATCH && ReferenceSupports(op.type, ins, outs, &reason);
-      if (op.type == TSR_OP_DISPATCH) reason = "DISPATCH is already compiled";
-      if (size >= offsetof(tsr_op_support, supported) + sizeof(uint32_t)) s.supported = ok ? 1 : 0;
-      if (size >= offsetof(tsr_op_support, reason) + sizeof(int32_t))
-        s.reason = ok ? TSR_REFUSAL_NONE
-                      : (op.type == TSR_OP_DISPATCH || op.type <= TSR_OP_UNKNOWN || op.type >= TSR_OP_COUNT_V1
-                             ? TSR_REFUSAL_UNSUPPORTED_OP
-                             : TSR_REFUSAL_UNSUPPORTED_DTYPE);
-      plugin->refusal_texts.push_back(ok ? "" : reason);
-      if (size >= offsetof(tsr_op_support, reason_detail) + sizeof(const char*))
-        s.reason_detail = ok ? nullptr : plugin->refusal_texts.back().c_str();
-      // The framework's cost model times the CPU itself from the SoC file.
-      if (size >= offsetof(tsr_op_support, estimated_time_us) + sizeof(double)) s.estimated_time_us = -1.0;
-      if (size >= offsetof(tsr_op_support, estimated_cycles) + sizeof(uint64_t)) s.estimated_cycles = 0;
-    }
-    return absl::OkStatus();
+    absl::StatusOr<kit::ClaimSet> claims = Judge(view, graph);
+    if (!claims.ok()) return claims.status();
+    return kit::WriteLegacySupport(*claims, out_support, &plugin->refusal_texts);
   });
+}
+
+tsr_status ClaimOps(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, tsr_graph graph,
+                    const tsr_partition_options* options, const tsr_claim_sink_api* sink_api, tsr_claim_sink sink) {
+  return kit::Guarded([&]() -> absl::Status {
+    if (plugin == nullptr || view == nullptr) return absl::InvalidArgumentError("claim_ops: NULL argument");
+    absl::StatusOr<kit::ClaimSet> claims = Judge(view, graph);
+    if (!claims.ok()) return claims.status();
+    return kit::ReportClaims(*claims, sink_api, sink);
+  });
+}
+
+tsr_status CompatibilityInfo(tsr_compiler_plugin plugin, const tsr_compile_options* options, char* out,
+                             size_t capacity, size_t* out_length) {
+  if (plugin == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "compatibility_info: NULL plugin");
+  // The cpu's code is the encoded subgraph: it depends on the build and the
+  // options only, never on the SoC.
+  const std::string text = kit::CompatibilityString(kCpuVendor, "any", nullptr, 0, plugin->options);
+  tsr_copy_text(text.c_str(), out, capacity, out_length);
+  return TSR_OK;
 }
 
 tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, const tsr_graph* partitions,
@@ -114,23 +167,27 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
       return absl::InvalidArgumentError("compile: NULL argument");
     if (!TSR_ABI_HAS_FIELD(options, tsr_compile_options, mode))
       return absl::InvalidArgumentError("compile: options missing or too old (no mode)");
-    std::vector<kit::PartitionCode> code;
-    for (size_t p = 0; p < partition_count; ++p) {
-      absl::StatusOr<kit::GraphSnapshot> g = kit::SnapshotGraph(view, partitions[p], /*reference_constants=*/true);
-      if (!g.ok()) return g.status();
-      for (const kit::SnapshotOp& op : g->ops)
-        if (op.type == TSR_OP_DISPATCH)
-          return absl::InvalidArgumentError(absl::StrCat("partition ", p, " contains a DISPATCH op"));
-      // The cpu's "code" is the partition itself, encoded; the dispatch
-      // library interprets it (and packs weights for the fast kernels when
-      // it loads, since packing is specific to the CPU it runs on).
-      code.push_back({absl::StrCat("cpu_partition_", p), kit::EncodeSnapshot(*g),
-                      static_cast<uint32_t>(g->inputs.size()), static_cast<uint32_t>(g->outputs.size())});
-    }
+    const uint32_t flags = TSR_ABI_HAS_FIELD(options, tsr_compile_options, flags) ? options->flags : 0;
+    absl::StatusOr<std::vector<kit::PartitionCode>> code =
+        kit::CompileEach(partition_count, flags, [&](size_t p) -> absl::StatusOr<kit::PartitionCode> {
+          absl::StatusOr<kit::GraphSnapshot> g = kit::SnapshotGraph(view, partitions[p], /*reference_constants=*/true);
+          if (!g.ok()) return g.status();
+          for (const kit::SnapshotOp& op : g->ops)
+            if (op.type == TSR_OP_DISPATCH)
+              return absl::InvalidArgumentError(absl::StrCat("partition ", p, " contains a DISPATCH op"));
+          // The cpu's "code" is the partition itself, encoded; the dispatch
+          // library interprets it (and packs weights for the fast kernels
+          // when it loads, since packing is specific to the CPU it runs on).
+          return kit::PartitionCode{.entry_point = absl::StrCat("cpu_partition_", p),
+                                    .body = kit::EncodeSnapshot(*g),
+                                    .input_count = static_cast<uint32_t>(g->inputs.size()),
+                                    .output_count = static_cast<uint32_t>(g->outputs.size())};
+        });
+    if (!code.ok()) return code.status();
     const char* soc = TSR_ABI_HAS_FIELD(options, tsr_compile_options, soc_model) && options->soc_model
                           ? options->soc_model : "any";
     absl::StatusOr<tsr_compiled> compiled =
-        kit::MakeCompiledResult(options->mode, {kCpuVendor, soc, kCpuBodyFormatVersion}, kCpuJitMagic, std::move(code));
+        kit::MakeCompiledResult(options->mode, {kCpuVendor, soc, kCpuBodyFormatVersion}, kCpuJitMagic, *std::move(code));
     if (!compiled.ok()) return compiled.status();
     *out = *compiled;
     return absl::OkStatus();
@@ -138,9 +195,22 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
 }
 
 const tsr_compiler_plugin_api kApi = {
-    {sizeof(tsr_compiler_plugin_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-    GetLastError, GetInfo, Create, Destroy, Partition, Compile,
-    kit::CompiledBytecode, kit::CompiledEntryPoint, kit::CompiledJitHandle, kit::ReleaseCompiled,
+    .header = {sizeof(tsr_compiler_plugin_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+    .get_last_error = GetLastError,
+    .get_info = GetInfo,
+    .create = Create,
+    .destroy = Destroy,
+    .partition = Partition,  // for hosts that negotiate 1.0/1.1
+    .compile = Compile,
+    .compiled_bytecode = kit::CompiledBytecode,
+    .compiled_entry_point = kit::CompiledEntryPoint,
+    .compiled_jit_handle = kit::CompiledJitHandle,
+    .release_compiled = kit::ReleaseCompiled,
+    .claim_ops = ClaimOps,
+    .estimate_partition = nullptr,  // no device: the framework models the CPU
+    .compiled_partition_status = kit::CompiledPartitionStatus,
+    .compiled_partition_culprits = kit::CompiledPartitionCulprits,
+    .compatibility_info = CompatibilityInfo,
 };
 
 }  // namespace

@@ -17,7 +17,9 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "bytecode_builder.h"
+#include "build_identity.h"
 #include "compiled_result.h"
+#include "dispatch_support.h"
 #include "entry_point.h"
 #include "host_buffers.h"
 #include "common/cpu_jit_program.h"
@@ -45,6 +47,7 @@ struct tsr_invocation_s {
   tessera::cpu::CpuRunState state;
   double host_time_us = 0;
   double ops = 0;
+  uint64_t start_ns = 0, end_ns = 0;  // CLOCK_MONOTONIC of the last invoke
 };
 
 namespace tessera::cpu {
@@ -53,8 +56,17 @@ namespace {
 constexpr uint32_t kAlignment = 64;
 const char* const kSocModels[] = {"any"};
 const tsr_dispatch_info kInfo = {
-    {sizeof(tsr_dispatch_info), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-    kCpuVendor, "0.1.0", kSocModels, 1, TSR_DISPATCH_CAP_BYTECODE | TSR_DISPATCH_CAP_JIT_HANDLE};
+    .header = {sizeof(tsr_dispatch_info), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+    .vendor = kCpuVendor,
+    .library_version = "0.1.0",
+    .soc_models = kSocModels,
+    .soc_model_count = 1,
+    .capabilities = TSR_DISPATCH_CAP_BYTECODE | TSR_DISPATCH_CAP_JIT_HANDLE,
+    .reserved0 = 0,
+    .sanitizer = kit::BuildSanitizer(),
+    .reserved1 = 0,
+    .build_id = kit::kBuildId,
+};
 
 const char* GetLastError() { return kit::LastErrorMessage(); }
 
@@ -103,8 +115,10 @@ tsr_status LoadExecutable(tsr_device_context ctx, const tsr_executable_source* s
     std::span<const uint8_t> encoded;
     if (src->kind == TSR_EXECUTABLE_BYTECODE) {
       if (src->bytecode == nullptr) return absl::InvalidArgumentError("load_executable: bytecode is NULL");
+      const uint32_t flags = TSR_ABI_HAS_FIELD(src, tsr_executable_source, flags) ? src->flags : 0;
       absl::StatusOr<kit::VerifiedEntry> entry = kit::VerifyAndFindEntry(
-          {static_cast<const uint8_t*>(src->bytecode), src->bytecode_size}, kCpuVendor, src->entry_point, &special);
+          {static_cast<const uint8_t*>(src->bytecode), src->bytecode_size}, kCpuVendor, src->entry_point, &special,
+          flags);
       if (!entry.ok()) return entry.status();
       if (entry->header.vendor_format_version != kCpuBodyFormatVersion) {
         special = TSR_BYTECODE_INCOMPATIBLE;
@@ -214,29 +228,106 @@ tsr_status Invoke(tsr_invocation inv) {
       if (inv->outputs[i] == nullptr) return absl::FailedPreconditionError(absl::StrCat("invoke: output ", i, " not attached"));
       outs.push_back(inv->outputs[i]->host);
     }
-    const auto start = std::chrono::steady_clock::now();
+    inv->start_ns = kit::MonotonicNowNs();
     absl::Status s = RunCpuProgram(inv->executable->program, inv->state, ins, outs);
-    inv->host_time_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    inv->end_ns = kit::MonotonicNowNs();
+    inv->host_time_us = static_cast<double>(inv->end_ns - inv->start_ns) / 1000.0;
     inv->ops = static_cast<double>(inv->executable->program.graph.ops.size());
     return s;
   });
 }
 
+// The metrics: descriptors fixed per library (so stable per executable),
+// values per invoke.
+struct MetricDescriptor {
+  const char* name;
+  const char* unit;
+};
+constexpr MetricDescriptor kMetrics[] = {
+    {"kernel_time_us", "us"},
+    {"ops_executed", "ops"},
+    // How many of them ran a fast (oneDNN) kernel; the rest ran the reference kernels.
+    {"ops_fast", "ops"},
+};
+constexpr size_t kMetricCount = sizeof(kMetrics) / sizeof(kMetrics[0]);
+
+void MetricValues(const tsr_invocation_s& inv, double* out) {
+  out[0] = inv.host_time_us;
+  out[1] = inv.ops;
+  out[2] = static_cast<double>(inv.state.last_fast_ops);
+}
+
 tsr_status MetricCount(tsr_invocation inv, size_t* out) {
   if (inv == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
-  *out = 3;
+  *out = kMetricCount;
   return TSR_OK;
 }
 
 tsr_status GetMetric(tsr_invocation inv, size_t index, tsr_metric* out) {
   if (inv == nullptr || !TSR_ABI_HAS_FIELD(out, tsr_metric, unit)) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
-  switch (index) {
-    case 0: out->name = "kernel_time_us"; out->value = inv->host_time_us; out->unit = "us"; return TSR_OK;
-    case 1: out->name = "ops_executed"; out->value = inv->ops; out->unit = "ops"; return TSR_OK;
-    // How many of them ran a fast (oneDNN) kernel; the rest ran the reference kernels.
-    case 2: out->name = "ops_fast"; out->value = static_cast<double>(inv->state.last_fast_ops); out->unit = "ops"; return TSR_OK;
-    default: return kit::ReportError(TSR_OUT_OF_RANGE, "metric index out of range");
-  }
+  if (index >= kMetricCount) return kit::ReportError(TSR_OUT_OF_RANGE, "metric index out of range");
+  double values[kMetricCount];
+  MetricValues(*inv, values);
+  out->name = kMetrics[index].name;
+  out->unit = kMetrics[index].unit;
+  out->value = values[index];
+  return TSR_OK;
+}
+
+tsr_status ExecutableMetricCount(tsr_executable exe, size_t* out) {
+  if (exe == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  *out = kMetricCount;
+  return TSR_OK;
+}
+
+tsr_status ExecutableMetricInfo(tsr_executable exe, size_t index, tsr_metric* out) {
+  if (exe == nullptr || !TSR_ABI_HAS_FIELD(out, tsr_metric, unit)) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  if (index >= kMetricCount) return kit::ReportError(TSR_OUT_OF_RANGE, "metric index out of range");
+  out->name = kMetrics[index].name;
+  out->unit = kMetrics[index].unit;
+  out->value = 0;
+  return TSR_OK;
+}
+
+tsr_status InvocationMetricValues(tsr_invocation inv, double* out, size_t count) {
+  if (inv == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  if (count != kMetricCount) return kit::ReportError(TSR_INVALID_ARGUMENT, "count differs from executable_metric_count");
+  MetricValues(*inv, out);
+  return TSR_OK;
+}
+
+tsr_status InvocationTiming(tsr_invocation inv, tsr_invocation_timing* out) {
+  if (inv == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL invocation");
+  return kit::FillTiming(inv->start_ns, inv->end_ns, -1.0, out);  // a real CPU: no modelled device time
+}
+
+tsr_status Detach(tsr_invocation inv, int32_t io_kind, size_t index) {
+  if (inv == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL invocation");
+  auto& slots = io_kind == TSR_IO_INPUT ? inv->inputs : inv->outputs;
+  if (index >= slots.size()) return kit::ReportError(TSR_OUT_OF_RANGE, "detach: index out of range");
+  slots[index] = nullptr;
+  return TSR_OK;
+}
+tsr_status DetachInput(tsr_invocation inv, size_t i) { return Detach(inv, TSR_IO_INPUT, i); }
+tsr_status DetachOutput(tsr_invocation inv, size_t i) { return Detach(inv, TSR_IO_OUTPUT, i); }
+
+tsr_status BufferTypeCount(tsr_device_context ctx, size_t* out) {
+  if (ctx == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  *out = 1;
+  return TSR_OK;
+}
+
+tsr_status GetBufferTypeInfo(tsr_device_context ctx, size_t index, tsr_buffer_type_info* out) {
+  if (ctx == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL context");
+  if (index != 0) return kit::ReportError(TSR_OUT_OF_RANGE, "buffer type index out of range");
+  return kit::HostBufferTypeInfo(kAlignment, out);
+}
+
+tsr_status CheckCompatibility(tsr_device_context ctx, const void* bytecode, size_t size, const char* compat,
+                              int32_t* out) {
+  if (ctx == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL context");
+  return kit::CheckBlobCompatibility(bytecode, size, kCpuVendor, kCpuBodyFormatVersion, kSocModels, "", compat,
+                                     kit::kBuildId, out);
 }
 
 // Every float op runs in FP32 (the reference kernels accumulate in f64 and
@@ -255,11 +346,41 @@ tsr_status ExecutableNumerics(tsr_executable exe, tsr_numerics* out) {
 }
 
 const tsr_dispatch_api kApi = {
-    {sizeof(tsr_dispatch_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-    GetLastError, GetInfo, CreateContext, DestroyContext, LoadExecutable, UnloadExecutable, IoCount,
-    Requirements, AllocateBuffer, RegisterBuffer, kit::ReleaseHostBuffer, kit::MapHostBuffer, kit::UnmapHostBuffer,
-    CreateInvocation, DestroyInvocation, AttachInput, AttachOutput, Invoke, MetricCount, GetMetric,
-    ExecutableNumerics,
+    .header = {sizeof(tsr_dispatch_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+    .get_last_error = GetLastError,
+    .get_info = GetInfo,
+    .create_device_context = CreateContext,
+    .destroy_device_context = DestroyContext,
+    .load_executable = LoadExecutable,
+    .unload_executable = UnloadExecutable,
+    .executable_io_count = IoCount,
+    .buffer_requirements = Requirements,
+    .allocate_buffer = AllocateBuffer,
+    .register_buffer = RegisterBuffer,
+    .release_buffer = kit::ReleaseHostBuffer,
+    .map_buffer = kit::MapHostBuffer,
+    .unmap_buffer = kit::UnmapHostBuffer,
+    .create_invocation = CreateInvocation,
+    .destroy_invocation = DestroyInvocation,
+    .attach_input = AttachInput,
+    .attach_output = AttachOutput,
+    .invoke = Invoke,
+    .metric_count = MetricCount,
+    .get_metric = GetMetric,
+    .executable_numerics = ExecutableNumerics,
+    .check_compatibility = CheckCompatibility,
+    .detach_input = DetachInput,
+    .detach_output = DetachOutput,
+    .buffer_type_count = BufferTypeCount,
+    .get_buffer_type_info = GetBufferTypeInfo,
+    .buffer_layout_count = nullptr,  // one dense HOST layout: buffer_requirements says it all
+    .get_buffer_layout = nullptr,
+    .convert_buffer = nullptr,       // HOST only: the runtime copies
+    .async = nullptr,
+    .executable_metric_count = ExecutableMetricCount,
+    .executable_metric_info = ExecutableMetricInfo,
+    .invocation_metric_values = InvocationMetricValues,
+    .invocation_timing = InvocationTiming,
 };
 
 }  // namespace

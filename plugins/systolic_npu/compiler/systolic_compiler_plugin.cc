@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "build_identity.h"
 #include "bytecode_builder.h"
+#include "claims.h"
 #include "compiled_result.h"
 #include "entry_point.h"
 #include "common/vendor.h"
@@ -32,7 +34,9 @@ struct tsr_compiler_plugin_s {
   tessera::systolic::Overlap overlap = tessera::systolic::Overlap::kDefault;
   tsr_log_fn log = nullptr;
   void* log_user_data = nullptr;
-  std::vector<std::string> refusal_texts;  // reason_detail storage
+  std::vector<std::string> refusal_texts;  // reason_detail storage (1.0/1.1 path)
+  std::string estimate_detail;             // tsr_partition_estimate.detail storage
+  std::vector<std::pair<std::string, std::string>> options;  // for the compatibility string
 };
 
 namespace tessera::systolic {
@@ -41,8 +45,18 @@ namespace {
 const char* const kSocModels[] = {"ref-edge", "ref-phone", "ref-server"};
 
 const tsr_compiler_plugin_info kInfo = {
-    {sizeof(tsr_compiler_plugin_info), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-    kVendor, kPluginVersion, kSocModels, 3, TSR_COMPILE_MODE_AOT | TSR_COMPILE_MODE_JIT};
+    .header = {sizeof(tsr_compiler_plugin_info), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+    .vendor = kVendor,
+    .plugin_version = kPluginVersion,
+    .soc_models = kSocModels,
+    .soc_model_count = 3,
+    .compile_modes = TSR_COMPILE_MODE_AOT | TSR_COMPILE_MODE_JIT,
+    .reserved0 = 0,
+    .default_priority = 100,  // the first accelerator tried under "auto"
+    .sanitizer = kit::BuildSanitizer(),
+    .short_name = "npu",
+    .build_id = kit::kBuildId,
+};
 
 const std::map<std::string, std::set<std::string>> kOptions = {
     {"dataflow", {"ws", "os"}},
@@ -70,6 +84,7 @@ tsr_status Create(const tsr_compiler_plugin_options* options, tsr_compiler_plugi
     auto parsed = kit::ParseVendorOptions(kv, count, kVendor, kOptions);
     if (!parsed.ok()) return parsed.status();
     auto plugin = std::make_unique<tsr_compiler_plugin_s>();
+    plugin->options.assign(parsed->begin(), parsed->end());
     if (auto it = parsed->find("dataflow"); it != parsed->end()) {
       plugin->dataflow_set = true;
       plugin->dataflow = *ParseDataflow(it->second);
@@ -91,15 +106,61 @@ LoweringOptions Lowering(const tsr_compiler_plugin_s& p, const SystolicSocConfig
   return LoweringOptions{p.dataflow_set ? p.dataflow : soc.npu.default_dataflow};
 }
 
-void Fill(tsr_op_support& s, bool ok, int32_t reason, const char* detail, double time_us,
-          uint64_t cycles) {
-  const uint32_t size = s.header.struct_size;
-  if (size >= offsetof(tsr_op_support, supported) + sizeof(uint32_t)) s.supported = ok ? 1 : 0;
-  if (size >= offsetof(tsr_op_support, reason) + sizeof(int32_t)) s.reason = ok ? TSR_REFUSAL_NONE : reason;
-  if (size >= offsetof(tsr_op_support, reason_detail) + sizeof(const char*))
-    s.reason_detail = ok ? nullptr : detail;
-  if (size >= offsetof(tsr_op_support, estimated_time_us) + sizeof(double)) s.estimated_time_us = time_us;
-  if (size >= offsetof(tsr_op_support, estimated_cycles) + sizeof(uint64_t)) s.estimated_cycles = cycles;
+struct SocArgs {
+  const char* model = nullptr;
+  const char* desc = nullptr;
+  size_t desc_size = 0;
+};
+
+SocArgs SocOf(const tsr_partition_options* options) {
+  SocArgs a;
+  if (TSR_ABI_HAS_FIELD(options, tsr_partition_options, soc_description_size)) {
+    a.model = options->soc_model;
+    a.desc = options->soc_description;
+    a.desc_size = options->soc_description_size;
+  }
+  return a;
+}
+
+// What the NPU claims: the ops compiler/lowering.h lowers, each with its
+// cycle-model estimate; an op whose estimate fails (too large even after
+// tiling) is refused.
+absl::StatusOr<kit::ClaimSet> Judge(const tsr_compiler_plugin_s& plugin, const tsr_graph_view_api* view,
+                                    tsr_graph graph, const tsr_partition_options* options) {
+  auto g = kit::SnapshotGraph(view, graph, /*reference_constants=*/true);
+  if (!g.ok()) return g.status();
+  const SocArgs a = SocOf(options);
+  kit::ClaimSet claims;
+  claims.ops.resize(g->ops.size());
+  absl::StatusOr<SystolicSocConfig> soc = SelectSoc(a.model, a.desc, a.desc_size);
+  if (!soc.ok()) {
+    // A SoC without a (valid) [systolic_npu] section: nothing runs here.
+    const std::string why = absl::StrCat("systolic_npu: no usable NPU on this SoC: ", soc.status().message());
+    for (kit::OpVerdict& v : claims.ops) v = {.supported = false, .reason = TSR_REFUSAL_OTHER, .detail = why};
+    return claims;
+  }
+  const LoweringOptions lo = Lowering(plugin, *soc);
+  for (size_t i = 0; i < g->ops.size(); ++i) {
+    OpSupport sup = CheckOpSupport(*g, g->ops[i]);
+    RunMetrics m;
+    if (sup.supported) {
+      absl::StatusOr<RunMetrics> est = EstimateOp(*g, i, soc->npu, lo, plugin.overlap);
+      if (est.ok()) {
+        m = *est;
+      } else {
+        sup.supported = false;
+        sup.reason = est.status().code() == absl::StatusCode::kResourceExhausted ? TSR_REFUSAL_TOO_LARGE
+                                                                                 : TSR_REFUSAL_OTHER;
+        sup.detail = std::string(est.status().message());
+      }
+    }
+    claims.ops[i] = {.supported = sup.supported,
+                     .reason = sup.supported ? TSR_REFUSAL_NONE : sup.reason,
+                     .detail = sup.supported ? "" : sup.detail,
+                     .estimated_time_us = sup.supported ? m.time_us : -1.0,
+                     .estimated_cycles = sup.supported ? m.cycles_total : 0};
+  }
+  return claims;
 }
 
 tsr_status Partition(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, tsr_graph graph,
@@ -107,50 +168,75 @@ tsr_status Partition(tsr_compiler_plugin plugin, const tsr_graph_view_api* view,
   return kit::Guarded([&]() -> absl::Status {
     if (plugin == nullptr || view == nullptr || out_support == nullptr)
       return absl::InvalidArgumentError("partition: NULL argument");
-    const char* model = nullptr;
-    const char* desc = nullptr;
-    size_t desc_size = 0;
-    if (TSR_ABI_HAS_FIELD(options, tsr_partition_options, soc_description_size)) {
-      model = options->soc_model;
-      desc = options->soc_description;
-      desc_size = options->soc_description_size;
-    }
-    auto g = kit::SnapshotGraph(view, graph, /*reference_constants=*/true);
+    absl::StatusOr<kit::ClaimSet> claims = Judge(*plugin, view, graph, options);
+    if (!claims.ok()) return claims.status();
+    return kit::WriteLegacySupport(*claims, out_support, &plugin->refusal_texts);
+  });
+}
+
+tsr_status ClaimOps(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, tsr_graph graph,
+                    const tsr_partition_options* options, const tsr_claim_sink_api* sink_api, tsr_claim_sink sink) {
+  return kit::Guarded([&]() -> absl::Status {
+    if (plugin == nullptr || view == nullptr) return absl::InvalidArgumentError("claim_ops: NULL argument");
+    absl::StatusOr<kit::ClaimSet> claims = Judge(*plugin, view, graph, options);
+    if (!claims.ok()) return claims.status();
+    return kit::ReportClaims(*claims, sink_api, sink);
+  });
+}
+
+uint64_t TensorBytes(const kit::SnapshotTensor& t) {
+  return static_cast<uint64_t>(kit::ElementCount(t.shape)) * kit::DTypeByteSize(t.dtype);
+}
+
+// The partition as a whole: lowered once, costed by the cycle model over
+// the whole program (fusion and weight residency included).
+tsr_status EstimatePartition(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, tsr_graph partition,
+                             const tsr_partition_options* options, tsr_partition_estimate* out) {
+  return kit::Guarded([&]() -> absl::Status {
+    if (plugin == nullptr || view == nullptr || !TSR_ABI_HAS_FIELD(out, tsr_partition_estimate, detail))
+      return absl::InvalidArgumentError("estimate_partition: NULL argument or struct too small");
+    auto g = kit::SnapshotGraph(view, partition, /*reference_constants=*/true);
     if (!g.ok()) return g.status();
-    plugin->refusal_texts.clear();
-    plugin->refusal_texts.reserve(g->ops.size() + 1);
-    absl::StatusOr<SystolicSocConfig> soc = SelectSoc(model, desc, desc_size);
-    if (!soc.ok()) {
-      // A SoC without a (valid) [systolic_npu] section: nothing runs here.
-      plugin->refusal_texts.push_back(absl::StrCat("systolic_npu: no usable NPU on this SoC: ",
-                                                   soc.status().message()));
-      for (size_t i = 0; i < g->ops.size(); ++i)
-        Fill(out_support[i], false, TSR_REFUSAL_OTHER, plugin->refusal_texts.back().c_str(), -1.0, 0);
-      return absl::OkStatus();
+    const SocArgs a = SocOf(options);
+    absl::StatusOr<SystolicSocConfig> soc = SelectSoc(a.model, a.desc, a.desc_size);
+    if (!soc.ok()) return soc.status();
+    tsr_partition_estimate e = *out;
+    e.boundary_bytes_in = e.boundary_bytes_out = e.resident_weight_bytes = 0;
+    for (int32_t t : g->inputs) e.boundary_bytes_in += TensorBytes(g->tensors[t]);
+    for (int32_t t : g->outputs) e.boundary_bytes_out += TensorBytes(g->tensors[t]);
+    for (const kit::SnapshotTensor& t : g->tensors)
+      if (t.is_constant) e.resident_weight_bytes += TensorBytes(t);
+    absl::StatusOr<Program> program = LowerGraph(*g, soc->npu, Lowering(*plugin, *soc), "estimate");
+    if (!program.ok()) {
+      plugin->estimate_detail = std::string(program.status().message());
+      e.fits = 0;
+      e.reason = program.status().code() == absl::StatusCode::kResourceExhausted ? TSR_REFUSAL_TOO_LARGE
+                                                                                 : TSR_REFUSAL_OTHER;
+      e.detail = plugin->estimate_detail.c_str();
+      e.device_time_us = -1;
+      e.cycles = 0;
+    } else {
+      const RunMetrics m = EstimateEntry(*program, program->entries.at(0), soc->npu, plugin->overlap);
+      e.fits = 1;
+      e.reason = TSR_REFUSAL_NONE;
+      e.detail = nullptr;
+      e.device_time_us = m.time_us;
+      e.cycles = m.cycles_total;
     }
-    const LoweringOptions lo = Lowering(*plugin, *soc);
-    for (size_t i = 0; i < g->ops.size(); ++i) {
-      OpSupport sup = CheckOpSupport(*g, g->ops[i]);
-      RunMetrics m;
-      if (sup.supported) {
-        absl::StatusOr<RunMetrics> est = EstimateOp(*g, i, soc->npu, lo, plugin->overlap);
-        if (est.ok()) {
-          m = *est;
-        } else {
-          sup.supported = false;
-          sup.reason = est.status().code() == absl::StatusCode::kResourceExhausted
-                           ? TSR_REFUSAL_TOO_LARGE
-                           : TSR_REFUSAL_OTHER;
-          sup.detail = std::string(est.status().message());
-        }
-      }
-      plugin->refusal_texts.push_back(sup.detail);
-      Fill(out_support[i], sup.supported, sup.reason,
-           sup.supported ? nullptr : plugin->refusal_texts.back().c_str(),
-           sup.supported ? m.time_us : -1.0, sup.supported ? m.cycles_total : 0);
-    }
+    *out = e;
     return absl::OkStatus();
   });
+}
+
+tsr_status CompatibilityInfo(tsr_compiler_plugin plugin, const tsr_compile_options* options, char* out,
+                             size_t capacity, size_t* out_length) {
+  if (plugin == nullptr || !TSR_ABI_HAS_FIELD(options, tsr_compile_options, soc_description_size))
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "compatibility_info: NULL plugin or options");
+  // The code depends on the build, the options and the SoC tables read.
+  const std::string text = kit::CompatibilityString(kVendor, options->soc_model, options->soc_description,
+                                                    options->soc_description_size, plugin->options);
+  tsr_copy_text(text.c_str(), out, capacity, out_length);
+  return TSR_OK;
 }
 
 tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, const tsr_graph* partitions,
@@ -173,22 +259,25 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
     absl::StatusOr<SystolicSocConfig> soc = SelectSoc(model, desc, desc_size);
     if (!soc.ok()) return soc.status();
     const LoweringOptions lo = Lowering(*plugin, *soc);
-    std::vector<kit::PartitionCode> code;
-    for (size_t p = 0; p < partition_count; ++p) {
-      // Weights are copied into the constant pool, so constants may be
-      // referenced in place while compiling.
-      auto g = kit::SnapshotGraph(view, partitions[p], /*reference_constants=*/true);
-      if (!g.ok()) return g.status();
-      const std::string name = absl::StrCat("systolic_npu_partition_", p);
-      absl::StatusOr<Program> program = LowerGraph(*g, soc->npu, lo, name);
-      if (!program.ok())
-        return absl::Status(program.status().code(),
-                            absl::StrCat("partition ", p, ": ", program.status().message()));
-      code.push_back({name, SerializeProgram(*program), static_cast<uint32_t>(g->inputs.size()),
-                      static_cast<uint32_t>(g->outputs.size())});
-    }
+    const uint32_t flags = TSR_ABI_HAS_FIELD(options, tsr_compile_options, flags) ? options->flags : 0;
+    absl::StatusOr<std::vector<kit::PartitionCode>> code =
+        kit::CompileEach(partition_count, flags, [&](size_t p) -> absl::StatusOr<kit::PartitionCode> {
+          // Weights are copied into the constant pool, so constants may be
+          // referenced in place while compiling.
+          auto g = kit::SnapshotGraph(view, partitions[p], /*reference_constants=*/true);
+          if (!g.ok()) return g.status();
+          const std::string name = absl::StrCat("systolic_npu_partition_", p);
+          absl::StatusOr<Program> program = LowerGraph(*g, soc->npu, lo, name);
+          if (!program.ok())
+            return absl::Status(program.status().code(), absl::StrCat("partition ", p, ": ", program.status().message()));
+          return kit::PartitionCode{.entry_point = name,
+                                    .body = SerializeProgram(*program),
+                                    .input_count = static_cast<uint32_t>(g->inputs.size()),
+                                    .output_count = static_cast<uint32_t>(g->outputs.size())};
+        });
+    if (!code.ok()) return code.status();
     absl::StatusOr<tsr_compiled> compiled =
-        kit::MakeCompiledResult(mode, {kVendor, soc->name, kBodyVersion}, kJitMagic, std::move(code));
+        kit::MakeCompiledResult(mode, {kVendor, soc->name, kBodyVersion}, kJitMagic, *std::move(code));
     if (!compiled.ok()) return compiled.status();
     *out = *compiled;
     return absl::OkStatus();
@@ -196,9 +285,22 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
 }
 
 const tsr_compiler_plugin_api kApi = {
-    {sizeof(tsr_compiler_plugin_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-    GetLastError, GetInfo, Create, Destroy, Partition, Compile,
-    kit::CompiledBytecode, kit::CompiledEntryPoint, kit::CompiledJitHandle, kit::ReleaseCompiled,
+    .header = {sizeof(tsr_compiler_plugin_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+    .get_last_error = GetLastError,
+    .get_info = GetInfo,
+    .create = Create,
+    .destroy = Destroy,
+    .partition = Partition,  // for hosts that negotiate 1.0/1.1
+    .compile = Compile,
+    .compiled_bytecode = kit::CompiledBytecode,
+    .compiled_entry_point = kit::CompiledEntryPoint,
+    .compiled_jit_handle = kit::CompiledJitHandle,
+    .release_compiled = kit::ReleaseCompiled,
+    .claim_ops = ClaimOps,
+    .estimate_partition = EstimatePartition,
+    .compiled_partition_status = kit::CompiledPartitionStatus,
+    .compiled_partition_culprits = kit::CompiledPartitionCulprits,
+    .compatibility_info = CompatibilityInfo,
 };
 
 }  // namespace

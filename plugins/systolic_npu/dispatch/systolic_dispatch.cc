@@ -20,8 +20,10 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "build_identity.h"
 #include "bytecode_builder.h"
 #include "compiled_result.h"
+#include "dispatch_support.h"
 #include "common/vendor.h"
 #include "entry_point.h"
 #include "executor.h"
@@ -40,6 +42,8 @@ struct tsr_device_context_s {
 struct tsr_executable_s {
   tsr_device_context context = nullptr;
   tessera::systolic::Program program;  // exactly one entry point
+  // Metric descriptors, stable until unload (executable_metric_info).
+  std::vector<std::tuple<std::string, double, std::string>> metric_descriptors;
 };
 
 struct tsr_invocation_s {
@@ -50,6 +54,7 @@ struct tsr_invocation_s {
   tessera::systolic::ExecMemory memory;  // SRAM and scratch, reused by every invoke
   std::vector<std::tuple<std::string, double, std::string>> named;
   bool has_metrics = false;
+  uint64_t start_ns = 0, end_ns = 0;  // CLOCK_MONOTONIC of the last invoke
 };
 
 namespace tessera::systolic {
@@ -58,8 +63,17 @@ namespace {
 constexpr uint32_t kAlignment = 64;
 const char* const kSocModels[] = {"ref-edge", "ref-phone", "ref-server"};
 const tsr_dispatch_info kInfo = {
-    {sizeof(tsr_dispatch_info), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-    kVendor, kPluginVersion, kSocModels, 3, TSR_DISPATCH_CAP_BYTECODE | TSR_DISPATCH_CAP_JIT_HANDLE};
+    .header = {sizeof(tsr_dispatch_info), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+    .vendor = kVendor,
+    .library_version = kPluginVersion,
+    .soc_models = kSocModels,
+    .soc_model_count = 3,
+    .capabilities = TSR_DISPATCH_CAP_BYTECODE | TSR_DISPATCH_CAP_JIT_HANDLE,
+    .reserved0 = 0,
+    .sanitizer = kit::BuildSanitizer(),
+    .reserved1 = 0,
+    .build_id = kit::kBuildId,
+};
 
 const std::map<std::string, std::set<std::string>> kOptions = {
     {"dataflow", {"ws", "os"}},
@@ -114,8 +128,9 @@ tsr_status LoadExecutable(tsr_device_context ctx, const tsr_executable_source* s
     if (src->kind == TSR_EXECUTABLE_BYTECODE) {
       if (src->bytecode == nullptr) return absl::InvalidArgumentError("load_executable: bytecode is NULL");
       if (src->entry_point == nullptr) return absl::InvalidArgumentError("load_executable: entry_point is NULL");
+      const uint32_t flags = TSR_ABI_HAS_FIELD(src, tsr_executable_source, flags) ? src->flags : 0;
       auto entry = kit::VerifyAndFindEntry({static_cast<const uint8_t*>(src->bytecode), src->bytecode_size},
-                                           kVendor, src->entry_point, &special);
+                                           kVendor, src->entry_point, &special, flags);
       if (!entry.ok()) return entry.status();
       if (entry->header.vendor_format_version != kBodyVersion) {
         special = TSR_BYTECODE_INCOMPATIBLE;
@@ -155,6 +170,7 @@ tsr_status LoadExecutable(tsr_device_context ctx, const tsr_executable_source* s
     auto exe = std::make_unique<tsr_executable_s>();
     exe->context = ctx;
     exe->program = *std::move(program);
+    exe->metric_descriptors = RunMetrics{}.Named();
     *out = exe.release();
     return absl::OkStatus();
   });
@@ -252,8 +268,10 @@ tsr_status Invoke(tsr_invocation inv) {
     }
     const tsr_executable e = inv->executable;
     inv->has_metrics = false;
+    inv->start_ns = kit::MonotonicNowNs();
     absl::StatusOr<RunMetrics> m =
         Execute(e->program, e->program.entries[0], e->context->soc.npu, ins, outs, e->context->exec, &inv->memory);
+    inv->end_ns = kit::MonotonicNowNs();
     if (!m.ok()) return m.status();
     inv->metrics = *m;
     inv->named = m->Named();
@@ -293,12 +311,112 @@ tsr_status ExecutableNumerics(tsr_executable exe, tsr_numerics* out) {
   return TSR_OK;
 }
 
+tsr_status ExecutableMetricCount(tsr_executable exe, size_t* out) {
+  if (exe == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  *out = exe->metric_descriptors.size();
+  return TSR_OK;
+}
+
+tsr_status ExecutableMetricInfo(tsr_executable exe, size_t index, tsr_metric* out) {
+  if (exe == nullptr || !TSR_ABI_HAS_FIELD(out, tsr_metric, unit)) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  if (index >= exe->metric_descriptors.size()) return kit::ReportError(TSR_OUT_OF_RANGE, "metric index out of range");
+  const auto& [name, value, unit] = exe->metric_descriptors[index];
+  out->name = name.c_str();
+  out->value = 0;
+  out->unit = unit.c_str();
+  return TSR_OK;
+}
+
+tsr_status InvocationMetricValues(tsr_invocation inv, double* out, size_t count) {
+  if (inv == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  if (count != inv->executable->metric_descriptors.size())
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "count differs from executable_metric_count");
+  if (!inv->has_metrics) return kit::ReportError(TSR_FAILED_PRECONDITION, "no successful invoke yet");
+  for (size_t i = 0; i < count; ++i) out[i] = std::get<1>(inv->named[i]);
+  return TSR_OK;
+}
+
+tsr_status InvocationTiming(tsr_invocation inv, tsr_invocation_timing* out) {
+  if (inv == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL invocation");
+  return kit::FillTiming(inv->start_ns, inv->end_ns, inv->has_metrics ? inv->metrics.time_us : -1.0, out);
+}
+
+tsr_status Detach(tsr_invocation inv, int32_t io_kind, size_t index) {
+  if (inv == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL invocation");
+  auto& slots = io_kind == TSR_IO_INPUT ? inv->inputs : inv->outputs;
+  if (index >= slots.size()) return kit::ReportError(TSR_OUT_OF_RANGE, "detach: index out of range");
+  slots[index] = nullptr;
+  return TSR_OK;
+}
+tsr_status DetachInput(tsr_invocation inv, size_t i) { return Detach(inv, TSR_IO_INPUT, i); }
+tsr_status DetachOutput(tsr_invocation inv, size_t i) { return Detach(inv, TSR_IO_OUTPUT, i); }
+
+// DEVICE_DRAM is this library's own (library-scoped, common.h): the NPU's
+// DRAM carve-out, modelled in host memory, so it is mappable.
+tsr_status BufferTypeCount(tsr_device_context ctx, size_t* out) {
+  if (ctx == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  *out = 2;
+  return TSR_OK;
+}
+
+tsr_status GetBufferTypeInfo(tsr_device_context ctx, size_t index, tsr_buffer_type_info* out) {
+  if (ctx == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL context");
+  if (index == 1) return kit::HostBufferTypeInfo(kAlignment, out);
+  if (index != 0) return kit::ReportError(TSR_OUT_OF_RANGE, "buffer type index out of range");
+  if (!TSR_ABI_HAS_FIELD(out, tsr_buffer_type_info, max_size_bytes))
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "get_buffer_type_info: struct too small");
+  out->type = TSR_BUFFER_TYPE_DEVICE_DRAM;
+  out->flags = TSR_BUFFER_TYPE_FLAG_HOST_MAPPABLE | TSR_BUFFER_TYPE_FLAG_HOST_COHERENT;
+  out->name = "npu_dram";
+  out->min_alignment = kAlignment;
+  out->reserved0 = 0;
+  out->max_size_bytes = 0;
+  return TSR_OK;
+}
+
+tsr_status CheckCompatibility(tsr_device_context ctx, const void* bytecode, size_t size, const char* compat,
+                              int32_t* out) {
+  if (ctx == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL context");
+  return kit::CheckBlobCompatibility(bytecode, size, kVendor, kBodyVersion, kSocModels, ctx->soc.name, compat,
+                                     kit::kBuildId, out);
+}
+
 const tsr_dispatch_api kApi = {
-    {sizeof(tsr_dispatch_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-    GetLastError, GetInfo, CreateContext, DestroyContext, LoadExecutable, UnloadExecutable, IoCount,
-    Requirements, AllocateBuffer, RegisterBuffer, kit::ReleaseHostBuffer, kit::MapHostBuffer, kit::UnmapHostBuffer,
-    CreateInvocation, DestroyInvocation, AttachInput, AttachOutput, Invoke, MetricCount, GetMetric,
-    ExecutableNumerics,
+    .header = {sizeof(tsr_dispatch_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+    .get_last_error = GetLastError,
+    .get_info = GetInfo,
+    .create_device_context = CreateContext,
+    .destroy_device_context = DestroyContext,
+    .load_executable = LoadExecutable,
+    .unload_executable = UnloadExecutable,
+    .executable_io_count = IoCount,
+    .buffer_requirements = Requirements,
+    .allocate_buffer = AllocateBuffer,
+    .register_buffer = RegisterBuffer,
+    .release_buffer = kit::ReleaseHostBuffer,
+    .map_buffer = kit::MapHostBuffer,
+    .unmap_buffer = kit::UnmapHostBuffer,
+    .create_invocation = CreateInvocation,
+    .destroy_invocation = DestroyInvocation,
+    .attach_input = AttachInput,
+    .attach_output = AttachOutput,
+    .invoke = Invoke,
+    .metric_count = MetricCount,
+    .get_metric = GetMetric,
+    .executable_numerics = ExecutableNumerics,
+    .check_compatibility = CheckCompatibility,
+    .detach_input = DetachInput,
+    .detach_output = DetachOutput,
+    .buffer_type_count = BufferTypeCount,
+    .get_buffer_type_info = GetBufferTypeInfo,
+    .buffer_layout_count = nullptr,  // one dense layout per type: buffer_requirements says it all
+    .get_buffer_layout = nullptr,
+    .convert_buffer = nullptr,       // DRAM is host memory here: the runtime copies
+    .async = nullptr,
+    .executable_metric_count = ExecutableMetricCount,
+    .executable_metric_info = ExecutableMetricInfo,
+    .invocation_metric_values = InvocationMetricValues,
+    .invocation_timing = InvocationTiming,
 };
 
 }  // namespace

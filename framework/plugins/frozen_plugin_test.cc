@@ -1,0 +1,222 @@
+// Frozen plugins against today's host: a vendor pair built from the
+// read-only ABI 1.0 and 1.1 header snapshots (testdata/frozen_plugin.c)
+// loads, claims, compiles AOT and JIT, and runs beside the bundled 1.2 cpu
+// plugin, with outputs checked against hand arithmetic. The host refuses,
+// on an old plugin's behalf, an op that carries a 1.2 attribute. And a
+// plugin whose tsr_op_claim is larger (a simulated 1.3) or smaller than
+// today's gets every claim read right.
+#include <cstdlib>
+#include <cstring>
+
+#include "compile/compile_driver.h"
+#include "compile/compiler_instance.h"
+#include "executor.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "model/model_builder.h"
+#include "tessera/ops.h"
+
+namespace tessera {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string BuildDir() {
+  const char* dir = std::getenv("TESSERA_BUILD_DIR");
+  return dir ? dir : "";
+}
+
+PluginRegistry Registry(const std::string& frozen) {
+  PluginSearchOptions options;
+  options.read_environment = false;
+  options.directories = {BuildDir() + "/test_plugins/frozen_" + frozen};
+  options.bundled_directory = BuildDir() + "/lib";
+  return PluginRegistry::Discover(options);
+}
+
+// out = relu((x + y) * z): ADD and MUL for the frozen plugin, RELU for cpu.
+Graph Model(bool add_carries_a_1_2_attribute = false) {
+  ModelBuilder b("frozen");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {2, 3});
+  const int32_t y = b.Input("y", TSR_DTYPE_F32, {2, 3});
+  const int32_t z = b.Input("z", TSR_DTYPE_F32, {2, 3});
+  std::map<int32_t, Attribute> attrs;
+  if (add_carries_a_1_2_attribute) attrs[TSR_ATTR_NOOP_WITH_EMPTY_AXES] = Ints({1});
+  const int32_t sum = b.Op(TSR_OP_ADD, {x, y}, attrs);
+  const int32_t product = b.Op(TSR_OP_MUL, {sum, z});
+  b.Output(b.Op(TSR_OP_RELU, {product}, {}, {.name = "out"}));
+  return *std::move(b).Build();
+}
+
+HostTensor Tensor(const char* name, std::vector<float> v) {
+  HostTensor t{name, TSR_DTYPE_F32, {2, 3}, std::vector<uint8_t>(v.size() * 4)};
+  std::memcpy(t.data.data(), v.data(), t.data.size());
+  return t;
+}
+
+const std::vector<float> kX = {1, -2, 3, 0.5f, 4, -1};
+const std::vector<float> kY = {2, 1, -5, 0.25f, -4, 3};
+const std::vector<float> kZ = {3, 2, 1, -4, 7, 0.5f};
+// (x + y) * z by hand: 9, -2, -2, -3, 0, 1; then relu.
+const std::vector<float> kWant = {9, 0, 0, 0, 0, 1};
+
+class FrozenPlugin : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(FrozenPlugin, LoadsAtItsOwnVersionAndClaimsItsOps) {
+  const std::string v = GetParam();
+  PluginRegistry registry = Registry(v);
+  const CompilerPluginLibrary* lib = registry.FindCompiler("frozen");
+  ASSERT_NE(lib, nullptr) << "frozen " << v << " compiler not loaded from " << BuildDir();
+  EXPECT_EQ(lib->version.major, 1);
+  EXPECT_EQ(lib->version.minor, v == std::string("1_0") ? 0 : 1);
+  ASSERT_NE(registry.FindDispatch("frozen"), nullptr);
+  auto instance = CompilerInstance::Create(*lib, {});
+  ASSERT_TRUE(instance.ok()) << instance.status();
+  Graph g = Model();
+  GraphView whole = GraphView::Whole(g);
+  auto claims = (*instance)->Partition(whole, {});
+  ASSERT_TRUE(claims.ok()) << claims.status();
+  ASSERT_EQ(claims->size(), 3u);
+  EXPECT_TRUE((*claims)[0].supported);  // ADD
+  EXPECT_EQ((*claims)[0].estimated_cycles, 7u);
+  EXPECT_TRUE((*claims)[1].supported);  // MUL
+  EXPECT_FALSE((*claims)[2].supported);  // RELU
+  EXPECT_THAT((*claims)[2].detail, HasSubstr("ADD/MUL"));
+}
+
+TEST_P(FrozenPlugin, RunsAotAndJitBesideTheCpuPlugin) {
+  PluginRegistry registry = Registry(GetParam());
+  for (CompileMode mode : {CompileMode::kAot, CompileMode::kJit}) {
+    CompileOptions options;
+    options.accelerators = {"frozen", "cpu"};
+    options.mode = mode;
+    auto compiled = CompileGraph(Model(), registry, options);
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    ASSERT_EQ(compiled->plan.partitions.size(), 2u);
+    EXPECT_EQ(compiled->plan.partitions[0].vendor, "frozen");
+    EXPECT_EQ(compiled->plan.partitions[0].ops.size(), 2u);
+    auto executor = Executor::Create(compiled->graph, compiled->jit_slots, registry, {});
+    ASSERT_TRUE(executor.ok()) << executor.status();
+    auto outputs = (*executor)->Run({Tensor("x", kX), Tensor("y", kY), Tensor("z", kZ)}, nullptr);
+    ASSERT_TRUE(outputs.ok()) << outputs.status();
+    std::vector<float> got(6);
+    std::memcpy(got.data(), (*outputs)[0].data.data(), 24);
+    EXPECT_EQ(got, kWant) << CompileModeName(mode);
+  }
+}
+
+TEST_P(FrozenPlugin, TheHostRefusesOnItsBehalfAnOpWithANewerAttribute) {
+  PluginRegistry registry = Registry(GetParam());
+  auto instance = CompilerInstance::Create(*registry.FindCompiler("frozen"), {});
+  ASSERT_TRUE(instance.ok());
+  Graph g = Model(/*add_carries_a_1_2_attribute=*/true);
+  GraphView whole = GraphView::Whole(g);
+  auto claims = (*instance)->Partition(whole, {});
+  ASSERT_TRUE(claims.ok()) << claims.status();
+  EXPECT_FALSE((*claims)[0].supported);
+  EXPECT_EQ((*claims)[0].reason, TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE);
+  EXPECT_THAT((*claims)[0].detail, HasSubstr("newer than the ABI"));
+  EXPECT_TRUE((*claims)[1].supported);  // the MUL has no new attribute
+  // The cpu plugin speaks 1.2, sees the attribute itself, and refuses it
+  // because its kernels do not implement it.
+  auto cpu = CompilerInstance::Create(*registry.FindCompiler("cpu"), {});
+  ASSERT_TRUE(cpu.ok());
+  auto cpu_claims = (*cpu)->Partition(whole, {});
+  ASSERT_TRUE(cpu_claims.ok()) << cpu_claims.status();
+  EXPECT_FALSE((*cpu_claims)[0].supported);
+  EXPECT_EQ((*cpu_claims)[0].reason, TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE);
+  EXPECT_TRUE((*cpu_claims)[1].supported);
+}
+
+INSTANTIATE_TEST_SUITE_P(Snapshots, FrozenPlugin, ::testing::Values("1_0", "1_1"));
+
+// ---- claim structs of other sizes, through an in-process 1.2 table ----
+
+// A claim as a 1.3 header might lay it out: today's members, then more.
+struct OpClaimV13 {
+  tsr_op_claim v12;
+  uint64_t appended_in_1_3 = 0xDEADBEEF;
+  uint32_t another = 7;
+  uint32_t pad = 0;
+};
+
+int g_claim_size = 0;  // 0: today's size; >0: that many bytes
+
+tsr_status ClaimEveryOtherOp(tsr_compiler_plugin, const tsr_graph_view_api* view, tsr_graph graph,
+                             const tsr_partition_options*, const tsr_claim_sink_api* sink_api, tsr_claim_sink sink) {
+  const size_t n = view->op_count(graph);
+  for (size_t i = 0; i < n; ++i) {
+    OpClaimV13 c{};
+    c.v12.header = {static_cast<uint32_t>(g_claim_size), 1, 3};
+    c.v12.supported = i % 2 == 0 ? 1 : 0;
+    c.v12.reason = i % 2 == 0 ? TSR_REFUSAL_NONE : TSR_REFUSAL_UNSUPPORTED_DTYPE;
+    c.v12.reason_detail = "odd op";
+    c.v12.estimated_time_us = 1.5;
+    c.v12.estimated_cycles = 100 + i;
+    c.v12.flags = TSR_CLAIM_FLAG_COST_IS_MARGINAL;
+    if (sink_api->report_op(sink, i, &c.v12) != TSR_OK) return TSR_INTERNAL;
+  }
+  return TSR_OK;
+}
+tsr_status CreateNothing(const tsr_compiler_plugin_options*, tsr_compiler_plugin* out) {
+  *out = reinterpret_cast<tsr_compiler_plugin>(new int(0));
+  return TSR_OK;
+}
+void DestroyNothing(tsr_compiler_plugin p) { delete reinterpret_cast<int*>(p); }
+const char* NoError() { return ""; }
+
+absl::StatusOr<std::vector<OpClaim>> ClaimsWithStructSize(int size) {
+  g_claim_size = size;
+  static const tsr_compiler_plugin_api api = {.header = {sizeof(tsr_compiler_plugin_api), 1, 2},
+                                              .get_last_error = NoError,
+                                              .create = CreateNothing,
+                                              .destroy = DestroyNothing,
+                                              .claim_ops = ClaimEveryOtherOp};
+  static const tsr_compiler_plugin_info info = {.header = {sizeof(info), 1, 2}, .vendor = "sim"};
+  CompilerPluginLibrary lib{"sim", "(in process)", {1, 2}, &api, &info, nullptr};
+  auto instance = CompilerInstance::Create(lib, {});
+  if (!instance.ok()) return instance.status();
+  Graph g = Model();
+  GraphView whole = GraphView::Whole(g);
+  return (*instance)->Partition(whole, {});
+}
+
+TEST(ClaimSink, ALargerClaimStructFromANewerPluginIsReadRight) {
+  absl::StatusOr<std::vector<OpClaim>> r = ClaimsWithStructSize(sizeof(OpClaimV13));
+  ASSERT_TRUE(r.ok()) << r.status();
+  const std::vector<OpClaim>& c = *r;
+  ASSERT_EQ(c.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(c[i].supported, i % 2 == 0) << i;
+    EXPECT_EQ(c[i].estimated_cycles, 100 + i) << i;
+    EXPECT_EQ(c[i].flags, TSR_CLAIM_FLAG_COST_IS_MARGINAL) << i;
+  }
+  EXPECT_EQ(c[1].reason, TSR_REFUSAL_UNSUPPORTED_DTYPE);
+  EXPECT_EQ(c[1].detail, "odd op");
+}
+
+TEST(ClaimSink, ASmallerClaimStructGetsTheDocumentedDefaults) {
+  // Only header, supported and reason: no detail, no estimates, no flags.
+  absl::StatusOr<std::vector<OpClaim>> r = ClaimsWithStructSize(offsetof(tsr_op_claim, reason_detail));
+  ASSERT_TRUE(r.ok()) << r.status();
+  const std::vector<OpClaim>& c = *r;
+  ASSERT_EQ(c.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(c[i].supported, i % 2 == 0) << i;
+    EXPECT_EQ(c[i].estimated_cycles, 0u) << i;
+    EXPECT_EQ(c[i].estimated_time_us, -1.0) << i;
+    EXPECT_EQ(c[i].flags, 0u) << i;
+  }
+  EXPECT_EQ(c[1].reason, TSR_REFUSAL_UNSUPPORTED_DTYPE);
+  EXPECT_EQ(c[1].detail, "");
+}
+
+TEST(ClaimSink, AClaimTooSmallToSaySupportedIsRefused) {
+  // report_op refuses it, so this plugin's claim_ops fails, and the host
+  // keeps none of its claims.
+  absl::StatusOr<std::vector<OpClaim>> r = ClaimsWithStructSize(sizeof(tsr_abi_header));
+  EXPECT_FALSE(r.ok());
+}
+
+}  // namespace
+}  // namespace tessera
