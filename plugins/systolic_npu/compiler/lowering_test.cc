@@ -53,7 +53,7 @@ TEST(Lowering, QuantizedFullyConnectedIsBitExact) {
   L.activation.kind = Activation::kRelu;
   const auto xin = RandomI8(rng, M * K);
   const auto want = ReferenceGemmI8(L, xin);
-  for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+  for (Dataflow df : kAllDataflows) {
     const auto got = RunGraph(b.g, Edge(), {xin}, df);
     ASSERT_EQ(got.outputs.size(), 1u);
     EXPECT_EQ(0, std::memcmp(got.outputs[0].data(), want.data(), want.size()));

@@ -57,14 +57,22 @@ MatmulTiming MatmulFormula(Dataflow df, uint64_t M, uint64_t K, uint64_t N,
                            uint64_t R, uint64_t C) {
   (void)C;
   MatmulTiming t;
-  if (df == Dataflow::kWeightStationary) {
-    t.fill = K;
-    t.stream = M;
-    t.drain = N + R - 1;
-  } else {
-    t.fill = 0;
-    t.stream = K;
-    t.drain = M + N + R - 1;
+  switch (df) {
+    case Dataflow::kOutputStationary:
+      t.fill = 0;
+      t.stream = K;
+      t.drain = M + N + R - 1;
+      break;
+    case Dataflow::kInputStationary:  // WS with the roles of A and B^T swapped
+      t.fill = K;
+      t.stream = N;
+      t.drain = M + R - 1;
+      break;
+    default:
+      t.fill = K;
+      t.stream = M;
+      t.drain = N + R - 1;
+      break;
   }
   return t;
 }
@@ -246,9 +254,22 @@ void Scheduler::Issue(const Program& p, const Instruction& in,
   traffic_.macs += tr.macs;
 
   if (overlap_ == Overlap::kNone) {
-    // Serial compute; DMA is assumed perfectly hidden.
-    if (in.op == Opcode::kMatmulTile) serial_ += mt.total();
+    // Serial compute; DMA is assumed perfectly hidden. A fold pays the full
+    // array's fill and drain once, each of its tiles its own stream (from
+    // the formula or, cycle-stepped, measured).
+    if (in.op == Opcode::kMatmulTile) {
+      if (!folds_.Continues(in))
+        serial_ += ClassicFoldOverhead(static_cast<Dataflow>(in.a),
+                                       static_cast<uint64_t>(npu_.array_rows),
+                                       static_cast<uint64_t>(npu_.array_cols));
+      serial_ += mt.stream;
+      return;
+    }
     if (in.op == Opcode::kVector) serial_ += VectorCycles(p, in, npu_);
+    if (in.op == Opcode::kDmaLoad || in.op == Opcode::kVector) {
+      const Footprint fp = InstructionFootprint(p, in);
+      folds_.Overwritten(fp.write.space, fp.write.lo, fp.write.hi);
+    }
     return;
   }
 

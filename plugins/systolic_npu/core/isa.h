@@ -41,12 +41,12 @@ enum class Opcode : uint8_t {
   // f3 = cols, f4 = DRAM row stride, f5 = DRAM col stride (elements).
   // dtype pairs: equal, F32 -> F16, F16 -> F32.
   kDmaStore = 2,
-  // a = Dataflow (0 ws, 1 os), b = operand dtype (I8 or F16), c = flags
-  // (bit 0: accumulate into the existing accumulator tile).
+  // a = Dataflow (0 ws, 1 os, 2 is), b = operand dtype (I8 or F16), c =
+  // flags (bit 0: accumulate into the existing accumulator tile).
   // f0 = input tile (input bank, M x K), f1 = weight tile (weight bank,
   // K x N), f2 = accumulator tile (accum bank, M x N of I32 / F32),
   // f3 = M, f4 = K, f5 = N.  WS: K <= rows, N <= cols. OS: M <= rows,
-  // N <= cols.
+  // N <= cols. IS: K <= rows, M <= cols.
   kMatmulTile = 3,
   // a = VectorOp, b = operand dtype, c = result dtype.
   // f0 = src0, f1 = src1 (second operand / bias / per-channel params),

@@ -390,7 +390,7 @@ absl::Status VerifyDmaStore(const Ctx& c) {
 
 absl::Status VerifyMatmul(const Ctx& c) {
   const Instruction& in = c.in;
-  if (in.a > 1) return c.Err("unknown dataflow");
+  if (in.a >= kDataflowCount) return c.Err("unknown dataflow");
   if (in.b != TSR_DTYPE_I8 && in.b != TSR_DTYPE_F16) return c.Err("operand dtype must be i8 or f16");
   if (in.c > 1) return c.Err("unknown flags");
   if (in.f[6] != 0) return c.Err("reserved field not zero");
@@ -401,6 +401,8 @@ absl::Status VerifyMatmul(const Ctx& c) {
     return c.Err(absl::StrCat("ws tile K=", K, " N=", N, " exceeds the ", R, "x", C, " array"));
   if (in.a == 1 && (M > R || N > C))
     return c.Err(absl::StrCat("os tile M=", M, " N=", N, " exceeds the ", R, "x", C, " array"));
+  if (in.a == 2 && (K > R || M > C))
+    return c.Err(absl::StrCat("is tile K=", K, " M=", M, " exceeds the ", R, "x", C, " array"));
   const size_t es = NpuDtypeSize(in.b);
   if (SramBankBits(in.f[0]) != 0) return c.Err("input tile must be in the input bank");
   if (SramBankBits(in.f[1]) != 1) return c.Err("weight tile must be in the weight bank");

@@ -47,7 +47,7 @@ TEST(Tiler, GemmInt8BitExactAgainstReference) {
       std::set<int8_t> distinct(want.begin(), want.end());
       EXPECT_GT(distinct.size(), 8u);
     }
-    for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+    for (Dataflow df : kAllDataflows) {
       auto p = CompileGemmProgram(L, npu, TilerOptions{df});
       ASSERT_TRUE(p.ok()) << p.status();
       const auto got = RunEntry(*p, npu, {x}, ExecOptions{});
@@ -83,7 +83,7 @@ TEST(Tiler, GemmFp16WithinErrorBound) {
     } else {
       x = FloatBytes(xf);
     }
-    for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+    for (Dataflow df : kAllDataflows) {
       auto p = CompileGemmProgram(L, npu, TilerOptions{df});
       ASSERT_TRUE(p.ok()) << p.status();
       const auto got = RunEntry(*p, npu, {x}, ExecOptions{});
@@ -164,7 +164,7 @@ TEST(Tiler, ConvInt8BitExactIncludingGroupsAndDepthwise) {
                               range.max);
           }
       }
-    for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+    for (Dataflow df : kAllDataflows) {
       auto p = CompileConv2dProgram(L, npu, TilerOptions{df});
       ASSERT_TRUE(p.ok()) << p.status();
       const auto got = RunEntry(*p, npu, {x}, ExecOptions{});
@@ -334,6 +334,33 @@ TEST(Tiler, RejectsBadLayersAndOversizedTiles) {
   P.in_h = P.in_w = 200;  // one plane larger than half the input bank
   P.kernel_h = P.kernel_w = 2;
   EXPECT_EQ(CompilePool2dProgram(P, npu).status().code(), absl::StatusCode::kResourceExhausted);
+}
+
+// IS cuts K like WS (kt = min(K, R)) and sums each tile in k order from +0
+// (ISA doc section 3), so its FP16 results are WS's bits, not merely within
+// the bound; also with the A panel not resident (a 1 KiB input bank).
+TEST(Tiler, InputStationaryGivesWeightStationaryBits) {
+  std::mt19937 rng(25);
+  for (int iter = 0; iter < 40; ++iter) {
+    const SystolicNpuConfig npu =
+        SmallNpu(2 + rng() % 7, 2 + rng() % 7, iter % 2 ? 1 : 4, 4, 4);
+    GemmLayer L;
+    L.M = 1 + rng() % 40;
+    L.K = 1 + rng() % 120;
+    L.N = 1 + rng() % 30;
+    L.dtype = TSR_DTYPE_F32;
+    L.weights_dtype = TSR_DTYPE_F32;
+    L.weights = FloatBytes(RandomF(rng, L.K * L.N));
+    L.bias_f = RandomF(rng, L.N);
+    const auto x = FloatBytes(RandomF(rng, L.M * L.K));
+    auto ws = CompileGemmProgram(L, npu, TilerOptions{Dataflow::kWeightStationary});
+    auto is = CompileGemmProgram(L, npu, TilerOptions{Dataflow::kInputStationary});
+    ASSERT_TRUE(ws.ok()) << ws.status();
+    ASSERT_TRUE(is.ok()) << is.status();
+    EXPECT_EQ(RunEntry(*is, npu, {x}, ExecOptions{}).outputs,
+              RunEntry(*ws, npu, {x}, ExecOptions{}).outputs)
+        << "M=" << L.M << " K=" << L.K << " N=" << L.N;
+  }
 }
 
 }  // namespace
