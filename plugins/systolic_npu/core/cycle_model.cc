@@ -123,8 +123,7 @@ Traffic InstructionTraffic(const Program& p, const Instruction& in) {
       t.sram_read = n * es;
       if (op == VectorOp::kBiasAdd) t.sram_read += uint64_t{in.f[4]} * es;
       if (op == VectorOp::kRequantize) t.sram_read += uint64_t{in.f[4]} * 8;
-      if (op == VectorOp::kAdd || op == VectorOp::kMul)
-        t.sram_read += (in.f[6] ? uint64_t{in.f[4]} : n) * es;
+      if (IsBinaryVectorOp(op)) t.sram_read += BinarySrc1Elements(in) * es;
       if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool) {
         const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
         t.sram_write = uint64_t{in.f[3]} * d.out_h * d.out_w * os;
@@ -187,8 +186,7 @@ Footprint InstructionFootprint(const Program& p, const Instruction& in) {
       fp.AddRead(Sram(in.f[0], n * es));
       if (op == VectorOp::kBiasAdd) fp.AddRead(Sram(in.f[1], uint64_t{in.f[4]} * es));
       if (op == VectorOp::kRequantize) fp.AddRead(Sram(in.f[1], uint64_t{in.f[4]} * 8));
-      if (op == VectorOp::kAdd || op == VectorOp::kMul)
-        fp.AddRead(Sram(in.f[1], (in.f[6] ? uint64_t{in.f[4]} : n) * es));
+      if (IsBinaryVectorOp(op)) fp.AddRead(Sram(in.f[1], BinarySrc1Elements(in) * es));
       uint64_t out = n * os;
       if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool) {
         const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);

@@ -165,6 +165,7 @@ const char* VectorOpName(VectorOp op) {
     case VectorOp::kRequantize: return "REQUANTIZE";
     case VectorOp::kAdd: return "ADD";
     case VectorOp::kMul: return "MUL";
+    case VectorOp::kSub: return "SUB";
     case VectorOp::kMaxPool: return "MAX_POOL";
     case VectorOp::kAvgPool: return "AVG_POOL";
     case VectorOp::kQuantize: return "QUANTIZE";

@@ -415,8 +415,8 @@ absl::Status VerifyMatmul(const Ctx& c) {
 absl::Status VerifyVector(const Ctx& c) {
   const Instruction& in = c.in;
   const VectorOp op = static_cast<VectorOp>(in.a);
-  const bool binary = op == VectorOp::kAdd || op == VectorOp::kMul;
-  if (in.f[6] > (binary ? kVectorBroadcastSrc1 : 0u)) return c.Err("reserved field not zero");
+  const bool binary = IsBinaryVectorOp(op);
+  if (in.f[6] > (binary ? kVectorBroadcastSrc1PerRow : 0u)) return c.Err("reserved field not zero");
   const int32_t dt = in.b, ot = in.c;
   const size_t es = NpuDtypeSize(dt), os = NpuDtypeSize(ot);
   if (es == 0 || os == 0) return c.Err("bad dtype");
@@ -465,10 +465,16 @@ absl::Status VerifyVector(const Ctx& c) {
       break;
     }
     case VectorOp::kAdd:
+    case VectorOp::kSub:
     case VectorOp::kMul:
-      V_RETURN_IF_ERROR(dtypes({TSR_DTYPE_F32, TSR_DTYPE_F16, TSR_DTYPE_I8}));
+      // docs/ops.md defines quantized ADD and MUL only.
+      if (op == VectorOp::kSub) {
+        V_RETURN_IF_ERROR(dtypes({TSR_DTYPE_F32, TSR_DTYPE_F16}));
+      } else {
+        V_RETURN_IF_ERROR(dtypes({TSR_DTYPE_F32, TSR_DTYPE_F16, TSR_DTYPE_I8}));
+      }
       V_RETURN_IF_ERROR(need_desc(dt == TSR_DTYPE_I8, ConstantKind::kQuantEltwiseDesc));
-      V_RETURN_IF_ERROR(c.Sram("src1", in.f[1], (in.f[6] ? u128{cols} : n) * es));
+      V_RETURN_IF_ERROR(c.Sram("src1", in.f[1], u128{BinarySrc1Elements(in)} * es));
       break;
     case VectorOp::kMaxPool:
     case VectorOp::kAvgPool: {
