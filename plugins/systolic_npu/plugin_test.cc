@@ -253,6 +253,15 @@ TEST_F(PluginTest, InfoAndOptions) {
   tsr_compiler_plugin p = CreateCompiler({other[0], other[1]});
   EXPECT_NE(p, nullptr);
   c->destroy(p);
+  // Both libraries take every dataflow (the dispatch side ignores it).
+  for (const char* df : {"ws", "os", "is"}) {
+    tsr_compiler_plugin q = CreateCompiler({{"systolic_npu.dataflow", df}});
+    EXPECT_NE(q, nullptr) << df;
+    c->destroy(q);
+    tsr_device_context ctx = CreateContext("ref-edge", {{"systolic_npu.dataflow", df}});
+    EXPECT_NE(ctx, nullptr) << df;
+    d->destroy_device_context(ctx);
+  }
 }
 
 TEST_F(PluginTest, PartitionClaimsRefusesAndEstimates) {

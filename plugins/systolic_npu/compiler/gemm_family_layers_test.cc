@@ -72,7 +72,7 @@ TEST(GemmFamilyLayers, FullyConnectedWithRuntimeWeightsAndBias) {
     const auto xf = Representable(RandomF(rng, M * K), dt);
     const auto wf = Representable(RandomF(rng, N * K), dt);
     const auto bf = Representable(RandomF(rng, N), dt);
-    for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+    for (Dataflow df : kAllDataflows) {
       const auto out =
           RunGraph(b.g, {FloatsAs(xf, dt), FloatsAs(wf, dt), FloatsAs(bf, dt)}, df).outputs[0];
       ExpectGemmWithinBound(

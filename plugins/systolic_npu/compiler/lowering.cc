@@ -37,6 +37,7 @@ absl::Status Check(const GraphSnapshot& g, const SnapshotOp& op, Why* why) {
       return BuildConvLayer(g, op, &L, why);
     }
     case TSR_OP_ADD:
+    case TSR_OP_SUB:
     case TSR_OP_MUL:
     case TSR_OP_RELU:
     case TSR_OP_CLIP: {
@@ -57,7 +58,7 @@ absl::Status Check(const GraphSnapshot& g, const SnapshotOp& op, Why* why) {
     default:
       SNPU_REFUSE(TSR_REFUSAL_UNSUPPORTED_OP, OpName(op.type),
              " is not implemented by the systolic NPU (matrix unit: FULLY_CONNECTED, MATMUL, "
-             "CONV_2D; vector unit: ADD, MUL, RELU, CLIP, MAX_POOL_2D, AVG_POOL_2D, QUANTIZE, "
+             "CONV_2D; vector unit: ADD, SUB, MUL, RELU, CLIP, MAX_POOL_2D, AVG_POOL_2D, QUANTIZE, "
              "DEQUANTIZE; DMA: RESHAPE)");
   }
 }
@@ -179,13 +180,14 @@ absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConf
         break;
       }
       case TSR_OP_ADD:
+      case TSR_OP_SUB:
       case TSR_OP_MUL:
       case TSR_OP_RELU:
       case TSR_OP_CLIP: {
         ElementwiseLayer L;
         int ai = 0;
         s = BuildElementwiseLayer(g, op, &L, &why, &ai);
-        const bool binary = op.type == TSR_OP_ADD || op.type == TSR_OP_MUL;
+        const bool binary = IsBinary(L.op);
         if (s.ok())
           s = EmitElementwise(L, ref(op.inputs[ai]), binary ? ref(op.inputs[1 - ai]) : TensorRef{},
                               ref(op.outputs[0]), npu, p, e);

@@ -53,7 +53,7 @@ TEST(Lowering, QuantizedFullyConnectedIsBitExact) {
   L.activation.kind = Activation::kRelu;
   const auto xin = RandomI8(rng, M * K);
   const auto want = ReferenceGemmI8(L, xin);
-  for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+  for (Dataflow df : kAllDataflows) {
     const auto got = RunGraph(b.g, Edge(), {xin}, df);
     ASSERT_EQ(got.outputs.size(), 1u);
     EXPECT_EQ(0, std::memcmp(got.outputs[0].data(), want.data(), want.size()));
@@ -186,6 +186,46 @@ TEST(Lowering, BroadcastAddMul) {
               QuantEltwiseOne(d, true, static_cast<int8_t>(ai[i]), static_cast<int8_t>(bi[i % 7])));
 }
 
+TEST(Lowering, PerChannelBroadcastAndSub) {
+  std::mt19937 rng(8);
+  // f32 NCHW [2, 3, 2, 2]: SUB a constant [3, 1, 1], then ADD with the
+  // per-channel [1, 3, 1, 1] operand first (ADD commutes: swapped), then
+  // SUB a trailing [2] (one value per column).
+  GraphBuilder b;
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {2, 3, 2, 2});
+  const int32_t k = b.Input("k", TSR_DTYPE_F32, {1, 3, 1, 1});
+  const int32_t c = b.Const("c", TSR_DTYPE_F32, {3, 1, 1}, AsBytes(std::vector<float>{0.5f, -1, 2}));
+  const int32_t v = b.Const("v", TSR_DTYPE_F32, {2}, AsBytes(std::vector<float>{0.25f, 4}));
+  const int32_t s = b.Tensor("s", TSR_DTYPE_F32, {2, 3, 2, 2});
+  const int32_t t = b.Tensor("t", TSR_DTYPE_F32, {2, 3, 2, 2});
+  const int32_t y = b.Tensor("y", TSR_DTYPE_F32, {2, 3, 2, 2});
+  b.Op(TSR_OP_SUB, {x, c}, {s});
+  b.Op(TSR_OP_ADD, {k, s}, {t});
+  b.Op(TSR_OP_SUB, {t, v}, {y});
+  b.Output(y);
+  for (const auto& op : b.g.ops) ASSERT_TRUE(CheckOpSupport(b.g, op).supported) << CheckOpSupport(b.g, op).detail;
+  const auto xf = RandomF(rng, 24), kf = RandomF(rng, 3);
+  const float cf[3] = {0.5f, -1, 2}, vf[2] = {0.25f, 4};
+  const auto got = AsFloats(RunGraph(b.g, Edge(), {FloatBytes(xf), FloatBytes(kf)}).outputs[0]);
+  for (int i = 0; i < 24; ++i) {
+    const int ch = (i / 4) % 3;
+    EXPECT_EQ(got[i], (kf[ch] + (xf[i] - cf[ch])) - vf[i % 2]) << i;
+  }
+  // Refused: quantized SUB (docs/ops.md defines none), and SUB whose first
+  // operand is the broadcast one.
+  GraphBuilder q;
+  const int32_t qa = q.Input("a", TSR_DTYPE_I8, {2, 3}, {{0.05f}, {3}, -1});
+  const int32_t qy = q.Tensor("y", TSR_DTYPE_I8, {2, 3}, {{0.1f}, {2}, -1});
+  q.Op(TSR_OP_SUB, {qa, qa}, {qy});
+  const int32_t fa = q.Input("fa", TSR_DTYPE_F32, {1, 3, 1, 1});
+  const int32_t fb = q.Input("fb", TSR_DTYPE_F32, {2, 3, 2, 2});
+  const int32_t fy = q.Tensor("fy", TSR_DTYPE_F32, {2, 3, 2, 2});
+  q.Op(TSR_OP_SUB, {fa, fb}, {fy});
+  EXPECT_EQ(CheckOpSupport(q.g, q.g.ops[0]).reason, TSR_REFUSAL_UNSUPPORTED_QUANTIZATION);
+  EXPECT_EQ(CheckOpSupport(q.g, q.g.ops[1]).reason, TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE);
+  EXPECT_NE(CheckOpSupport(q.g, q.g.ops[1]).detail.find("second operand"), std::string::npos);
+}
+
 TEST(Lowering, RefusalsCarryReasons) {
   GraphBuilder b;
   const int32_t x = b.Input("x", TSR_DTYPE_F32, {2, 4});
@@ -194,7 +234,7 @@ TEST(Lowering, RefusalsCarryReasons) {
   const int32_t sm = b.Tensor("sm", TSR_DTYPE_F32, {2, 4});
   const int32_t u = b.Input("u", TSR_DTYPE_U8, {2, 4});
   const int32_t uo = b.Tensor("uo", TSR_DTYPE_U8, {2, 4});
-  const int32_t row = b.Input("col", TSR_DTYPE_F32, {2, 1});
+  const int32_t row = b.Input("mid", TSR_DTYPE_F32, {2, 1, 4});  // broadcasts a middle dim
   const int32_t dyn = b.Input("dyn", TSR_DTYPE_F32, {-1, 4});
   const int32_t xi = b.Input("xi", TSR_DTYPE_I8, {1, 1, 4, 4}, {{0.1f}, {0}, -1});
   const int32_t pi = b.Tensor("pi", TSR_DTYPE_I8, {1, 1, 2, 2}, {{0.1f}, {0}, -1});

@@ -4,7 +4,7 @@
 // the standard envelope. Built only against api/, plugins/kit and core/.
 //
 // Options (all "systolic_npu."-prefixed):
-//   dataflow = ws | os          tiling / MATMUL_TILE dataflow (default: the
+//   dataflow = ws | os | is     tiling / MATMUL_TILE dataflow (default: the
 //                               SoC's default_dataflow)
 //   overlap  = default | none   cycle-model convention of the estimates
 //   mode     = fast | cycle_stepped   (dispatch-time; accepted here so one
@@ -59,7 +59,7 @@ const tsr_compiler_plugin_info kInfo = {
 };
 
 const std::map<std::string, std::set<std::string>> kOptions = {
-    {"dataflow", {"ws", "os"}},
+    {"dataflow", {"ws", "os", "is"}},
     {"overlap", {"default", "none"}},
     {"mode", {"fast", "cycle_stepped"}},
 };

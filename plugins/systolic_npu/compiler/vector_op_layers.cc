@@ -29,11 +29,31 @@ bool TrailingBroadcast(const std::vector<int64_t>& big, const std::vector<int64_
   return true;
 }
 
+// True when `small` is one value per channel of `big`: after dropping its
+// leading 1s it is [C, 1, ..., 1] (at least one trailing 1) and the dim of
+// `big` it aligns with is C. *channels = C, *plane = the product of `big`'s
+// dims after it.
+bool PerChannelBroadcast(const std::vector<int64_t>& big, const std::vector<int64_t>& small,
+                         int64_t* channels, int64_t* plane) {
+  size_t lead = 0;
+  while (lead < small.size() && small[lead] == 1) ++lead;
+  const size_t n = small.size() - lead;
+  if (n < 2 || n > big.size()) return false;
+  for (size_t i = lead + 1; i < small.size(); ++i)
+    if (small[i] != 1) return false;
+  const size_t axis = big.size() - n;
+  if (big[axis] != small[lead]) return false;
+  *channels = small[lead];
+  *plane = 1;
+  for (size_t i = axis + 1; i < big.size(); ++i) *plane *= big[i];
+  return true;
+}
+
 }  // namespace
 
 absl::Status BuildElementwiseLayer(const GraphSnapshot& g, const SnapshotOp& op,
                                    ElementwiseLayer* L, Why* why, int* a_index) {
-  const bool binary = op.type == TSR_OP_ADD || op.type == TSR_OP_MUL;
+  const bool binary = op.type == TSR_OP_ADD || op.type == TSR_OP_MUL || op.type == TSR_OP_SUB;
   if (auto s = CheckArity(g, op, binary ? 2 : 1, op.type == TSR_OP_CLIP ? 3 : (binary ? 2 : 1), why);
       !s.ok())
     return s;
@@ -42,6 +62,7 @@ absl::Status BuildElementwiseLayer(const GraphSnapshot& g, const SnapshotOp& op,
   if (a_index) *a_index = 0;
   L->op = op.type == TSR_OP_ADD   ? ElementwiseOp::kAdd
           : op.type == TSR_OP_MUL ? ElementwiseOp::kMul
+          : op.type == TSR_OP_SUB ? ElementwiseOp::kSub
           : op.type == TSR_OP_RELU ? ElementwiseOp::kRelu
                                    : ElementwiseOp::kClip;
   if (binary) {
@@ -49,17 +70,28 @@ absl::Status BuildElementwiseLayer(const GraphSnapshot& g, const SnapshotOp& op,
     if (bp->dtype != ap->dtype)
       SNPU_REFUSE(TSR_REFUSAL_UNSUPPORTED_DTYPE, OpName(op.type), ": operands of different dtypes");
     if (bp->shape != ap->shape) {
-      const bool b_small = TrailingBroadcast(ap->shape, bp->shape);
-      const bool a_small = !b_small && TrailingBroadcast(bp->shape, ap->shape);
-      if (!b_small && !a_small)
+      // The small operand repeats over leading dims (b_count) or holds one
+      // value per channel (b_channels); it must be the second of SUB.
+      int64_t channels = 0, plane = 0;
+      bool b_small = TrailingBroadcast(ap->shape, bp->shape);
+      bool per_channel = !b_small && PerChannelBroadcast(ap->shape, bp->shape, &channels, &plane);
+      if (!b_small && !per_channel && op.type != TSR_OP_SUB) {
+        b_small = TrailingBroadcast(bp->shape, ap->shape);
+        per_channel = !b_small && PerChannelBroadcast(bp->shape, ap->shape, &channels, &plane);
+        if (b_small || per_channel) {  // ADD and MUL commute: swap the operands
+          std::swap(ap, bp);
+          if (a_index) *a_index = 1;
+        }
+      }
+      if (!b_small && !per_channel)
         SNPU_REFUSE(TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE, OpName(op.type), ": broadcasting ", ShapeText(ap->shape),
                " with ", ShapeText(bp->shape),
-               " is not supported (same shapes, or one operand repeating over leading dims)");
-      if (a_small) {
-        std::swap(ap, bp);
-        if (a_index) *a_index = 1;
-      }
-      L->b_count = kit::ElementCount(bp->shape);
+               " is not supported (same shapes, one operand repeating over leading dims, or one "
+               "value per channel such as [C, 1, 1]",
+               op.type == TSR_OP_SUB ? "; SUB broadcasts its second operand only)" : ")");
+      if (b_small) L->b_count = kit::ElementCount(bp->shape);
+      L->b_channels = per_channel ? channels : 0;
+      L->plane = per_channel ? plane : 0;
     }
     const SnapshotTensor& a = *ap;
     const SnapshotTensor& b = *bp;
@@ -72,6 +104,10 @@ absl::Status BuildElementwiseLayer(const GraphSnapshot& g, const SnapshotOp& op,
         !TrailingBroadcast(y.shape, a.shape))
       SNPU_REFUSE(TSR_REFUSAL_OTHER, OpName(op.type), ": output ", ShapeText(y.shape),
              " does not match the broadcast of its inputs");
+    if (a.dtype == TSR_DTYPE_I8 && op.type == TSR_OP_SUB)
+      SNPU_REFUSE(TSR_REFUSAL_UNSUPPORTED_QUANTIZATION,
+                  "SUB on int8: docs/ops.md defines quantized ADD and MUL only (the cpu reference "
+                  "refuses it too)");
     if (a.dtype == TSR_DTYPE_I8) {
       auto qa = PerTensorQuant(a, "input", why);
       if (!qa.ok()) return qa.status();

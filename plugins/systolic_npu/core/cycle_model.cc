@@ -57,14 +57,22 @@ MatmulTiming MatmulFormula(Dataflow df, uint64_t M, uint64_t K, uint64_t N,
                            uint64_t R, uint64_t C) {
   (void)C;
   MatmulTiming t;
-  if (df == Dataflow::kWeightStationary) {
-    t.fill = K;
-    t.stream = M;
-    t.drain = N + R - 1;
-  } else {
-    t.fill = 0;
-    t.stream = K;
-    t.drain = M + N + R - 1;
+  switch (df) {
+    case Dataflow::kOutputStationary:
+      t.fill = 0;
+      t.stream = K;
+      t.drain = M + N + R - 1;
+      break;
+    case Dataflow::kInputStationary:  // WS with the roles of A and B^T swapped
+      t.fill = K;
+      t.stream = N;
+      t.drain = M + R - 1;
+      break;
+    default:
+      t.fill = K;
+      t.stream = M;
+      t.drain = N + R - 1;
+      break;
   }
   return t;
 }
@@ -115,8 +123,7 @@ Traffic InstructionTraffic(const Program& p, const Instruction& in) {
       t.sram_read = n * es;
       if (op == VectorOp::kBiasAdd) t.sram_read += uint64_t{in.f[4]} * es;
       if (op == VectorOp::kRequantize) t.sram_read += uint64_t{in.f[4]} * 8;
-      if (op == VectorOp::kAdd || op == VectorOp::kMul)
-        t.sram_read += (in.f[6] ? uint64_t{in.f[4]} : n) * es;
+      if (IsBinaryVectorOp(op)) t.sram_read += BinarySrc1Elements(in) * es;
       if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool) {
         const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
         t.sram_write = uint64_t{in.f[3]} * d.out_h * d.out_w * os;
@@ -179,8 +186,7 @@ Footprint InstructionFootprint(const Program& p, const Instruction& in) {
       fp.AddRead(Sram(in.f[0], n * es));
       if (op == VectorOp::kBiasAdd) fp.AddRead(Sram(in.f[1], uint64_t{in.f[4]} * es));
       if (op == VectorOp::kRequantize) fp.AddRead(Sram(in.f[1], uint64_t{in.f[4]} * 8));
-      if (op == VectorOp::kAdd || op == VectorOp::kMul)
-        fp.AddRead(Sram(in.f[1], (in.f[6] ? uint64_t{in.f[4]} : n) * es));
+      if (IsBinaryVectorOp(op)) fp.AddRead(Sram(in.f[1], BinarySrc1Elements(in) * es));
       uint64_t out = n * os;
       if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool) {
         const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
@@ -246,9 +252,22 @@ void Scheduler::Issue(const Program& p, const Instruction& in,
   traffic_.macs += tr.macs;
 
   if (overlap_ == Overlap::kNone) {
-    // Serial compute; DMA is assumed perfectly hidden.
-    if (in.op == Opcode::kMatmulTile) serial_ += mt.total();
+    // Serial compute; DMA is assumed perfectly hidden. A fold pays the full
+    // array's fill and drain once, each of its tiles its own stream (from
+    // the formula or, cycle-stepped, measured).
+    if (in.op == Opcode::kMatmulTile) {
+      if (!folds_.Continues(in))
+        serial_ += ClassicFoldOverhead(static_cast<Dataflow>(in.a),
+                                       static_cast<uint64_t>(npu_.array_rows),
+                                       static_cast<uint64_t>(npu_.array_cols));
+      serial_ += mt.stream;
+      return;
+    }
     if (in.op == Opcode::kVector) serial_ += VectorCycles(p, in, npu_);
+    if (in.op == Opcode::kDmaLoad || in.op == Opcode::kVector) {
+      const Footprint fp = InstructionFootprint(p, in);
+      folds_.Overwritten(fp.write.space, fp.write.lo, fp.write.hi);
+    }
     return;
   }
 

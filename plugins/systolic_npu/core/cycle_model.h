@@ -8,9 +8,10 @@
 //             read-after-write, write-after-read, write-after-write) has
 //             finished. The matrix unit double-buffers its weights (WS) and
 //             drains while the next tile streams.
-//   kNone:    the classic analytic model of SCALE-Sim-style simulators:
-//             every fold pays fill + stream + drain in sequence, vector ops
-//             run after it, and DMA never stalls (costs zero cycles).
+//   kNone:    the classic analytic model of SCALE-Sim v2 (classic_model.h):
+//             every fold of the stationary operand pays the full array's
+//             fill and drain plus its streaming cycles, in sequence; vector
+//             ops run after it, and DMA never stalls (costs zero cycles).
 #ifndef TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_CYCLE_MODEL_H_
 #define TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_CYCLE_MODEL_H_
 
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "classic_model.h"
 #include "isa.h"
 #include "program.h"
 #include "soc_config.h"
@@ -45,6 +47,8 @@ struct MatmulTiming {
 //     drain = N + R - 1 (skew across N columns, psums cross all R rows).
 // OS: fill = 0, stream = K, drain = M + N + R - 1 (skew to PE(M-1,N-1),
 //     then the R-deep drain chain).
+// IS: fill = K (input rows shift in, A^T held K x M), stream = N (one
+//     weight column per cycle), drain = M + R - 1.
 MatmulTiming MatmulFormula(Dataflow df, uint64_t M, uint64_t K, uint64_t N,
                            uint64_t R, uint64_t C);
 
@@ -123,6 +127,7 @@ class Scheduler {
   uint64_t barrier_ = 0;       // SYNC and retired records
   uint64_t end_ = 0;           // latest completion
   uint64_t serial_ = 0;        // kNone: running total
+  ClassicFolds folds_;         // kNone: which tiles continue a fold
   std::deque<Record> window_;  // the scoreboard (last kWindow instructions)
   std::vector<std::pair<uint64_t, uint64_t>> busy_;  // compute intervals
   Traffic traffic_;

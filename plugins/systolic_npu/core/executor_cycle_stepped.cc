@@ -11,6 +11,10 @@
 //                    p_out = p_in + a * w (rows k >= K pass p through);
 //                    p moves one PE down; the bottom row's psum is
 //                    written to the accumulator one cycle later.
+// Input stationary (IS): the WS grid on the transposed problem
+//   out^T = B^T x A^T: A^T (K x M) shifts into the shadow chain (fill = K),
+//   the N columns of B stream in skewed (stream = N), results leave the
+//   bottom row as out^T[n][m] (drain = M + R - 1).
 // Output stationary (OS):
 //   cycle t:         row i's left edge receives A[i][t - i] and column j's
 //                    top edge W[t - j][j] (skewed). Each PE multiplies the
@@ -22,6 +26,7 @@
 // operand enters PE(0,0), stream = cycles PE(0,0) receives operands, drain
 // = the rest until the last accumulator write.
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "executor.h"
@@ -44,12 +49,23 @@ class Grid {
   // wrapping int32 sums).
   MatmulTiming Run(const MatmulArgs& x) {
     M_ = x.M; K_ = x.K; N_ = x.N; R_ = x.R; C_ = x.C;
-    a_.assign(size_t{M_} * K_, V{});
-    w_.assign(size_t{K_} * N_, V{});
-    for (size_t i = 0; i < a_.size(); ++i) a_[i] = Load(x.input, i, x.dtype);
-    for (size_t i = 0; i < w_.size(); ++i) w_[i] = Load(x.weight, i, x.dtype);
     acc_ = x.acc;
     accumulate_ = x.accumulate;
+    transposed_ = x.dataflow == Dataflow::kInputStationary;
+    if (transposed_) std::swap(M_, N_);  // the grid's rows stream B^T: N x K
+    a_.assign(size_t{M_} * K_, V{});
+    w_.assign(size_t{K_} * N_, V{});
+    if (transposed_) {
+      // IS is the WS grid computing out^T = B^T x A^T: A^T (K x M) is the
+      // stationary operand, the N columns of B stream in from the left.
+      for (uint32_t m = 0; m < x.M; ++m)
+        for (uint32_t k = 0; k < K_; ++k) w_[size_t{k} * x.M + m] = Load(x.input, size_t{m} * K_ + k, x.dtype);
+      for (uint32_t k = 0; k < K_; ++k)
+        for (uint32_t n = 0; n < x.N; ++n) a_[size_t{n} * K_ + k] = Load(x.weight, size_t{k} * x.N + n, x.dtype);
+      return RunWs();
+    }
+    for (size_t i = 0; i < a_.size(); ++i) a_[i] = Load(x.input, i, x.dtype);
+    for (size_t i = 0; i < w_.size(); ++i) w_[i] = Load(x.weight, i, x.dtype);
     return x.dataflow == Dataflow::kWeightStationary ? RunWs() : RunOs();
   }
 
@@ -64,8 +80,9 @@ class Grid {
     }
   }
 
+  // Result (m, n) of the grid's GEMM; for IS the grid's (n, m) of the tile.
   void Capture(uint32_t m, uint32_t n, V psum) {
-    uint8_t* dst = acc_ + (size_t{m} * N_ + n) * 4;
+    uint8_t* dst = acc_ + (transposed_ ? size_t{n} * M_ + m : size_t{m} * N_ + n) * 4;
     if (accumulate_) {
       V old;
       std::memcpy(&old, dst, 4);
@@ -210,6 +227,7 @@ class Grid {
   std::vector<V> a_, w_;
   uint8_t* acc_ = nullptr;
   bool accumulate_ = false;
+  bool transposed_ = false;  // IS: M_ / N_ are the tile's N / M
   uint64_t captured_ = 0;
 };
 

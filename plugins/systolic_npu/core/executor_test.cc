@@ -21,11 +21,19 @@ TEST(MatmulEngine, SimulatedTimingEqualsFormula) {
   auto sim = MakeCycleSteppedMatmulEngine();
   for (int iter = 0; iter < 300; ++iter) {
     const uint32_t R = 1 + rng() % 9, C = 1 + rng() % 9;
-    const Dataflow df = rng() % 2 ? Dataflow::kWeightStationary : Dataflow::kOutputStationary;
-    const bool ws = df == Dataflow::kWeightStationary;
-    const uint32_t M = ws ? 1 + rng() % 20 : 1 + rng() % R;
-    const uint32_t K = ws ? 1 + rng() % R : 1 + rng() % 20;
-    const uint32_t N = 1 + rng() % C;
+    const Dataflow df = kAllDataflows[rng() % 3];
+    // The stationary operand fits the array, the streamed dimension is free.
+    uint32_t M = 1 + rng() % 20, K = 1 + rng() % 20, N = 1 + rng() % 20;
+    if (df == Dataflow::kWeightStationary) {
+      K = 1 + rng() % R;
+      N = 1 + rng() % C;
+    } else if (df == Dataflow::kOutputStationary) {
+      M = 1 + rng() % R;
+      N = 1 + rng() % C;
+    } else {
+      K = 1 + rng() % R;
+      M = 1 + rng() % C;
+    }
     const bool f16 = rng() % 2;
     const size_t es = f16 ? 2 : 1;
     std::vector<uint8_t> a(M * K * es), w(K * N * es);
@@ -62,7 +70,7 @@ TEST(MatmulEngine, SimulatedTimingEqualsFormula) {
 }
 
 // Random layers through the whole pipeline (tiler -> bytecode -> both
-// executors), both dataflows, both overlap conventions, int8 and fp16.
+// executors), all three dataflows, both overlap conventions, int8 and fp16.
 TEST(Executor, FastAndCycleSteppedAreIdentical) {
   std::mt19937 rng(2);
   int cases = 0;
@@ -122,7 +130,7 @@ TEST(Executor, FastAndCycleSteppedAreIdentical) {
     std::vector<std::span<const uint8_t>> ins = {x};
     if (!w_dram.empty()) ins.push_back(w_dram);
     if (!b_dram.empty()) ins.push_back(b_dram);
-    for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+    for (Dataflow df : kAllDataflows) {
       auto p = CompileGemmProgram(L, npu, TilerOptions{df});
       ASSERT_TRUE(p.ok()) << p.status();
       for (Overlap ov : {Overlap::kDefault, Overlap::kNone}) {
@@ -138,7 +146,7 @@ TEST(Executor, FastAndCycleSteppedAreIdentical) {
       }
     }
   }
-  EXPECT_EQ(cases, 480);
+  EXPECT_EQ(cases, 720);
 }
 
 TEST(Executor, ConvFastAndCycleSteppedAreIdentical) {
@@ -188,7 +196,7 @@ TEST(Executor, ConvFastAndCycleSteppedAreIdentical) {
     }
     std::vector<std::span<const uint8_t>> ins = {x};
     if (!w_dram.empty()) ins = {x, w_dram, b_dram};
-    for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+    for (Dataflow df : kAllDataflows) {
       auto p = CompileConv2dProgram(L, npu, TilerOptions{df});
       ASSERT_TRUE(p.ok()) << p.status();
       for (Overlap ov : {Overlap::kDefault, Overlap::kNone}) {

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "quant.h"
+#include "soc_config.h"
 
 namespace tessera::systolic {
 namespace {
@@ -164,6 +165,7 @@ const char* VectorOpName(VectorOp op) {
     case VectorOp::kRequantize: return "REQUANTIZE";
     case VectorOp::kAdd: return "ADD";
     case VectorOp::kMul: return "MUL";
+    case VectorOp::kSub: return "SUB";
     case VectorOp::kMaxPool: return "MAX_POOL";
     case VectorOp::kAvgPool: return "AVG_POOL";
     case VectorOp::kQuantize: return "QUANTIZE";
@@ -192,7 +194,7 @@ std::string Disassemble(const Instruction& in) {
                              NpuDtypeName(DmaSecondDtype(in.b)));
     case Opcode::kMatmulTile:
       return absl::StrFormat("MATMUL_TILE.%s.%s%s %s = %s x %s  M=%u K=%u N=%u",
-                             in.a == 1 ? "os" : "ws", NpuDtypeName(in.b),
+                             DataflowName(static_cast<Dataflow>(in.a)), NpuDtypeName(in.b),
                              (in.c & 1) ? ".acc" : "", Addr(f[2]), Addr(f[0]),
                              Addr(f[1]), f[3], f[4], f[5]);
     case Opcode::kVector: {

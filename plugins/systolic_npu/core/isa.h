@@ -41,18 +41,19 @@ enum class Opcode : uint8_t {
   // f3 = cols, f4 = DRAM row stride, f5 = DRAM col stride (elements).
   // dtype pairs: equal, F32 -> F16, F16 -> F32.
   kDmaStore = 2,
-  // a = Dataflow (0 ws, 1 os), b = operand dtype (I8 or F16), c = flags
-  // (bit 0: accumulate into the existing accumulator tile).
+  // a = Dataflow (0 ws, 1 os, 2 is), b = operand dtype (I8 or F16), c =
+  // flags (bit 0: accumulate into the existing accumulator tile).
   // f0 = input tile (input bank, M x K), f1 = weight tile (weight bank,
   // K x N), f2 = accumulator tile (accum bank, M x N of I32 / F32),
   // f3 = M, f4 = K, f5 = N.  WS: K <= rows, N <= cols. OS: M <= rows,
-  // N <= cols.
+  // N <= cols. IS: K <= rows, M <= cols.
   kMatmulTile = 3,
   // a = VectorOp, b = operand dtype, c = result dtype.
   // f0 = src0, f1 = src1 (second operand / bias / per-channel params),
   // f2 = dst (SRAM addresses), f3 = rows, f4 = cols, f5 = descriptor
-  // constant (kNoConstant when unused), f6 = flags (ADD/MUL bit 0: src1 is
-  // one row of `cols` elements broadcast to every row; else 0).
+  // constant (kNoConstant when unused), f6 = flags (ADD/SUB/MUL: bit 0 =
+  // src1 is one row of `cols` elements broadcast to every row, bit 1 =
+  // src1 is one element per row broadcast across it; at most one; else 0).
   kVector = 4,
   // All fields zero. Waits until every earlier instruction has completed.
   kSync = 5,
@@ -75,12 +76,20 @@ enum class VectorOp : uint8_t {
   // descriptor (scale, zero point), docs/ops.md formulas bit for bit:
   kQuantize = 9,    // F32/F16 -> I8: saturate(rne(x / scale) + zp), NaN -> 0
   kDequantize = 10, // I8 -> F32/F16: (f32(q) - f32(zp)) * scale
+  kSub = 11,        // F32/F16: fp32 subtract (rounded to f16). No I8: docs/ops.md
+                    // defines no quantized SUB
 };
-inline constexpr uint8_t kVectorOpCount = 11;
+inline constexpr uint8_t kVectorOpCount = 12;
 
 enum class Bank : uint8_t { kInput = 0, kWeight = 1, kAccum = 2 };
 inline constexpr uint32_t kNoConstant = 0xFFFFFFFFu;
-inline constexpr uint32_t kVectorBroadcastSrc1 = 1u;  // VECTOR ADD/MUL f6
+inline constexpr uint32_t kVectorBroadcastSrc1 = 1u;        // VECTOR ADD/SUB/MUL f6
+inline constexpr uint32_t kVectorBroadcastSrc1PerRow = 2u;  // VECTOR ADD/SUB/MUL f6
+
+// ADD, SUB and MUL: the two-operand elementwise ops.
+inline bool IsBinaryVectorOp(VectorOp op) {
+  return op == VectorOp::kAdd || op == VectorOp::kSub || op == VectorOp::kMul;
+}
 
 inline constexpr uint32_t SramAddress(Bank bank, uint32_t offset) {
   return (static_cast<uint32_t>(bank) << 30) | (offset & 0x3FFFFFFFu);
@@ -97,6 +106,14 @@ struct Instruction {
   std::array<uint32_t, 7> f{};
   bool operator==(const Instruction&) const = default;
 };
+
+// Elements of src1 a binary VECTOR reads: one row (f6 bit 0), one per row
+// (bit 1) or the whole rows x cols tile.
+inline uint64_t BinarySrc1Elements(const Instruction& in) {
+  if (in.f[6] & kVectorBroadcastSrc1) return in.f[4];
+  if (in.f[6] & kVectorBroadcastSrc1PerRow) return in.f[3];
+  return uint64_t{in.f[3]} * in.f[4];
+}
 
 void EncodeInstruction(const Instruction& in, uint8_t out[kInstructionBytes]);
 Instruction DecodeInstruction(const uint8_t in[kInstructionBytes]);

@@ -39,6 +39,10 @@ TEST(Isa, LittleEndianLayout) {
   EXPECT_EQ(buf[16], 3);
   EXPECT_EQ(Disassemble(in),
             "MATMUL_TILE.os.f16.acc acc:0x8 = in:0x40 x wt:0x0  M=3 K=4 N=5");
+  Instruction is = in;
+  is.a = 2;
+  EXPECT_EQ(Disassemble(is),
+            "MATMUL_TILE.is.f16.acc acc:0x8 = in:0x40 x wt:0x0  M=3 K=4 N=5");
 }
 
 TEST(Isa, SramAddressing) {

@@ -390,7 +390,7 @@ absl::Status VerifyDmaStore(const Ctx& c) {
 
 absl::Status VerifyMatmul(const Ctx& c) {
   const Instruction& in = c.in;
-  if (in.a > 1) return c.Err("unknown dataflow");
+  if (in.a >= kDataflowCount) return c.Err("unknown dataflow");
   if (in.b != TSR_DTYPE_I8 && in.b != TSR_DTYPE_F16) return c.Err("operand dtype must be i8 or f16");
   if (in.c > 1) return c.Err("unknown flags");
   if (in.f[6] != 0) return c.Err("reserved field not zero");
@@ -401,6 +401,8 @@ absl::Status VerifyMatmul(const Ctx& c) {
     return c.Err(absl::StrCat("ws tile K=", K, " N=", N, " exceeds the ", R, "x", C, " array"));
   if (in.a == 1 && (M > R || N > C))
     return c.Err(absl::StrCat("os tile M=", M, " N=", N, " exceeds the ", R, "x", C, " array"));
+  if (in.a == 2 && (K > R || M > C))
+    return c.Err(absl::StrCat("is tile K=", K, " M=", M, " exceeds the ", R, "x", C, " array"));
   const size_t es = NpuDtypeSize(in.b);
   if (SramBankBits(in.f[0]) != 0) return c.Err("input tile must be in the input bank");
   if (SramBankBits(in.f[1]) != 1) return c.Err("weight tile must be in the weight bank");
@@ -413,8 +415,8 @@ absl::Status VerifyMatmul(const Ctx& c) {
 absl::Status VerifyVector(const Ctx& c) {
   const Instruction& in = c.in;
   const VectorOp op = static_cast<VectorOp>(in.a);
-  const bool binary = op == VectorOp::kAdd || op == VectorOp::kMul;
-  if (in.f[6] > (binary ? kVectorBroadcastSrc1 : 0u)) return c.Err("reserved field not zero");
+  const bool binary = IsBinaryVectorOp(op);
+  if (in.f[6] > (binary ? kVectorBroadcastSrc1PerRow : 0u)) return c.Err("reserved field not zero");
   const int32_t dt = in.b, ot = in.c;
   const size_t es = NpuDtypeSize(dt), os = NpuDtypeSize(ot);
   if (es == 0 || os == 0) return c.Err("bad dtype");
@@ -463,10 +465,16 @@ absl::Status VerifyVector(const Ctx& c) {
       break;
     }
     case VectorOp::kAdd:
+    case VectorOp::kSub:
     case VectorOp::kMul:
-      V_RETURN_IF_ERROR(dtypes({TSR_DTYPE_F32, TSR_DTYPE_F16, TSR_DTYPE_I8}));
+      // docs/ops.md defines quantized ADD and MUL only.
+      if (op == VectorOp::kSub) {
+        V_RETURN_IF_ERROR(dtypes({TSR_DTYPE_F32, TSR_DTYPE_F16}));
+      } else {
+        V_RETURN_IF_ERROR(dtypes({TSR_DTYPE_F32, TSR_DTYPE_F16, TSR_DTYPE_I8}));
+      }
       V_RETURN_IF_ERROR(need_desc(dt == TSR_DTYPE_I8, ConstantKind::kQuantEltwiseDesc));
-      V_RETURN_IF_ERROR(c.Sram("src1", in.f[1], (in.f[6] ? u128{cols} : n) * es));
+      V_RETURN_IF_ERROR(c.Sram("src1", in.f[1], u128{BinarySrc1Elements(in)} * es));
       break;
     case VectorOp::kMaxPool:
     case VectorOp::kAvgPool: {

@@ -142,6 +142,14 @@ TEST(Program, VerifierRejects) {
                    in.f[3] = 9;
                  }),
                  "os tile M=9");
+  ExpectRejected(mutate([&](Program& p) {
+                   auto& in = find(p, Opcode::kMatmulTile);
+                   in.a = 2;
+                   in.f[3] = 5;  // IS holds M across the 4 array columns
+                 }),
+                 "is tile K=");
+  ExpectRejected(mutate([&](Program& p) { find(p, Opcode::kMatmulTile).a = 3; }),
+                 "unknown dataflow");
   ExpectRejected(mutate([&](Program& p) { find(p, Opcode::kMatmulTile).f[3] = 0; }), "empty tile");
   ExpectRejected(mutate([&](Program& p) { find(p, Opcode::kMatmulTile).b = TSR_DTYPE_F32; }),
                  "i8 or f16");

@@ -168,14 +168,20 @@ absl::StatusOr<IniDocument> ParseIni(std::string_view text) {
 }
 
 const char* DataflowName(Dataflow d) {
-  return d == Dataflow::kOutputStationary ? "os" : "ws";
+  switch (d) {
+    case Dataflow::kOutputStationary: return "os";
+    case Dataflow::kInputStationary: return "is";
+    case Dataflow::kWeightStationary: return "ws";
+  }
+  return "?";  // a value no verifier accepts (disassembly of raw bytes)
 }
 
 absl::StatusOr<Dataflow> ParseDataflow(std::string_view s) {
   if (s == "ws") return Dataflow::kWeightStationary;
   if (s == "os") return Dataflow::kOutputStationary;
+  if (s == "is") return Dataflow::kInputStationary;
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown dataflow '", std::string(s), "' (want ws or os)"));
+      absl::StrCat("unknown dataflow '", std::string(s), "' (want ws, os or is)"));
 }
 
 absl::StatusOr<SystolicSocConfig> ParseSocConfig(std::string_view text) {

@@ -42,8 +42,15 @@ absl::StatusOr<IniDocument> ParseIni(std::string_view text);
 
 // ---- Typed SoC view --------------------------------------------------------
 
-enum class Dataflow : uint8_t { kWeightStationary = 0, kOutputStationary = 1 };
-const char* DataflowName(Dataflow d);  // "ws" / "os"
+// The MATMUL_TILE `a` field. WS keeps a K x N weight tile in the PEs and
+// streams M input rows; OS keeps the M x N outputs and streams K; IS keeps
+// the K x M input tile (transposed) and streams the N weight columns.
+enum class Dataflow : uint8_t { kWeightStationary = 0, kOutputStationary = 1, kInputStationary = 2 };
+inline constexpr uint8_t kDataflowCount = 3;
+inline constexpr Dataflow kAllDataflows[] = {Dataflow::kWeightStationary,
+                                             Dataflow::kOutputStationary,
+                                             Dataflow::kInputStationary};
+const char* DataflowName(Dataflow d);  // "ws" / "os" / "is"
 absl::StatusOr<Dataflow> ParseDataflow(std::string_view s);
 
 struct CpuModel {

@@ -137,21 +137,31 @@ struct Conv2dLayer {
   int64_t out_w() const;
 };
 
-enum class ElementwiseOp : uint8_t { kAdd, kMul, kRelu, kClip };
+enum class ElementwiseOp : uint8_t { kAdd, kMul, kRelu, kClip, kSub };
 
 // Same-shape elementwise op over `count` elements (RELU/CLIP: one input).
 // Semantics follow docs/ops.md: I8 ADD/MUL dequantize, compute and
 // requantize in f32 (a_q, b_q, out_q); I8 RELU/CLIP act on the stored
 // integers (CLIP bounds: ceil(min), floor(max)) and ignore quantization.
+// SUB is float only (docs/ops.md defines no quantized SUB).
+inline bool IsBinary(ElementwiseOp op) {
+  return op == ElementwiseOp::kAdd || op == ElementwiseOp::kSub || op == ElementwiseOp::kMul;
+}
+
 struct ElementwiseLayer {
   ElementwiseOp op = ElementwiseOp::kAdd;
   int64_t count = 0;
   int32_t dtype = TSR_DTYPE_F32;  // F32, F16 or I8
   float clip_min = 0, clip_max = 0;
   QuantSpec a_q, b_q, out_q;
-  // ADD/MUL: b has b_count elements repeated over a (numpy broadcasting of
-  // a trailing-dims operand, or a scalar); 0 = same shape as a.
+  // ADD/SUB/MUL: b has b_count elements repeated over a (numpy
+  // broadcasting of a trailing-dims operand, or a scalar); 0 = same shape
+  // as a.
   int64_t b_count = 0;
+  // ADD/SUB/MUL per channel (b_count 0): a is [outer, b_channels, plane]
+  // and b holds one value per channel, e.g. b [C, 1, 1] or [1, C, 1, 1]
+  // against a [N, C, H, W] (plane = H * W); 0 = not per channel.
+  int64_t b_channels = 0, plane = 0;
 };
 
 enum class PoolKind : uint8_t { kMax, kAvg };

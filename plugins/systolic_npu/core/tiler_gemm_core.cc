@@ -20,10 +20,12 @@ int32_t FloatBits(float f) {
 }
 
 // Tile sizes of one GEMM: M and K tile, column tile nt, and whether a whole
-// K x nt weight panel stays resident in one weight buffer (WS only).
+// K x nt weight panel stays resident in one weight buffer (WS only) or a
+// whole mt x K input panel in one input buffer (IS only).
 struct GemmTiles {
   int64_t mt = 0, kt = 0, nt = 0;
   bool resident_panel = false;
+  bool resident_input = false;
 };
 
 absl::StatusOr<GemmTiles> ChooseTiles(const GemmCore& g, const SystolicNpuConfig& npu,
@@ -38,6 +40,15 @@ absl::StatusOr<GemmTiles> ChooseTiles(const GemmCore& g, const SystolicNpuConfig
                               static_cast<int64_t>(sm.acc_half / (t.nt * 4))});
     if (static_cast<uint64_t>(t.kt * t.nt) * es > sm.w_half) t.mt = 0;
     t.resident_panel = static_cast<uint64_t>(g.K * t.nt) * es <= sm.w_half;
+  } else if (opt.dataflow == Dataflow::kInputStationary) {
+    // A^T (kt x mt) sits in the array, B's nt columns stream.
+    t.kt = std::min<int64_t>(g.K, R);
+    t.mt = std::min<int64_t>(g.M, C);
+    if (static_cast<uint64_t>(t.mt * t.kt) * es > sm.in_half ||
+        static_cast<uint64_t>(t.kt * t.nt) * es > sm.w_half ||
+        static_cast<uint64_t>(t.mt * t.nt) * 4 > sm.acc_half)
+      t.mt = 0;
+    t.resident_input = static_cast<uint64_t>(t.mt * g.K) * es <= sm.in_half;
   } else {
     t.mt = std::min<int64_t>(g.M, R);
     t.kt = std::min<int64_t>({g.K, static_cast<int64_t>(sm.in_half / (t.mt * es)),
@@ -114,6 +125,157 @@ int32_t EmitEpilogue(const GemmCore& g, uint32_t acc, uint32_t par, uint32_t mi,
   return TSR_DTYPE_F32;
 }
 
+// The loop nests of one GEMM over the chosen tiles, with the ping-pong
+// buffer of each bank (ISA doc section 5).
+struct GemmEmitter {
+  const GemmCore& g;
+  const SystolicNpuConfig& npu;
+  const Program& p;
+  EntryPoint& e;
+  const SramMap& sm;
+  const GemmTiles& t;
+  Dataflow df;
+  int in_t = 0, w_t = 0, acc_t = 0, par_t = 0;
+
+  uint64_t es() const { return NpuDtypeSize(g.mdtype); }
+
+  // DMA_LOAD of A rows [m0, m0 + mi) x columns [k0, k0 + ki) into `dst`.
+  absl::Status LoadInput(int64_t m0, uint32_t mi, int64_t k0, uint32_t ki, uint32_t dst) {
+    if (g.im2col) {
+      e.code.push_back(MakeDmaLoadIm2col(dst, g.a_region, static_cast<uint32_t>(g.a_offset), mi,
+                                         ki, g.im2col_desc, static_cast<uint32_t>(m0),
+                                         static_cast<uint32_t>(k0), g.io_dtype, g.mdtype));
+      return absl::OkStatus();
+    }
+    const uint64_t off = g.a_offset + (m0 * g.a_row_stride + k0) * NpuDtypeSize(g.io_dtype);
+    if (auto s = CheckOffset(off, "input"); !s.ok()) return s;
+    e.code.push_back(MakeDmaLoadStrided(dst, g.a_region, static_cast<uint32_t>(off), mi, ki,
+                                        static_cast<uint32_t>(g.a_row_stride), 1, g.io_dtype,
+                                        g.mdtype));
+    return absl::OkStatus();
+  }
+
+  // Column tile j's parameters into the next parameter buffer.
+  absl::StatusOr<uint32_t> LoadParamsOf(int64_t j, int64_t n0, uint32_t nj) {
+    const uint32_t par = sm.param(par_t);
+    if (!g.params.present) return par;
+    par_t ^= 1;
+    auto load = LoadParams(g, p, j, n0, nj, par);
+    if (!load.ok()) return load.status();
+    e.code.push_back(*load);
+    return par;
+  }
+
+  // B tile (k, j) into the next weight buffer.
+  absl::StatusOr<uint32_t> LoadWeightsOf(int64_t j, int64_t n0, uint32_t nj, int64_t k0,
+                                         uint32_t ki) {
+    const uint32_t wt = sm.w(w_t);
+    w_t ^= 1;
+    auto load = LoadWeightTile(g, p, j, n0, nj, k0, ki, wt);
+    if (!load.ok()) return load.status();
+    e.code.push_back(*load);
+    return wt;
+  }
+
+  // Epilogue of accumulator tile (m0, n0) and its store.
+  absl::Status Finish(uint32_t acc, uint32_t par, int64_t m0, uint32_t mi, int64_t n0,
+                      uint32_t nj) {
+    const int32_t store_dtype = EmitEpilogue(g, acc, par, mi, nj, e);
+    const uint64_t off = g.out_offset + (m0 * g.out_row_stride + n0 * g.out_col_stride) *
+                                            NpuDtypeSize(g.io_dtype);
+    if (auto s = CheckOffset(off, "output"); !s.ok()) return s;
+    e.code.push_back(MakeDmaStore(acc, g.out_region, static_cast<uint32_t>(off), mi, nj,
+                                  static_cast<uint32_t>(g.out_row_stride),
+                                  static_cast<uint32_t>(g.out_col_stride), store_dtype,
+                                  g.io_dtype));
+    return absl::OkStatus();
+  }
+
+  uint32_t NextAcc() {
+    const uint32_t acc = sm.acc(acc_t);
+    acc_t ^= 1;
+    return acc;
+  }
+
+  // WS and OS: for each column tile j (its K x nt weight panel resident
+  // under WS when it fits), for each M tile, accumulate over K tiles.
+  absl::Status ColumnTilesOuter() {
+    const int64_t C = npu.array_cols;
+    for (int64_t n0 = 0, j = 0; n0 < g.N; n0 += C, ++j) {
+      const uint32_t nj = static_cast<uint32_t>(std::min<int64_t>(C, g.N - n0));
+      auto par = LoadParamsOf(j, n0, nj);
+      if (!par.ok()) return par.status();
+      uint32_t panel_buf = 0;
+      if (t.resident_panel) {
+        auto panel = LoadWeightsOf(j, n0, nj, 0, static_cast<uint32_t>(g.K));
+        if (!panel.ok()) return panel.status();
+        panel_buf = *panel;
+      }
+      for (int64_t m0 = 0; m0 < g.M; m0 += t.mt) {
+        const uint32_t mi = static_cast<uint32_t>(std::min<int64_t>(t.mt, g.M - m0));
+        const uint32_t acc = NextAcc();
+        for (int64_t k0 = 0; k0 < g.K; k0 += t.kt) {
+          const uint32_t ki = static_cast<uint32_t>(std::min<int64_t>(t.kt, g.K - k0));
+          const uint32_t a = sm.in(in_t);
+          in_t ^= 1;
+          if (auto s = LoadInput(m0, mi, k0, ki, a); !s.ok()) return s;
+          uint32_t wt = panel_buf + static_cast<uint32_t>(k0 * nj * es());
+          if (!t.resident_panel) {
+            auto w = LoadWeightsOf(j, n0, nj, k0, ki);
+            if (!w.ok()) return w.status();
+            wt = *w;
+          }
+          e.code.push_back(MakeMatmulTile(static_cast<uint8_t>(df), g.mdtype, k0 > 0, a, wt,
+                                          acc, mi, ki, nj));
+        }
+        if (auto s = Finish(acc, *par, m0, mi, n0, nj); !s.ok()) return s;
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // IS: for each M tile (its K tiles loaded once into one input buffer
+  // when they fit, so the stationary A tiles stay put while every column
+  // tile streams past them), for each column tile, accumulate over K tiles.
+  absl::Status InputStationary() {
+    const int64_t C = npu.array_cols;
+    for (int64_t m0 = 0; m0 < g.M; m0 += t.mt) {
+      const uint32_t mi = static_cast<uint32_t>(std::min<int64_t>(t.mt, g.M - m0));
+      uint32_t panel_buf = 0;
+      if (t.resident_input) {
+        panel_buf = sm.in(in_t);
+        in_t ^= 1;
+        for (int64_t k0 = 0; k0 < g.K; k0 += t.kt) {
+          const uint32_t ki = static_cast<uint32_t>(std::min<int64_t>(t.kt, g.K - k0));
+          const uint32_t dst = panel_buf + static_cast<uint32_t>(mi * k0 * es());
+          if (auto s = LoadInput(m0, mi, k0, ki, dst); !s.ok()) return s;
+        }
+      }
+      for (int64_t n0 = 0, j = 0; n0 < g.N; n0 += C, ++j) {
+        const uint32_t nj = static_cast<uint32_t>(std::min<int64_t>(C, g.N - n0));
+        auto par = LoadParamsOf(j, n0, nj);
+        if (!par.ok()) return par.status();
+        const uint32_t acc = NextAcc();
+        for (int64_t k0 = 0; k0 < g.K; k0 += t.kt) {
+          const uint32_t ki = static_cast<uint32_t>(std::min<int64_t>(t.kt, g.K - k0));
+          uint32_t a = panel_buf + static_cast<uint32_t>(mi * k0 * es());
+          if (!t.resident_input) {
+            a = sm.in(in_t);
+            in_t ^= 1;
+            if (auto s = LoadInput(m0, mi, k0, ki, a); !s.ok()) return s;
+          }
+          auto w = LoadWeightsOf(j, n0, nj, k0, ki);
+          if (!w.ok()) return w.status();
+          e.code.push_back(MakeMatmulTile(static_cast<uint8_t>(df), g.mdtype, k0 > 0, a, *w,
+                                          acc, mi, ki, nj));
+        }
+        if (auto s = Finish(acc, *par, m0, mi, n0, nj); !s.ok()) return s;
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
 }  // namespace
 
 absl::Status InvalidLayer(const std::string& m) {
@@ -186,71 +348,9 @@ absl::Status EmitGemmCore(const GemmCore& g, const SystolicNpuConfig& npu,
   const SramMap sm = MakeSramMap(npu);
   auto tiles = ChooseTiles(g, npu, opt, sm);
   if (!tiles.ok()) return tiles.status();
-  const int64_t mt = tiles->mt, kt = tiles->kt, C = npu.array_cols;
-  const uint64_t es = NpuDtypeSize(g.mdtype);
-  const uint64_t ie = NpuDtypeSize(g.io_dtype);
-  const Dataflow df = opt.dataflow;
-  int in_t = 0, w_t = 0, acc_t = 0, par_t = 0;
-  for (int64_t n0 = 0, j = 0; n0 < g.N; n0 += C, ++j) {
-    const uint32_t nj = static_cast<uint32_t>(std::min<int64_t>(C, g.N - n0));
-    const uint32_t par = sm.param(par_t);
-    if (g.params.present) {
-      par_t ^= 1;
-      auto load = LoadParams(g, p, j, n0, nj, par);
-      if (!load.ok()) return load.status();
-      e.code.push_back(*load);
-    }
-    uint32_t panel_buf = 0;
-    if (tiles->resident_panel) {
-      panel_buf = sm.w(w_t);
-      w_t ^= 1;
-      auto load = LoadWeightTile(g, p, j, n0, nj, 0, static_cast<uint32_t>(g.K), panel_buf);
-      if (!load.ok()) return load.status();
-      e.code.push_back(*load);
-    }
-    for (int64_t m0 = 0; m0 < g.M; m0 += mt) {
-      const uint32_t mi = static_cast<uint32_t>(std::min<int64_t>(mt, g.M - m0));
-      const uint32_t acc = sm.acc(acc_t);
-      acc_t ^= 1;
-      for (int64_t k0 = 0; k0 < g.K; k0 += kt) {
-        const uint32_t ki = static_cast<uint32_t>(std::min<int64_t>(kt, g.K - k0));
-        const uint32_t a = sm.in(in_t);
-        in_t ^= 1;
-        if (g.im2col) {
-          e.code.push_back(MakeDmaLoadIm2col(a, g.a_region, static_cast<uint32_t>(g.a_offset), mi,
-                                             ki, g.im2col_desc, static_cast<uint32_t>(m0),
-                                             static_cast<uint32_t>(k0), g.io_dtype, g.mdtype));
-        } else {
-          const uint64_t off = g.a_offset + (m0 * g.a_row_stride + k0) * ie;
-          if (auto s = CheckOffset(off, "input"); !s.ok()) return s;
-          e.code.push_back(MakeDmaLoadStrided(a, g.a_region, static_cast<uint32_t>(off), mi, ki,
-                                              static_cast<uint32_t>(g.a_row_stride), 1,
-                                              g.io_dtype, g.mdtype));
-        }
-        uint32_t wt;
-        if (tiles->resident_panel) {
-          wt = panel_buf + static_cast<uint32_t>(k0 * nj * es);
-        } else {
-          wt = sm.w(w_t);
-          w_t ^= 1;
-          auto load = LoadWeightTile(g, p, j, n0, nj, k0, ki, wt);
-          if (!load.ok()) return load.status();
-          e.code.push_back(*load);
-        }
-        e.code.push_back(MakeMatmulTile(static_cast<uint8_t>(df), g.mdtype, k0 > 0, a, wt, acc,
-                                        mi, ki, nj));
-      }
-      const int32_t store_dtype = EmitEpilogue(g, acc, par, mi, nj, e);
-      const uint64_t off =
-          g.out_offset + (m0 * g.out_row_stride + n0 * g.out_col_stride) * ie;
-      if (auto s = CheckOffset(off, "output"); !s.ok()) return s;
-      e.code.push_back(MakeDmaStore(acc, g.out_region, static_cast<uint32_t>(off), mi, nj,
-                                    static_cast<uint32_t>(g.out_row_stride),
-                                    static_cast<uint32_t>(g.out_col_stride), store_dtype,
-                                    g.io_dtype));
-    }
-  }
-  return absl::OkStatus();
+  GemmEmitter em{g, npu, p, e, sm, *tiles, opt.dataflow};
+  return opt.dataflow == Dataflow::kInputStationary ? em.InputStationary()
+                                                    : em.ColumnTilesOuter();
 }
 
 absl::Status CheckLayerOperands(const LayerOperands& l) {

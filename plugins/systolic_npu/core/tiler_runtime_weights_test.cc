@@ -68,7 +68,7 @@ TEST(RuntimeWeights, GemmSameBitsAsPretiledAndWithinBound) {
     L.activation = {static_cast<Activation>(rng() % 3), -1.0f, 1.5f};
     const auto xf = Representable(RandomF(rng, L.M * L.K), L.dtype);
     const bool dram_bias = rng() % 2;
-    for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+    for (Dataflow df : kAllDataflows) {
       const GemmRuns r = RunBothPlacements(L, npu, df, FloatsAs(xf, L.dtype), dram_bias);
       ASSERT_EQ(r.pretiled.outputs, r.dram.outputs)
           << "M=" << L.M << " K=" << L.K << " N=" << L.N << " df=" << DataflowName(df);
@@ -157,7 +157,7 @@ TEST(RuntimeWeights, BatchedMatmulBroadcastsLeadingDims) {
       const auto af = Representable(RandomF(rng, na * L.M * L.K), dtype);
       const auto bf = Representable(RandomF(rng, nb * L.K * L.N), dtype);
       const auto biasf = Representable(RandomF(rng, L.N), dtype);
-      for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+      for (Dataflow df : kAllDataflows) {
         auto p = CompileGemmProgram(L, npu, TilerOptions{df});
         ASSERT_TRUE(p.ok()) << p.status();
         const auto out = RunEntry(*p, npu, {FloatsAs(af, dtype), FloatsAs(bf, dtype),

@@ -7,6 +7,7 @@
 #include <set>
 
 #include <gtest/gtest.h>
+#include "numerics.h"
 #include "test_util.h"
 
 namespace tessera::systolic {
@@ -47,7 +48,7 @@ TEST(Tiler, GemmInt8BitExactAgainstReference) {
       std::set<int8_t> distinct(want.begin(), want.end());
       EXPECT_GT(distinct.size(), 8u);
     }
-    for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+    for (Dataflow df : kAllDataflows) {
       auto p = CompileGemmProgram(L, npu, TilerOptions{df});
       ASSERT_TRUE(p.ok()) << p.status();
       const auto got = RunEntry(*p, npu, {x}, ExecOptions{});
@@ -83,7 +84,7 @@ TEST(Tiler, GemmFp16WithinErrorBound) {
     } else {
       x = FloatBytes(xf);
     }
-    for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+    for (Dataflow df : kAllDataflows) {
       auto p = CompileGemmProgram(L, npu, TilerOptions{df});
       ASSERT_TRUE(p.ok()) << p.status();
       const auto got = RunEntry(*p, npu, {x}, ExecOptions{});
@@ -164,7 +165,7 @@ TEST(Tiler, ConvInt8BitExactIncludingGroupsAndDepthwise) {
                               range.max);
           }
       }
-    for (Dataflow df : {Dataflow::kWeightStationary, Dataflow::kOutputStationary}) {
+    for (Dataflow df : kAllDataflows) {
       auto p = CompileConv2dProgram(L, npu, TilerOptions{df});
       ASSERT_TRUE(p.ok()) << p.status();
       const auto got = RunEntry(*p, npu, {x}, ExecOptions{});
@@ -203,12 +204,12 @@ TEST(Tiler, ElementwiseOps) {
   const SystolicNpuConfig npu = SmallNpu(4, 4, 1, 1, 1);  // forces many chunks
   const int64_t n = 3000;
   const auto af = RandomF(rng, n), bf = RandomF(rng, n);
-  for (ElementwiseOp op : {ElementwiseOp::kAdd, ElementwiseOp::kMul, ElementwiseOp::kRelu,
-                           ElementwiseOp::kClip}) {
+  for (ElementwiseOp op : {ElementwiseOp::kAdd, ElementwiseOp::kSub, ElementwiseOp::kMul,
+                           ElementwiseOp::kRelu, ElementwiseOp::kClip}) {
     ElementwiseLayer L{op, n, TSR_DTYPE_F32, -0.5f, 0.5f, {}, {}, {}};
     auto p = CompileElementwiseProgram(L, npu);
     ASSERT_TRUE(p.ok()) << p.status();
-    const bool binary = op == ElementwiseOp::kAdd || op == ElementwiseOp::kMul;
+    const bool binary = IsBinary(op);
     const auto A = FloatBytes(af), B = FloatBytes(bf);
     std::vector<std::span<const uint8_t>> ins = {A};
     if (binary) ins.push_back(B);
@@ -217,6 +218,7 @@ TEST(Tiler, ElementwiseOps) {
       float want = 0;
       switch (op) {
         case ElementwiseOp::kAdd: want = af[i] + bf[i]; break;
+        case ElementwiseOp::kSub: want = af[i] - bf[i]; break;
         case ElementwiseOp::kMul: want = af[i] * bf[i]; break;
         case ElementwiseOp::kRelu: want = af[i] < 0 ? 0 : af[i]; break;
         case ElementwiseOp::kClip: want = std::clamp(af[i], -0.5f, 0.5f); break;
@@ -249,6 +251,70 @@ TEST(Tiler, ElementwiseOps) {
       const int a = static_cast<int8_t>(ai[i]);
       const int want = op == ElementwiseOp::kRelu ? std::max(a, 0) : std::clamp(a, -3, 20);
       ASSERT_EQ(static_cast<int8_t>(got[i]), want);
+    }
+  }
+}
+
+// Per-channel ADD / SUB / MUL: b holds one value per channel of a tensor
+// viewed as [outer, C, plane] (b [C, 1, 1] against NCHW). F32 is one fp32
+// operation per element, F16 within the declared tolerance of the exact
+// result of the F16 inputs, INT8 ADD / MUL bit exact with docs/ops.md's
+// formula. 512-byte bank halves cut planes into columns and channels into
+// runs.
+TEST(Tiler, PerChannelBroadcast) {
+  std::mt19937 rng(27);
+  const SystolicNpuConfig npu = SmallNpu(4, 4, 1, 1, 1);
+  struct Shape {
+    int64_t outer, channels, plane;
+  };
+  for (const Shape s : {Shape{2, 3, 225}, Shape{1, 200, 4}, Shape{3, 5, 1}, Shape{1, 7, 130}}) {
+    const int64_t n = s.outer * s.channels * s.plane;
+    auto ch = [&](int64_t i) { return (i / s.plane) % s.channels; };
+    const auto af = RandomF(rng, n), bf = RandomF(rng, s.channels);
+    const auto ai = RandomI8(rng, n), bi = RandomI8(rng, s.channels);
+    for (ElementwiseOp op : {ElementwiseOp::kAdd, ElementwiseOp::kSub, ElementwiseOp::kMul}) {
+      auto f = [&](double a, double b) {
+        return op == ElementwiseOp::kAdd ? a + b : (op == ElementwiseOp::kSub ? a - b : a * b);
+      };
+      ElementwiseLayer L{op, n, TSR_DTYPE_F32, 0, 0, {}, {}, {}};
+      L.b_channels = s.channels;
+      L.plane = s.plane;
+      auto p = CompileElementwiseProgram(L, npu);
+      ASSERT_TRUE(p.ok()) << p.status();
+      const auto got = AsFloats(RunEntry(*p, npu, {FloatBytes(af), FloatBytes(bf)}, {}).outputs[0]);
+      for (int64_t i = 0; i < n; ++i) {
+        const float a = af[i], b = bf[ch(i)];
+        const float want = op == ElementwiseOp::kAdd ? a + b : (op == ElementwiseOp::kSub ? a - b : a * b);
+        ASSERT_EQ(got[i], want) << i;
+      }
+      L.dtype = TSR_DTYPE_F16;
+      p = CompileElementwiseProgram(L, npu);
+      ASSERT_TRUE(p.ok()) << p.status();
+      const auto gh = RunEntry(*p, npu, {FloatsAs(af, L.dtype), FloatsAs(bf, L.dtype)}, {}).outputs[0];
+      for (int64_t i = 0; i < n; ++i) {
+        const double y = f(RoundToHalf(af[i]), RoundToHalf(bf[ch(i)]));
+        ASSERT_LE(std::fabs(OutputValue(gh, TSR_DTYPE_F16, i) - y),
+                  kFp16AbsoluteTolerance + kFp16RelativeTolerance * std::fabs(y))
+            << i;
+      }
+      L.dtype = TSR_DTYPE_I8;
+      L.a_q = {0.05f, 3};
+      L.b_q = {0.08f, -7};
+      L.out_q = {0.1f, 2};
+      p = CompileElementwiseProgram(L, npu);
+      if (op == ElementwiseOp::kSub) {  // docs/ops.md: no quantized SUB
+        EXPECT_EQ(p.status().code(), absl::StatusCode::kInvalidArgument);
+        continue;
+      }
+      ASSERT_TRUE(p.ok()) << p.status();
+      const auto gi = RunEntry(*p, npu, {ai, bi}, {}).outputs[0];
+      for (int64_t i = 0; i < n; ++i) {
+        const float ra = static_cast<float>(static_cast<int8_t>(ai[i]) - 3) * 0.05f;
+        const float rb = static_cast<float>(static_cast<int8_t>(bi[ch(i)]) + 7) * 0.08f;
+        const float r = op == ElementwiseOp::kAdd ? ra + rb : ra * rb;
+        const double want = std::clamp(std::nearbyint(static_cast<double>(r / 0.1f)) + 2, -128.0, 127.0);
+        ASSERT_EQ(static_cast<int8_t>(gi[i]), static_cast<int8_t>(want)) << i;
+      }
     }
   }
 }
@@ -334,6 +400,33 @@ TEST(Tiler, RejectsBadLayersAndOversizedTiles) {
   P.in_h = P.in_w = 200;  // one plane larger than half the input bank
   P.kernel_h = P.kernel_w = 2;
   EXPECT_EQ(CompilePool2dProgram(P, npu).status().code(), absl::StatusCode::kResourceExhausted);
+}
+
+// IS cuts K like WS (kt = min(K, R)) and sums each tile in k order from +0
+// (ISA doc section 3), so its FP16 results are WS's bits, not merely within
+// the bound; also with the A panel not resident (a 1 KiB input bank).
+TEST(Tiler, InputStationaryGivesWeightStationaryBits) {
+  std::mt19937 rng(25);
+  for (int iter = 0; iter < 40; ++iter) {
+    const SystolicNpuConfig npu =
+        SmallNpu(2 + rng() % 7, 2 + rng() % 7, iter % 2 ? 1 : 4, 4, 4);
+    GemmLayer L;
+    L.M = 1 + rng() % 40;
+    L.K = 1 + rng() % 120;
+    L.N = 1 + rng() % 30;
+    L.dtype = TSR_DTYPE_F32;
+    L.weights_dtype = TSR_DTYPE_F32;
+    L.weights = FloatBytes(RandomF(rng, L.K * L.N));
+    L.bias_f = RandomF(rng, L.N);
+    const auto x = FloatBytes(RandomF(rng, L.M * L.K));
+    auto ws = CompileGemmProgram(L, npu, TilerOptions{Dataflow::kWeightStationary});
+    auto is = CompileGemmProgram(L, npu, TilerOptions{Dataflow::kInputStationary});
+    ASSERT_TRUE(ws.ok()) << ws.status();
+    ASSERT_TRUE(is.ok()) << is.status();
+    EXPECT_EQ(RunEntry(*is, npu, {x}, ExecOptions{}).outputs,
+              RunEntry(*ws, npu, {x}, ExecOptions{}).outputs)
+        << "M=" << L.M << " K=" << L.K << " N=" << L.N;
+  }
 }
 
 }  // namespace

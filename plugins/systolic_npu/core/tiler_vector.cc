@@ -34,6 +34,47 @@ int64_t PoolOut(int64_t in, int64_t pad0, int64_t pad1, int64_t k, int64_t d, in
   return out;
 }
 
+// a viewed as [outer, C, plane], b as [C]: per image, tiles of channel rows
+// by plane columns, each with its slice of b broadcast along the row
+// (VECTOR f6 bit 1). A plane larger than half a bank is cut into columns.
+absl::Status EmitPerChannel(const ElementwiseLayer& L, VectorOp vop, uint32_t desc, TensorRef a,
+                            TensorRef b, TensorRef output, const internal::SramMap& sm,
+                            uint64_t half, EntryPoint& e) {
+  const uint64_t es = NpuDtypeSize(L.dtype);
+  const uint64_t C = static_cast<uint64_t>(L.b_channels), plane = static_cast<uint64_t>(L.plane);
+  if (L.b_count != 0 || plane < 1 || plane > 0xFFFFFFFFull ||
+      static_cast<uint64_t>(L.count) % (C * plane) != 0)
+    return Invalid("per-channel operand does not match the tensor");
+  const uint64_t outer = static_cast<uint64_t>(L.count) / (C * plane);
+  const uint64_t np = std::min<uint64_t>(plane, half / es);
+  const uint64_t nr = std::min<uint64_t>({C, half / (np * es), half / es});
+  int t = 0;
+  for (uint64_t o = 0; o < outer; ++o)
+    for (uint64_t c0 = 0; c0 < C; c0 += nr)
+      for (uint64_t p0 = 0; p0 < plane; p0 += np) {
+        const uint32_t rows = static_cast<uint32_t>(std::min(nr, C - c0));
+        const uint32_t cols = static_cast<uint32_t>(std::min(np, plane - p0));
+        const uint32_t ia = sm.in(t), ib = sm.w(t), out = sm.acc(t);
+        t ^= 1;
+        const uint64_t off = ((o * C + c0) * plane + p0) * es;
+        if (auto st = CheckOffset(a.offset + off, "input"); !st.ok()) return st;
+        if (auto st = CheckOffset(output.offset + off, "output"); !st.ok()) return st;
+        if (auto st = CheckOffset(b.offset + c0 * es, "input"); !st.ok()) return st;
+        const uint32_t stride = static_cast<uint32_t>(plane);
+        e.code.push_back(MakeDmaLoadStrided(ia, a.region, static_cast<uint32_t>(a.offset + off),
+                                            rows, cols, stride, 1, L.dtype, L.dtype));
+        e.code.push_back(MakeDmaLoadStrided(ib, b.region, static_cast<uint32_t>(b.offset + c0 * es),
+                                            1, rows, 0, 1, L.dtype, L.dtype));
+        Instruction v = MakeVector(vop, L.dtype, L.dtype, ia, ib, out, rows, cols, desc);
+        v.f[6] = kVectorBroadcastSrc1PerRow;
+        e.code.push_back(v);
+        e.code.push_back(MakeDmaStore(out, output.region,
+                                      static_cast<uint32_t>(output.offset + off), rows, cols,
+                                      stride, 1, L.dtype, L.dtype));
+      }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 int64_t Pool2dLayer::out_h() const {
@@ -50,7 +91,7 @@ absl::Status EmitElementwise(const ElementwiseLayer& L, TensorRef a, TensorRef b
     return Invalid("elementwise dtype must be f32, f16 or i8");
   if (L.count < 1 || L.count > (int64_t{1} << 32)) return Invalid("bad element count");
   const bool q = L.dtype == TSR_DTYPE_I8;
-  const bool binary = L.op == ElementwiseOp::kAdd || L.op == ElementwiseOp::kMul;
+  const bool binary = IsBinary(L.op);
   const uint64_t es = NpuDtypeSize(L.dtype);
   uint32_t desc = kNoConstant;
   VectorOp vop = VectorOp::kAdd;
@@ -63,6 +104,10 @@ absl::Status EmitElementwise(const ElementwiseLayer& L, TensorRef a, TensorRef b
                                MakeQuantEltwiseDesc(L.a_q.scale, L.a_q.zero_point, L.b_q.scale,
                                                     L.b_q.zero_point, L.out_q.scale,
                                                     L.out_q.zero_point));
+      break;
+    case ElementwiseOp::kSub:
+      if (q) return Invalid("quantized SUB is not defined (docs/ops.md: quantized ADD and MUL only)");
+      vop = VectorOp::kSub;
       break;
     case ElementwiseOp::kRelu:
       if (q) {  // on the stored integers (docs/ops.md): clamp to [0, 127]
@@ -93,6 +138,8 @@ absl::Status EmitElementwise(const ElementwiseLayer& L, TensorRef a, TensorRef b
   const internal::SramMap sm = internal::MakeSramMap(npu);
   const uint64_t half = std::min(sm.in_half, std::min(sm.w_half, sm.acc_half));
   const uint64_t count = static_cast<uint64_t>(L.count);
+  if (binary && L.b_channels > 0)
+    return EmitPerChannel(L, vop, desc, a, b, output, sm, half, e);
   if (binary && L.b_count > 0 && L.b_count != L.count) {
     // Broadcast b: rows of b_count elements of a, b loaded once per chunk.
     const uint64_t cols = static_cast<uint64_t>(L.b_count);
@@ -288,9 +335,10 @@ absl::StatusOr<Program> CompileElementwiseProgram(const ElementwiseLayer& L,
   p.target = TargetInfo::FromSoc(npu);
   EntryPoint e;
   e.name = "main";
-  const bool binary = L.op == ElementwiseOp::kAdd || L.op == ElementwiseOp::kMul;
+  const bool binary = IsBinary(L.op);
+  const int64_t b_elems = L.b_channels > 0 ? L.b_channels : (L.b_count > 0 ? L.b_count : L.count);
   e.regions.push_back(MakeRegion(RegionKind::kInput, 0, L.dtype, {L.count}));
-  if (binary) e.regions.push_back(MakeRegion(RegionKind::kInput, 1, L.dtype, {L.count}));
+  if (binary) e.regions.push_back(MakeRegion(RegionKind::kInput, 1, L.dtype, {b_elems}));
   e.regions.push_back(MakeRegion(RegionKind::kOutput, 0, L.dtype, {L.count}));
   const uint8_t out = binary ? 3 : 2;
   if (auto s = EmitElementwise(L, {1, 0}, {static_cast<uint8_t>(binary ? 2 : 1), 0}, {out, 0},

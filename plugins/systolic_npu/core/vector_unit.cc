@@ -167,16 +167,19 @@ void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]) {
       break;
     }
     case VectorOp::kAdd:
+    case VectorOp::kSub:
     case VectorOp::kMul: {
       const bool add = op == VectorOp::kAdd;
-      const bool bcast = (in.f[6] & kVectorBroadcastSrc1) != 0;
-      auto j = [&](uint64_t i) { return bcast ? i % cols : i; };
+      const bool per_col = (in.f[6] & kVectorBroadcastSrc1) != 0;
+      const bool per_row = (in.f[6] & kVectorBroadcastSrc1PerRow) != 0;
+      auto j = [&](uint64_t i) { return per_col ? i % cols : (per_row ? i / cols : i); };
       if (IsFloat(dt)) {
         for (uint64_t i = 0; i < n; ++i) {
           const float a = LoadFloat(s0 + i * es, dt), b = LoadFloat(s1 + j(i) * es, dt);
-          StoreFloat(&out[i * es], dt, add ? a + b : a * b);
+          StoreFloat(&out[i * es], dt,
+                     add ? a + b : (op == VectorOp::kSub ? a - b : a * b));
         }
-      } else {
+      } else {  // ADD / MUL (the verifier admits no I8 SUB)
         const QuantEltwiseDesc q = p.Descriptor<QuantEltwiseDesc>(in.f[5]);
         for (uint64_t i = 0; i < n; ++i)
           out[i] = static_cast<uint8_t>(QuantEltwiseOne(q, add, static_cast<int8_t>(s0[i]),

@@ -8,7 +8,7 @@
 // Options (all "systolic_npu."-prefixed):
 //   mode     = fast | cycle_stepped   matrix-unit execution (same bits, same metrics)
 //   overlap  = default | none         cycle-model convention of the metrics
-//   dataflow = ws | os                compile-time; accepted and ignored here
+//   dataflow = ws | os | is           compile-time; accepted and ignored here
 //
 // Metrics of the last invoke: cycles_total, cycles_compute, cycles_dma_stall,
 // macs, utilization, sram_read_bytes, sram_write_bytes, dram_read_bytes,
@@ -76,7 +76,7 @@ const tsr_dispatch_info kInfo = {
 };
 
 const std::map<std::string, std::set<std::string>> kOptions = {
-    {"dataflow", {"ws", "os"}},
+    {"dataflow", {"ws", "os", "is"}},
     {"overlap", {"default", "none"}},
     {"mode", {"fast", "cycle_stepped"}},
 };

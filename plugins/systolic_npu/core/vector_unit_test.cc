@@ -1,0 +1,120 @@
+// The vector unit's SUB and broadcast modes on hand vectors: the expected
+// values are worked out by hand from docs/ops.md (float: one fp32
+// operation, F16 rounded to nearest even; INT8 ADD / MUL: dequantize,
+// compute and requantize in f32, ties to even, saturate).
+#include "vector_unit.h"
+
+#include <cstring>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include "cycle_model.h"
+#include "fp16.h"
+#include "quant.h"
+#include "test_util.h"
+
+namespace tessera::systolic {
+namespace {
+
+// Three 256-byte banks: src0 in the input bank, src1 in the weight bank,
+// dst in the accumulator bank, all at offset 0.
+struct Banks {
+  std::vector<uint8_t> b[3] = {std::vector<uint8_t>(256), std::vector<uint8_t>(256),
+                               std::vector<uint8_t>(256)};
+  uint8_t* ptr[3] = {b[0].data(), b[1].data(), b[2].data()};
+  template <typename T>
+  void Put(int bank, const std::vector<T>& v) {
+    std::memcpy(b[bank].data(), v.data(), v.size() * sizeof(T));
+  }
+  template <typename T>
+  std::vector<T> Result(size_t n) const {
+    std::vector<T> v(n);
+    std::memcpy(v.data(), b[2].data(), n * sizeof(T));
+    return v;
+  }
+};
+
+const uint32_t kSrc0 = SramAddress(Bank::kInput, 0), kSrc1 = SramAddress(Bank::kWeight, 0),
+               kDst = SramAddress(Bank::kAccum, 0);
+
+Instruction Binary(VectorOp op, int32_t dt, uint32_t rows, uint32_t cols, uint32_t flags,
+                   uint32_t desc = kNoConstant) {
+  Instruction in = MakeVector(op, dt, dt, kSrc0, kSrc1, kDst, rows, cols, desc);
+  in.f[6] = flags;
+  return in;
+}
+
+TEST(VectorUnit, SubF32AndF16) {
+  Program p;
+  Banks m;
+  m.Put<float>(0, {1.5f, -2.0f, 0.1f});
+  m.Put<float>(1, {0.25f, 0.5f, 0.1f});
+  ExecuteVector(p, Binary(VectorOp::kSub, TSR_DTYPE_F32, 1, 3, 0), m.ptr);
+  EXPECT_EQ(m.Result<float>(3), (std::vector<float>{1.25f, -2.5f, 0.0f}));
+  // F16: 1 - 2^-11 is exact; 1 - 2^-12 lies halfway between 1 - 2^-11 and 1
+  // and rounds to the even one, 1.0; 2^-14 - 2^-15 = 2^-15, a subnormal.
+  m.Put<uint16_t>(0, {0x3C00, 0x3C00, 0x0400});  // 1, 1, 2^-14
+  m.Put<uint16_t>(1, {0x1000, 0x0C00, 0x0200});  // 2^-11, 2^-12, 2^-15
+  ExecuteVector(p, Binary(VectorOp::kSub, TSR_DTYPE_F16, 1, 3, 0), m.ptr);
+  EXPECT_EQ(m.Result<uint16_t>(3), (std::vector<uint16_t>{0x3BFF, 0x3C00, 0x0200}));
+}
+
+TEST(VectorUnit, PerRowBroadcastFloat) {
+  Program p;
+  Banks m;
+  m.Put<float>(0, {1, 2, 3, 4, 5, 6});
+  m.Put<float>(1, {10, 20});  // one value per row
+  ExecuteVector(p, Binary(VectorOp::kAdd, TSR_DTYPE_F32, 2, 3, kVectorBroadcastSrc1PerRow), m.ptr);
+  EXPECT_EQ(m.Result<float>(6), (std::vector<float>{11, 12, 13, 24, 25, 26}));
+  ExecuteVector(p, Binary(VectorOp::kSub, TSR_DTYPE_F32, 2, 3, kVectorBroadcastSrc1PerRow), m.ptr);
+  EXPECT_EQ(m.Result<float>(6), (std::vector<float>{-9, -8, -7, -16, -15, -14}));
+  ExecuteVector(p, Binary(VectorOp::kMul, TSR_DTYPE_F32, 2, 3, kVectorBroadcastSrc1PerRow), m.ptr);
+  EXPECT_EQ(m.Result<float>(6), (std::vector<float>{10, 20, 30, 80, 100, 120}));
+  // The row broadcast (bit 0) still reads one row of `cols` values.
+  m.Put<float>(1, {10, 20, 30});
+  ExecuteVector(p, Binary(VectorOp::kSub, TSR_DTYPE_F32, 2, 3, kVectorBroadcastSrc1), m.ptr);
+  EXPECT_EQ(m.Result<float>(6), (std::vector<float>{-9, -18, -27, -6, -15, -24}));
+}
+
+TEST(VectorUnit, PerRowBroadcastInt8) {
+  Program p;
+  // a: scale 0.5, zp 1; b: scale 0.25, zp -2; out: scale 0.125, zp 3.
+  const uint32_t d1 = p.AddDescriptor(ConstantKind::kQuantEltwiseDesc,
+                                      MakeQuantEltwiseDesc(0.5f, 1, 0.25f, -2, 0.125f, 3));
+  Banks m;
+  m.Put<int8_t>(0, {5, -1, 127, 9, 1, -128});
+  m.Put<int8_t>(1, {6, -2});  // rb = 2.0 for row 0, 0.0 for row 1
+  // ra = 2, -1, 63 | 4, 0, -64.5.
+  // MUL: 4, -2, 126 | 0, 0, 0  -> /0.125 + 3 = 35, -13, 1011 -> 127 | 3, 3, 3.
+  ExecuteVector(p, Binary(VectorOp::kMul, TSR_DTYPE_I8, 2, 3, kVectorBroadcastSrc1PerRow, d1), m.ptr);
+  EXPECT_EQ(m.Result<int8_t>(6), (std::vector<int8_t>{35, -13, 127, 3, 3, 3}));
+  // ADD: 4, 1, 65 | 4, 0, -64.5 -> 35, 11, 523 -> 127 | 35, 3, -513 -> -128.
+  ExecuteVector(p, Binary(VectorOp::kAdd, TSR_DTYPE_I8, 2, 3, kVectorBroadcastSrc1PerRow, d1), m.ptr);
+  EXPECT_EQ(m.Result<int8_t>(6), (std::vector<int8_t>{35, 11, 127, 35, 3, -128}));
+  // Ties to even: out scale 0.5, zp 3. ra = 0.5 (a = 2); rb = -0.25 (b = -3)
+  // gives r / s = 0.5 -> 0 -> 3; rb = 0.25 (b = -1) gives 1.5 -> 2 -> 5.
+  const uint32_t d2 = p.AddDescriptor(ConstantKind::kQuantEltwiseDesc,
+                                      MakeQuantEltwiseDesc(0.5f, 1, 0.25f, -2, 0.5f, 3));
+  m.Put<int8_t>(0, {2, 2});  // ra = (2 - 1) * 0.5 = 0.5
+  m.Put<int8_t>(1, {-3, -1});
+  ExecuteVector(p, Binary(VectorOp::kAdd, TSR_DTYPE_I8, 2, 1, kVectorBroadcastSrc1PerRow, d2), m.ptr);
+  EXPECT_EQ(m.Result<int8_t>(2), (std::vector<int8_t>{3, 5}));
+}
+
+// Cost of a per-row broadcast: the usual 4 + ceil(elements / lanes); src1
+// traffic is one element per row.
+TEST(VectorUnit, PerRowBroadcastCyclesAndTraffic) {
+  const SystolicNpuConfig npu = snpu_test::SmallNpu(4, 4);  // 4 lanes
+  Program p;
+  const Instruction in = Binary(VectorOp::kSub, TSR_DTYPE_F32, 3, 5, kVectorBroadcastSrc1PerRow);
+  EXPECT_EQ(VectorCycles(p, in, npu), 4u + 4u);  // ceil(15 / 4)
+  const Traffic t = InstructionTraffic(p, in);
+  EXPECT_EQ(t.sram_read, 15u * 4 + 3u * 4);
+  EXPECT_EQ(t.sram_write, 15u * 4);
+  const Footprint fp = InstructionFootprint(p, in);
+  ASSERT_EQ(fp.read_count, 2);
+  EXPECT_EQ(fp.reads[1].hi - fp.reads[1].lo, 3u * 4);
+}
+
+}  // namespace
+}  // namespace tessera::systolic
