@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "base/dtype.h"
 #include "base/status_macros.h"
+#include "checked_math.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
 
@@ -163,7 +164,9 @@ absl::StatusOr<std::vector<TensorType>> Layout(int32_t op, const Inputs& in, con
         } else if (shape[i] < 0) {
           return Error(op, "negative dimension in shape");
         } else {
-          known *= shape[i];
+          const std::optional<int64_t> next = checked::Mul(known, shape[i]);
+          if (!next) return Error(op, "shape overflows");
+          known = *next;
         }
       }
       if (infer_at >= 0) {
@@ -199,7 +202,9 @@ absl::StatusOr<std::vector<TensorType>> Layout(int32_t op, const Inputs& in, con
         for (size_t d = 0; d < out.size(); ++d)
           if (static_cast<int64_t>(d) != axis && in[i]->shape[d] != x.shape[d])
             return Error(op, absl::StrCat("input ", i, " differs in dimension ", d));
-        out[axis] += in[i]->shape[axis];
+        const std::optional<int64_t> sum = checked::Add(out[axis], in[i]->shape[axis]);
+        if (!sum) return Error(op, "concatenated dimension overflows");
+        out[axis] = *sum;
       }
       return std::vector<TensorType>{{x.dtype, out}};
     }
@@ -244,7 +249,10 @@ absl::StatusOr<std::vector<TensorType>> Layout(int32_t op, const Inputs& in, con
       if (pads.size() != 2 * x.shape.size()) return Error(op, "pads must have 2*rank entries");
       std::vector<int64_t> out = x.shape;
       for (size_t i = 0; i < out.size(); ++i) {
-        out[i] += pads[i] + pads[i + out.size()];
+        const std::optional<int64_t> padded = checked::Add(pads[i], pads[i + out.size()]);
+        const std::optional<int64_t> dim = padded ? checked::Add(out[i], *padded) : std::nullopt;
+        if (!dim) return Error(op, "padded dimension overflows");
+        out[i] = *dim;
         if (out[i] < 0) return Error(op, "pads crop below zero");
       }
       return std::vector<TensorType>{{x.dtype, out}};
