@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/dtype.h"
+#include "base/exception_boundary.h"
 #include "base/status_macros.h"
 #include "io/tensor_proto.h"
 #include "model/model_loader.h"
@@ -160,7 +161,10 @@ absl::StatusOr<uint32_t> SeedFrom(const Args& args) {
 absl::StatusOr<std::vector<HostTensor>> InputsFrom(const Args& args, const Graph& graph) {
   if (auto dir = args.Value("inputs")) return ReadInputSet(*dir, graph);
   ASSIGN_OR_RETURN(const uint32_t seed, SeedFrom(args));
-  return RandomInputs(graph, seed);
+  // A model input of gigabytes is legal; memory for it may not be there.
+  return CatchAsStatus("--random inputs", [&]() -> absl::StatusOr<std::vector<HostTensor>> {
+    return RandomInputs(graph, seed);
+  });
 }
 
 std::vector<HostTensor> RandomInputs(const Graph& graph, uint32_t seed) {

@@ -15,6 +15,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/exception_boundary.h"
 #include "io/protobuf_wire.h"
 #include "tessera/common.h"
 
@@ -372,7 +373,9 @@ const char* OnnxDataTypeName(int32_t onnx_type) {
   return kOnnxTypeNames[onnx_type];
 }
 
-absl::StatusOr<HostTensor> ParseTensorProto(std::span<const uint8_t> bytes) {
+namespace {
+
+absl::StatusOr<HostTensor> ParseUnguarded(std::span<const uint8_t> bytes) {
   absl::StatusOr<RawFields> fields = ReadFields(bytes);
   if (!fields.ok()) return fields.status();
   RawFields& f = *fields;
@@ -461,6 +464,12 @@ absl::StatusOr<HostTensor> ParseTensorProto(std::span<const uint8_t> bytes) {
   return absl::InvalidArgumentError(absl::StrCat(src.field, " cannot carry a ", type_label));
 }
 
+}  // namespace
+
+absl::StatusOr<HostTensor> ParseTensorProto(std::span<const uint8_t> bytes) {
+  return CatchAsStatus("reading a TensorProto", [&] { return ParseUnguarded(bytes); });
+}
+
 std::vector<uint8_t> SerializeTensorProto(const HostTensor& t) {
   std::vector<uint8_t> out;
   out.reserve(t.data.size() + t.name.size() + 16 + 11 * t.shape.size());
@@ -479,7 +488,11 @@ std::vector<uint8_t> SerializeTensorProto(const HostTensor& t) {
 absl::StatusOr<HostTensor> ReadTensorProtoFile(const std::string& path) {
   std::vector<uint8_t> bytes;
   std::string error;
-  if (!ReadWholeFile(path, bytes, error))
+  absl::Status read = CatchAsStatus(absl::StrCat("reading '", path, "'"), [&]() -> absl::Status {
+    return ReadWholeFile(path, bytes, error) ? absl::OkStatus() : absl::NotFoundError(error);
+  });
+  if (!read.ok() && error.empty()) return read;
+  if (!read.ok())
     return absl::NotFoundError(absl::StrCat("cannot read '", path, "': ", error));
   absl::StatusOr<HostTensor> t = ParseTensorProto(bytes);
   if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("'", path, "': ", t.status().message()));

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "base/exception_boundary.h"
 #include "base/status_macros.h"
 #include "flatbuffers/flatbuffers.h"
 #include "graph/graph_verifier.h"
@@ -43,7 +44,9 @@ bool LooksLikeTsr(std::span<const uint8_t> bytes) {
          flatbuffers::BufferHasIdentifier(bytes.data(), fb::ModelIdentifier(), /*size_prefixed=*/true);
 }
 
-absl::StatusOr<Graph> ParseModel(std::span<const uint8_t> bytes, std::shared_ptr<const void> keep_alive) {
+namespace {
+
+absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared_ptr<const void> keep_alive) {
   if (bytes.size() < 12) return absl::InvalidArgumentError("not a Tessera model: file shorter than the header");
   if (!LooksLikeTsr(bytes))
     return absl::InvalidArgumentError("not a Tessera model: missing the 'TSR1' file identifier");
@@ -138,6 +141,12 @@ absl::StatusOr<Graph> ParseModel(std::span<const uint8_t> bytes, std::shared_ptr
   g.outputs = ToVector(sg->outputs());
   RETURN_IF_ERROR(VerifyGraph(g));
   return g;
+}
+
+}  // namespace
+
+absl::StatusOr<Graph> ParseModel(std::span<const uint8_t> bytes, std::shared_ptr<const void> keep_alive) {
+  return CatchAsStatus("loading the model", [&] { return ParseUnguarded(bytes, std::move(keep_alive)); });
 }
 
 absl::StatusOr<Graph> LoadModelFile(const std::string& path) {
