@@ -74,7 +74,7 @@ Outputs ConstantOfShape(ImportContext& ctx, const Node& n) {
       return std::vector<int32_t>{ctx.AddConstant(std::move(h))};
     }
   }
-  ASSIGN_OR_RETURN(const int32_t filled, ctx.Filled(dtype, shape, value));
+  ASSIGN_OR_RETURN(const int32_t filled, ctx.Filled(dtype, shape, value, "ConstantOfShape"));
   return std::vector<int32_t>{filled};
 }
 

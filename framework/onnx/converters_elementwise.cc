@@ -75,7 +75,7 @@ Outputs Dropout(ImportContext& ctx, const Node& n) {
   }
   std::vector<int32_t> out{x};
   if (n.wants_output(1)) {  // inference: keep all
-    ASSIGN_OR_RETURN(int32_t mask, ctx.Filled(TSR_DTYPE_BOOL, ctx.shape(x), 1));
+    ASSIGN_OR_RETURN(int32_t mask, ctx.Filled(TSR_DTYPE_BOOL, ctx.shape(x), 1, "Dropout mask"));
     out.push_back(mask);
   }
   return out;

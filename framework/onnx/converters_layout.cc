@@ -251,7 +251,7 @@ Outputs Expand(ImportContext& ctx, const Node& n) {
   if (out == ctx.shape(x)) return std::vector<int32_t>{x};
   // The condition is a constant of the requested shape: the folding
   // budget bounds it before anything is allocated.
-  ASSIGN_OR_RETURN(const int32_t cond, ctx.Filled(TSR_DTYPE_BOOL, shape, 1));
+  ASSIGN_OR_RETURN(const int32_t cond, ctx.Filled(TSR_DTYPE_BOOL, shape, 1, "Expand condition"));
   ASSIGN_OR_RETURN(int32_t y, ctx.Emit(TSR_OP_SELECT, {cond, x, x}));
   return std::vector<int32_t>{y};
 }
@@ -270,7 +270,7 @@ Outputs Tile(ImportContext& ctx, const Node& n) {
       const std::optional<int64_t> tiled = checked::Mul(s[axis], repeats[axis]);
       if (!tiled) return absl::InvalidArgumentError("Tile output dimension overflows");
       s[axis] = *tiled;
-      ASSIGN_OR_RETURN(y, ctx.Filled(ctx.dtype(y), s, 0));
+      ASSIGN_OR_RETURN(y, ctx.Filled(ctx.dtype(y), s, 0, "Tile of an empty tensor"));
       continue;
     }
     if (repeats[axis] > 4096) return Unsupported("Tile repeat above 4096 unsupported");

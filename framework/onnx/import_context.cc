@@ -62,8 +62,9 @@ absl::StatusOr<size_t> ImportContext::FoldedBytes(int32_t dtype, const std::vect
   return static_cast<size_t>(*bytes);
 }
 
-absl::StatusOr<int32_t> ImportContext::Filled(int32_t dtype, std::vector<int64_t> shape, double value) {
-  ASSIGN_OR_RETURN(const size_t bytes, FoldedBytes(dtype, shape, "filled constant"));
+absl::StatusOr<int32_t> ImportContext::Filled(int32_t dtype, std::vector<int64_t> shape, double value,
+                                              absl::string_view what) {
+  ASSIGN_OR_RETURN(const size_t bytes, FoldedBytes(dtype, shape, what));
   HostTensor h;
   h.dtype = dtype;
   h.shape = std::move(shape);

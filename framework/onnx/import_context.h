@@ -47,8 +47,9 @@ class ImportContext {
   // Rank-0 constant of `dtype` holding `value` (converted like CAST).
   int32_t Scalar(int32_t dtype, double value);
   // Constant of `dtype` and `shape` filled with `value`; fails when its
-  // size overflows or exceeds the folding budget.
-  absl::StatusOr<int32_t> Filled(int32_t dtype, std::vector<int64_t> shape, double value);
+  // size overflows or exceeds the folding budget (`what` names it).
+  absl::StatusOr<int32_t> Filled(int32_t dtype, std::vector<int64_t> shape, double value,
+                                 absl::string_view what = "filled constant");
   // Bytes of a constant of `dtype` and `shape` about to be made at import
   // time: checked arithmetic, then the folding budget. Call it before
   // allocating; `what` names the constant in the error.
