@@ -12,6 +12,10 @@ tessera_test(model_loader_test
   SOURCES ${TSR_FW}/model/model_loader_test.cc
   LIBS tessera_framework tessera_io)
 
+tessera_test(atomic_file_test
+  SOURCES ${TSR_FW}/base/atomic_file_test.cc
+  LIBS tessera_atomic_file)
+
 tessera_test(exception_boundary_test
   SOURCES ${TSR_FW}/base/exception_boundary_test.cc
   LIBS tessera_framework)

@@ -1,7 +1,5 @@
 #include "io/tensor_proto.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -15,7 +13,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/atomic_file.h"
 #include "base/exception_boundary.h"
+#include "checked_math.h"
 #include "io/protobuf_wire.h"
 #include "tessera/common.h"
 
@@ -389,15 +389,13 @@ absl::StatusOr<HostTensor> ParseUnguarded(std::span<const uint8_t> bytes) {
         absl::StrCat("unsupported ONNX data type ", onnx_type, " (", OnnxDataTypeName(onnx_type), ")"));
 
   // Element count from dims, with overflow checks.
-  uint64_t count = 1;
-  for (size_t i = 0; i < f.dims.size(); ++i) {
-    const int64_t d = f.dims[i];
-    if (d < 0) return absl::InvalidArgumentError(absl::StrCat("dims[", i, "] = ", d, " is negative"));
-    if (d != 0 && count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / static_cast<uint64_t>(d))
-      return absl::InvalidArgumentError("dims overflow the element count");
-    count *= static_cast<uint64_t>(d);
-  }
+  for (size_t i = 0; i < f.dims.size(); ++i)
+    if (f.dims[i] < 0) return absl::InvalidArgumentError(absl::StrCat("dims[", i, "] = ", f.dims[i], " is negative"));
   const size_t esize = ElementSize(*dtype);
+  // The dims must describe a tensor whose byte size is representable; the
+  // data fields are then compared with it (never trusted for a size).
+  if (!checked::TensorBytes(f.dims, esize)) return absl::InvalidArgumentError("dims overflow the tensor size limit");
+  const uint64_t count = static_cast<uint64_t>(*checked::ElementCount(f.dims));
 
   HostTensor t;
   t.name = std::move(f.name);
@@ -503,34 +501,16 @@ absl::Status WriteTensorProtoFile(const HostTensor& t, const std::string& path) 
   if (OnnxFromDType(t.dtype) == kOnnxUndefined)
     return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name, "' has dtype ", t.dtype,
                                                    ", which has no ONNX equivalent"));
-  uint64_t count = 1;
-  for (int64_t d : t.shape) {
+  for (int64_t d : t.shape)
     if (d < 0) return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name, "' has a negative dimension"));
-    if (d != 0 && count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / static_cast<uint64_t>(d))
-      return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name, "' has too many elements"));
-    count *= static_cast<uint64_t>(d);
-  }
-  const size_t esize = ElementSize(t.dtype);
-  if (t.data.size() % esize != 0 || t.data.size() / esize != count)
+  const std::optional<int64_t> bytes = checked::TensorBytes(t.shape, ElementSize(t.dtype));
+  if (!bytes) return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name, "' has too many elements"));
+  if (t.data.size() != static_cast<uint64_t>(*bytes))
     return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name, "' holds ", t.data.size(),
-                                                   " bytes, its shape needs ", count * esize));
-  const std::vector<uint8_t> bytes = SerializeTensorProto(t);
-  const std::string temp = absl::StrCat(path, ".tmp.", ::getpid());
-  {
-    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
-    if (!f) return absl::PermissionDeniedError(absl::StrCat("cannot write '", temp, "'"));
-    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!f.flush()) {
-      f.close();
-      std::remove(temp.c_str());
-      return absl::DataLossError(absl::StrCat("short write to '", temp, "'"));
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return absl::PermissionDeniedError(absl::StrCat("cannot rename '", temp, "' to '", path, "'"));
-  }
-  return absl::OkStatus();
+                                                   " bytes, its shape needs ", *bytes));
+  // Through the one atomic writer: the old "<path>.tmp.<pid>" temporary
+  // was predictable and followed a symlink planted at that name.
+  return WriteFileAtomically(path, SerializeTensorProto(t));
 }
 
 }  // namespace tessera

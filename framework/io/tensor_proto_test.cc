@@ -436,6 +436,27 @@ TEST(TensorProtoTest, FileRoundTrip) {
   EXPECT_THAT(junk.status().message(), HasSubstr("junk.pb"));
 }
 
+// `run --outputs DIR` wrote through "<path>.tmp.<pid>", opened with
+// O_TRUNC and following symlinks: a link planted there by another user let
+// them overwrite any file the victim could write. The writer now uses an
+// unpredictable O_EXCL temporary (WriteFileAtomically).
+TEST(TensorProtoTest, WriteDoesNotFollowASymlinkAtThePredictableTemporaryName) {
+  TempDir dir;
+  const std::string victim = dir.file("victim");
+  { std::ofstream(victim, std::ios::binary) << "precious"; }
+  const std::string path = dir.file("output_0.pb");
+  const std::string predictable = path + ".tmp." + std::to_string(::getpid());
+  ASSERT_EQ(::symlink(victim.c_str(), predictable.c_str()), 0);
+  const HostTensor t = MakeTensor(TSR_DTYPE_F32, {2, 2}, 4, 3);
+  ASSERT_TRUE(WriteTensorProtoFile(t, path).ok());
+  std::ifstream f(victim, std::ios::binary);
+  std::string content((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "precious");
+  absl::StatusOr<HostTensor> back = ReadTensorProtoFile(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->data, t.data);
+}
+
 TEST(TensorProtoTest, TensorSetRoundTrip) {
   TempDir dir;
   std::vector<HostTensor> inputs;
