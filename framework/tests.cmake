@@ -16,6 +16,10 @@ tessera_test(atomic_file_test
   SOURCES ${TSR_FW}/base/atomic_file_test.cc
   LIBS tessera_atomic_file)
 
+tessera_test(terminal_text_test
+  SOURCES ${TSR_FW}/base/terminal_text_test.cc
+  LIBS tessera_framework)
+
 tessera_test(exception_boundary_test
   SOURCES ${TSR_FW}/base/exception_boundary_test.cc
   LIBS tessera_framework)

@@ -15,6 +15,7 @@
 #include "base/dtype.h"
 #include "base/exception_boundary.h"
 #include "base/status_macros.h"
+#include "base/terminal_text.h"
 #include "io/tensor_proto.h"
 #include "model/model_loader.h"
 #include "onnx/onnx_importer.h"
@@ -201,12 +202,13 @@ std::vector<HostTensor> RandomInputs(const Graph& graph, uint32_t seed) {
 }
 
 int Fail(const absl::Status& status) {
-  std::cerr << "tessera: error: " << status.message() << "\n";
+  // Error texts quote names from models and plugins.
+  std::cerr << "tessera: error: " << TerminalSafe(status.message(), TerminalLayout::kText) << "\n";
   return 1;
 }
 
 int UsageError(const std::string& message, const std::string& usage) {
-  std::cerr << "tessera: " << message << "\nusage: " << usage << "\n";
+  std::cerr << "tessera: " << TerminalSafe(message, TerminalLayout::kText) << "\nusage: " << usage << "\n";
   return 2;
 }
 

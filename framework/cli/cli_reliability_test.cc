@@ -89,5 +89,32 @@ TEST(CliReliability, MaxFoldedBytesFlagSetsTheBudget) {
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
 }
 
+// Names with terminal escape sequences (retitle the window, recolour the
+// screen, CSI as the C1 byte U+009B) used to reach the terminal raw.
+TEST(CliReliability, NamesFromModelsCannotDriveTheTerminal) {
+  ModelBuilder b("\x1b]0;pwned\x07model");
+  const int32_t x = b.Input("\x1b[31mred", TSR_DTYPE_F32, {2});
+  OpOptions named;
+  named.name = "out\xc2\x9b" "2J";
+  b.Output(b.Op(TSR_OP_RELU, {x}, {}, named));
+  absl::StatusOr<Graph> g = std::move(b).Build();
+  ASSERT_TRUE(g.ok()) << g.status();
+  TempFile model;
+  model.Write(*SerializeModel(*g));
+  for (const std::string& command : {"inspect " + model.path(),
+                                     "run " + model.path() + " --accelerators cpu --random",
+                                     "partition " + model.path() + " --accelerators cpu"}) {
+    Result r = Tessera(command);
+    ASSERT_EQ(r.exit_code, 0) << command << ": " << r.output;
+    EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << command;
+    EXPECT_EQ(r.output.find('\x07'), std::string::npos) << command;
+    EXPECT_EQ(r.output.find("\xc2\x9b"), std::string::npos) << command;
+  }
+  Result inspect = Tessera("inspect " + model.path());
+  EXPECT_THAT(inspect.output, HasSubstr("model '\\x1b]0;pwned\\x07model'"));
+  EXPECT_THAT(inspect.output, HasSubstr("input  '\\x1b[31mred'"));
+  EXPECT_THAT(inspect.output, HasSubstr("output 'out\\xc2\\x9b2J'"));
+}
+
 }  // namespace
 }  // namespace tessera

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/exception_boundary.h"
+#include "base/terminal_text.h"
 #include "cli/commands.h"
 
 namespace {
@@ -67,7 +68,7 @@ int main(int argc, char** argv) {
     return Dispatch(command, rest);
   } catch (...) {
     const absl::Status s = tessera::StatusFromCurrentException(command);
-    std::cerr << "tessera: error: " << s.message() << "\n";
+    std::cerr << "tessera: error: " << tessera::TerminalSafe(s.message(), tessera::TerminalLayout::kText) << "\n";
     return 1;
   }
 }
@@ -89,7 +90,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& rest) {
     std::cout << kUsage;
     return 0;
   }
-  std::cerr << "tessera: unknown command '" << command << "'\n" << kUsage;
+  std::cerr << "tessera: unknown command '" << tessera::TerminalSafe(command) << "'\n" << kUsage;
   return 2;
 }
 
