@@ -20,6 +20,11 @@ tessera_test(terminal_text_test
   SOURCES ${TSR_FW}/base/terminal_text_test.cc
   LIBS tessera_framework)
 
+tessera_test(environment_test
+  SOURCES ${TSR_FW}/base/environment_test.cc
+  LIBS tessera_framework)
+add_dependencies(environment_test tessera)
+
 tessera_test(exception_boundary_test
   SOURCES ${TSR_FW}/base/exception_boundary_test.cc
   LIBS tessera_framework)
