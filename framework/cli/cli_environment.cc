@@ -143,13 +143,23 @@ absl::StatusOr<CompiledModel> CompileUnlessCompiled(const Graph& graph, const Pl
 }
 
 absl::StatusOr<std::vector<HostTensor>> ReadInputSet(const std::string& dir, const Graph& graph) {
-  absl::StatusOr<std::vector<HostTensor>> inputs = ReadTensorSet(dir, "input");
-  if (!inputs.ok() || inputs->size() == graph.inputs.size()) return inputs;
-  std::vector<std::string> names;
-  for (int32_t t : graph.inputs) names.push_back(graph.tensors[t].name);
-  return absl::InvalidArgumentError(absl::StrCat("--inputs '", dir, "' has ", inputs->size(),
-                                                 " input_K.pb file(s); the model takes ", graph.inputs.size(), " (",
-                                                 absl::StrJoin(names, ", "), "), matched by position"));
+  ASSIGN_OR_RETURN(const std::vector<std::string> paths, ListTensorSet(dir, "input"));
+  if (paths.size() != graph.inputs.size()) {
+    std::vector<std::string> names;
+    for (int32_t t : graph.inputs) names.push_back(graph.tensors[t].name);
+    return absl::InvalidArgumentError(absl::StrCat("--inputs '", dir, "' has ", paths.size(),
+                                                   " input_K.pb file(s); the model takes ", graph.inputs.size(), " (",
+                                                   absl::StrJoin(names, ", "), "), matched by position"));
+  }
+  // Each file is checked against the size its tensor can take before it
+  // is read: a huge input_K.pb is refused, not loaded whole.
+  std::vector<HostTensor> inputs;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const uint64_t limit = MaxTensorProtoFileBytes(graph.tensors[graph.inputs[i]].shape);
+    ASSIGN_OR_RETURN(HostTensor t, ReadTensorProtoFile(paths[i], limit));
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
 }
 
 absl::StatusOr<uint32_t> SeedFrom(const Args& args) {

@@ -1,6 +1,10 @@
 // The CLI under hostile input (docs/reliability.md): crafted models fail
 // with exit code 1 and a message, never an abort, and fail fast.
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdio>
+#include <fstream>
 #include <string>
 
 #include "cli/cli_args.h"
@@ -87,6 +91,30 @@ TEST(CliReliability, MaxFoldedBytesFlagSetsTheBudget) {
   EXPECT_EQ(enough.exit_code, 0) << enough.output;
   Result bad = Tessera("import " + model.path() + " -o " + out.path() + " --max-folded-bytes lots");
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
+}
+
+// --inputs DIR with an input_0.pb far larger than the model's [2, 3] f32
+// input can take: refused from its size, never read into memory whole.
+TEST(CliReliability, OversizedInputFileIsRefusedBeforeReading) {
+  ModelBuilder b("small");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {2, 3});
+  b.Output(b.Op(TSR_OP_RELU, {x}));
+  TempFile model;
+  model.Write(*SerializeModel(*std::move(b).Build()));
+  char tmpl[] = "/tmp/tessera_cli_inputs_XXXXXX";
+  ASSERT_NE(::mkdtemp(tmpl), nullptr);
+  const std::string dir = tmpl;
+  {
+    std::ofstream f(dir + "/input_0.pb", std::ios::binary);
+    const std::string block(1 << 20, '\0');
+    f.write(block.data(), static_cast<std::streamsize>(block.size()));  // 1 MiB
+  }
+  Result r = Tessera("run " + model.path() + " --accelerators cpu --inputs " + dir);
+  std::remove((dir + "/input_0.pb").c_str());
+  ::rmdir(dir.c_str());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("holds 1048576 bytes, more than the 65602"));
+  EXPECT_THAT(r.output, HasSubstr("not read"));
 }
 
 // Names with terminal escape sequences (retitle the window, recolour the

@@ -340,30 +340,24 @@ absl::Status NarrowInt32Data(const std::vector<uint64_t>& values, int32_t onnx_t
   return absl::OkStatus();
 }
 
-bool ReadWholeFile(const std::string& path, std::vector<uint8_t>& out, std::string& error) {
+// The whole file, unless it holds more than `max_bytes`: the size of the
+// open file is checked before anything is allocated or read.
+absl::StatusOr<std::vector<uint8_t>> ReadWholeFile(const std::string& path, uint64_t max_bytes) {
+  auto cannot = [&](absl::string_view why) { return absl::NotFoundError(absl::StrCat("cannot read '", path, "': ", why)); };
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    error = fs::exists(path, ec) ? "not a regular file" : "no such file";
-    return false;
-  }
+  if (!fs::is_regular_file(path, ec)) return cannot(fs::exists(path, ec) ? "not a regular file" : "no such file");
   std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    error = "cannot open";
-    return false;
-  }
+  if (!f) return cannot("cannot open");
   f.seekg(0, std::ios::end);
   const std::streamoff size = f.tellg();
-  if (size < 0) {
-    error = "cannot determine size";
-    return false;
-  }
+  if (size < 0) return cannot("cannot determine size");
+  if (static_cast<uint64_t>(size) > max_bytes)
+    return absl::InvalidArgumentError(absl::StrCat("'", path, "' holds ", size, " bytes, more than the ", max_bytes,
+                                                   " any TensorProto of the expected tensor can take; not read"));
   f.seekg(0, std::ios::beg);
-  out.resize(static_cast<size_t>(size));
-  if (size > 0 && !f.read(reinterpret_cast<char*>(out.data()), size)) {
-    error = "short read";
-    return false;
-  }
-  return true;
+  std::vector<uint8_t> out(static_cast<size_t>(size));
+  if (size > 0 && !f.read(reinterpret_cast<char*>(out.data()), size)) return cannot("short read");
+  return out;
 }
 
 }  // namespace
@@ -483,16 +477,22 @@ std::vector<uint8_t> SerializeTensorProto(const HostTensor& t) {
   return out;
 }
 
-absl::StatusOr<HostTensor> ReadTensorProtoFile(const std::string& path) {
-  std::vector<uint8_t> bytes;
-  std::string error;
-  absl::Status read = CatchAsStatus(absl::StrCat("reading '", path, "'"), [&]() -> absl::Status {
-    return ReadWholeFile(path, bytes, error) ? absl::OkStatus() : absl::NotFoundError(error);
-  });
-  if (!read.ok() && error.empty()) return read;
-  if (!read.ok())
-    return absl::NotFoundError(absl::StrCat("cannot read '", path, "': ", error));
-  absl::StatusOr<HostTensor> t = ParseTensorProto(bytes);
+uint64_t MaxTensorProtoFileBytes(std::span<const int64_t> shape) {
+  // The widest valid encoding of one element is an unpacked varint (a tag
+  // byte and 10 bytes: int64_data, or a negative int32_data); the name,
+  // dims, doc_string and tags fit in the 64 KiB on top.
+  constexpr uint64_t kOverhead = 64 * 1024;
+  const std::optional<int64_t> n = checked::ElementCount(shape);
+  const std::optional<uint64_t> data = n ? checked::Mul<uint64_t>(static_cast<uint64_t>(*n), 11) : std::nullopt;
+  const std::optional<uint64_t> total = data ? checked::Add<uint64_t>(*data, kOverhead) : std::nullopt;
+  return total.value_or(std::numeric_limits<uint64_t>::max());
+}
+
+absl::StatusOr<HostTensor> ReadTensorProtoFile(const std::string& path, uint64_t max_file_bytes) {
+  absl::StatusOr<std::vector<uint8_t>> bytes =
+      CatchAsStatus(absl::StrCat("reading '", path, "'"), [&] { return ReadWholeFile(path, max_file_bytes); });
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<HostTensor> t = ParseTensorProto(*bytes);
   if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("'", path, "': ", t.status().message()));
   return t;
 }

@@ -457,6 +457,34 @@ TEST(TensorProtoTest, WriteDoesNotFollowASymlinkAtThePredictableTemporaryName) {
   EXPECT_EQ(back->data, t.data);
 }
 
+// An input file larger than any encoding of its tensor is refused before
+// it is read (the bound: 11 bytes per element, the widest unpacked varint,
+// plus 64 KiB of name, dims and tags).
+TEST(TensorProtoTest, FileLargerThanItsTensorCanTakeIsNotRead) {
+  EXPECT_EQ(MaxTensorProtoFileBytes(std::vector<int64_t>{2, 3}), 6u * 11 + 65536);
+  EXPECT_EQ(MaxTensorProtoFileBytes(std::vector<int64_t>{}), 11u + 65536);
+  EXPECT_EQ(MaxTensorProtoFileBytes(std::vector<int64_t>{int64_t{1} << 62, 4}), UINT64_MAX);
+  TempDir dir;
+  const HostTensor t = MakeTensor(TSR_DTYPE_I64, {2, 3}, 8, 5);
+  ASSERT_TRUE(WriteTensorProtoFile(t, dir.file("t.pb")).ok());
+  const uint64_t size = fs::file_size(dir.file("t.pb"));
+  EXPECT_TRUE(ReadTensorProtoFile(dir.file("t.pb"), size).ok());
+  absl::StatusOr<HostTensor> refused = ReadTensorProtoFile(dir.file("t.pb"), size - 1);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("not read"));
+  // The widest valid encoding of that tensor fits the bound: unpacked
+  // int64_data of -1 (10-byte varints), each with its tag.
+  std::vector<uint8_t> wide = {0x08, 0x02, 0x08, 0x03, 0x10, 0x07};  // dims 2, 3; INT64
+  for (int i = 0; i < 6; ++i) {
+    wide.push_back(0x38);  // field 7, varint
+    for (int b = 0; b < 9; ++b) wide.push_back(0xff);
+    wide.push_back(0x01);
+  }
+  ASSERT_TRUE(ParseTensorProto(wide).ok());
+  EXPECT_LE(wide.size(), MaxTensorProtoFileBytes(std::vector<int64_t>{2, 3}));
+}
+
 TEST(TensorProtoTest, TensorSetRoundTrip) {
   TempDir dir;
   std::vector<HostTensor> inputs;
