@@ -199,7 +199,9 @@ Outputs Split(ImportContext& ctx, const Node& n) {
   int64_t sum = 0;
   for (int64_t s : split) {
     if (s < 0) return absl::InvalidArgumentError("negative split size");
-    sum += s;
+    const std::optional<int64_t> next = checked::Add(sum, s);
+    if (!next) return absl::InvalidArgumentError("split sizes overflow");
+    sum = *next;
   }
   if (sum != dim) return absl::InvalidArgumentError(absl::StrCat("split sizes sum to ", sum, ", not ", dim));
   std::vector<int32_t> outs;
@@ -289,10 +291,15 @@ Converter SpaceDepth(bool to_space) {
     if (b <= 0) return absl::InvalidArgumentError("blocksize must be positive");
     const std::vector<int64_t> s = ctx.shape(x);
     const int64_t N = s[0], C = s[1], H = s[2], W = s[3];
+    // b comes from the file: b * b and the scaled dims must not wrap.
+    const std::optional<int64_t> bb = checked::Mul(b, b);
+    const std::optional<int64_t> hb = checked::Mul(H, b), wb = checked::Mul(W, b);
+    const std::optional<int64_t> cbb = bb ? checked::Mul(C, *bb) : std::nullopt;
+    if (!bb || (to_space ? (!hb || !wb) : !cbb)) return absl::InvalidArgumentError("blocksize too large");
     std::vector<int64_t> tmp, perm, out;
     if (to_space) {
-      if (C % (b * b) != 0) return absl::InvalidArgumentError("channels not divisible by blocksize^2");
-      const int64_t c = C / (b * b);
+      if (C % *bb != 0) return absl::InvalidArgumentError("channels not divisible by blocksize^2");
+      const int64_t c = C / *bb;
       if (n.String("mode", "DCR") == "CRD") {
         tmp = {N, c, b, b, H, W};
         perm = {0, 1, 4, 2, 5, 3};
@@ -300,12 +307,12 @@ Converter SpaceDepth(bool to_space) {
         tmp = {N, b, b, c, H, W};
         perm = {0, 3, 4, 1, 5, 2};
       }
-      out = {N, c, H * b, W * b};
+      out = {N, c, *hb, *wb};
     } else {
       if (H % b != 0 || W % b != 0) return absl::InvalidArgumentError("spatial dims not divisible by blocksize");
       tmp = {N, C, H / b, b, W / b, b};
       perm = {0, 3, 5, 1, 2, 4};
-      out = {N, C * b * b, H / b, W / b};
+      out = {N, *cbb, H / b, W / b};
     }
     ASSIGN_OR_RETURN(int32_t r, ctx.Reshape(x, tmp));
     ASSIGN_OR_RETURN(int32_t t, ctx.Emit(TSR_OP_TRANSPOSE, {r}, {{TSR_ATTR_PERM, IntsAttr(perm)}}));

@@ -261,6 +261,31 @@ TEST(OnnxImportLimits, GatherFoldWithOutOfRangeIndexIsRefused) {
   EXPECT_FALSE(ImportOnnxBytes(b.Bytes()).ok());
 }
 
+// blocksize * blocksize and H * blocksize overflowed.
+TEST(OnnxImportLimits, DepthToSpaceWithHugeBlocksizeIsRefused) {
+  for (const char* op : {"DepthToSpace", "SpaceToDepth"}) {
+    OnnxModelBuilder b;
+    b.Input("x", kFloat, {1, 4, 2, 2});
+    AttrInt(b.Node(op, {"x"}, {"y"}), "blocksize", kTwo32);
+    b.Output("y");
+    absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes());
+    ASSERT_FALSE(g.ok()) << op;
+    EXPECT_THAT(g.status().message(), HasSubstr("blocksize too large")) << op;
+  }
+}
+
+// The split sizes' sum overflowed and could wrap back to the dimension.
+TEST(OnnxImportLimits, SplitSizesThatOverflowAreRefused) {
+  OnnxModelBuilder b;
+  b.Input("x", kFloat, {4});
+  b.Int64Init("split", {3}, {kInt64Max, kInt64Max, 6});  // wraps to 4
+  b.Node("Split", {"x", "split"}, {"a", "b", "c"});
+  b.Output("a");
+  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes());
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(g.status().message(), HasSubstr("overflow"));
+}
+
 TEST(OnnxImportLimits, NegativeBudgetIsRefused) {
   OnnxModelBuilder b;
   b.Input("x", kFloat, {1});
