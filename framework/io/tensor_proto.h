@@ -45,8 +45,8 @@ absl::StatusOr<HostTensor> ReadTensorProtoFile(const std::string& path,
 // (any dtype, any encoding); UINT64_MAX for a shape without a size.
 uint64_t MaxTensorProtoFileBytes(std::span<const int64_t> shape);
 
-// Checks dtype and data size against the shape, writes a temporary file
-// beside `path` and renames it into place.
+// Checks dtype and data size against the shape, then writes through
+// WriteFileAtomically (base/atomic_file.h).
 absl::Status WriteTensorProtoFile(const HostTensor& t, const std::string& path);
 
 // ONNX backend-test layout: DIR/<prefix>_0.pb, <prefix>_1.pb, ... (prefix is

@@ -150,7 +150,8 @@ absl::StatusOr<Graph> ParseModel(std::span<const uint8_t> bytes, std::shared_ptr
 }
 
 absl::StatusOr<Graph> LoadModelFile(const std::string& path) {
-  ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, MappedFile::Open(path));
+  ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file,
+                   CatchAsStatus(absl::StrCat("opening '", path, "'"), [&] { return MappedFile::Open(path); }));
   absl::StatusOr<Graph> g = ParseModel(file->bytes(), file);
   if (!g.ok())
     return absl::Status(g.status().code(), absl::StrCat("'", path, "': ", g.status().message()));

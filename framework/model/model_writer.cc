@@ -1,9 +1,6 @@
 #include "model/model_writer.h"
 
-#include <cstdio>
 #include <cstring>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
 #include "base/atomic_file.h"
