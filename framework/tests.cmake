@@ -12,6 +12,23 @@ tessera_test(model_loader_test
   SOURCES ${TSR_FW}/model/model_loader_test.cc
   LIBS tessera_framework tessera_io)
 
+tessera_test(atomic_file_test
+  SOURCES ${TSR_FW}/base/atomic_file_test.cc
+  LIBS tessera_atomic_file)
+
+tessera_test(terminal_text_test
+  SOURCES ${TSR_FW}/base/terminal_text_test.cc
+  LIBS tessera_framework)
+
+tessera_test(environment_test
+  SOURCES ${TSR_FW}/base/environment_test.cc
+  LIBS tessera_framework)
+add_dependencies(environment_test tessera)
+
+tessera_test(exception_boundary_test
+  SOURCES ${TSR_FW}/base/exception_boundary_test.cc
+  LIBS tessera_framework)
+
 tessera_test(shape_inference_test
   SOURCES ${TSR_FW}/graph/shape_inference_test.cc
   LIBS tessera_framework tessera_io)

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "checked_math.h"
+
 #include "tessera/common.h"
 #include "tessera/ops.h"
 
@@ -52,15 +54,7 @@ std::optional<int32_t> DTypeFromName(std::string_view name) {
   return std::nullopt;
 }
 
-std::optional<int64_t> ShapeElementCount(std::span<const int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0) return std::nullopt;
-    if (d != 0 && n > INT64_MAX / d) return std::nullopt;
-    n *= d;
-  }
-  return n;
-}
+std::optional<int64_t> ShapeElementCount(std::span<const int64_t> shape) { return checked::ElementCount(shape); }
 
 const char* OpTypeName(int32_t op_type) {
   if (op_type <= 0 || op_type >= TSR_OP_COUNT_V1) return kOpNames[0];

@@ -13,7 +13,9 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/dtype.h"
+#include "base/exception_boundary.h"
 #include "base/status_macros.h"
+#include "base/terminal_text.h"
 #include "io/tensor_proto.h"
 #include "model/model_loader.h"
 #include "onnx/onnx_importer.h"
@@ -141,13 +143,23 @@ absl::StatusOr<CompiledModel> CompileUnlessCompiled(const Graph& graph, const Pl
 }
 
 absl::StatusOr<std::vector<HostTensor>> ReadInputSet(const std::string& dir, const Graph& graph) {
-  absl::StatusOr<std::vector<HostTensor>> inputs = ReadTensorSet(dir, "input");
-  if (!inputs.ok() || inputs->size() == graph.inputs.size()) return inputs;
-  std::vector<std::string> names;
-  for (int32_t t : graph.inputs) names.push_back(graph.tensors[t].name);
-  return absl::InvalidArgumentError(absl::StrCat("--inputs '", dir, "' has ", inputs->size(),
-                                                 " input_K.pb file(s); the model takes ", graph.inputs.size(), " (",
-                                                 absl::StrJoin(names, ", "), "), matched by position"));
+  ASSIGN_OR_RETURN(const std::vector<std::string> paths, ListTensorSet(dir, "input"));
+  if (paths.size() != graph.inputs.size()) {
+    std::vector<std::string> names;
+    for (int32_t t : graph.inputs) names.push_back(graph.tensors[t].name);
+    return absl::InvalidArgumentError(absl::StrCat("--inputs '", dir, "' has ", paths.size(),
+                                                   " input_K.pb file(s); the model takes ", graph.inputs.size(), " (",
+                                                   absl::StrJoin(names, ", "), "), matched by position"));
+  }
+  // Each file is checked against the size its tensor can take before it
+  // is read: a huge input_K.pb is refused, not loaded whole.
+  std::vector<HostTensor> inputs;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const uint64_t limit = MaxTensorProtoFileBytes(graph.tensors[graph.inputs[i]].shape);
+    ASSIGN_OR_RETURN(HostTensor t, ReadTensorProtoFile(paths[i], limit));
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
 }
 
 absl::StatusOr<uint32_t> SeedFrom(const Args& args) {
@@ -160,7 +172,10 @@ absl::StatusOr<uint32_t> SeedFrom(const Args& args) {
 absl::StatusOr<std::vector<HostTensor>> InputsFrom(const Args& args, const Graph& graph) {
   if (auto dir = args.Value("inputs")) return ReadInputSet(*dir, graph);
   ASSIGN_OR_RETURN(const uint32_t seed, SeedFrom(args));
-  return RandomInputs(graph, seed);
+  // A model input of gigabytes is legal; memory for it may not be there.
+  return CatchAsStatus("--random inputs", [&]() -> absl::StatusOr<std::vector<HostTensor>> {
+    return RandomInputs(graph, seed);
+  });
 }
 
 std::vector<HostTensor> RandomInputs(const Graph& graph, uint32_t seed) {
@@ -197,12 +212,13 @@ std::vector<HostTensor> RandomInputs(const Graph& graph, uint32_t seed) {
 }
 
 int Fail(const absl::Status& status) {
-  std::cerr << "tessera: error: " << status.message() << "\n";
+  // Error texts quote names from models and plugins.
+  std::cerr << "tessera: error: " << TerminalSafe(status.message(), TerminalLayout::kText) << "\n";
   return 1;
 }
 
 int UsageError(const std::string& message, const std::string& usage) {
-  std::cerr << "tessera: " << message << "\nusage: " << usage << "\n";
+  std::cerr << "tessera: " << TerminalSafe(message, TerminalLayout::kText) << "\nusage: " << usage << "\n";
   return 2;
 }
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "base/json_writer.h"
 #include "base/status_macros.h"
+#include "base/terminal_text.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
 #include "compile/compile_driver.h"
@@ -136,9 +137,9 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
                                  min, median, mean, p90);
     std::cout << "steps (one profiled run):\n";
     for (const StepProfile& s : profile.steps) {
-      std::cout << absl::StrFormat("  %-14s %-22s %10.1f us", s.vendor, s.entry_point, s.host_time_us);
+      std::cout << absl::StrFormat("  %-14s %-22s %10.1f us", TerminalSafe(s.vendor), TerminalSafe(s.entry_point), s.host_time_us);
       for (const auto& m : s.metrics)  // as `tessera run` prints them: name=value unit
-        std::cout << absl::StrFormat("  %s=%g%s%s", m.name, m.value, m.unit.empty() ? "" : " ", m.unit);
+        std::cout << absl::StrFormat("  %s=%g%s%s", TerminalSafe(m.name), m.value, m.unit.empty() ? "" : " ", TerminalSafe(m.unit));
       std::cout << "\n";
     }
   }

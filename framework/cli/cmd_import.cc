@@ -3,6 +3,7 @@
 // (docs/onnx_import.md).
 #include <iostream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/json_writer.h"
 #include "base/status_macros.h"
@@ -14,11 +15,23 @@
 namespace tessera::cli {
 namespace {
 
-constexpr char kUsage[] = "tessera import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]... [--json]";
+constexpr char kUsage[] =
+    "tessera import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]... [--max-folded-bytes N] [--json]";
 
-absl::Status Import(const Args& args) {
+// The import options of the flags; errors are usage errors.
+absl::StatusOr<onnx_import::ImportOptions> ImportOptionsFrom(const Args& args) {
   onnx_import::ImportOptions options;
   for (const std::string& flag : args.All("input-shape")) RETURN_IF_ERROR(onnx_import::ParseInputShapeFlag(flag, options));
+  if (auto text = args.Value("max-folded-bytes")) {
+    if (!absl::SimpleAtoi(*text, &options.max_folded_constant_bytes) || options.max_folded_constant_bytes < 0)
+      return absl::InvalidArgumentError(
+          absl::StrCat("--max-folded-bytes must be a non-negative integer (bytes), not '", *text, "'"));
+  }
+  return options;
+}
+
+absl::Status Import(const Args& args) {
+  ASSIGN_OR_RETURN(const onnx_import::ImportOptions options, ImportOptionsFrom(args));
   const std::string& path = args.positionals()[0];
   const std::string out = *args.Value("output");
   ASSIGN_OR_RETURN(Graph graph, onnx_import::ImportOnnxFile(path, options));
@@ -50,16 +63,14 @@ absl::Status Import(const Args& args) {
 int ImportCommand(const Argv& argv) {
   FlagSpec spec;
   spec.switches.insert("json");
-  spec.values.insert("output");
+  spec.values.insert({"output", "max-folded-bytes"});
   spec.repeated.insert("input-shape");
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
   if (args->positionals().size() != 1 || !args->Has("output"))
     return UsageError("import needs one MODEL.onnx and -o OUT.tsr", kUsage);
-  onnx_import::ImportOptions check;
-  for (const std::string& flag : args->All("input-shape"))
-    if (absl::Status s = onnx_import::ParseInputShapeFlag(flag, check); !s.ok())
-      return UsageError(std::string(s.message()), kUsage);
+  if (absl::StatusOr<onnx_import::ImportOptions> o = ImportOptionsFrom(*args); !o.ok())
+    return UsageError(std::string(o.status().message()), kUsage);
   absl::Status s = Import(*args);
   return s.ok() ? 0 : Fail(s);
 }

@@ -9,6 +9,7 @@
 #include "base/dtype.h"
 #include "base/json_writer.h"
 #include "base/status_macros.h"
+#include "base/terminal_text.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
 #include "compile/compile_driver.h"
@@ -70,18 +71,20 @@ absl::Status Inspect(const Args& args) {
     std::cout << j.str() << "\n";
     return absl::OkStatus();
   }
-  std::cout << absl::StrFormat("model '%s': %d tensors, %d ops, %d constants (%d bytes)\n", g.name, g.tensors.size(),
+  // Names come from the model file: printed only through TerminalSafe.
+  std::cout << absl::StrFormat("model '%s': %d tensors, %d ops, %d constants (%d bytes)\n", TerminalSafe(g.name), g.tensors.size(),
                                g.ops.size(), constants, constant_bytes);
   for (int32_t t : g.inputs)
-    std::cout << "  input  '" << g.tensors[t].name << "' " << DTypeName(g.tensors[t].dtype) << " " << ShapeText(g.tensors[t].shape) << "\n";
+    std::cout << "  input  '" << TerminalSafe(g.tensors[t].name) << "' " << DTypeName(g.tensors[t].dtype) << " " << ShapeText(g.tensors[t].shape) << "\n";
   for (int32_t t : g.outputs)
-    std::cout << "  output '" << g.tensors[t].name << "' " << DTypeName(g.tensors[t].dtype) << " " << ShapeText(g.tensors[t].shape) << "\n";
+    std::cout << "  output '" << TerminalSafe(g.tensors[t].name) << "' " << DTypeName(g.tensors[t].dtype) << " " << ShapeText(g.tensors[t].shape) << "\n";
   std::map<std::string, int> counts;
   for (const Op& op : g.ops) ++counts[op.dispatch ? absl::StrCat("DISPATCH(", op.dispatch->vendor, ")") : OpTypeName(op.type)];
-  for (const auto& [name, n] : counts) std::cout << absl::StrFormat("  %-24s x%d\n", name, n);
+  for (const auto& [name, n] : counts) std::cout << absl::StrFormat("  %-24s x%d\n", TerminalSafe(name), n);
   for (size_t i = 0; i < g.bytecodes.size(); ++i)
     std::cout << absl::StrFormat("  bytecode: vendor %s, SoC %s, %d bytes, %d entry points, ABI %d.%d, crc32 %08x\n",
-                                 g.bytecodes[i].vendor, headers[i].soc_model, g.bytecodes[i].bytes.size(),
+                                 TerminalSafe(g.bytecodes[i].vendor), TerminalSafe(headers[i].soc_model),
+                                 g.bytecodes[i].bytes.size(),
                                  headers[i].entry_count, headers[i].abi_major, headers[i].abi_minor, headers[i].checksum);
   return absl::OkStatus();
 }
@@ -99,7 +102,7 @@ absl::Status Partition(const Args& args) {
     WritePartitionReportJson(report, j);
     std::cout << j.str() << "\n";
   } else {
-    std::cout << FormatPartitionReport(report);
+    std::cout << TerminalSafe(FormatPartitionReport(report), TerminalLayout::kText);
   }
   return absl::OkStatus();
 }
@@ -135,8 +138,8 @@ absl::Status Compile(const Args& args) {
     j.EndObject();
     std::cout << j.str() << "\n";
   } else {
-    std::cout << FormatPartitionReport(report);
-    if (ptq) std::cout << quantize::FormatQuantizationReport(ptq->report);
+    std::cout << TerminalSafe(FormatPartitionReport(report), TerminalLayout::kText);
+    if (ptq) std::cout << TerminalSafe(quantize::FormatQuantizationReport(ptq->report), TerminalLayout::kText);
     std::cout << "wrote " << out << "\n";
   }
   return absl::OkStatus();

@@ -37,6 +37,7 @@
 #include "base/dtype.h"
 #include "base/json_writer.h"
 #include "base/status_macros.h"
+#include "base/terminal_text.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
 #include "cli/run_report.h"
@@ -367,9 +368,9 @@ int OnnxTestCommand(const Argv& argv) {
     else if (r.status == "skip") ++skipped;
     else ++failed;
     if (!json) {
-      if (r.status == "pass") std::cout << "PASS " << r.name << " (max abs error " << r.max_abs_error << ToleranceNote(r) << ")\n";
-      else if (r.status == "skip") std::cout << "SKIP " << r.name << ": " << r.reason << "\n";
-      else std::cout << "FAIL " << r.name << ": " << r.reason << ToleranceNote(r) << "\n";
+      if (r.status == "pass") std::cout << "PASS " << TerminalSafe(r.name) << " (max abs error " << r.max_abs_error << ToleranceNote(r) << ")\n";
+      else if (r.status == "skip") std::cout << "SKIP " << TerminalSafe(r.name) << ": " << TerminalSafe(r.reason, TerminalLayout::kText) << "\n";
+      else std::cout << "FAIL " << TerminalSafe(r.name) << ": " << TerminalSafe(r.reason, TerminalLayout::kText) << ToleranceNote(r) << "\n";
     }
     results.push_back(std::move(r));
   }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/json_writer.h"
+#include "base/terminal_text.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
 
@@ -79,20 +80,20 @@ int PluginsCommand(const Argv& argv) {
   std::cout << "Tessera ABI " << TSR_ABI_VERSION_MAJOR << "." << TSR_ABI_VERSION_MINOR << "\n";
   std::cout << "plugin directories:\n";
   for (const SearchedDirectory& d : registry.directories())
-    std::cout << "  " << d.path << "  (" << d.origin << (d.note.empty() ? "" : "; " + d.note) << ")\n";
+    std::cout << "  " << TerminalSafe(d.path) << "  (" << d.origin << (d.note.empty() ? "" : "; " + TerminalSafe(d.note)) << ")\n";
   std::cout << "compiler plugins:\n";
   for (const CompilerPluginLibrary& c : registry.compilers())
-    std::cout << "  " << c.vendor << "  v" << (c.info->plugin_version ? c.info->plugin_version : "?") << "  ABI "
+    std::cout << "  " << TerminalSafe(c.vendor) << "  v" << TerminalSafe(c.info->plugin_version ? c.info->plugin_version : "?") << "  ABI "
               << c.version.major << "." << c.version.minor << "  modes " << Modes(c.info->compile_modes) << "  SoCs "
               << absl::StrJoin(Socs(c.info->soc_models, c.info->soc_model_count), ",") << "\n    " << c.path << "\n";
   std::cout << "dispatch libraries:\n";
   for (const DispatchLibrary& d : registry.dispatchers())
-    std::cout << "  " << d.vendor << "  v" << (d.info->library_version ? d.info->library_version : "?") << "  ABI "
+    std::cout << "  " << TerminalSafe(d.vendor) << "  v" << TerminalSafe(d.info->library_version ? d.info->library_version : "?") << "  ABI "
               << d.version.major << "." << d.version.minor << "\n    " << d.path << "\n";
   if (!registry.skipped().empty()) {
     std::cout << "skipped:\n";
     for (const SkippedLibrary& s : registry.skipped())
-      std::cout << "  " << s.path << " (" << PluginRoleName(s.role) << "): " << s.reason << "\n";
+      std::cout << "  " << TerminalSafe(s.path) << " (" << PluginRoleName(s.role) << "): " << TerminalSafe(s.reason, TerminalLayout::kText) << "\n";
   }
   return 0;
 }

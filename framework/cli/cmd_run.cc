@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/json_writer.h"
 #include "base/status_macros.h"
+#include "base/terminal_text.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
 #include "cli/run_report.h"
@@ -49,8 +50,9 @@ absl::Status Run(const Args& args) {
     std::cout << j.str() << "\n";
   } else {
     std::cout << "model: " << path << (precompiled ? " (precompiled)" : "") << "\n";
-    if (!precompiled) std::cout << FormatPartitionReport(BuildPartitionReport(compiled));
-    std::cout << FormatProfile(profile) << FormatOutputs(outputs, 16);
+    // The reports quote names from the model and the plugins.
+    if (!precompiled) std::cout << TerminalSafe(FormatPartitionReport(BuildPartitionReport(compiled)), TerminalLayout::kText);
+    std::cout << TerminalSafe(FormatProfile(profile) + FormatOutputs(outputs, 16), TerminalLayout::kText);
   }
   return absl::OkStatus();
 }

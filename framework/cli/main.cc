@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "base/exception_boundary.h"
+#include "base/terminal_text.h"
 #include "cli/commands.h"
 
 namespace {
@@ -29,7 +31,7 @@ commands:
              build, compile (AOT and JIT), run and check a demo model
   bench      MODEL [--reps N] [--warmup N] [--threads N] [--inputs DIR | --seed N] [--json] [COMPILE OPTIONS]
              time repeated runs after warm-up (latency min/median/mean/p90)
-  import     MODEL.onnx -o|--output OUT.tsr [--input-shape NAME=D0,D1,...]... [--json]
+  import     MODEL.onnx -o|--output OUT.tsr [--input-shape NAME=D0,D1,...]... [--max-folded-bytes N] [--json]
              import an ONNX model (opsets 11-17) into a .tsr model
   onnx-test  DIR... [--list FILE [--root DIR]] [--expect-pass] [--require-vendor NAME] [--json] [COMPILE OPTIONS]
              run ONNX backend-test cases and compare with their expected outputs
@@ -48,15 +50,32 @@ Exit codes: 0 success, 1 the command failed, 2 usage error (with the command's u
 Details: docs/cli.md
 )";
 
+int Dispatch(const std::string& command, const std::vector<std::string>& rest);
+
 }  // namespace
 
+// The CLI's exception boundary: whatever a command throws (std::bad_alloc
+// for a model input of gigabytes, ...) is an error with exit code 1, never
+// an abort.
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::cerr << kUsage;
     return 2;
   }
   const std::string command = argv[1];
-  const std::vector<std::string> rest(argv + 2, argv + argc);
+  try {
+    const std::vector<std::string> rest(argv + 2, argv + argc);
+    return Dispatch(command, rest);
+  } catch (...) {
+    const absl::Status s = tessera::StatusFromCurrentException(command);
+    std::cerr << "tessera: error: " << tessera::TerminalSafe(s.message(), tessera::TerminalLayout::kText) << "\n";
+    return 1;
+  }
+}
+
+namespace {
+
+int Dispatch(const std::string& command, const std::vector<std::string>& rest) {
   using namespace tessera::cli;
   if (command == "plugins") return PluginsCommand(rest);
   if (command == "inspect") return InspectCommand(rest);
@@ -71,6 +90,8 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return 0;
   }
-  std::cerr << "tessera: unknown command '" << command << "'\n" << kUsage;
+  std::cerr << "tessera: unknown command '" << tessera::TerminalSafe(command) << "'\n" << kUsage;
   return 2;
 }
+
+}  // namespace

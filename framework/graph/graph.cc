@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/dtype.h"
+#include "checked_math.h"
 
 namespace tessera {
 
@@ -11,8 +12,9 @@ int64_t Tensor::element_count() const {
 }
 
 size_t Tensor::byte_size() const {
-  const int64_t n = element_count();
-  return n < 0 ? 0 : static_cast<size_t>(n) * DTypeSize(dtype);
+  // 0 for a shape without a valid size (the verifier refuses those), never
+  // a wrapped product.
+  return static_cast<size_t>(checked::TensorBytes(shape, DTypeSize(dtype)).value_or(0));
 }
 
 const Attribute* Op::FindAttr(int32_t key) const {

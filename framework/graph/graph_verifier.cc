@@ -26,7 +26,7 @@ absl::Status VerifyTensor(const Graph& g, int32_t t) {
   const std::optional<int64_t> elements = ShapeElementCount(tensor.shape);
   if (!elements)
     return absl::InvalidArgumentError(absl::StrCat(TensorLabel(g, t), ": shape has a negative or dynamic dimension, or overflows"));
-  if (*elements > kMaxTensorBytes / static_cast<int64_t>(DTypeSize(tensor.dtype)))
+  if (!checked::TensorBytes(tensor.shape, DTypeSize(tensor.dtype), kMaxTensorBytes))
     return absl::InvalidArgumentError(absl::StrCat(TensorLabel(g, t), ": ", *elements, " elements exceed the ",
                                                    kMaxTensorBytes, "-byte tensor limit"));
   const Quantization& q = tensor.quant;

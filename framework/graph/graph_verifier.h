@@ -5,14 +5,15 @@
 #define TESSERA_FRAMEWORK_GRAPH_GRAPH_VERIFIER_H_
 
 #include "absl/status/status.h"
+#include "checked_math.h"
 #include "graph/graph.h"
 
 namespace tessera {
 
 inline constexpr size_t kMaxTensorRank = 8;
 // No tensor may exceed this many bytes (2^48): keeps every size computation
-// far from overflow.
-inline constexpr int64_t kMaxTensorBytes = int64_t{1} << 48;
+// far from overflow. The same bound as the plugin kit's (checked_math.h).
+inline constexpr int64_t kMaxTensorBytes = checked::kMaxTensorBytes;
 
 absl::Status VerifyGraph(const Graph& graph);
 

@@ -1,11 +1,14 @@
 #include "graph/shape_inference.h"
 
 #include <algorithm>
+#include <limits>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/dtype.h"
 #include "base/status_macros.h"
+#include "checked_math.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
 
@@ -43,15 +46,24 @@ absl::Status Need(int32_t op, const Inputs& in, size_t min_count, size_t max_cou
   return absl::OkStatus();
 }
 
-// Output spatial size for conv/pool windows (ONNX rules).
-int64_t WindowOut(int64_t in, int64_t k, int64_t stride, int64_t dilation, int64_t pad_begin, int64_t pad_total,
-                  bool ceil_mode) {
-  const int64_t effective = dilation * (k - 1) + 1;
-  const int64_t span = in + pad_total - effective;
+// Output spatial size for conv/pool windows (ONNX rules); nullopt when
+// the attributes (from the model file) make the arithmetic overflow. All
+// arguments are positive or non-negative (checked by the caller).
+std::optional<int64_t> WindowOut(int64_t in, int64_t k, int64_t stride, int64_t dilation, int64_t pad_begin,
+                                 int64_t pad_end, bool ceil_mode) {
+  const std::optional<int64_t> spread = checked::Mul<int64_t>(dilation, k - 1);
+  const std::optional<int64_t> pad_total = checked::Add(pad_begin, pad_end);
+  const std::optional<int64_t> padded = pad_total ? checked::Add(in, *pad_total) : std::nullopt;
+  if (!spread || !padded) return std::nullopt;
+  const int64_t span = *padded - *spread - 1;  // both non-negative: no overflow
   if (span < 0) return 0;
-  int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
-  // A window that would start entirely in the trailing padding is dropped.
-  if (ceil_mode && (out - 1) * stride >= in + pad_begin) --out;
+  // ceil(span / stride) without span + stride - 1 (which can overflow).
+  int64_t out = (ceil_mode ? span / stride + (span % stride != 0 ? 1 : 0) : span / stride) + 1;
+  // A window that would start entirely in the trailing padding is dropped:
+  // (out - 1) * stride >= in + pad_begin, compared as out - 1 >=
+  // ceil((in + pad_begin) / stride) so that nothing overflows.
+  const int64_t start_limit = in + pad_begin;  // <= *padded
+  if (ceil_mode && out - 1 >= start_limit / stride + (start_limit % stride != 0 ? 1 : 0)) --out;
   return out;
 }
 
@@ -83,10 +95,11 @@ absl::StatusOr<std::vector<TensorType>> Window2D(int32_t op, const Inputs& in, c
     if (strides[i] <= 0 || dil[i] <= 0 || kernel[i] <= 0) return Error(op, "strides, dilations and kernel must be positive");
   for (int64_t p : pads) if (p < 0) return Error(op, "pads must be non-negative");
   const bool ceil_mode = Int(attrs, TSR_ATTR_CEIL_MODE, 0) != 0;
-  const int64_t oh = WindowOut(x.shape[2], kernel[0], strides[0], dil[0], pads[0], pads[0] + pads[2], ceil_mode);
-  const int64_t ow = WindowOut(x.shape[3], kernel[1], strides[1], dil[1], pads[1], pads[1] + pads[3], ceil_mode);
-  if (oh <= 0 || ow <= 0) return Error(op, "window larger than the padded input");
-  return std::vector<TensorType>{{x.dtype, {x.shape[0], out_channels, oh, ow}}};
+  const std::optional<int64_t> oh = WindowOut(x.shape[2], kernel[0], strides[0], dil[0], pads[0], pads[2], ceil_mode);
+  const std::optional<int64_t> ow = WindowOut(x.shape[3], kernel[1], strides[1], dil[1], pads[1], pads[3], ceil_mode);
+  if (!oh || !ow) return Error(op, "window arithmetic overflows (kernel, dilations or pads too large)");
+  if (*oh <= 0 || *ow <= 0) return Error(op, "window larger than the padded input");
+  return std::vector<TensorType>{{x.dtype, {x.shape[0], out_channels, *oh, *ow}}};
 }
 
 absl::StatusOr<std::vector<TensorType>> MatMul(int32_t op, const Inputs& in) {
@@ -138,11 +151,15 @@ absl::StatusOr<std::vector<TensorType>> Slice(int32_t op, const TensorType& x, c
     if (step > 0) {
       s = std::clamp<int64_t>(s, 0, dim);
       e = std::clamp<int64_t>(e, 0, dim);
-      out[axis] = e > s ? (e - s + step - 1) / step : 0;
+      // ceil((e - s) / step) without e - s + step - 1, which overflows for
+      // a huge step.
+      out[axis] = e > s ? (e - s - 1) / step + 1 : 0;
     } else {
       s = std::clamp<int64_t>(s, 0, dim - 1);
       e = std::clamp<int64_t>(e, -1, dim - 1);
-      out[axis] = s > e ? (s - e + (-step) - 1) / (-step) : 0;
+      // -INT64_MIN does not exist; any step that large takes one element.
+      const int64_t magnitude = step == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -step;
+      out[axis] = s > e ? (s - e - 1) / magnitude + 1 : 0;
     }
   }
   return std::vector<TensorType>{{x.dtype, out}};
@@ -163,7 +180,9 @@ absl::StatusOr<std::vector<TensorType>> Layout(int32_t op, const Inputs& in, con
         } else if (shape[i] < 0) {
           return Error(op, "negative dimension in shape");
         } else {
-          known *= shape[i];
+          const std::optional<int64_t> next = checked::Mul(known, shape[i]);
+          if (!next) return Error(op, "shape overflows");
+          known = *next;
         }
       }
       if (infer_at >= 0) {
@@ -199,7 +218,9 @@ absl::StatusOr<std::vector<TensorType>> Layout(int32_t op, const Inputs& in, con
         for (size_t d = 0; d < out.size(); ++d)
           if (static_cast<int64_t>(d) != axis && in[i]->shape[d] != x.shape[d])
             return Error(op, absl::StrCat("input ", i, " differs in dimension ", d));
-        out[axis] += in[i]->shape[axis];
+        const std::optional<int64_t> sum = checked::Add(out[axis], in[i]->shape[axis]);
+        if (!sum) return Error(op, "concatenated dimension overflows");
+        out[axis] = *sum;
       }
       return std::vector<TensorType>{{x.dtype, out}};
     }
@@ -244,7 +265,10 @@ absl::StatusOr<std::vector<TensorType>> Layout(int32_t op, const Inputs& in, con
       if (pads.size() != 2 * x.shape.size()) return Error(op, "pads must have 2*rank entries");
       std::vector<int64_t> out = x.shape;
       for (size_t i = 0; i < out.size(); ++i) {
-        out[i] += pads[i] + pads[i + out.size()];
+        const std::optional<int64_t> padded = checked::Add(pads[i], pads[i + out.size()]);
+        const std::optional<int64_t> dim = padded ? checked::Add(out[i], *padded) : std::nullopt;
+        if (!dim) return Error(op, "padded dimension overflows");
+        out[i] = *dim;
         if (out[i] < 0) return Error(op, "pads crop below zero");
       }
       return std::vector<TensorType>{{x.dtype, out}};

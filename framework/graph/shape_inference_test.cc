@@ -1,5 +1,7 @@
 #include "graph/shape_inference.h"
 
+#include <limits>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tessera/common.h"
@@ -169,6 +171,32 @@ TEST(ShapeInferenceTest, SliceIncludingNegativeSteps) {
   EXPECT_THAT(ErrorOf(TSR_OP_SLICE, {T({10})}, {{TSR_ATTR_STARTS, I({0})}, {TSR_ATTR_ENDS, I({5})},
                                                 {TSR_ATTR_AXES, I({1})}}),
               HasSubstr("axis 1 out of range"));
+}
+
+// Attributes come from model files: arithmetic on them that overflowed
+// int64 (undefined behaviour, then a wrong shape) is an error or exact.
+TEST(ShapeInferenceTest, ExtremeAttributesNeverOverflow) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  auto slice = [](Shape in, int64_t start, int64_t end, int64_t step) {
+    return ShapeOf(TSR_OP_SLICE, {T(in)}, {{TSR_ATTR_STARTS, I({start})}, {TSR_ATTR_ENDS, I({end})},
+                                           {TSR_ATTR_STEPS, I({step})}});
+  };
+  EXPECT_EQ(slice({10}, 0, 10, kMax), (Shape{1}));    // (10 + kMax - 1) overflowed
+  EXPECT_EQ(slice({10}, 9, -11, kMin), (Shape{1}));   // -kMin overflowed
+  EXPECT_EQ(slice({10}, 3, 10, 3), (Shape{3}));       // 3, 6, 9
+  const Attrs huge_dilation{{TSR_ATTR_KERNEL_SHAPE, I({3, 3})}, {TSR_ATTR_DILATIONS, I({kMax, 1})}};
+  EXPECT_THAT(ErrorOf(TSR_OP_MAX_POOL_2D, {T({1, 1, 4, 4})}, huge_dilation), HasSubstr("overflows"));
+  const Attrs huge_pads{{TSR_ATTR_KERNEL_SHAPE, I({1, 1})}, {TSR_ATTR_PADS, I({kMax, 0, kMax, 0})}};
+  EXPECT_THAT(ErrorOf(TSR_OP_MAX_POOL_2D, {T({1, 1, 4, 4})}, huge_pads), HasSubstr("overflows"));
+  // Huge strides with ceil mode: ceil(span / stride) without span + stride - 1.
+  const Attrs huge_stride{{TSR_ATTR_KERNEL_SHAPE, I({1, 1})}, {TSR_ATTR_STRIDES, I({kMax, kMax})},
+                          {TSR_ATTR_CEIL_MODE, I({1})}};
+  EXPECT_EQ(ShapeOf(TSR_OP_MAX_POOL_2D, {T({1, 1, 4, 4})}, huge_stride), (Shape{1, 1, 1, 1}));
+  EXPECT_THAT(ErrorOf(TSR_OP_CONCAT, {T({kMax - 1}), T({2})}, {{TSR_ATTR_AXIS, I({0})}}), HasSubstr("overflows"));
+  EXPECT_THAT(ErrorOf(TSR_OP_PAD, {T({4})}, {{TSR_ATTR_PADS, I({kMax, 1})}}), HasSubstr("overflows"));
+  EXPECT_THAT(ErrorOf(TSR_OP_RESHAPE, {T({4})}, {{TSR_ATTR_SHAPE, I({int64_t{1} << 32, int64_t{1} << 32, -1})}}),
+              HasSubstr("overflows"));
 }
 
 TEST(ShapeInferenceTest, ReshapeWithMinusOneAndZero) {

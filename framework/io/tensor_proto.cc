@@ -1,7 +1,5 @@
 #include "io/tensor_proto.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -15,6 +13,9 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "base/atomic_file.h"
+#include "base/exception_boundary.h"
+#include "checked_math.h"
 #include "io/protobuf_wire.h"
 #include "tessera/common.h"
 
@@ -339,30 +340,24 @@ absl::Status NarrowInt32Data(const std::vector<uint64_t>& values, int32_t onnx_t
   return absl::OkStatus();
 }
 
-bool ReadWholeFile(const std::string& path, std::vector<uint8_t>& out, std::string& error) {
+// The whole file, unless it holds more than `max_bytes`: the size of the
+// open file is checked before anything is allocated or read.
+absl::StatusOr<std::vector<uint8_t>> ReadWholeFile(const std::string& path, uint64_t max_bytes) {
+  auto cannot = [&](absl::string_view why) { return absl::NotFoundError(absl::StrCat("cannot read '", path, "': ", why)); };
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) {
-    error = fs::exists(path, ec) ? "not a regular file" : "no such file";
-    return false;
-  }
+  if (!fs::is_regular_file(path, ec)) return cannot(fs::exists(path, ec) ? "not a regular file" : "no such file");
   std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    error = "cannot open";
-    return false;
-  }
+  if (!f) return cannot("cannot open");
   f.seekg(0, std::ios::end);
   const std::streamoff size = f.tellg();
-  if (size < 0) {
-    error = "cannot determine size";
-    return false;
-  }
+  if (size < 0) return cannot("cannot determine size");
+  if (static_cast<uint64_t>(size) > max_bytes)
+    return absl::InvalidArgumentError(absl::StrCat("'", path, "' holds ", size, " bytes, more than the ", max_bytes,
+                                                   " any TensorProto of the expected tensor can take; not read"));
   f.seekg(0, std::ios::beg);
-  out.resize(static_cast<size_t>(size));
-  if (size > 0 && !f.read(reinterpret_cast<char*>(out.data()), size)) {
-    error = "short read";
-    return false;
-  }
-  return true;
+  std::vector<uint8_t> out(static_cast<size_t>(size));
+  if (size > 0 && !f.read(reinterpret_cast<char*>(out.data()), size)) return cannot("short read");
+  return out;
 }
 
 }  // namespace
@@ -372,7 +367,9 @@ const char* OnnxDataTypeName(int32_t onnx_type) {
   return kOnnxTypeNames[onnx_type];
 }
 
-absl::StatusOr<HostTensor> ParseTensorProto(std::span<const uint8_t> bytes) {
+namespace {
+
+absl::StatusOr<HostTensor> ParseUnguarded(std::span<const uint8_t> bytes) {
   absl::StatusOr<RawFields> fields = ReadFields(bytes);
   if (!fields.ok()) return fields.status();
   RawFields& f = *fields;
@@ -386,15 +383,13 @@ absl::StatusOr<HostTensor> ParseTensorProto(std::span<const uint8_t> bytes) {
         absl::StrCat("unsupported ONNX data type ", onnx_type, " (", OnnxDataTypeName(onnx_type), ")"));
 
   // Element count from dims, with overflow checks.
-  uint64_t count = 1;
-  for (size_t i = 0; i < f.dims.size(); ++i) {
-    const int64_t d = f.dims[i];
-    if (d < 0) return absl::InvalidArgumentError(absl::StrCat("dims[", i, "] = ", d, " is negative"));
-    if (d != 0 && count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / static_cast<uint64_t>(d))
-      return absl::InvalidArgumentError("dims overflow the element count");
-    count *= static_cast<uint64_t>(d);
-  }
+  for (size_t i = 0; i < f.dims.size(); ++i)
+    if (f.dims[i] < 0) return absl::InvalidArgumentError(absl::StrCat("dims[", i, "] = ", f.dims[i], " is negative"));
   const size_t esize = ElementSize(*dtype);
+  // The dims must describe a tensor whose byte size is representable; the
+  // data fields are then compared with it (never trusted for a size).
+  if (!checked::TensorBytes(f.dims, esize)) return absl::InvalidArgumentError("dims overflow the tensor size limit");
+  const uint64_t count = static_cast<uint64_t>(*checked::ElementCount(f.dims));
 
   HostTensor t;
   t.name = std::move(f.name);
@@ -461,6 +456,12 @@ absl::StatusOr<HostTensor> ParseTensorProto(std::span<const uint8_t> bytes) {
   return absl::InvalidArgumentError(absl::StrCat(src.field, " cannot carry a ", type_label));
 }
 
+}  // namespace
+
+absl::StatusOr<HostTensor> ParseTensorProto(std::span<const uint8_t> bytes) {
+  return CatchAsStatus("reading a TensorProto", [&] { return ParseUnguarded(bytes); });
+}
+
 std::vector<uint8_t> SerializeTensorProto(const HostTensor& t) {
   std::vector<uint8_t> out;
   out.reserve(t.data.size() + t.name.size() + 16 + 11 * t.shape.size());
@@ -476,12 +477,22 @@ std::vector<uint8_t> SerializeTensorProto(const HostTensor& t) {
   return out;
 }
 
-absl::StatusOr<HostTensor> ReadTensorProtoFile(const std::string& path) {
-  std::vector<uint8_t> bytes;
-  std::string error;
-  if (!ReadWholeFile(path, bytes, error))
-    return absl::NotFoundError(absl::StrCat("cannot read '", path, "': ", error));
-  absl::StatusOr<HostTensor> t = ParseTensorProto(bytes);
+uint64_t MaxTensorProtoFileBytes(std::span<const int64_t> shape) {
+  // The widest valid encoding of one element is an unpacked varint (a tag
+  // byte and 10 bytes: int64_data, or a negative int32_data); the name,
+  // dims, doc_string and tags fit in the 64 KiB on top.
+  constexpr uint64_t kOverhead = 64 * 1024;
+  const std::optional<int64_t> n = checked::ElementCount(shape);
+  const std::optional<uint64_t> data = n ? checked::Mul<uint64_t>(static_cast<uint64_t>(*n), 11) : std::nullopt;
+  const std::optional<uint64_t> total = data ? checked::Add<uint64_t>(*data, kOverhead) : std::nullopt;
+  return total.value_or(std::numeric_limits<uint64_t>::max());
+}
+
+absl::StatusOr<HostTensor> ReadTensorProtoFile(const std::string& path, uint64_t max_file_bytes) {
+  absl::StatusOr<std::vector<uint8_t>> bytes =
+      CatchAsStatus(absl::StrCat("reading '", path, "'"), [&] { return ReadWholeFile(path, max_file_bytes); });
+  if (!bytes.ok()) return bytes.status();
+  absl::StatusOr<HostTensor> t = ParseTensorProto(*bytes);
   if (!t.ok()) return absl::Status(t.status().code(), absl::StrCat("'", path, "': ", t.status().message()));
   return t;
 }
@@ -490,34 +501,16 @@ absl::Status WriteTensorProtoFile(const HostTensor& t, const std::string& path) 
   if (OnnxFromDType(t.dtype) == kOnnxUndefined)
     return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name, "' has dtype ", t.dtype,
                                                    ", which has no ONNX equivalent"));
-  uint64_t count = 1;
-  for (int64_t d : t.shape) {
+  for (int64_t d : t.shape)
     if (d < 0) return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name, "' has a negative dimension"));
-    if (d != 0 && count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / static_cast<uint64_t>(d))
-      return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name, "' has too many elements"));
-    count *= static_cast<uint64_t>(d);
-  }
-  const size_t esize = ElementSize(t.dtype);
-  if (t.data.size() % esize != 0 || t.data.size() / esize != count)
+  const std::optional<int64_t> bytes = checked::TensorBytes(t.shape, ElementSize(t.dtype));
+  if (!bytes) return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name, "' has too many elements"));
+  if (t.data.size() != static_cast<uint64_t>(*bytes))
     return absl::InvalidArgumentError(absl::StrCat("tensor '", t.name, "' holds ", t.data.size(),
-                                                   " bytes, its shape needs ", count * esize));
-  const std::vector<uint8_t> bytes = SerializeTensorProto(t);
-  const std::string temp = absl::StrCat(path, ".tmp.", ::getpid());
-  {
-    std::ofstream f(temp, std::ios::binary | std::ios::trunc);
-    if (!f) return absl::PermissionDeniedError(absl::StrCat("cannot write '", temp, "'"));
-    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-    if (!f.flush()) {
-      f.close();
-      std::remove(temp.c_str());
-      return absl::DataLossError(absl::StrCat("short write to '", temp, "'"));
-    }
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return absl::PermissionDeniedError(absl::StrCat("cannot rename '", temp, "' to '", path, "'"));
-  }
-  return absl::OkStatus();
+                                                   " bytes, its shape needs ", *bytes));
+  // Through the one atomic writer: the old "<path>.tmp.<pid>" temporary
+  // was predictable and followed a symlink planted at that name.
+  return WriteFileAtomically(path, SerializeTensorProto(t));
 }
 
 }  // namespace tessera

@@ -16,6 +16,7 @@
 #define TESSERA_FRAMEWORK_IO_TENSOR_PROTO_H_
 
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <string>
 #include <vector>
@@ -35,16 +36,25 @@ absl::StatusOr<HostTensor> ParseTensorProto(std::span<const uint8_t> bytes);
 // WriteTensorProtoFile to have that checked.
 std::vector<uint8_t> SerializeTensorProto(const HostTensor& t);
 
-absl::StatusOr<HostTensor> ReadTensorProtoFile(const std::string& path);
+// Reads and parses `path`. A file larger than `max_file_bytes` is refused
+// before it is read (see MaxTensorProtoFileBytes).
+absl::StatusOr<HostTensor> ReadTensorProtoFile(const std::string& path,
+                                               uint64_t max_file_bytes = std::numeric_limits<uint64_t>::max());
 
-// Checks dtype and data size against the shape, writes a temporary file
-// beside `path` and renames it into place.
+// The largest file a valid TensorProto of a tensor of `shape` can take
+// (any dtype, any encoding); UINT64_MAX for a shape without a size.
+uint64_t MaxTensorProtoFileBytes(std::span<const int64_t> shape);
+
+// Checks dtype and data size against the shape, then writes through
+// WriteFileAtomically (base/atomic_file.h).
 absl::Status WriteTensorProtoFile(const HostTensor& t, const std::string& path);
 
 // ONNX backend-test layout: DIR/<prefix>_0.pb, <prefix>_1.pb, ... (prefix is
 // "input" or "output"). Reads every <prefix>_N.pb in the directory; the
 // indices must run 0..N-1 without gaps. An empty set is not an error.
 absl::StatusOr<std::vector<HostTensor>> ReadTensorSet(const std::string& dir, const std::string& prefix);
+// The paths of that set, in index order (same checks), without reading them.
+absl::StatusOr<std::vector<std::string>> ListTensorSet(const std::string& dir, const std::string& prefix);
 
 // Writes <prefix>_0.pb... into `dir` (created if needed) and removes stale
 // <prefix>_K.pb files with K >= tensors.size(), so a later ReadTensorSet

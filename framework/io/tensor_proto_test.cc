@@ -436,6 +436,55 @@ TEST(TensorProtoTest, FileRoundTrip) {
   EXPECT_THAT(junk.status().message(), HasSubstr("junk.pb"));
 }
 
+// `run --outputs DIR` wrote through "<path>.tmp.<pid>", opened with
+// O_TRUNC and following symlinks: a link planted there by another user let
+// them overwrite any file the victim could write. The writer now uses an
+// unpredictable O_EXCL temporary (WriteFileAtomically).
+TEST(TensorProtoTest, WriteDoesNotFollowASymlinkAtThePredictableTemporaryName) {
+  TempDir dir;
+  const std::string victim = dir.file("victim");
+  { std::ofstream(victim, std::ios::binary) << "precious"; }
+  const std::string path = dir.file("output_0.pb");
+  const std::string predictable = path + ".tmp." + std::to_string(::getpid());
+  ASSERT_EQ(::symlink(victim.c_str(), predictable.c_str()), 0);
+  const HostTensor t = MakeTensor(TSR_DTYPE_F32, {2, 2}, 4, 3);
+  ASSERT_TRUE(WriteTensorProtoFile(t, path).ok());
+  std::ifstream f(victim, std::ios::binary);
+  std::string content((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(content, "precious");
+  absl::StatusOr<HostTensor> back = ReadTensorProtoFile(path);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->data, t.data);
+}
+
+// An input file larger than any encoding of its tensor is refused before
+// it is read (the bound: 11 bytes per element, the widest unpacked varint,
+// plus 64 KiB of name, dims and tags).
+TEST(TensorProtoTest, FileLargerThanItsTensorCanTakeIsNotRead) {
+  EXPECT_EQ(MaxTensorProtoFileBytes(std::vector<int64_t>{2, 3}), 6u * 11 + 65536);
+  EXPECT_EQ(MaxTensorProtoFileBytes(std::vector<int64_t>{}), 11u + 65536);
+  EXPECT_EQ(MaxTensorProtoFileBytes(std::vector<int64_t>{int64_t{1} << 62, 4}), UINT64_MAX);
+  TempDir dir;
+  const HostTensor t = MakeTensor(TSR_DTYPE_I64, {2, 3}, 8, 5);
+  ASSERT_TRUE(WriteTensorProtoFile(t, dir.file("t.pb")).ok());
+  const uint64_t size = fs::file_size(dir.file("t.pb"));
+  EXPECT_TRUE(ReadTensorProtoFile(dir.file("t.pb"), size).ok());
+  absl::StatusOr<HostTensor> refused = ReadTensorProtoFile(dir.file("t.pb"), size - 1);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("not read"));
+  // The widest valid encoding of that tensor fits the bound: unpacked
+  // int64_data of -1 (10-byte varints), each with its tag.
+  std::vector<uint8_t> wide = {0x08, 0x02, 0x08, 0x03, 0x10, 0x07};  // dims 2, 3; INT64
+  for (int i = 0; i < 6; ++i) {
+    wide.push_back(0x38);  // field 7, varint
+    for (int b = 0; b < 9; ++b) wide.push_back(0xff);
+    wide.push_back(0x01);
+  }
+  ASSERT_TRUE(ParseTensorProto(wide).ok());
+  EXPECT_LE(wide.size(), MaxTensorProtoFileBytes(std::vector<int64_t>{2, 3}));
+}
+
 TEST(TensorProtoTest, TensorSetRoundTrip) {
   TempDir dir;
   std::vector<HostTensor> inputs;

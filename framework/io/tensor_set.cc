@@ -41,7 +41,7 @@ absl::Status CheckPrefix(const std::string& prefix) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<HostTensor>> ReadTensorSet(const std::string& dir, const std::string& prefix) {
+absl::StatusOr<std::vector<std::string>> ListTensorSet(const std::string& dir, const std::string& prefix) {
   absl::Status ps = CheckPrefix(prefix);
   if (!ps.ok()) return ps;
   std::error_code ec;
@@ -52,16 +52,26 @@ absl::StatusOr<std::vector<HostTensor>> ReadTensorSet(const std::string& dir, co
     if (std::optional<size_t> i = SetIndex(name, prefix)) files[*i] = e.path().string();
   }
   if (ec) return absl::UnavailableError(absl::StrCat("cannot list '", dir, "': ", ec.message()));
-  std::vector<HostTensor> out;
+  std::vector<std::string> out;
   size_t expected = 0;
   for (const auto& [index, path] : files) {
     if (index != expected)
       return absl::InvalidArgumentError(absl::StrCat("'", dir, "': ", prefix, "_", expected, ".pb is missing but ",
                                                      prefix, "_", index, ".pb exists"));
+    out.push_back(path);
+    ++expected;
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<HostTensor>> ReadTensorSet(const std::string& dir, const std::string& prefix) {
+  absl::StatusOr<std::vector<std::string>> paths = ListTensorSet(dir, prefix);
+  if (!paths.ok()) return paths.status();
+  std::vector<HostTensor> out;
+  for (const std::string& path : *paths) {
     absl::StatusOr<HostTensor> t = ReadTensorProtoFile(path);
     if (!t.ok()) return t.status();
     out.push_back(*std::move(t));
-    ++expected;
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "base/exception_boundary.h"
 #include "base/status_macros.h"
 #include "flatbuffers/flatbuffers.h"
 #include "graph/graph_verifier.h"
@@ -43,7 +44,9 @@ bool LooksLikeTsr(std::span<const uint8_t> bytes) {
          flatbuffers::BufferHasIdentifier(bytes.data(), fb::ModelIdentifier(), /*size_prefixed=*/true);
 }
 
-absl::StatusOr<Graph> ParseModel(std::span<const uint8_t> bytes, std::shared_ptr<const void> keep_alive) {
+namespace {
+
+absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared_ptr<const void> keep_alive) {
   if (bytes.size() < 12) return absl::InvalidArgumentError("not a Tessera model: file shorter than the header");
   if (!LooksLikeTsr(bytes))
     return absl::InvalidArgumentError("not a Tessera model: missing the 'TSR1' file identifier");
@@ -140,8 +143,15 @@ absl::StatusOr<Graph> ParseModel(std::span<const uint8_t> bytes, std::shared_ptr
   return g;
 }
 
+}  // namespace
+
+absl::StatusOr<Graph> ParseModel(std::span<const uint8_t> bytes, std::shared_ptr<const void> keep_alive) {
+  return CatchAsStatus("loading the model", [&] { return ParseUnguarded(bytes, std::move(keep_alive)); });
+}
+
 absl::StatusOr<Graph> LoadModelFile(const std::string& path) {
-  ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file, MappedFile::Open(path));
+  ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file,
+                   CatchAsStatus(absl::StrCat("opening '", path, "'"), [&] { return MappedFile::Open(path); }));
   absl::StatusOr<Graph> g = ParseModel(file->bytes(), file);
   if (!g.ok())
     return absl::Status(g.status().code(), absl::StrCat("'", path, "': ", g.status().message()));

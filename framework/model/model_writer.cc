@@ -1,11 +1,9 @@
 #include "model/model_writer.h"
 
-#include <cstdio>
 #include <cstring>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "absl/strings/str_cat.h"
+#include "base/atomic_file.h"
 #include "base/status_macros.h"
 #include "flatbuffers/flatbuffers.h"
 #include "graph/graph_verifier.h"
@@ -126,29 +124,7 @@ absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& g) {
 
 absl::Status WriteModelFile(const Graph& g, const std::string& path) {
   ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, SerializeModel(g));
-  // A unique temporary beside the target, so concurrent writers never
-  // share one; fsync before the rename so a crash leaves old or new, whole.
-  std::string temp = path + ".XXXXXX";
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) return absl::PermissionDeniedError(absl::StrCat("cannot create a temporary file beside '", path, "'"));
-  size_t written = 0;
-  while (written < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-    if (n <= 0) break;
-    written += static_cast<size_t>(n);
-  }
-  const bool synced = written == bytes.size() && ::fsync(fd) == 0;
-  ::fchmod(fd, 0644);
-  ::close(fd);
-  if (!synced) {
-    std::remove(temp.c_str());
-    return absl::DataLossError(absl::StrCat("short write to '", temp, "'"));
-  }
-  if (std::rename(temp.c_str(), path.c_str()) != 0) {
-    std::remove(temp.c_str());
-    return absl::PermissionDeniedError(absl::StrCat("cannot rename '", temp, "' to '", path, "'"));
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(path, bytes);
 }
 
 }  // namespace tessera

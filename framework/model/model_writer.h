@@ -15,8 +15,8 @@ namespace tessera {
 
 absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& graph);
 
-// Writes to a temporary file beside `path` and renames it into place, so a
-// failure never leaves a half-written model behind.
+// Writes through WriteFileAtomically (base/atomic_file.h): a failure never
+// leaves a half-written model behind, and no symlink is followed.
 absl::Status WriteModelFile(const Graph& graph, const std::string& path);
 
 }  // namespace tessera

@@ -5,7 +5,9 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/dtype.h"
+#include "checked_math.h"
 #include "half.h"
 #include "kernel_api.h"
 #include "tessera/common.h"
@@ -54,7 +56,8 @@ double LoadElement(int32_t dtype, const uint8_t* data, int64_t i) {
 absl::StatusOr<std::vector<HostTensor>> FoldConstantOp(int32_t op_type, const std::map<int32_t, Attribute>& attrs,
                                                        const std::vector<const Tensor*>& inputs,
                                                        const std::vector<TensorType>& outputs,
-                                                       const std::vector<Quantization>& output_quants) {
+                                                       const std::vector<Quantization>& output_quants,
+                                                       int64_t max_output_bytes) {
   cpu::Attributes a;
   for (const auto& [key, value] : attrs) {
     if (!value.floats.empty()) a.SetFloats(key, value.floats);
@@ -74,14 +77,18 @@ absl::StatusOr<std::vector<HostTensor>> FoldConstantOp(int32_t op_type, const st
   std::vector<HostTensor> results(outputs.size());
   std::vector<cpu::TensorRef> out(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const std::optional<int64_t> n = ShapeElementCount(outputs[i].shape);
     const size_t elem = DTypeSize(outputs[i].dtype);
-    if (!n || elem == 0) return absl::InvalidArgumentError(absl::StrCat(OpTypeName(op_type), ": bad folded output shape"));
-    if (*n > (int64_t{1} << 31) / static_cast<int64_t>(elem))
-      return absl::ResourceExhaustedError(absl::StrCat(OpTypeName(op_type), ": folded constant too large"));
+    if (elem == 0 || !checked::ElementCount(outputs[i].shape))
+      return absl::InvalidArgumentError(absl::StrCat(OpTypeName(op_type), ": bad folded output shape"));
+    const std::optional<int64_t> bytes = checked::TensorBytes(outputs[i].shape, elem, max_output_bytes);
+    if (!bytes)
+      return absl::ResourceExhaustedError(absl::StrCat(
+          OpTypeName(op_type), ": folded constant of shape [", absl::StrJoin(outputs[i].shape, ","),
+          "] exceeds the import budget of ", max_output_bytes,
+          " bytes (ImportOptions::max_folded_constant_bytes, tessera import --max-folded-bytes)"));
     results[i].dtype = outputs[i].dtype;
     results[i].shape = outputs[i].shape;
-    results[i].data.assign(static_cast<size_t>(*n) * elem, 0);
+    results[i].data.assign(static_cast<size_t>(*bytes), 0);
     out[i].dtype = outputs[i].dtype;
     out[i].shape = outputs[i].shape;
     out[i].data = results[i].data.data();

@@ -15,11 +15,13 @@
 
 namespace tessera::onnx_import {
 
-// `inputs` may hold nullptr for an omitted optional input.
+// `inputs` may hold nullptr for an omitted optional input. Each output may
+// hold at most `max_output_bytes` (the import's folding budget).
 absl::StatusOr<std::vector<HostTensor>> FoldConstantOp(int32_t op_type, const std::map<int32_t, Attribute>& attrs,
                                                        const std::vector<const Tensor*>& inputs,
                                                        const std::vector<TensorType>& outputs,
-                                                       const std::vector<Quantization>& output_quants);
+                                                       const std::vector<Quantization>& output_quants,
+                                                       int64_t max_output_bytes);
 
 // Writes `value` as element `i` of a tensor of `dtype` (float->int truncates
 // and saturates like CAST; f16 rounds to nearest even; bool = value != 0).

@@ -1,12 +1,14 @@
 // Ops whose result is known at import time: Constant, ConstantOfShape,
 // Shape, Size, Range, EyeLike (shapes are static, so Shape and Size always
 // fold; Range needs constant inputs).
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
 #include "base/dtype.h"
 #include "base/status_macros.h"
+#include "checked_math.h"
 #include "onnx/constant_folding.h"
 #include "onnx/converters.h"
 #include "onnx/initializers.h"
@@ -66,16 +68,14 @@ Outputs ConstantOfShape(ImportContext& ctx, const Node& n) {
     dtype = v.dtype;
     value = LoadElement(v.dtype, v.data.data(), 0);
     if (dtype == TSR_DTYPE_I64) {  // exact for every int64
-      const std::optional<int64_t> count = ShapeElementCount(shape);
-      if (!count || *count > (int64_t{1} << 28)) return absl::InvalidArgumentError("ConstantOfShape too large");
-      HostTensor h{"", dtype, shape, std::vector<uint8_t>(static_cast<size_t>(*count) * 8)};
-      for (int64_t i = 0; i < *count; ++i) std::memcpy(h.data.data() + 8 * i, v.data.data(), 8);
+      ASSIGN_OR_RETURN(const size_t bytes, ctx.FoldedBytes(dtype, shape, "ConstantOfShape"));
+      HostTensor h{"", dtype, shape, std::vector<uint8_t>(bytes)};
+      for (size_t i = 0; i < bytes / 8; ++i) std::memcpy(h.data.data() + 8 * i, v.data.data(), 8);
       return std::vector<int32_t>{ctx.AddConstant(std::move(h))};
     }
   }
-  const std::optional<int64_t> count = ShapeElementCount(shape);
-  if (!count || *count > (int64_t{1} << 28)) return absl::InvalidArgumentError("ConstantOfShape too large");
-  return std::vector<int32_t>{ctx.Filled(dtype, shape, value)};
+  ASSIGN_OR_RETURN(const int32_t filled, ctx.Filled(dtype, shape, value, "ConstantOfShape"));
+  return std::vector<int32_t>{filled};
 }
 
 Outputs Shape(ImportContext& ctx, const Node& n) {
@@ -114,12 +114,19 @@ Outputs Range(ImportContext& ctx, const Node& n) {
     ASSIGN_OR_RETURN(std::vector<int64_t> dv, ctx.ConstInts(d, "delta"));
     if (sv.size() != 1 || lv.size() != 1 || dv.size() != 1) return absl::InvalidArgumentError("Range inputs must be scalars");
     if (dv[0] == 0) return absl::InvalidArgumentError("Range delta is 0");
-    const double c = std::ceil(static_cast<double>(lv[0] - sv[0]) / static_cast<double>(dv[0]));
-    count = c > 0 ? static_cast<int64_t>(c) : 0;
-    if (count > (int64_t{1} << 26)) return absl::InvalidArgumentError("Range too large");
+    // limit - start and start + i * delta overflow for extreme inputs;
+    // the count is exact integer arithmetic (ceil of a quotient).
+    const std::optional<int64_t> span = checked::Sub(lv[0], sv[0]);
+    if (!span) return absl::InvalidArgumentError("Range limit - start overflows");
+    if ((*span > 0) == (dv[0] > 0) && *span != 0) {
+      const int64_t q = *span / dv[0], r = *span % dv[0];
+      count = r != 0 ? q + 1 : q;
+    }
     h.shape = {count};
-    h.data.resize(static_cast<size_t>(count) * DTypeSize(dt));
+    ASSIGN_OR_RETURN(const size_t bytes, ctx.FoldedBytes(dt, h.shape, "Range"));
+    h.data.resize(bytes);
     for (int64_t i = 0; i < count; ++i) {
+      // start + i * delta stays between start and limit (i < count).
       const int64_t v = sv[0] + i * dv[0];
       if (dt == TSR_DTYPE_I64) std::memcpy(h.data.data() + 8 * i, &v, 8);
       else { const int32_t v32 = static_cast<int32_t>(v); std::memcpy(h.data.data() + 4 * i, &v32, 4); }
@@ -131,10 +138,12 @@ Outputs Range(ImportContext& ctx, const Node& n) {
     if (dv == 0 || !std::isfinite(sv) || !std::isfinite(lv) || !std::isfinite(dv))
       return absl::InvalidArgumentError("Range needs finite inputs and a non-zero delta");
     const double c = std::ceil((lv - sv) / dv);
-    count = c > 0 ? static_cast<int64_t>(c) : 0;
-    if (count > (int64_t{1} << 26)) return absl::InvalidArgumentError("Range too large");
+    const std::optional<int64_t> exact = checked::DoubleToInt64(c);
+    if (!exact) return absl::InvalidArgumentError("Range element count is not representable");
+    count = *exact > 0 ? *exact : 0;
     h.shape = {count};
-    h.data.resize(static_cast<size_t>(count) * 4);
+    ASSIGN_OR_RETURN(const size_t bytes, ctx.FoldedBytes(dt, h.shape, "Range"));
+    h.data.resize(bytes);
     const float start = static_cast<float>(sv), delta = static_cast<float>(dv);
     for (int64_t i = 0; i < count; ++i) {
       const float v = start + static_cast<float>(i) * delta;
@@ -151,8 +160,13 @@ Outputs EyeLike(ImportContext& ctx, const Node& n) {
   if (ctx.rank(x) != 2) return absl::InvalidArgumentError("EyeLike needs a 2-D input");
   int32_t dt = ctx.dtype(x);
   if (n.Has("dtype")) { ASSIGN_OR_RETURN(dt, DTypeFromOnnx(static_cast<int32_t>(n.Int("dtype", 1)))); }
-  const int64_t rows = ctx.shape(x)[0], cols = ctx.shape(x)[1], k = n.Int("k", 0);
-  HostTensor h{"", dt, {rows, cols}, std::vector<uint8_t>(static_cast<size_t>(rows * cols) * DTypeSize(dt))};
+  const int64_t rows = ctx.shape(x)[0], cols = ctx.shape(x)[1];
+  // rows * cols * size wrapped for a crafted shape, and r + k overflowed
+  // for a huge k: the size is checked and budgeted before allocating, and
+  // k is clamped to the only range where it selects anything.
+  ASSIGN_OR_RETURN(const size_t bytes, ctx.FoldedBytes(dt, {rows, cols}, "EyeLike"));
+  const int64_t k = std::clamp<int64_t>(n.Int("k", 0), -rows - 1, cols + 1);
+  HostTensor h{"", dt, {rows, cols}, std::vector<uint8_t>(bytes)};
   for (int64_t r = 0; r < rows; ++r) {
     const int64_t c = r + k;
     if (c >= 0 && c < cols) StoreElement(dt, 1, h.data.data(), r * cols + c);

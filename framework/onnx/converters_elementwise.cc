@@ -74,7 +74,10 @@ Outputs Dropout(ImportContext& ctx, const Node& n) {
     if (training != 0) return Unsupported("Dropout with training_mode=1 unsupported");
   }
   std::vector<int32_t> out{x};
-  if (n.wants_output(1)) out.push_back(ctx.Filled(TSR_DTYPE_BOOL, ctx.shape(x), 1));  // inference: keep all
+  if (n.wants_output(1)) {  // inference: keep all
+    ASSIGN_OR_RETURN(int32_t mask, ctx.Filled(TSR_DTYPE_BOOL, ctx.shape(x), 1, "Dropout mask"));
+    out.push_back(mask);
+  }
   return out;
 }
 

@@ -3,11 +3,14 @@
 // Tile (-> CONCATs), DepthToSpace / SpaceToDepth (-> RESHAPE + TRANSPOSE).
 #include <algorithm>
 #include <numeric>
+#include <optional>
+#include <span>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/dtype.h"
 #include "base/status_macros.h"
+#include "checked_math.h"
 #include "onnx/converters.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
@@ -17,10 +20,12 @@ namespace {
 
 using Outputs = absl::StatusOr<std::vector<int32_t>>;
 
+// Shapes here are already valid tensor shapes, so the product fits; -1
+// (refused by RESHAPE's shape inference) if it ever does not.
 int64_t Product(const std::vector<int64_t>& v, size_t begin, size_t end) {
-  int64_t p = 1;
-  for (size_t i = begin; i < end && i < v.size(); ++i) p *= v[i];
-  return p;
+  if (begin >= end || begin >= v.size()) return 1;
+  const size_t last = std::min(end, v.size());
+  return checked::ElementCount(std::span<const int64_t>(v.data() + begin, last - begin)).value_or(-1);
 }
 
 Outputs Reshape(ImportContext& ctx, const Node& n) {
@@ -46,7 +51,9 @@ Outputs Reshape(ImportContext& ctx, const Node& n) {
     } else if (shape[i] < 0) {
       return absl::InvalidArgumentError(absl::StrCat("invalid dimension ", shape[i], " in shape"));
     } else {
-      known *= shape[i];
+      const std::optional<int64_t> next = checked::Mul(known, shape[i]);
+      if (!next) return absl::InvalidArgumentError("Reshape shape overflows");
+      known = *next;
     }
   }
   if (infer >= 0) {
@@ -58,10 +65,10 @@ Outputs Reshape(ImportContext& ctx, const Node& n) {
   // RESHAPE's shape attribute reads 0 as "copy"; an empty result (the only
   // case where allowzero keeps a real 0) is a constant with no elements.
   if (allow_zero && total == 0 && std::find(shape.begin(), shape.end(), 0) != shape.end()) {
-    int64_t count = 1;
-    for (int64_t d : shape) count *= d;
-    if (count != 0) return absl::InvalidArgumentError("cannot reshape an empty tensor to a non-empty shape");
-    return std::vector<int32_t>{ctx.Filled(ctx.dtype(x), shape, 0)};
+    if (checked::ElementCount(shape) != 0)
+      return absl::InvalidArgumentError("cannot reshape an empty tensor to a non-empty shape");
+    ASSIGN_OR_RETURN(int32_t empty, ctx.Filled(ctx.dtype(x), shape, 0));
+    return std::vector<int32_t>{empty};
   }
   ASSIGN_OR_RETURN(int32_t y, ctx.Emit(TSR_OP_RESHAPE, {x}, {{TSR_ATTR_SHAPE, IntsAttr(shape)}}));
   return std::vector<int32_t>{y};
@@ -192,7 +199,9 @@ Outputs Split(ImportContext& ctx, const Node& n) {
   int64_t sum = 0;
   for (int64_t s : split) {
     if (s < 0) return absl::InvalidArgumentError("negative split size");
-    sum += s;
+    const std::optional<int64_t> next = checked::Add(sum, s);
+    if (!next) return absl::InvalidArgumentError("split sizes overflow");
+    sum = *next;
   }
   if (sum != dim) return absl::InvalidArgumentError(absl::StrCat("split sizes sum to ", sum, ", not ", dim));
   std::vector<int32_t> outs;
@@ -242,7 +251,9 @@ Outputs Expand(ImportContext& ctx, const Node& n) {
     if (d < 0) return absl::InvalidArgumentError("negative dimension in Expand shape");
   ASSIGN_OR_RETURN(std::vector<int64_t> out, BroadcastShapes(ctx.shape(x), shape));
   if (out == ctx.shape(x)) return std::vector<int32_t>{x};
-  const int32_t cond = ctx.Filled(TSR_DTYPE_BOOL, shape, 1);
+  // The condition is a constant of the requested shape: the folding
+  // budget bounds it before anything is allocated.
+  ASSIGN_OR_RETURN(const int32_t cond, ctx.Filled(TSR_DTYPE_BOOL, shape, 1, "Expand condition"));
   ASSIGN_OR_RETURN(int32_t y, ctx.Emit(TSR_OP_SELECT, {cond, x, x}));
   return std::vector<int32_t>{y};
 }
@@ -258,8 +269,10 @@ Outputs Tile(ImportContext& ctx, const Node& n) {
     if (repeats[axis] == 1) continue;
     if (repeats[axis] == 0 || ctx.tensor(y).element_count() == 0) {
       std::vector<int64_t> s = ctx.shape(y);
-      s[axis] *= repeats[axis];
-      y = ctx.Filled(ctx.dtype(y), s, 0);
+      const std::optional<int64_t> tiled = checked::Mul(s[axis], repeats[axis]);
+      if (!tiled) return absl::InvalidArgumentError("Tile output dimension overflows");
+      s[axis] = *tiled;
+      ASSIGN_OR_RETURN(y, ctx.Filled(ctx.dtype(y), s, 0, "Tile of an empty tensor"));
       continue;
     }
     if (repeats[axis] > 4096) return Unsupported("Tile repeat above 4096 unsupported");
@@ -278,10 +291,15 @@ Converter SpaceDepth(bool to_space) {
     if (b <= 0) return absl::InvalidArgumentError("blocksize must be positive");
     const std::vector<int64_t> s = ctx.shape(x);
     const int64_t N = s[0], C = s[1], H = s[2], W = s[3];
+    // b comes from the file: b * b and the scaled dims must not wrap.
+    const std::optional<int64_t> bb = checked::Mul(b, b);
+    const std::optional<int64_t> hb = checked::Mul(H, b), wb = checked::Mul(W, b);
+    const std::optional<int64_t> cbb = bb ? checked::Mul(C, *bb) : std::nullopt;
+    if (!bb || (to_space ? (!hb || !wb) : !cbb)) return absl::InvalidArgumentError("blocksize too large");
     std::vector<int64_t> tmp, perm, out;
     if (to_space) {
-      if (C % (b * b) != 0) return absl::InvalidArgumentError("channels not divisible by blocksize^2");
-      const int64_t c = C / (b * b);
+      if (C % *bb != 0) return absl::InvalidArgumentError("channels not divisible by blocksize^2");
+      const int64_t c = C / *bb;
       if (n.String("mode", "DCR") == "CRD") {
         tmp = {N, c, b, b, H, W};
         perm = {0, 1, 4, 2, 5, 3};
@@ -289,12 +307,12 @@ Converter SpaceDepth(bool to_space) {
         tmp = {N, b, b, c, H, W};
         perm = {0, 3, 4, 1, 5, 2};
       }
-      out = {N, c, H * b, W * b};
+      out = {N, c, *hb, *wb};
     } else {
       if (H % b != 0 || W % b != 0) return absl::InvalidArgumentError("spatial dims not divisible by blocksize");
       tmp = {N, C, H / b, b, W / b, b};
       perm = {0, 3, 5, 1, 2, 4};
-      out = {N, C * b * b, H / b, W / b};
+      out = {N, *cbb, H / b, W / b};
     }
     ASSIGN_OR_RETURN(int32_t r, ctx.Reshape(x, tmp));
     ASSIGN_OR_RETURN(int32_t t, ctx.Emit(TSR_OP_TRANSPOSE, {r}, {{TSR_ATTR_PERM, IntsAttr(perm)}}));
@@ -308,14 +326,20 @@ Converter SpaceDepth(bool to_space) {
 Outputs Trilu(ImportContext& ctx, const Node& n) {
   ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
   if (ctx.rank(x) < 2) return absl::InvalidArgumentError("Trilu needs rank >= 2");
-  int64_t k = 0;
-  if (n.has_input(1)) {
-    ASSIGN_OR_RETURN(double kv, ctx.ConstScalar(n.input(1), "Trilu k"));
-    k = static_cast<int64_t>(kv);
-  }
   const bool upper = n.Int("upper", 1) != 0;
   const int64_t rows = ctx.shape(x)[ctx.rank(x) - 2], cols = ctx.shape(x)[ctx.rank(x) - 1];
-  HostTensor mask{"", TSR_DTYPE_BOOL, {rows, cols}, std::vector<uint8_t>(static_cast<size_t>(rows * cols))};
+  // rows * cols wrapped for a crafted shape (an 84-byte file): the mask
+  // is sized by the checked, budgeted product before it is allocated.
+  ASSIGN_OR_RETURN(const size_t mask_bytes, ctx.FoldedBytes(TSR_DTYPE_BOOL, {rows, cols}, "Trilu mask"));
+  int64_t k = 0;
+  if (n.has_input(1)) {
+    ASSIGN_OR_RETURN(std::vector<int64_t> kv, ctx.ConstInts(n.input(1), "Trilu k"));
+    if (kv.size() != 1) return absl::InvalidArgumentError("Trilu k must hold exactly one value");
+    // j - i lies in [-rows, cols]: a k beyond that acts like its bound,
+    // and the clamp keeps the comparison free of overflow.
+    k = std::clamp<int64_t>(kv[0], -rows - 1, cols + 1);
+  }
+  HostTensor mask{"", TSR_DTYPE_BOOL, {rows, cols}, std::vector<uint8_t>(mask_bytes)};
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) mask.data[i * cols + j] = (upper ? j - i >= k : j - i <= k) ? 1 : 0;
   const int32_t m = ctx.AddConstant(std::move(mask));

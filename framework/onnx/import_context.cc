@@ -4,8 +4,10 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/dtype.h"
 #include "base/status_macros.h"
+#include "checked_math.h"
 #include "onnx/constant_folding.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
@@ -42,17 +44,43 @@ int32_t ImportContext::AddConstant(HostTensor h, Quantization quant) {
   return AddTensor(std::move(t));
 }
 
-int32_t ImportContext::Filled(int32_t dtype, std::vector<int64_t> shape, double value) {
+absl::StatusOr<size_t> ImportContext::FoldedBytes(int32_t dtype, const std::vector<int64_t>& shape,
+                                                  absl::string_view what) const {
+  const size_t elem = DTypeSize(dtype);
+  if (elem == 0) return absl::InvalidArgumentError(absl::StrCat(what, ": unknown dtype ", dtype));
+  for (int64_t d : shape)
+    if (d < 0) return absl::InvalidArgumentError(absl::StrCat(what, ": negative dimension in [", absl::StrJoin(shape, ","), "]"));
+  // An element count that overflows is simply above every budget.
+  const std::optional<int64_t> count = checked::ElementCount(shape);
+  const std::optional<int64_t> bytes = count ? checked::Mul(*count, static_cast<int64_t>(elem)) : std::nullopt;
+  if (!bytes || *bytes > max_folded_bytes_)
+    return absl::ResourceExhaustedError(absl::StrCat(
+        what, ": a constant of shape [", absl::StrJoin(shape, ","), "] (", DTypeName(dtype), ") needs ",
+        bytes ? absl::StrCat(*bytes, " bytes") : std::string("more than 2^63 bytes"),
+        ", above the import budget of ", max_folded_bytes_,
+        " bytes for one folded constant (ImportOptions::max_folded_constant_bytes, tessera import --max-folded-bytes)"));
+  return static_cast<size_t>(*bytes);
+}
+
+absl::StatusOr<int32_t> ImportContext::Filled(int32_t dtype, std::vector<int64_t> shape, double value,
+                                              absl::string_view what) {
+  ASSIGN_OR_RETURN(const size_t bytes, FoldedBytes(dtype, shape, what));
   HostTensor h;
   h.dtype = dtype;
   h.shape = std::move(shape);
-  const int64_t n = ShapeElementCount(h.shape).value_or(0);
-  h.data.resize(static_cast<size_t>(n) * DTypeSize(dtype));
+  h.data.resize(bytes);
+  const int64_t n = static_cast<int64_t>(bytes / DTypeSize(dtype));
   for (int64_t i = 0; i < n; ++i) StoreElement(dtype, value, h.data.data(), i);
   return AddConstant(std::move(h));
 }
 
-int32_t ImportContext::Scalar(int32_t dtype, double value) { return Filled(dtype, {}, value); }
+int32_t ImportContext::Scalar(int32_t dtype, double value) {
+  HostTensor h;
+  h.dtype = dtype;
+  h.data.resize(DTypeSize(dtype));
+  if (!h.data.empty()) StoreElement(dtype, value, h.data.data(), 0);
+  return AddConstant(std::move(h));
+}
 
 int32_t ImportContext::Int64s(const std::vector<int64_t>& values) {
   HostTensor h;
@@ -69,7 +97,8 @@ absl::StatusOr<std::vector<int32_t>> ImportContext::Fold(int32_t op_type, const 
                                                          const std::vector<Quantization>& quants) {
   std::vector<const Tensor*> in;
   for (int32_t t : inputs) in.push_back(t < 0 ? nullptr : &graph_.tensors[t]);
-  ASSIGN_OR_RETURN(std::vector<HostTensor> results, FoldConstantOp(op_type, attrs, in, outputs, quants));
+  ASSIGN_OR_RETURN(std::vector<HostTensor> results,
+                   FoldConstantOp(op_type, attrs, in, outputs, quants, max_folded_bytes_));
   std::vector<int32_t> ids;
   for (size_t i = 0; i < results.size(); ++i) {
     results[i].name = NewName(OpTypeName(op_type));
@@ -164,7 +193,7 @@ absl::StatusOr<std::vector<double>> ImportContext::ConstDoubles(int32_t t, absl:
     return absl::UnimplementedError(absl::StrCat(what, " must be a constant (or fold to one)"));
   const Tensor& x = graph_.tensors[t];
   const int64_t n = x.element_count();
-  if (x.data.size() < static_cast<size_t>(n) * DTypeSize(x.dtype))
+  if (n < 0 || x.data.size() != x.byte_size())
     return absl::InvalidArgumentError(absl::StrCat(what, ": constant data too short"));
   std::vector<double> v(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[i] = LoadElement(x.dtype, x.data.data(), i);
@@ -178,6 +207,8 @@ absl::StatusOr<std::vector<int64_t>> ImportContext::ConstInts(int32_t t, absl::s
   const Tensor& x = graph_.tensors[t];
   const int64_t n = x.element_count();
   if (x.dtype == TSR_DTYPE_I64) {
+    if (n < 0 || x.data.size() != static_cast<size_t>(n) * 8)
+      return absl::InvalidArgumentError(absl::StrCat(what, ": constant data does not match its shape"));
     std::vector<int64_t> v(static_cast<size_t>(n));
     if (n > 0) std::memcpy(v.data(), x.data.data(), static_cast<size_t>(n) * 8);
     return v;

@@ -27,7 +27,8 @@ struct EmitOptions {
 
 class ImportContext {
  public:
-  explicit ImportContext(int64_t opset) : opset_(opset) {}
+  // `max_folded_bytes`: the budget of every constant made while importing.
+  ImportContext(int64_t opset, int64_t max_folded_bytes) : opset_(opset), max_folded_bytes_(max_folded_bytes) {}
 
   int64_t opset() const { return opset_; }
   Graph& graph() { return graph_; }
@@ -45,8 +46,15 @@ class ImportContext {
   int32_t AddConstant(HostTensor t, Quantization quant = {});
   // Rank-0 constant of `dtype` holding `value` (converted like CAST).
   int32_t Scalar(int32_t dtype, double value);
-  // Constant of `dtype` and `shape` filled with `value`.
-  int32_t Filled(int32_t dtype, std::vector<int64_t> shape, double value);
+  // Constant of `dtype` and `shape` filled with `value`; fails when its
+  // size overflows or exceeds the folding budget (`what` names it).
+  absl::StatusOr<int32_t> Filled(int32_t dtype, std::vector<int64_t> shape, double value,
+                                 absl::string_view what = "filled constant");
+  // Bytes of a constant of `dtype` and `shape` about to be made at import
+  // time: checked arithmetic, then the folding budget. Call it before
+  // allocating; `what` names the constant in the error.
+  absl::StatusOr<size_t> FoldedBytes(int32_t dtype, const std::vector<int64_t>& shape, absl::string_view what) const;
+  int64_t max_folded_bytes() const { return max_folded_bytes_; }
   int32_t Int64s(const std::vector<int64_t>& values);  // 1-D i64
 
   // One-output op; output type from shape inference.
@@ -92,6 +100,7 @@ class ImportContext {
   int32_t AddTensor(Tensor t);
 
   int64_t opset_;
+  int64_t max_folded_bytes_;
   Graph graph_;
   std::map<std::string, int32_t> values_;
   std::map<int32_t, HostTensor> freezable_;

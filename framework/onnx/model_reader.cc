@@ -25,6 +25,9 @@ absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path) {
   in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
   if (size < 0) return absl::InvalidArgumentError(absl::StrCat("cannot read '", path, "'"));
+  // protobuf parses at most 2 GiB: refuse a larger file before reading it.
+  if (size > std::numeric_limits<int>::max())
+    return absl::InvalidArgumentError(absl::StrCat("'", path, "' is larger than 2 GiB (external data is not supported)"));
   in.seekg(0, std::ios::beg);
   std::vector<uint8_t> bytes(static_cast<size_t>(size));
   if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))

@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/dtype.h"
+#include "base/exception_boundary.h"
 #include "base/status_macros.h"
 #include "compile/tensor_pruning.h"
 #include "graph/graph_verifier.h"
@@ -210,12 +211,16 @@ absl::Status ImportNode(const onnx::NodeProto& node, int index, ImportContext& c
 
 }  // namespace
 
-absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const ImportOptions& options,
+namespace {
+
+absl::StatusOr<Graph> ImportUnguarded(std::span<const uint8_t> bytes, const ImportOptions& options,
                                       const std::string& fallback_name) {
   ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModel(bytes));
   ASSIGN_OR_RETURN(int64_t opset, DefaultDomainOpset(model));
   const onnx::GraphProto& g = model.graph();
-  ImportContext ctx(opset);
+  if (options.max_folded_constant_bytes < 0)
+    return absl::InvalidArgumentError("max_folded_constant_bytes must not be negative");
+  ImportContext ctx(opset, options.max_folded_constant_bytes);
   if (g.sparse_initializer_size() > 0) return absl::UnimplementedError("sparse initializers unsupported");
   for (const onnx::TensorProto& init : g.initializer()) {
     ASSIGN_OR_RETURN(HostTensor h, ConvertTensorProto(init));
@@ -268,8 +273,16 @@ absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const Impo
   return graph;
 }
 
+}  // namespace
+
+absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const ImportOptions& options,
+                                      const std::string& fallback_name) {
+  return CatchAsStatus("ONNX import", [&] { return ImportUnguarded(bytes, options, fallback_name); });
+}
+
 absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
-  ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, ReadFileBytes(path));
+  ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,
+                   CatchAsStatus(absl::StrCat("reading '", path, "'"), [&] { return ReadFileBytes(path); }));
   absl::StatusOr<Graph> g = ImportOnnxBytes(bytes, options, "onnx_model");
   if (!g.ok()) return absl::Status(g.status().code(), absl::StrCat("'", path, "': ", g.status().message()));
   return g;

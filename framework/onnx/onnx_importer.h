@@ -31,6 +31,12 @@ inline constexpr int64_t kMinOpset = 11;
 inline constexpr int64_t kMinLegacyOpset = 6;
 inline constexpr int64_t kMaxOpset = 17;
 
+// The default bound on one constant made at import time (a folded op's
+// result, an Expand condition, a Trilu mask, ConstantOfShape, ...): 256 MiB.
+// A tiny file can ask for terabytes; past the budget the import fails at
+// once, before anything is allocated (docs/reliability.md).
+inline constexpr int64_t kDefaultMaxFoldedConstantBytes = int64_t{256} << 20;
+
 struct ImportOptions {
   // Shape overrides by graph input name (replace the declared dims).
   std::map<std::string, std::vector<int64_t>> input_shapes;
@@ -42,6 +48,9 @@ struct ImportOptions {
   // Slice starts, reduction axes, ...) is frozen into a constant and leaves
   // the graph's inputs; metadata "onnx.frozen_inputs" lists the positions.
   std::vector<std::optional<HostTensor>> positional_input_values;
+  // The largest constant the importer may create (bytes); `tessera import
+  // --max-folded-bytes N` sets it.
+  int64_t max_folded_constant_bytes = kDefaultMaxFoldedConstantBytes;
 };
 
 absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const ImportOptions& options = {},

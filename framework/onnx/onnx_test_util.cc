@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
 #include "onnx/constant_folding.h"
+#include "onnx/onnx_importer.h"
 
 namespace tessera::onnx_import::testing {
 
@@ -123,7 +124,7 @@ absl::StatusOr<std::vector<HostTensor>> RunReference(const Graph& graph, const s
       out_types.push_back({values[t].dtype, values[t].shape});
       quants.push_back(values[t].quant);
     }
-    ASSIGN_OR_RETURN(std::vector<HostTensor> results, FoldConstantOp(op.type, op.attrs, in, out_types, quants));
+    ASSIGN_OR_RETURN(std::vector<HostTensor> results, FoldConstantOp(op.type, op.attrs, in, out_types, quants, kDefaultMaxFoldedConstantBytes));
     for (size_t i = 0; i < op.outputs.size(); ++i) {
       storage[op.outputs[i]] = std::move(results[i].data);
       values[op.outputs[i]].data = storage[op.outputs[i]];

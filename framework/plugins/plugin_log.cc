@@ -5,6 +5,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "base/environment.h"
 #include "tessera/common.h"
 
 namespace tessera {
@@ -12,7 +13,7 @@ namespace {
 
 int32_t Threshold() {
   static const int32_t level = [] {
-    const char* v = std::getenv("TESSERA_LOG_LEVEL");
+    const char* v = EnvironmentOverride("TESSERA_LOG_LEVEL");
     if (v == nullptr) return static_cast<int32_t>(TSR_LOG_WARNING);
     if (std::strcmp(v, "debug") == 0) return static_cast<int32_t>(TSR_LOG_DEBUG);
     if (std::strcmp(v, "info") == 0) return static_cast<int32_t>(TSR_LOG_INFO);

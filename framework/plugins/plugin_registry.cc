@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/environment.h"
 #include "base/status_macros.h"
 
 namespace tessera {
@@ -156,9 +157,9 @@ PluginRegistry PluginRegistry::Discover(const PluginSearchOptions& options) {
   std::set<std::string> filter(options.vendor_filter.begin(), options.vendor_filter.end());
   filter.erase("");
   if (options.read_environment) {
-    for (const std::string& d : SplitList(std::getenv("TESSERA_PLUGIN_PATH"), ':'))
+    for (const std::string& d : SplitList(EnvironmentOverride("TESSERA_PLUGIN_PATH"), ':'))
       dirs.push_back({d, "TESSERA_PLUGIN_PATH", ""});
-    std::vector<std::string> env_filter = SplitList(std::getenv("TESSERA_PLUGIN_FILTER"), ',');
+    std::vector<std::string> env_filter = SplitList(EnvironmentOverride("TESSERA_PLUGIN_FILTER"), ',');
     if (!env_filter.empty()) {
       std::set<std::string> env_set;
       for (const std::string& v : env_filter) env_set.insert(CanonicalVendorName(v));

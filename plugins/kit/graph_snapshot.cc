@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "byte_io.h"
+#include "checked_math.h"
 #include "tessera/ops.h"
 
 namespace tessera::kit {
@@ -54,14 +55,10 @@ size_t DTypeByteSize(int32_t dtype) {
   }
 }
 
-int64_t ElementCount(std::span<const int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) {
-    if (d < 0) return -1;
-    if (d != 0 && n > INT64_MAX / d) return -1;
-    n *= d;
-  }
-  return n;
+int64_t ElementCount(std::span<const int64_t> shape) { return checked::ElementCount(shape).value_or(-1); }
+
+int64_t TensorByteSize(const SnapshotTensor& t) {
+  return checked::TensorBytes(t.shape, DTypeByteSize(t.dtype)).value_or(-1);
 }
 
 absl::StatusOr<GraphSnapshot> SnapshotGraph(const tsr_graph_view_api* v,
@@ -159,8 +156,12 @@ absl::StatusOr<GraphSnapshot> DecodeSnapshot(std::span<const uint8_t> bytes) {
       return r.Fail(absl::StrCat("graph encoding: tensor ", i, " truncated"));
     if (DTypeByteSize(t.dtype) == 0) return r.Fail(absl::StrCat("graph encoding: tensor ", i, " has unknown dtype"));
     if (t.shape.size() > kMaxRank) return r.Fail(absl::StrCat("graph encoding: tensor ", i, " rank too large"));
-    const int64_t elements = ElementCount(t.shape);
-    if (elements < 0) return r.Fail(absl::StrCat("graph encoding: tensor ", i, " has a bad shape"));
+    // The byte size is what the runtime allocates and what kernels index:
+    // it must not wrap, whether or not the tensor is a constant.
+    const int64_t byte_size = TensorByteSize(t);
+    if (byte_size < 0)
+      return r.Fail(absl::StrCat("graph encoding: tensor ", i, " has a negative dimension or exceeds ",
+                                 checked::kMaxTensorBytes, " bytes"));
     if (t.quant.scales.size() != t.quant.zero_points.size())
       return r.Fail(absl::StrCat("graph encoding: tensor ", i, " quantization arrays differ in length"));
     t.is_constant = is_constant != 0;
@@ -168,7 +169,7 @@ absl::StatusOr<GraphSnapshot> DecodeSnapshot(std::span<const uint8_t> bytes) {
       uint64_t size = 0;
       if (!r.U64(size) || !r.AlignTo(16) || !r.Span(size, t.constant))
         return r.Fail(absl::StrCat("graph encoding: tensor ", i, " constant out of bounds"));
-      if (size != static_cast<uint64_t>(elements) * DTypeByteSize(t.dtype))
+      if (size != static_cast<uint64_t>(byte_size))
         return r.Fail(absl::StrCat("graph encoding: tensor ", i, " constant size does not match its shape"));
     }
   }

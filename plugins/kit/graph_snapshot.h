@@ -71,6 +71,10 @@ absl::StatusOr<GraphSnapshot> DecodeSnapshot(std::span<const uint8_t> bytes);
 size_t DTypeByteSize(int32_t dtype);  // 0 for unknown
 // Product of dims, or -1 on negative dims / overflow.
 int64_t ElementCount(std::span<const int64_t> shape);
+// Bytes of `t`'s dense data, or -1 on a negative dim, an unknown dtype, or
+// a size above checked::kMaxTensorBytes. A decoded snapshot's tensors all
+// have a size (DecodeSnapshot refuses the rest).
+int64_t TensorByteSize(const SnapshotTensor& t);
 
 }  // namespace tessera::kit
 

@@ -80,6 +80,43 @@ TEST(GraphSnapshot, RejectsOutOfRangeTensorIndex) {
   EXPECT_FALSE(DecodeSnapshot(EncodeSnapshot(g)).ok());
 }
 
+// 2^62 int64 elements are 2^65 bytes, which wraps to 0 in a size_t: an
+// empty constant then passed the size check while kernels read 2^62
+// elements from it.
+TEST(GraphSnapshot, RejectsConstantWhoseByteSizeWraps) {
+  GraphSnapshot g;
+  SnapshotTensor c{.name = "c", .dtype = TSR_DTYPE_I64, .shape = {int64_t{1} << 62}};
+  c.is_constant = true;  // 0 bytes of payload
+  SnapshotTensor y{.name = "y", .dtype = TSR_DTYPE_I64, .shape = {int64_t{1} << 62}};
+  g.tensors = {c, y};
+  g.ops = {SnapshotOp{.type = TSR_OP_NEG, .id = 1, .inputs = {0}, .outputs = {1}}};
+  g.outputs = {1};
+  absl::StatusOr<GraphSnapshot> back = DecodeSnapshot(EncodeSnapshot(g));
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.status().message().find("tensor 0"), std::string::npos) << back.status();
+}
+
+// The same for a non-constant tensor: its wrapped size is what the runtime
+// allocates and checks attached buffers against.
+TEST(GraphSnapshot, RejectsTensorWhoseByteSizeWrapsOrIsAboveTheLimit) {
+  for (std::vector<int64_t> shape : {std::vector<int64_t>{int64_t{1} << 62}, std::vector<int64_t>{int64_t{1} << 31, int64_t{1} << 31, 4},
+                                     std::vector<int64_t>{(int64_t{1} << 45) + 1}}) {
+    GraphSnapshot g;
+    g.tensors = {SnapshotTensor{.name = "x", .dtype = TSR_DTYPE_I64, .shape = shape},
+                 SnapshotTensor{.name = "y", .dtype = TSR_DTYPE_I64, .shape = shape}};
+    g.ops = {SnapshotOp{.type = TSR_OP_NEG, .id = 1, .inputs = {0}, .outputs = {1}}};
+    g.inputs = {0};
+    g.outputs = {1};
+    EXPECT_FALSE(DecodeSnapshot(EncodeSnapshot(g)).ok()) << shape[0];
+  }
+  // At the limit (2^45 int64 = 2^48 bytes) the shape itself is accepted.
+  GraphSnapshot g;
+  g.tensors = {SnapshotTensor{.name = "x", .dtype = TSR_DTYPE_I64, .shape = {int64_t{1} << 45}}};
+  g.inputs = {0};
+  g.outputs = {0};
+  EXPECT_TRUE(DecodeSnapshot(EncodeSnapshot(g)).ok());
+}
+
 TEST(ElementCount, HandlesOverflowAndNegatives) {
   EXPECT_EQ(ElementCount(std::vector<int64_t>{2, 3, 4}), 24);
   EXPECT_EQ(ElementCount(std::vector<int64_t>{}), 1);

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <new>
+#include <optional>
 #include <string>
 
+#include "checked_math.h"
 #include "plugin_status.h"
 
 tsr_buffer_s::~tsr_buffer_s() {
@@ -33,11 +36,21 @@ tsr_status AllocateHostBuffer(const tsr_buffer_desc* desc, std::initializer_list
   if (tsr_status s = CheckDesc(desc, accepted, out); s != TSR_OK) return s;
   const uint64_t align = std::max<uint64_t>(desc->alignment, min_alignment);
   if (align == 0 || (align & (align - 1)) != 0) return ReportError(TSR_INVALID_ARGUMENT, "alignment must be a power of two");
-  const uint64_t rounded = std::max<uint64_t>((desc->size_bytes + align - 1) / align * align, align);
+  // A size near 2^64 wrapped the rounding to a tiny allocation that then
+  // claimed the full size: checked, and bounded like any tensor.
+  const std::optional<uint64_t> aligned = checked::AlignUp(desc->size_bytes, align);
+  if (!aligned || *aligned > static_cast<uint64_t>(checked::kMaxTensorBytes))
+    return ReportError(TSR_RESOURCE_EXHAUSTED, "allocate_buffer: size " + std::to_string(desc->size_bytes) +
+                                                   " exceeds the largest tensor (2^48 bytes)");
+  const uint64_t rounded = std::max<uint64_t>(*aligned, align);
   void* p = std::aligned_alloc(align, rounded);
   if (p == nullptr) return ReportError(TSR_RESOURCE_EXHAUSTED, "out of memory allocating a buffer");
   std::memset(p, 0, rounded);
-  auto* b = new tsr_buffer_s();
+  auto* b = new (std::nothrow) tsr_buffer_s();
+  if (b == nullptr) {
+    std::free(p);
+    return ReportError(TSR_RESOURCE_EXHAUSTED, "out of memory allocating a buffer");
+  }
   b->type = desc->buffer_type;
   b->host = p;
   b->size = desc->size_bytes;
@@ -50,7 +63,8 @@ tsr_status RegisterHostBuffer(const tsr_buffer_desc* desc, std::initializer_list
   if (tsr_status s = CheckDesc(desc, accepted, out); s != TSR_OK) return s;
   if (desc->host_address == nullptr && desc->size_bytes > 0)
     return ReportError(TSR_INVALID_ARGUMENT, "register_buffer: host_address is NULL (this library imports by address)");
-  auto* b = new tsr_buffer_s();
+  auto* b = new (std::nothrow) tsr_buffer_s();
+  if (b == nullptr) return ReportError(TSR_RESOURCE_EXHAUSTED, "out of memory registering a buffer");
   b->type = desc->buffer_type;
   b->host = desc->host_address;
   b->size = desc->size_bytes;

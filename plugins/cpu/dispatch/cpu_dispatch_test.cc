@@ -219,6 +219,42 @@ TEST(CpuDispatch, JitHandleAndThreads) {
   ExpectClose(two, reference);
 }
 
+// A crafted program: int64 tensors of 2^62 elements, whose byte size
+// (2^65) wraps to 0. The bytecode envelope's checksum is recomputed, as an
+// attacker would. Loading used to succeed, so an 8-byte buffer passed the
+// attach check and NEG wrote 2^62 elements into it; now the load fails.
+TEST(CpuDispatch, RefusesBytecodeWhoseTensorSizesWrap) {
+  const tsr_dispatch_api* api = Api();
+  ASSERT_NE(api, nullptr);
+  kit::GraphSnapshot g;
+  const std::vector<int64_t> huge = {int64_t{1} << 62};
+  g.tensors = {kit::SnapshotTensor{.name = "x", .dtype = TSR_DTYPE_I64, .shape = huge},
+               kit::SnapshotTensor{.name = "y", .dtype = TSR_DTYPE_I64, .shape = huge}};
+  g.ops = {kit::SnapshotOp{.type = TSR_OP_NEG, .id = 1, .inputs = {0}, .outputs = {1}}};
+  g.inputs = {0};
+  g.outputs = {1};
+  const std::vector<uint8_t> encoded = kit::EncodeSnapshot(g);
+  absl::StatusOr<std::vector<uint8_t>> blob =
+      kit::BuildBytecode({kCpuVendor, "any", kCpuBodyFormatVersion}, {{"main", encoded, 1, 1}});
+  ASSERT_TRUE(blob.ok()) << blob.status();
+  tsr_device_context_options o{};
+  o.header = {sizeof(o), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  tsr_device_context ctx = nullptr;
+  ASSERT_EQ(api->create_device_context(&o, &ctx), TSR_OK) << api->get_last_error();
+  tsr_executable_source src{};
+  src.header = {sizeof(src), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  src.kind = TSR_EXECUTABLE_BYTECODE;
+  src.bytecode = blob->data();
+  src.bytecode_size = blob->size();
+  src.entry_point = "main";
+  tsr_executable exe = nullptr;
+  EXPECT_EQ(api->load_executable(ctx, &src, &exe), TSR_BYTECODE_INVALID);
+  EXPECT_EQ(exe, nullptr);
+  EXPECT_NE(std::string(api->get_last_error()).find("exceeds"), std::string::npos) << api->get_last_error();
+  if (exe != nullptr) api->unload_executable(exe);
+  api->destroy_device_context(ctx);
+}
+
 TEST(CpuDispatch, RejectsBadOptions) {
   const tsr_dispatch_api* api = Api();
   ASSERT_NE(api, nullptr);

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "checked_math.h"
 #include "tessera/ops.h"
 
 namespace tessera::cpu {
@@ -39,9 +40,14 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
   p.tensor_bytes.resize(n);
   p.input_slot.assign(n, -1);
   p.output_slot.assign(n, -1);
-  for (size_t t = 0; t < n; ++t)
-    p.tensor_bytes[t] = static_cast<size_t>(kit::ElementCount(p.graph.tensors[t].shape)) *
-                        kit::DTypeByteSize(p.graph.tensors[t].dtype);
+  for (size_t t = 0; t < n; ++t) {
+    // Checked (DecodeSnapshot refuses sizes that wrap; this is the last
+    // line if that ever changes): the attach check and the intermediates'
+    // allocations trust these sizes.
+    const int64_t bytes = kit::TensorByteSize(p.graph.tensors[t]);
+    if (bytes < 0) return absl::InvalidArgumentError(absl::StrCat("cpu program: tensor ", t, " has no valid byte size"));
+    p.tensor_bytes[t] = static_cast<size_t>(bytes);
+  }
   for (size_t i = 0; i < p.graph.inputs.size(); ++i) p.input_slot[p.graph.inputs[i]] = static_cast<int32_t>(i);
   for (size_t i = 0; i < p.graph.outputs.size(); ++i) p.output_slot[p.graph.outputs[i]] = static_cast<int32_t>(i);
   // Every tensor an op reads must be an input, a constant, or written by an
@@ -223,7 +229,9 @@ absl::Status SetUp(const CpuProgram& p, CpuRunState& st) {
     if (tensor.is_constant) {
       st.data[t] = ConstantData(tensor);
     } else if (p.input_slot[t] < 0 && p.output_slot[t] < 0 && !unused[t]) {
-      const size_t rounded = (p.tensor_bytes[t] + 63) / 64 * 64;
+      const std::optional<uint64_t> aligned = checked::AlignUp(p.tensor_bytes[t], 64);
+      if (!aligned) return absl::ResourceExhaustedError("cpu program: intermediate size overflows");
+      const size_t rounded = static_cast<size_t>(*aligned);
       void* mem = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
       if (mem == nullptr) return absl::ResourceExhaustedError("cpu program: out of memory for intermediates");
       std::memset(mem, 0, rounded == 0 ? 64 : rounded);

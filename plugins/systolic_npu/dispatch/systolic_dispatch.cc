@@ -226,12 +226,15 @@ tsr_status RegisterBuffer(tsr_device_context ctx, const tsr_buffer_desc* desc, t
 
 tsr_status CreateInvocation(tsr_executable e, tsr_invocation* out) {
   if (e == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
-  auto* inv = new tsr_invocation_s();
-  inv->executable = e;
-  inv->inputs.assign(e->program.entries[0].CountRegions(RegionKind::kInput), nullptr);
-  inv->outputs.assign(e->program.entries[0].CountRegions(RegionKind::kOutput), nullptr);
-  *out = inv;
-  return TSR_OK;
+  // An ABI function: nothing may be thrown across it (bad_alloc included).
+  return kit::Guarded([&]() -> absl::Status {
+    auto inv = std::make_unique<tsr_invocation_s>();
+    inv->executable = e;
+    inv->inputs.assign(e->program.entries[0].CountRegions(RegionKind::kInput), nullptr);
+    inv->outputs.assign(e->program.entries[0].CountRegions(RegionKind::kOutput), nullptr);
+    *out = inv.release();
+    return absl::OkStatus();
+  });
 }
 
 void DestroyInvocation(tsr_invocation inv) { delete inv; }
