@@ -138,9 +138,11 @@ Outputs Range(ImportContext& ctx, const Node& n) {
     if (dv == 0 || !std::isfinite(sv) || !std::isfinite(lv) || !std::isfinite(dv))
       return absl::InvalidArgumentError("Range needs finite inputs and a non-zero delta");
     const double c = std::ceil((lv - sv) / dv);
-    const std::optional<int64_t> exact = checked::DoubleToInt64(c);
-    if (!exact) return absl::InvalidArgumentError("Range element count is not representable");
-    count = *exact > 0 ? *exact : 0;
+    if (c > 0) {  // else empty, however negative
+      const std::optional<int64_t> exact = checked::DoubleToInt64(c);
+      if (!exact) return absl::InvalidArgumentError("Range element count is not representable");
+      count = *exact;
+    }
     h.shape = {count};
     ASSIGN_OR_RETURN(const size_t bytes, ctx.FoldedBytes(dt, h.shape, "Range"));
     h.data.resize(bytes);

@@ -212,6 +212,19 @@ TEST(OnnxImportLimits, RangeWhoseCountOverflowsIsRefused) {
   }
 }
 
+// A float Range running the wrong way is empty, however far (-6e76).
+TEST(OnnxImportLimits, FloatRangeTheWrongWayIsEmpty) {
+  OnnxModelBuilder b;
+  b.FloatInit("s", {}, {3e38f});
+  b.FloatInit("l", {}, {-3e38f});
+  b.FloatInit("d", {}, {1e-38f});
+  b.Node("Range", {"s", "l", "d"}, {"y"});
+  b.Output("y");
+  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes());
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->tensors[g->outputs[0]].shape, (std::vector<int64_t>{0}));
+}
+
 // The integer Range count is exact: ceil((limit - start) / delta).
 TEST(OnnxImportLimits, RangeCountIsExact) {
   OnnxModelBuilder b;
