@@ -218,5 +218,48 @@ TEST(ClaimSink, AClaimTooSmallToSaySupportedIsRefused) {
   EXPECT_FALSE(r.ok());
 }
 
+// ---- host-filled headers carry the negotiated version (M3) ----
+
+// What a plugin that negotiated 1.0 saw in the structs the host filled.
+tsr_abi_header g_seen_options{}, g_seen_partition{}, g_seen_entry{}, g_seen_view{};
+
+tsr_status RecordCreate(const tsr_compiler_plugin_options* o, tsr_compiler_plugin* out) {
+  g_seen_options = o->header;
+  return CreateNothing(o, out);
+}
+tsr_status RecordPartition(tsr_compiler_plugin, const tsr_graph_view_api* view, tsr_graph graph,
+                           const tsr_partition_options* o, tsr_op_support* out) {
+  g_seen_view = view->header;
+  g_seen_partition = o->header;
+  g_seen_entry = out[0].header;
+  for (size_t i = 0; i < view->op_count(graph); ++i) out[i].supported = 0;
+  return TSR_OK;
+}
+
+// A 1.1 host stamped its own compiled version (1.1) into every header it
+// filled, even for a 1.0 plugin; a 1.2 host stamps the version it
+// negotiated with that plugin, and an old plugin's graph view ends where
+// its version's members end.
+TEST(HostFilledHeaders, CarryTheNegotiatedVersionNotTheHosts) {
+  static const tsr_compiler_plugin_api api = {.header = {offsetof(tsr_compiler_plugin_api, claim_ops), 1, 0},
+                                              .get_last_error = NoError,
+                                              .create = RecordCreate,
+                                              .destroy = DestroyNothing,
+                                              .partition = RecordPartition};
+  static const tsr_compiler_plugin_info info = {.header = {48, 1, 0}, .vendor = "old"};
+  CompilerPluginLibrary lib{"old", "(in process)", {1, 0}, &api, &info, nullptr};
+  auto instance = CompilerInstance::Create(lib, {});
+  ASSERT_TRUE(instance.ok()) << instance.status();
+  Graph g = Model();
+  GraphView whole = GraphView::Whole(g);
+  ASSERT_TRUE((*instance)->Partition(whole, {}).ok());
+  for (const tsr_abi_header& h : {g_seen_options, g_seen_partition, g_seen_entry, g_seen_view}) {
+    EXPECT_EQ(h.major, 1);
+    EXPECT_EQ(h.minor, 0);
+  }
+  EXPECT_EQ(g_seen_entry.struct_size, 40u);  // the frozen stride
+  EXPECT_EQ(g_seen_view.struct_size, offsetof(tsr_graph_view_api, op_attr_count));
+}
+
 }  // namespace
 }  // namespace tessera
