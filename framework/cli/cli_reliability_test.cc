@@ -28,6 +28,11 @@ using onnx_import::testing::OnnxModelBuilder;
 // allocating it throws std::bad_alloc, which used to escape and abort the
 // process (exit 134). It is an error now.
 TEST(CliReliability, RandomInputThatDoesNotFitIsAnErrorNotAnAbort) {
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan reports a 2^46-byte operator new as an error of its own before
+  // std::bad_alloc can reach the boundary under test.
+  GTEST_SKIP() << "ASan intercepts the oversized allocation";
+#endif
   ModelBuilder b("huge_input");
   const int32_t x = b.Input("x", TSR_DTYPE_F32, {int64_t{1} << 44});
   b.Output(b.Op(TSR_OP_RELU, {x}));
