@@ -362,8 +362,11 @@ int OnnxTestCommand(const Argv& argv) {
   std::vector<CaseResult> results;
   int64_t passed = 0, failed = 0, skipped = 0;
   const bool json = args->Has("json");
+  // --require-vendor takes a vendor or a plugin's declared short name.
+  std::string required = args->ValueOr("require-vendor", "");
+  if (const CompilerPluginLibrary* lib = registry.FindCompilerByName(required)) required = lib->vendor;
   for (const Case& c : *cases) {
-    CaseResult r = RunCase(c, registry, *options, CanonicalVendorName(args->ValueOr("require-vendor", "")));
+    CaseResult r = RunCase(c, registry, *options, required);
     if (r.status == "pass") ++passed;
     else if (r.status == "skip") ++skipped;
     else ++failed;

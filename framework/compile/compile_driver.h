@@ -17,8 +17,8 @@
 namespace tessera {
 
 struct CompileOptions {
-  // Vendor names in priority order ("npu"/"dsp" short names allowed), or
-  // {"auto"}: every loaded compiler, cpu last.
+  // Vendor names or plugins' declared short names, in priority order, or
+  // {"auto"}: every loaded compiler by declared priority, fallbacks last.
   std::vector<std::string> accelerators = {"auto"};
   CompileMode mode = CompileMode::kAot;
   SocSelection soc;

@@ -81,12 +81,6 @@ std::vector<std::string> SplitList(const char* value, char sep) {
 
 }  // namespace
 
-std::string CanonicalVendorName(const std::string& name) {
-  if (name == "npu") return "systolic_npu";
-  if (name == "dsp") return "mock_dsp";
-  return name;
-}
-
 absl::StatusOr<CompilerPluginLibrary> PluginRegistry::LoadCompiler(const std::string& path, const std::string& vendor) {
   ASSIGN_OR_RETURN(auto opened, (OpenAndNegotiate<tsr_compiler_plugin_api, tsr_compiler_plugin_negotiate_fn>(
                                     path, TSR_COMPILER_PLUGIN_ENTRY)));
@@ -162,7 +156,7 @@ PluginRegistry PluginRegistry::Discover(const PluginSearchOptions& options) {
     std::vector<std::string> env_filter = SplitList(EnvironmentOverride("TESSERA_PLUGIN_FILTER"), ',');
     if (!env_filter.empty()) {
       std::set<std::string> env_set;
-      for (const std::string& v : env_filter) env_set.insert(CanonicalVendorName(v));
+      for (const std::string& v : env_filter) env_set.insert(v);
       if (filter.empty()) {
         filter = env_set;
       } else {

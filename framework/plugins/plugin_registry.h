@@ -73,11 +73,6 @@ int32_t CompilerPriority(const CompilerPluginLibrary& lib);
 // Its declared short name, or NULL.
 const char* CompilerShortName(const CompilerPluginLibrary& lib);
 
-// Maps the bundled short names "npu" and "dsp" to vendors for
-// TESSERA_PLUGIN_FILTER only, which is applied before any library is opened
-// and so cannot read the short names the plugins declare. Everything after
-// loading resolves names through FindCompilerByName.
-std::string CanonicalVendorName(const std::string& name);
 
 }  // namespace tessera
 

@@ -460,11 +460,5 @@ TEST_F(PluginRegistryTest, BundledCpuPluginsLoad) {
   EXPECT_THAT(std::string(wrong.status().message()), HasSubstr("vendor"));
 }
 
-TEST(PluginRegistryNames, CanonicalVendorName) {
-  EXPECT_EQ(CanonicalVendorName("npu"), "systolic_npu");
-  EXPECT_EQ(CanonicalVendorName("dsp"), "mock_dsp");
-  EXPECT_EQ(CanonicalVendorName("cpu"), "cpu");
-}
-
 }  // namespace
 }  // namespace tessera
