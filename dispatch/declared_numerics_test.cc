@@ -11,18 +11,13 @@
 #include "executor.h"
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
+#include "plugins/bundled_plugins_for_test.h"
 #include "tessera/ops.h"
 
 namespace tessera {
 namespace {
 
-PluginRegistry Registry() {
-  PluginSearchOptions options;
-  options.read_environment = false;
-  const char* dir = std::getenv("TESSERA_BUILD_DIR");
-  options.bundled_directory = std::string(dir ? dir : "") + "/lib";
-  return PluginRegistry::Discover(options);
-}
+PluginRegistry Registry() { return BundledPluginsForTest(); }
 
 // out0 = x·Wᵀ (the NPU claims it), out1 = sin(x) (the NPU never claims SIN).
 Graph TwoOutputModel() {

@@ -112,3 +112,19 @@ tessera_test(frozen_plugin_test
   SOURCES ${TSR_FW}/plugins/frozen_plugin_test.cc
   LIBS tessera_framework tessera_dispatch)
 add_dependencies(frozen_plugin_test ${TSR_FROZEN_TARGETS} tessera_compiler_cpu tessera_dispatch_cpu)
+
+# The written ABI contracts (outputs untouched on failure, get_last_error,
+# reason_detail lifetime, fd ownership, concurrent invocations), checked
+# against every bundled plugin through its raw tables.
+tessera_test(abi_contract_test
+  SOURCES ${TSR_FW}/plugins/abi_contract_test.cc
+  LIBS tessera_framework)
+add_dependencies(abi_contract_test tessera_compiler_cpu tessera_dispatch_cpu
+  tessera_compiler_systolic_npu tessera_dispatch_systolic_npu)
+
+# A compiler library whose constructor aborts (testdata/crashing_compiler.c),
+# alone in its directory: `tessera run` of a compiled model must not open it.
+add_library(tessera_testplugin_crashing_compiler MODULE ${TSR_FW}/plugins/testdata/crashing_compiler.c)
+set_target_properties(tessera_testplugin_crashing_compiler PROPERTIES PREFIX "lib"
+  OUTPUT_NAME tessera_compiler_crashing C_VISIBILITY_PRESET hidden
+  LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test_plugins/crashing_compiler)

@@ -51,8 +51,9 @@ std::string BundledSocDirectory() {
   return dir.empty() ? std::string() : fs::weakly_canonical(fs::path(dir) / ".." / "share" / "tessera" / "socs").string();
 }
 
-PluginRegistry LoadPlugins(const Args& args) {
+PluginRegistry LoadPlugins(const Args& args, PluginUse use) {
   PluginSearchOptions options;
+  options.load_compilers = use == PluginUse::kCompileAndRun;
   for (const std::string& d : args.All("plugin-dir")) {
     std::error_code ec;
     // A directory named on the command line is named: resolve it.
@@ -60,6 +61,10 @@ PluginRegistry LoadPlugins(const Args& args) {
   }
   options.bundled_directory = BundledPluginDirectory();
   return PluginRegistry::Discover(options);
+}
+
+PluginUse PluginUseFor(const Graph& graph) {
+  return IsCompiled(graph) ? PluginUse::kRunOnly : PluginUse::kCompileAndRun;
 }
 
 std::vector<std::string> BundledSocNames() {

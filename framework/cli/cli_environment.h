@@ -25,7 +25,12 @@ std::string ExecutableDirectory();
 std::string BundledPluginDirectory();   // <exe>/../lib
 std::string BundledSocDirectory();      // <exe>/../share/tessera/socs
 
-PluginRegistry LoadPlugins(const Args& args);
+// kRunOnly opens dispatch libraries only: what running an already compiled
+// model needs, so no compiler library is even loaded.
+enum class PluginUse { kCompileAndRun, kRunOnly };
+PluginRegistry LoadPlugins(const Args& args, PluginUse use = PluginUse::kCompileAndRun);
+// kRunOnly for a compiled model, else kCompileAndRun.
+PluginUse PluginUseFor(const Graph& graph);
 
 // --soc NAME (default ref-phone) resolved to the bundled file, or a path to
 // a .soc file. An unknown name is an error listing the bundled ones.

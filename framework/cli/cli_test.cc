@@ -111,6 +111,37 @@ TEST(Cli, CompileWritesAnAotModelThatRunsAndInspects) {
   EXPECT_THAT(jit.output, HasSubstr("never serialized"));
 }
 
+// Running a compiled model opens dispatch libraries only: a compiler
+// library that aborts as soon as it is loaded, in a named plugin directory,
+// does not affect `run` or `bench` of a .tsr. (Compiling would load it.)
+TEST(Cli, ACompiledModelRunsBesideACompilerThatCrashesOnLoad) {
+  TempFile model, compiled;
+  model.Write(SmallModelBytes());
+  Result c = Tessera("compile " + model.path() + " -o " + compiled.path() + " --accelerators cpu");
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  const char* dir = std::getenv("TESSERA_BUILD_DIR");
+  const std::string crashing = std::string(dir ? dir : ".") + "/test_plugins/crashing_compiler";
+  Result r = Tessera("run " + compiled.path() + " --random --json --plugin-dir " + crashing);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("\"precompiled\":true"));
+  Result b = Tessera("bench " + compiled.path() + " --reps 3 --warmup 1 --json --plugin-dir " + crashing);
+  EXPECT_EQ(b.exit_code, 0) << b.output;
+}
+
+// `bench --concurrency N`: N threads over one compiled model, each with its
+// own context; every output equals the single-threaded run's.
+TEST(Cli, BenchConcurrencyReportsThroughputAndThatOutputsMatch) {
+  TempFile model;
+  model.Write(SmallModelBytes());
+  Result b = Tessera("bench " + model.path() + " --accelerators cpu --reps 20 --warmup 2 --concurrency 4 --json");
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  EXPECT_THAT(b.output, HasSubstr("\"concurrency\":4"));
+  EXPECT_THAT(b.output, HasSubstr("\"outputs_match\":true"));
+  EXPECT_THAT(b.output, HasSubstr("\"runs_per_second\":"));
+  Result bad = Tessera("bench " + model.path() + " --concurrency 0");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+}
+
 // Bad input gives a clear usage error (exit 2), never a crash: --seed is a
 // uint32 (20 digits used to abort in std::stoul).
 TEST(Cli, SeedOutOfRangeIsAUsageError) {

@@ -17,6 +17,7 @@
 #include "base/terminal_text.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
+#include "cli/concurrent_runs.h"
 #include "compile/compile_driver.h"
 #include "executor.h"
 #include "io/tensor_proto.h"
@@ -26,7 +27,8 @@ namespace tessera::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "tessera bench MODEL [--accelerators LIST] [--reps N] [--warmup N] [--threads N] [--inputs DIR | --seed N] [--json]\n"
+    "tessera bench MODEL [--accelerators LIST] [--reps N] [--warmup N] [--threads N] [--concurrency N]\n"
+    "                    [--inputs DIR | --seed N] [--json]\n"
     "                    [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
     "                    [--plugin-dir DIR]...";
 
@@ -34,6 +36,7 @@ struct BenchSettings {
   int reps = 100;
   int warmup = 10;
   int threads = 1;
+  int concurrency = 1;  // threads running the model at once, each with its own context
 };
 
 absl::StatusOr<BenchSettings> SettingsFrom(const Args& args) {
@@ -49,6 +52,7 @@ absl::StatusOr<BenchSettings> SettingsFrom(const Args& args) {
   RETURN_IF_ERROR(read("reps", 1, 10000000, s.reps));
   RETURN_IF_ERROR(read("warmup", 0, 10000000, s.warmup));
   RETURN_IF_ERROR(read("threads", 1, 1024, s.threads));
+  RETURN_IF_ERROR(read("concurrency", 1, 256, s.concurrency));
   RETURN_IF_ERROR(SeedFrom(args).status());  // read again by InputsFrom
   return s;
 }
@@ -72,7 +76,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   bool threads_given = false;
   for (const auto& [key, value] : options.plugin_options) threads_given |= key == "cpu.threads";
   if (!threads_given) options.plugin_options.emplace_back("cpu.threads", std::to_string(settings.threads));
-  const PluginRegistry registry = LoadPlugins(args);
+  const PluginRegistry registry = LoadPlugins(args, PluginUseFor(graph));
   const bool precompiled = IsCompiled(graph);
   ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
@@ -80,19 +84,36 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   ASSIGN_OR_RETURN(const std::vector<HostTensor> inputs, InputsFrom(args, graph));
   const double prepare_ms = std::chrono::duration<double, std::milli>(Clock::now() - load_start).count();
 
-  for (int i = 0; i < settings.warmup; ++i) RETURN_IF_ERROR(executor->Run(inputs).status());
-  std::vector<double> us;
-  us.reserve(settings.reps);
-  for (int i = 0; i < settings.reps; ++i) {
-    const Clock::time_point start = Clock::now();
-    absl::StatusOr<std::vector<HostTensor>> out = executor->Run(inputs);
-    const double elapsed = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-    if (!out.ok()) return out.status();
-    us.push_back(elapsed);
-  }
-  // One profiled run (not timed) to say where the steps went.
+  // One profiled run (not timed) to say where the steps went; its outputs
+  // are the single-threaded answer every later run must equal.
   RunProfile profile;
-  RETURN_IF_ERROR(executor->Run(inputs, &profile).status());
+  ASSIGN_OR_RETURN(const std::vector<HostTensor> want, executor->Run(inputs, &profile));
+  std::vector<double> us;
+  int mismatches = 0;
+  double wall_us = 0;
+  if (settings.concurrency == 1) {
+    for (int i = 0; i < settings.warmup; ++i) RETURN_IF_ERROR(executor->Run(inputs).status());
+    us.reserve(settings.reps);
+    const Clock::time_point wall_start = Clock::now();
+    for (int i = 0; i < settings.reps; ++i) {
+      const Clock::time_point start = Clock::now();
+      absl::StatusOr<std::vector<HostTensor>> out = executor->Run(inputs);
+      const double elapsed = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+      if (!out.ok()) return out.status();
+      us.push_back(elapsed);
+      bool same = out->size() == want.size();
+      for (size_t k = 0; same && k < out->size(); ++k) same = (*out)[k].data == want[k].data;
+      mismatches += same ? 0 : 1;
+    }
+    wall_us = std::chrono::duration<double, std::micro>(Clock::now() - wall_start).count();
+  } else {
+    ASSIGN_OR_RETURN(ConcurrentRuns runs, RunConcurrently(executor->model(), inputs, want, settings.concurrency,
+                                                          settings.warmup, settings.reps));
+    us = std::move(runs.latency_us);
+    mismatches = runs.mismatches;
+    wall_us = runs.wall_us;
+  }
+  const double runs_per_second = wall_us > 0 ? static_cast<double>(us.size()) * 1e6 / wall_us : 0;
 
   std::vector<double> sorted = us;
   std::sort(sorted.begin(), sorted.end());
@@ -111,6 +132,9 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
         .Field("precompiled", precompiled)
         .Field("cpu_kernels", kernels)
         .Field("threads", settings.threads)
+        .Field("concurrency", settings.concurrency)
+        .Field("runs_per_second", runs_per_second)
+        .Field("outputs_match", mismatches == 0)
         .Field("reps", settings.reps)
         .Field("warmup", settings.warmup)
         .Field("latency_us_min", min)
@@ -132,6 +156,9 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
               << absl::StrFormat("prepared in %.1f ms (load, partition, compile, load_executable)\n", prepare_ms)
               << absl::StrFormat("%d runs after %d warm-up, %d thread(s), cpu kernels: %s\n", settings.reps,
                                  settings.warmup, settings.threads, kernels)
+              << absl::StrFormat("concurrency %d: %.1f runs/s, outputs %s the single-threaded run's\n",
+                                 settings.concurrency, runs_per_second,
+                                 mismatches == 0 ? "all equal" : absl::StrCat(mismatches, " runs differ from"))
               << absl::StrFormat("latency_us_min     %12.1f\nlatency_us_median  %12.1f\nlatency_us_mean    %12.1f\n"
                                  "latency_us_p90     %12.1f\n",
                                  min, median, mean, p90);
@@ -152,7 +179,7 @@ int BenchCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
   spec.switches.insert("json");
-  spec.values.insert({"reps", "warmup", "threads", "inputs", "seed"});
+  spec.values.insert({"reps", "warmup", "threads", "concurrency", "inputs", "seed"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
   if (args->positionals().size() != 1) return UsageError("bench needs exactly one MODEL", kUsage);

@@ -26,7 +26,7 @@ absl::Status Run(const Args& args) {
   const std::string& path = args.positionals()[0];
   ASSIGN_OR_RETURN(Graph graph, LoadModel(path));
   ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
-  const PluginRegistry registry = LoadPlugins(args);
+  const PluginRegistry registry = LoadPlugins(args, PluginUseFor(graph));
   const bool precompiled = IsCompiled(graph);
   ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,

@@ -11,6 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
+#include "plugins/bundled_plugins_for_test.h"
 #include "model/model_loader.h"
 #include "model/model_writer.h"
 #include "tessera/ops.h"
@@ -25,13 +26,7 @@ std::string BuildDir() {
   return dir ? dir : "";
 }
 
-PluginRegistry Registry(std::vector<std::string> extra_dirs = {}) {
-  PluginSearchOptions options;
-  options.read_environment = false;
-  options.directories = std::move(extra_dirs);
-  options.bundled_directory = BuildDir() + "/lib";
-  return PluginRegistry::Discover(options);
-}
+PluginRegistry Registry(std::vector<std::string> extra_dirs = {}) { return BundledPluginsForTest(std::move(extra_dirs)); }
 
 // y = relu(x·Wᵀ + b) + x, z = sin(y)
 Graph SmallModel() {

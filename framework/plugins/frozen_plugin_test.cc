@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
+#include "plugins/bundled_plugins_for_test.h"
 #include "tessera/ops.h"
 
 namespace tessera {
@@ -27,11 +28,7 @@ std::string BuildDir() {
 }
 
 PluginRegistry Registry(const std::string& frozen) {
-  PluginSearchOptions options;
-  options.read_environment = false;
-  options.directories = {BuildDir() + "/test_plugins/frozen_" + frozen};
-  options.bundled_directory = BuildDir() + "/lib";
-  return PluginRegistry::Discover(options);
+  return BundledPluginsForTest({BuildDir() + "/test_plugins/frozen_" + frozen});
 }
 
 // out = relu((x + y) * z): ADD and MUL for the frozen plugin, RELU for cpu.

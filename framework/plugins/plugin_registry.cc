@@ -200,6 +200,7 @@ PluginRegistry PluginRegistry::Discover(const PluginSearchOptions& options) {
       if (name.rfind(kCompilerPrefix, 0) == 0) { role = PluginRole::kCompiler; prefix = kCompilerPrefix; }
       else if (name.rfind(kDispatchPrefix, 0) == 0) { role = PluginRole::kDispatch; prefix = kDispatchPrefix; }
       else continue;
+      if (role == PluginRole::kCompiler && !options.load_compilers) continue;
       const std::string vendor = name.substr(prefix.size(), name.size() - prefix.size() - kSuffix.size());
       const std::string path = file.string();
       if (!ValidVendorName(vendor)) {

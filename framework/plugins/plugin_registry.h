@@ -28,6 +28,10 @@ struct PluginSearchOptions {
   // Keep only these vendors ("" entries ignored). Empty = all. Combined
   // with TESSERA_PLUGIN_FILTER (comma-separated) by intersection.
   std::vector<std::string> vendor_filter;
+  // False for a runtime that only runs compiled models: compiler libraries
+  // are then never opened (not even dlopen()ed), so a broken or crashing
+  // compiler .so in a plugin directory cannot affect running a .tsr.
+  bool load_compilers = true;
 };
 
 struct SkippedLibrary {

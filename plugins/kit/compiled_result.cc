@@ -25,10 +25,22 @@ absl::StatusOr<const JitPayload*> JitPayloadFromHandle(tsr_jit_handle handle, ui
   return payload;
 }
 
+namespace {
+bool IsOneMode(uint32_t mode) { return mode == TSR_COMPILE_MODE_AOT || mode == TSR_COMPILE_MODE_JIT; }
+}  // namespace
+
+absl::StatusOr<uint32_t> CompileModeOf(const tsr_compile_options* options, const char* call) {
+  if (!TSR_ABI_HAS_FIELD(options, tsr_compile_options, mode))
+    return absl::InvalidArgumentError(std::string(call) + ": options missing or too old (no mode)");
+  if (!IsOneMode(options->mode))
+    return absl::InvalidArgumentError(std::string(call) + ": mode must be exactly one of AOT or JIT, not " +
+                                      std::to_string(options->mode));
+  return options->mode;
+}
+
 absl::StatusOr<tsr_compiled> MakeCompiledResult(uint32_t mode, const BytecodeIdentity& identity, uint32_t jit_magic,
                                                 std::vector<PartitionCode> partitions) {
-  if (mode != TSR_COMPILE_MODE_AOT && mode != TSR_COMPILE_MODE_JIT)
-    return absl::InvalidArgumentError("compile: mode must be exactly one of AOT or JIT");
+  if (!IsOneMode(mode)) return absl::InvalidArgumentError("compile: mode must be exactly one of AOT or JIT");
   auto c = std::make_unique<tsr_compiled_s>();
   c->mode = mode;
   std::vector<BytecodeEntry> entries;

@@ -42,6 +42,11 @@ struct PartitionCode {
   std::vector<uint32_t> culprit_op_ids;
 };
 
+// The mode of `options` (compile, compatibility_info): exactly one of
+// TSR_COMPILE_MODE_AOT or _JIT, else InvalidArgument naming `call`. One
+// check, so compile and compatibility_info refuse the same options.
+absl::StatusOr<uint32_t> CompileModeOf(const tsr_compile_options* options, const char* call);
+
 // Assembles the result of one compile() call. For AOT the bodies go into a
 // standard-envelope blob; for JIT each becomes a payload behind a handle.
 absl::StatusOr<tsr_compiled> MakeCompiledResult(uint32_t mode, const BytecodeIdentity& identity, uint32_t jit_magic,

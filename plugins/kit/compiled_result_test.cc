@@ -10,6 +10,27 @@ std::vector<PartitionCode> TwoPartitions() {
   return {{"p0", {1, 2, 3}, 1, 1}, {"p1", {4, 5}, 2, 1}};
 }
 
+// compile and compatibility_info share one mode check: exactly one of AOT
+// and JIT, in options large enough to hold `mode`.
+TEST(CompiledResult, CompileModeOfAcceptsExactlyOneMode) {
+  tsr_compile_options o{};
+  o.header = {sizeof(o), 1, 2};
+  for (uint32_t mode : {TSR_COMPILE_MODE_AOT, TSR_COMPILE_MODE_JIT}) {
+    o.mode = mode;
+    absl::StatusOr<uint32_t> m = CompileModeOf(&o, "compile");
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_EQ(*m, mode);
+  }
+  for (uint32_t mode : {0u, TSR_COMPILE_MODE_AOT | TSR_COMPILE_MODE_JIT, 1u << 7}) {
+    o.mode = mode;
+    EXPECT_EQ(CompileModeOf(&o, "compile").status().code(), absl::StatusCode::kInvalidArgument) << mode;
+  }
+  o.mode = TSR_COMPILE_MODE_AOT;
+  o.header.struct_size = offsetof(tsr_compile_options, mode);  // ends before `mode`
+  EXPECT_FALSE(CompileModeOf(&o, "compile").ok());
+  EXPECT_FALSE(CompileModeOf(nullptr, "compile").ok());
+}
+
 TEST(CompiledResult, AotHasOneVerifiableBlobAndNoHandles) {
   auto c = MakeCompiledResult(TSR_COMPILE_MODE_AOT, {"acme", "chip", 2}, 0xABCD, TwoPartitions());
   ASSERT_TRUE(c.ok()) << c.status();

@@ -152,12 +152,17 @@ tsr_status ClaimOps(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, 
 
 tsr_status CompatibilityInfo(tsr_compiler_plugin plugin, const tsr_compile_options* options, char* out,
                              size_t capacity, size_t* out_length) {
-  if (plugin == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "compatibility_info: NULL plugin");
-  // The cpu's code is the encoded subgraph: it depends on the build and the
-  // options only, never on the SoC.
-  const std::string text = kit::CompatibilityString(kCpuVendor, "any", nullptr, 0, plugin->options);
-  tsr_copy_text(text.c_str(), out, capacity, out_length);
-  return TSR_OK;
+  return kit::Guarded([&]() -> absl::Status {
+    if (plugin == nullptr) return absl::InvalidArgumentError("compatibility_info: NULL plugin");
+    // Options compile() would refuse describe no code.
+    if (absl::StatusOr<uint32_t> mode = kit::CompileModeOf(options, "compatibility_info"); !mode.ok())
+      return mode.status();
+    // The cpu's code is the encoded subgraph: it depends on the build and the
+    // options only, never on the SoC.
+    const std::string text = kit::CompatibilityString(kCpuVendor, "any", nullptr, 0, plugin->options);
+    tsr_copy_text(text.c_str(), out, capacity, out_length);
+    return absl::OkStatus();
+  });
 }
 
 tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, const tsr_graph* partitions,
@@ -165,8 +170,7 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
   return kit::Guarded([&]() -> absl::Status {
     if (plugin == nullptr || view == nullptr || out == nullptr || (partition_count > 0 && partitions == nullptr))
       return absl::InvalidArgumentError("compile: NULL argument");
-    if (!TSR_ABI_HAS_FIELD(options, tsr_compile_options, mode))
-      return absl::InvalidArgumentError("compile: options missing or too old (no mode)");
+    if (absl::StatusOr<uint32_t> mode = kit::CompileModeOf(options, "compile"); !mode.ok()) return mode.status();
     const uint32_t flags = TSR_ABI_HAS_FIELD(options, tsr_compile_options, flags) ? options->flags : 0;
     absl::StatusOr<std::vector<kit::PartitionCode>> code =
         kit::CompileEach(partition_count, flags, [&](size_t p) -> absl::StatusOr<kit::PartitionCode> {

@@ -230,13 +230,18 @@ tsr_status EstimatePartition(tsr_compiler_plugin plugin, const tsr_graph_view_ap
 
 tsr_status CompatibilityInfo(tsr_compiler_plugin plugin, const tsr_compile_options* options, char* out,
                              size_t capacity, size_t* out_length) {
-  if (plugin == nullptr || !TSR_ABI_HAS_FIELD(options, tsr_compile_options, soc_description_size))
-    return kit::ReportError(TSR_INVALID_ARGUMENT, "compatibility_info: NULL plugin or options");
-  // The code depends on the build, the options and the SoC tables read.
-  const std::string text = kit::CompatibilityString(kVendor, options->soc_model, options->soc_description,
-                                                    options->soc_description_size, plugin->options);
-  tsr_copy_text(text.c_str(), out, capacity, out_length);
-  return TSR_OK;
+  return kit::Guarded([&]() -> absl::Status {
+    if (plugin == nullptr || !TSR_ABI_HAS_FIELD(options, tsr_compile_options, soc_description_size))
+      return absl::InvalidArgumentError("compatibility_info: NULL plugin or options");
+    // Options compile() would refuse describe no code.
+    if (absl::StatusOr<uint32_t> mode = kit::CompileModeOf(options, "compatibility_info"); !mode.ok())
+      return mode.status();
+    // The code depends on the build, the options and the SoC tables read.
+    const std::string text = kit::CompatibilityString(kVendor, options->soc_model, options->soc_description,
+                                                      options->soc_description_size, plugin->options);
+    tsr_copy_text(text.c_str(), out, capacity, out_length);
+    return absl::OkStatus();
+  });
 }
 
 tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, const tsr_graph* partitions,
@@ -244,11 +249,9 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
   return kit::Guarded([&]() -> absl::Status {
     if (plugin == nullptr || view == nullptr || out == nullptr || (partition_count > 0 && partitions == nullptr))
       return absl::InvalidArgumentError("compile: NULL argument");
-    if (!TSR_ABI_HAS_FIELD(options, tsr_compile_options, mode))
-      return absl::InvalidArgumentError("compile: options missing or too old (no mode)");
-    const uint32_t mode = options->mode;
-    if (mode != TSR_COMPILE_MODE_AOT && mode != TSR_COMPILE_MODE_JIT)
-      return absl::InvalidArgumentError("compile: mode must be exactly one of AOT or JIT");
+    absl::StatusOr<uint32_t> checked_mode = kit::CompileModeOf(options, "compile");
+    if (!checked_mode.ok()) return checked_mode.status();
+    const uint32_t mode = *checked_mode;
     const char* model = options->soc_model;
     const char* desc = nullptr;
     size_t desc_size = 0;

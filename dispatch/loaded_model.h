@@ -1,0 +1,126 @@
+// A compiled model loaded into its dispatch libraries: one device session
+// per vendor, one executable per DISPATCH op, and the buffer plan (which
+// storage every tensor lives in, and which conversions run before which
+// step). Immutable once created, and shared: any number of threads make
+// their own RunContext from one LoadedModel and run at the same time.
+//
+// Why the split: the dispatch ABI lets distinct invocations of one
+// executable run concurrently, but buffers and invocations belong to one
+// run at a time. So executables and the plan are shared, while buffers and
+// invocations live in a RunContext (run_context.h). The few library calls
+// that the ABI makes "externally synchronized per context" or "per
+// executable" (allocate/register/release_buffer, create_invocation) go
+// through the locks this object hands out.
+#ifndef TESSERA_DISPATCH_LOADED_MODEL_H_
+#define TESSERA_DISPATCH_LOADED_MODEL_H_
+
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "buffer_negotiation.h"
+#include "declared_numerics.h"
+#include "device_session.h"
+#include "graph/graph.h"
+#include "plugins/plugin_registry.h"
+
+namespace tessera {
+
+struct RuntimeOptions {
+  SocSelection soc;
+  std::vector<std::pair<std::string, std::string>> plugin_options;
+};
+
+struct ConversionRecord {
+  int32_t tensor = -1;
+  std::string tensor_name;
+  int32_t from_type = 0;
+  int32_t to_type = 0;
+  uint64_t bytes = 0;
+  std::string to_vendor;      // the consumer that needed it
+  double host_time_us = 0;    // last run (of the RunContext that reports it)
+};
+
+// One buffer every RunContext materializes: host memory, or a buffer that
+// `allocating_session` allocates.
+struct StorageSpec {
+  int32_t tensor = -1;
+  int32_t type = TSR_BUFFER_TYPE_HOST;
+  int32_t allocating_session = -1;  // -1: runtime-owned host memory
+  uint64_t size = 0;
+  uint32_t alignment = 0;
+};
+
+// One DISPATCH op, loaded.
+struct LoadedStep {
+  int32_t op = -1;        // index into graph().ops
+  int32_t session = -1;   // index into sessions
+  tsr_executable executable = nullptr;
+  DeclaredNumerics numerics;
+  std::vector<std::vector<int32_t>> input_types, output_types;
+  std::vector<uint64_t> input_sizes, output_sizes;       // minimum bytes
+  std::vector<uint32_t> input_alignments, output_alignments;
+  std::vector<int32_t> input_storage, output_storage;    // indices into storages()
+  struct Conversion {
+    int32_t from = -1, to = -1;  // storages
+    size_t record = 0;           // index into conversions()
+  };
+  std::vector<Conversion> conversions_before;
+};
+
+class LoadedModel {
+ public:
+  // `graph` is a compiled graph (DISPATCH ops only). `jit_slots` resolves
+  // DispatchRef::jit_slot and must outlive the model. Opens only dispatch
+  // libraries, never a compiler.
+  static absl::StatusOr<std::shared_ptr<const LoadedModel>> Create(const Graph& graph,
+                                                                   std::span<const tsr_jit_handle> jit_slots,
+                                                                   const PluginRegistry& registry,
+                                                                   const RuntimeOptions& options);
+  ~LoadedModel();
+  LoadedModel(const LoadedModel&) = delete;
+  LoadedModel& operator=(const LoadedModel&) = delete;
+
+  const Graph& graph() const { return graph_; }
+  const std::vector<std::unique_ptr<DeviceSession>>& sessions() const { return sessions_; }
+  const std::vector<LoadedStep>& steps() const { return steps_; }
+  const std::vector<StorageSpec>& storages() const { return storages_; }
+  int32_t primary_storage(int32_t tensor) const { return primary_storage_[tensor]; }
+  // The conversions the plan inserts (host_time_us is 0 here).
+  const std::vector<ConversionRecord>& conversions() const { return conversions_; }
+
+  // Held around calls the ABI makes externally synchronized per context
+  // (buffer allocation, registration, release) or per executable
+  // (create_invocation; one lock per step).
+  std::mutex& SessionLock(int32_t session) const { return *session_locks_[session]; }
+  std::mutex& StepLock(size_t step) const { return *step_locks_[step]; }
+
+  // The tolerance to compare graph output `index` with against an FP32
+  // reference: (own_relative, own_absolute) widened by the declarations of
+  // every reduced-precision step it depends on.
+  OutputTolerance OutputToleranceFor(size_t index, double own_relative, double own_absolute) const;
+
+ private:
+  LoadedModel() = default;
+  absl::Status Load(const std::vector<const DispatchLibrary*>& libraries, std::span<const tsr_jit_handle> jit_slots,
+                    const RuntimeOptions& options);
+  absl::Status PlanBuffers();
+  absl::StatusOr<int32_t> AddStorage(int32_t tensor, int32_t type, int32_t allocating_session, uint64_t size,
+                                     uint32_t alignment);
+
+  Graph graph_;
+  std::vector<std::unique_ptr<DeviceSession>> sessions_;
+  std::vector<LoadedStep> steps_;
+  std::vector<StorageSpec> storages_;
+  std::vector<int32_t> primary_storage_;  // per tensor, -1 if none
+  std::vector<ConversionRecord> conversions_;
+  std::vector<std::unique_ptr<std::mutex>> session_locks_, step_locks_;
+};
+
+}  // namespace tessera
+
+#endif  // TESSERA_DISPATCH_LOADED_MODEL_H_

@@ -1,0 +1,237 @@
+#include "run_context.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/dtype.h"
+#include "base/status_macros.h"
+
+namespace tessera {
+namespace {
+
+constexpr uint32_t kHostAlignment = 64;
+using Clock = std::chrono::steady_clock;
+
+double MicrosSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+// A buffer description for `s`: no fd, alignment 0 = the library's default.
+tsr_buffer_desc Describe(const DeviceSession& s, int32_t type, uint64_t size, uint32_t alignment, void* host_address) {
+  tsr_buffer_desc desc{};
+  desc.header = HostFilledHeader(sizeof(desc), s.library().version);
+  desc.buffer_type = type;
+  desc.size_bytes = size;
+  desc.alignment = alignment;
+  desc.host_address = host_address;
+  desc.fd = -1;
+  return desc;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RunContext>> RunContext::Create(std::shared_ptr<const LoadedModel> model) {
+  if (model == nullptr) return absl::InvalidArgumentError("RunContext of no model");
+  std::unique_ptr<RunContext> c(new RunContext(std::move(model)));
+  RETURN_IF_ERROR(c->Materialize());
+  return c;
+}
+
+absl::Status RunContext::Allocate(int32_t index) {
+  const StorageSpec& spec = model_->storages()[index];
+  Storage& storage = storages_[index];
+  if (spec.allocating_session < 0) {
+    const uint64_t align = std::max<uint64_t>(spec.alignment, kHostAlignment);
+    const uint64_t rounded = std::max<uint64_t>((spec.size + align - 1) / align * align, align);
+    storage.host = std::aligned_alloc(align, rounded);
+    if (storage.host == nullptr) return absl::ResourceExhaustedError("out of host memory");
+    std::memset(storage.host, 0, rounded);
+    return absl::OkStatus();
+  }
+  const DeviceSession& s = Session(spec.allocating_session);
+  const tsr_buffer_desc desc = Describe(s, spec.type, spec.size, spec.alignment, nullptr);
+  std::lock_guard<std::mutex> lock(model_->SessionLock(spec.allocating_session));
+  return s.Check(s.api()->allocate_buffer(s.context(), &desc, &storage.owner_buffer),
+                 absl::StrCat("allocate_buffer(", BufferTypeName(spec.type), ")"));
+}
+
+absl::Status RunContext::Materialize() {
+  const std::vector<LoadedStep>& steps = model_->steps();
+  storages_.resize(model_->storages().size());
+  for (size_t i = 0; i < storages_.size(); ++i) RETURN_IF_ERROR(Allocate(static_cast<int32_t>(i)));
+  conversions_ = model_->conversions();
+  invocations_.assign(steps.size(), nullptr);
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const LoadedStep& step = steps[k];
+    const DeviceSession& s = Session(step.session);
+    {
+      std::lock_guard<std::mutex> lock(model_->StepLock(k));
+      RETURN_IF_ERROR(s.Check(s.api()->create_invocation(step.executable, &invocations_[k]), "create_invocation"));
+    }
+    // Attach once; the buffers stay attached for every run of this context.
+    for (size_t i = 0; i < step.input_storage.size(); ++i) {
+      ASSIGN_OR_RETURN(tsr_buffer b, BufferIn(step.input_storage[i], step.session));
+      RETURN_IF_ERROR(s.Check(s.api()->attach_input(invocations_[k], i, b), "attach_input"));
+    }
+    for (size_t i = 0; i < step.output_storage.size(); ++i) {
+      ASSIGN_OR_RETURN(tsr_buffer b, BufferIn(step.output_storage[i], step.session));
+      RETURN_IF_ERROR(s.Check(s.api()->attach_output(invocations_[k], i, b), "attach_output"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<tsr_buffer> RunContext::BufferIn(int32_t index, int32_t session) {
+  const StorageSpec& spec = model_->storages()[index];
+  Storage& st = storages_[index];
+  if (spec.allocating_session == session) return st.owner_buffer;
+  auto key = std::make_pair(index, session);
+  if (auto it = imported_.find(key); it != imported_.end()) return it->second;
+  // The namespace rule: DEVICE_DRAM and vendor types are one library's own
+  // memory and never cross to another (buffer negotiation plans a copy).
+  if (!tsr_buffer_type_is_shared(spec.type))
+    return absl::InternalError(absl::StrCat("buffer plan error: ", BufferTypeName(spec.type),
+                                            " storage of one library handed to another"));
+  // Import: the same memory, registered with another library of the same
+  // buffer type (zero-copy between them). Bundled simulated devices keep
+  // every buffer host-addressable, so import is by address; the storage
+  // stays mapped while anyone holds that address.
+  if (st.import_address == nullptr) {
+    ASSIGN_OR_RETURN(uint8_t* mapped, Map(index));
+    st.import_address = mapped;
+    st.mapped_for_import = spec.allocating_session >= 0;
+  }
+  const DeviceSession& s = Session(session);
+  const tsr_buffer_desc desc = Describe(s, spec.type, spec.size, 0, st.import_address);
+  tsr_buffer buffer = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(model_->SessionLock(session));
+    RETURN_IF_ERROR(s.Check(s.api()->register_buffer(s.context(), &desc, &buffer),
+                            absl::StrCat("register_buffer(", BufferTypeName(spec.type), ")")));
+  }
+  imported_[key] = buffer;
+  return buffer;
+}
+
+absl::StatusOr<uint8_t*> RunContext::Map(int32_t index) {
+  const StorageSpec& spec = model_->storages()[index];
+  Storage& st = storages_[index];
+  if (spec.allocating_session < 0) return static_cast<uint8_t*>(st.host);
+  const DeviceSession& s = Session(spec.allocating_session);
+  void* address = nullptr;
+  RETURN_IF_ERROR(s.Check(s.api()->map_buffer(st.owner_buffer, &address), "map_buffer"));
+  return static_cast<uint8_t*>(address);
+}
+
+absl::Status RunContext::Unmap(int32_t index) {
+  const StorageSpec& spec = model_->storages()[index];
+  if (spec.allocating_session < 0) return absl::OkStatus();
+  const DeviceSession& s = Session(spec.allocating_session);
+  return s.Check(s.api()->unmap_buffer(storages_[index].owner_buffer), "unmap_buffer");
+}
+
+absl::Status RunContext::Copy(int32_t from, int32_t to, uint64_t bytes) {
+  ASSIGN_OR_RETURN(uint8_t* src, Map(from));
+  absl::StatusOr<uint8_t*> dst = Map(to);
+  if (dst.ok() && bytes > 0) std::memcpy(*dst, src, bytes);
+  absl::Status a = Unmap(from);
+  if (!dst.ok()) return dst.status();
+  RETURN_IF_ERROR(Unmap(to));
+  return a;
+}
+
+absl::StatusOr<std::vector<HostTensor>> RunContext::Run(const std::vector<HostTensor>& inputs, RunProfile* profile) {
+  const Clock::time_point run_start = Clock::now();
+  const Graph& graph = model_->graph();
+  if (inputs.size() != graph.inputs.size())
+    return absl::InvalidArgumentError(absl::StrCat("model takes ", graph.inputs.size(), " inputs, got ", inputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Tensor& t = graph.tensors[graph.inputs[i]];
+    if (inputs[i].dtype != t.dtype || inputs[i].shape != t.shape || inputs[i].data.size() != t.byte_size())
+      return absl::InvalidArgumentError(absl::StrCat("input ", i, " ('", t.name, "') must be ", DTypeName(t.dtype), " of shape [",
+                                                     absl::StrJoin(t.shape, ","), "] (", t.byte_size(), " bytes); got ",
+                                                     DTypeName(inputs[i].dtype), " [", absl::StrJoin(inputs[i].shape, ","),
+                                                     "] (", inputs[i].data.size(), " bytes)"));
+    const int32_t storage = model_->primary_storage(graph.inputs[i]);
+    ASSIGN_OR_RETURN(uint8_t* dst, Map(storage));
+    if (!inputs[i].data.empty()) std::memcpy(dst, inputs[i].data.data(), inputs[i].data.size());
+    RETURN_IF_ERROR(Unmap(storage));
+  }
+  if (profile != nullptr) *profile = RunProfile{};
+  const std::vector<LoadedStep>& steps = model_->steps();
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const LoadedStep& step = steps[k];
+    const Op& op = graph.ops[step.op];
+    for (const LoadedStep::Conversion& c : step.conversions_before) {
+      const Clock::time_point start = Clock::now();
+      RETURN_IF_ERROR(Copy(c.from, c.to, conversions_[c.record].bytes));
+      conversions_[c.record].host_time_us = MicrosSince(start);
+    }
+    const DeviceSession& s = Session(step.session);
+    const Clock::time_point start = Clock::now();
+    RETURN_IF_ERROR(s.Check(s.api()->invoke(invocations_[k]), absl::StrCat("invoke (op id ", op.id, ", entry '",
+                                                                             op.dispatch->entry_point, "')")));
+    const double elapsed = MicrosSince(start);
+    if (profile != nullptr) {
+      StepProfile sp{op.id, op.dispatch->vendor, op.dispatch->entry_point, op.dispatch->source_op_ids, elapsed, {},
+                     step.numerics};
+      size_t count = 0;
+      if (s.api()->metric_count(invocations_[k], &count) == TSR_OK) {
+        for (size_t m = 0; m < count; ++m) {
+          tsr_metric metric{};
+          metric.header = HostFilledHeader(sizeof(metric), s.library().version);
+          if (s.api()->get_metric(invocations_[k], m, &metric) == TSR_OK && metric.name != nullptr)
+            sp.metrics.push_back({metric.name, metric.value, metric.unit != nullptr ? metric.unit : ""});
+        }
+      }
+      profile->steps.push_back(std::move(sp));
+    }
+  }
+  std::vector<HostTensor> outputs;
+  for (int32_t t : graph.outputs) {
+    const Tensor& tensor = graph.tensors[t];
+    HostTensor out{tensor.name, tensor.dtype, tensor.shape, std::vector<uint8_t>(tensor.byte_size())};
+    if (tensor.is_constant) {
+      std::memcpy(out.data.data(), tensor.data.data(), out.data.size());
+    } else {
+      const int32_t storage = model_->primary_storage(t);
+      ASSIGN_OR_RETURN(uint8_t* src, Map(storage));
+      if (!out.data.empty()) std::memcpy(out.data.data(), src, out.data.size());
+      RETURN_IF_ERROR(Unmap(storage));
+    }
+    outputs.push_back(std::move(out));
+  }
+  if (profile != nullptr) {
+    profile->conversions = conversions_;
+    profile->total_us = MicrosSince(run_start);
+  }
+  return outputs;
+}
+
+RunContext::~RunContext() {
+  const std::vector<LoadedStep>& steps = model_->steps();
+  for (size_t k = 0; k < invocations_.size(); ++k) Session(steps[k].session).api()->destroy_invocation(invocations_[k]);
+  for (auto& [key, buffer] : imported_) {
+    std::lock_guard<std::mutex> lock(model_->SessionLock(key.second));
+    Session(key.second).api()->release_buffer(buffer);
+  }
+  for (size_t i = 0; i < storages_.size(); ++i) {
+    const StorageSpec& spec = model_->storages()[i];
+    Storage& st = storages_[i];
+    if (spec.allocating_session >= 0 && st.owner_buffer != nullptr) {
+      const DeviceSession& s = Session(spec.allocating_session);
+      // Teardown cannot report failures; the buffer is released next anyway.
+      if (st.mapped_for_import && s.api()->unmap_buffer(st.owner_buffer) != TSR_OK) {
+      }
+      std::lock_guard<std::mutex> lock(model_->SessionLock(spec.allocating_session));
+      s.api()->release_buffer(st.owner_buffer);
+    }
+    std::free(st.host);
+  }
+}
+
+}  // namespace tessera

@@ -1,0 +1,84 @@
+// One thread's way of running a LoadedModel: its own buffers (every storage
+// of the plan, materialized), its own invocation per step with those buffers
+// attached once, and its own conversion timings. Any number of RunContexts
+// of one LoadedModel run at the same time; one RunContext runs one call at a
+// time (it is not internally synchronized: give each thread its own).
+#ifndef TESSERA_DISPATCH_RUN_CONTEXT_H_
+#define TESSERA_DISPATCH_RUN_CONTEXT_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/host_tensor.h"
+#include "loaded_model.h"
+
+namespace tessera {
+
+struct StepProfile {
+  uint32_t op_id = 0;
+  std::string vendor;
+  std::string entry_point;
+  std::vector<uint32_t> source_op_ids;
+  double host_time_us = 0;
+  struct Metric {
+    std::string name;
+    double value = 0;
+    std::string unit;
+  };
+  std::vector<Metric> metrics;
+  DeclaredNumerics numerics;  // what the library declared for this executable
+};
+
+struct RunProfile {
+  double total_us = 0;
+  std::vector<StepProfile> steps;
+  std::vector<ConversionRecord> conversions;
+};
+
+class RunContext {
+ public:
+  // Thread-safe: many threads may create contexts of one model at once.
+  static absl::StatusOr<std::unique_ptr<RunContext>> Create(std::shared_ptr<const LoadedModel> model);
+  ~RunContext();
+  RunContext(const RunContext&) = delete;
+  RunContext& operator=(const RunContext&) = delete;
+
+  // Inputs in graph input order; dtypes and shapes must match exactly.
+  absl::StatusOr<std::vector<HostTensor>> Run(const std::vector<HostTensor>& inputs, RunProfile* profile = nullptr);
+
+  const LoadedModel& model() const { return *model_; }
+  // The plan's conversions with this context's timings of its last run.
+  const std::vector<ConversionRecord>& conversions() const { return conversions_; }
+
+ private:
+  struct Storage {
+    tsr_buffer owner_buffer = nullptr;  // allocated by the spec's session
+    void* host = nullptr;               // runtime-owned memory (free()d)
+    // Imported into other libraries by address: stays mapped until the
+    // context is destroyed, so the address they hold stays valid.
+    bool mapped_for_import = false;
+    void* import_address = nullptr;
+  };
+  explicit RunContext(std::shared_ptr<const LoadedModel> model) : model_(std::move(model)) {}
+  absl::Status Materialize();
+  absl::Status Allocate(int32_t storage);
+  absl::StatusOr<tsr_buffer> BufferIn(int32_t storage, int32_t session);
+  absl::Status Copy(int32_t from_storage, int32_t to_storage, uint64_t bytes);
+  absl::StatusOr<uint8_t*> Map(int32_t storage);
+  absl::Status Unmap(int32_t storage);
+  const DeviceSession& Session(int32_t session) const { return *model_->sessions()[session]; }
+
+  std::shared_ptr<const LoadedModel> model_;
+  std::vector<Storage> storages_;
+  std::vector<tsr_invocation> invocations_;                     // per step
+  std::map<std::pair<int32_t, int32_t>, tsr_buffer> imported_;  // (storage, session) -> buffer
+  std::vector<ConversionRecord> conversions_;
+};
+
+}  // namespace tessera
+
+#endif  // TESSERA_DISPATCH_RUN_CONTEXT_H_
