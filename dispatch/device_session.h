@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "compile/compiler_instance.h"
 #include "plugins/plugin_library.h"
+#include "plugins/soc_selection.h"
 
 namespace tessera {
 

@@ -14,6 +14,7 @@
 #include "absl/strings/str_split.h"
 #include "base/dtype.h"
 #include "base/exception_boundary.h"
+#include "base/install_layout.h"
 #include "base/status_macros.h"
 #include "base/terminal_text.h"
 #include "io/tensor_proto.h"
@@ -35,22 +36,6 @@ void AddCompileFlags(FlagSpec& spec) {
   spec.repeated.insert("option");
 }
 
-std::string ExecutableDirectory() {
-  std::error_code ec;
-  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : exe.parent_path().string();
-}
-
-std::string BundledPluginDirectory() {
-  const std::string dir = ExecutableDirectory();
-  return dir.empty() ? std::string() : fs::weakly_canonical(fs::path(dir) / ".." / "lib").string();
-}
-
-std::string BundledSocDirectory() {
-  const std::string dir = ExecutableDirectory();
-  return dir.empty() ? std::string() : fs::weakly_canonical(fs::path(dir) / ".." / "share" / "tessera" / "socs").string();
-}
-
 PluginRegistry LoadPlugins(const Args& args, PluginUse use) {
   PluginSearchOptions options;
   options.load_compilers = use == PluginUse::kCompileAndRun;
@@ -67,33 +52,14 @@ PluginUse PluginUseFor(const Graph& graph) {
   return IsCompiled(graph) ? PluginUse::kRunOnly : PluginUse::kCompileAndRun;
 }
 
-std::vector<std::string> BundledSocNames() {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const fs::directory_entry& e : fs::directory_iterator(BundledSocDirectory(), ec))
-    if (e.path().extension() == ".soc") names.push_back(e.path().stem().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> BundledSocNames() { return SocNamesIn(BundledSocDirectory()); }
 
 absl::StatusOr<SocSelection> ResolveSoc(const Args& args) {
   const std::string requested = args.ValueOr("soc", "ref-phone");
-  fs::path file;
-  if (requested.find('/') != std::string::npos || fs::path(requested).extension() == ".soc") {
-    file = requested;
-  } else {
-    file = fs::path(BundledSocDirectory()) / (requested + ".soc");
-  }
-  std::ifstream in(file);
-  if (!in) {
-    if (!args.Has("soc")) return SocSelection{requested, ""};  // default SoC not installed: plugins use their own default
-    return absl::NotFoundError(absl::StrCat("unknown SoC '", requested, "' (bundled: ",
-                                            absl::StrJoin(BundledSocNames(), ", "), "; or give a path to a .soc file)"));
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string name = file.stem().string();
-  return SocSelection{name, text.str()};
+  absl::StatusOr<SocSelection> soc = FindSoc(requested, BundledSocDirectory());
+  // The default SoC not installed: the plugins use their own default.
+  if (!soc.ok() && !args.Has("soc")) return SocSelection{requested, ""};
+  return soc;
 }
 
 absl::StatusOr<CompileOptions> CompileOptionsFrom(const Args& args) {

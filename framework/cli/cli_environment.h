@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/install_layout.h"
 #include "cli/cli_args.h"
 #include "compile/compile_driver.h"
 #include "graph/host_tensor.h"
@@ -21,9 +22,6 @@ void AddPluginFlags(FlagSpec& spec);
 // ... and by commands that compile.
 void AddCompileFlags(FlagSpec& spec);
 
-std::string ExecutableDirectory();
-std::string BundledPluginDirectory();   // <exe>/../lib
-std::string BundledSocDirectory();      // <exe>/../share/tessera/socs
 
 // kRunOnly opens dispatch libraries only: what running an already compiled
 // model needs, so no compiler library is even loaded.

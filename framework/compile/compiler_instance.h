@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "plugins/graph_view_impl.h"
 #include "plugins/plugin_library.h"
+#include "plugins/soc_selection.h"
 
 namespace tessera {
 
@@ -26,10 +27,6 @@ struct OpClaim {
 
 const char* RefusalReasonName(int32_t reason);
 
-struct SocSelection {
-  std::string name;            // "" = plugin default
-  std::string description;     // SoC file contents, "" = none
-};
 
 // One compile() result. Keeps its plugin instance alive: JIT handles and
 // bytecode pointers stay valid as long as this object lives.

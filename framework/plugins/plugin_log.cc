@@ -32,14 +32,40 @@ const char* SeverityName(int32_t s) {
   }
 }
 
+std::mutex& HandlerLock() {
+  static std::mutex mu;
+  return mu;
+}
+PluginLogHandler& Handler() {
+  static PluginLogHandler handler;
+  return handler;
+}
+int32_t& HandlerThreshold() {
+  static int32_t threshold = -1;  // -1: TESSERA_LOG_LEVEL decides
+  return threshold;
+}
+
 }  // namespace
 
+void SetPluginLogHandler(PluginLogHandler handler, int32_t min_severity) {
+  std::lock_guard<std::mutex> lock(HandlerLock());
+  Handler() = std::move(handler);
+  HandlerThreshold() = min_severity;
+}
+
 void PluginLogSink(void* user_data, int32_t severity, const char* message) {
-  if (severity < Threshold() || message == nullptr) return;
-  static std::mutex mu;  // whole lines, even from several plugin threads
-  std::lock_guard<std::mutex> lock(mu);
-  std::fprintf(stderr, "tessera[%s] %s: %s\n", user_data ? static_cast<const char*>(user_data) : "?",
-               SeverityName(severity), message);
+  if (message == nullptr) return;
+  const char* vendor = user_data ? static_cast<const char*>(user_data) : "?";
+  // One lock: whole lines, even from several plugin threads, and a handler
+  // that is not replaced while it runs.
+  std::lock_guard<std::mutex> lock(HandlerLock());
+  const int32_t threshold = HandlerThreshold() >= 0 ? HandlerThreshold() : Threshold();
+  if (severity < threshold) return;
+  if (Handler()) {
+    Handler()(vendor, severity, message);
+    return;
+  }
+  std::fprintf(stderr, "tessera[%s] %s: %s\n", vendor, SeverityName(severity), message);
 }
 
 }  // namespace tessera

@@ -5,12 +5,20 @@
 #define TESSERA_FRAMEWORK_PLUGINS_PLUGIN_LOG_H_
 
 #include <cstdint>
+#include <functional>
 
 namespace tessera {
 
 // tsr_log_fn; `user_data` is the vendor name (a NUL-terminated string that
 // outlives the plugin instance). Thread-safe.
 void PluginLogSink(void* user_data, int32_t severity, const char* message);
+
+// Where PluginLogSink sends lines instead of stderr (an app's logger), and
+// the lowest severity it passes (tsr_log_severity; -1 = TESSERA_LOG_LEVEL
+// decides). Process-wide; an empty handler restores stderr. The handler is
+// called under a lock, one line at a time, and must not log back into it.
+using PluginLogHandler = std::function<void(const char* vendor, int32_t severity, const char* message)>;
+void SetPluginLogHandler(PluginLogHandler handler, int32_t min_severity);
 
 }  // namespace tessera
 

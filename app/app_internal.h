@@ -1,0 +1,53 @@
+// What the public handles of tessera.hpp hold, and the one conversion from
+// the framework's absl::Status to the app's Status. Internal: never
+// installed, never included by apps.
+#ifndef TESSERA_APP_APP_INTERNAL_H_
+#define TESSERA_APP_APP_INTERNAL_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "compile/compile_driver.h"
+#include "graph/graph.h"
+#include "loaded_model.h"
+#include "plugins/plugin_registry.h"
+#include "run_context.h"
+#include "tessera/app/tessera.hpp"
+
+namespace tessera::app {
+
+Status FromAbsl(const absl::Status& status);
+std::vector<TensorInfo> TensorInfos(const tessera::Graph& graph, const std::vector<int32_t>& tensors);
+
+struct Environment::Impl {
+  EnvironmentOptions options;
+  std::string soc_directory;  // resolved
+  // Made on first use: running a compiled model opens dispatch libraries
+  // only; the first compile opens the compilers too.
+  mutable std::mutex lock;
+  mutable std::unique_ptr<PluginRegistry> runtime_registry, full_registry;
+  const PluginRegistry& Registry(bool with_compilers) const;
+};
+
+struct Model::Impl {
+  tessera::Graph graph;
+};
+
+struct CompiledModel::Impl {
+  tessera::CompiledModel compiled;
+  std::shared_ptr<const Environment::Impl> environment;  // keeps the registry alive
+  std::shared_ptr<const LoadedModel> loaded;
+  bool precompiled = false;
+  PartitionReport report;
+};
+
+struct RunContext::Impl {
+  std::shared_ptr<const CompiledModel::Impl> model;  // keeps the loaded model and its JIT handles alive
+  std::unique_ptr<tessera::RunContext> context;
+};
+
+}  // namespace tessera::app
+
+#endif  // TESSERA_APP_APP_INTERNAL_H_

@@ -1,0 +1,261 @@
+// The C++ app API end to end, through tessera.hpp only (plus the test's own
+// model builder for graphs ONNX's test data does not have): environment,
+// loading, compiling, the partition report, saving, running a precompiled
+// model, many threads over one model, and clear errors.
+#include "tessera/app/tessera.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <thread>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "model/model_builder.h"
+#include "model/model_writer.h"
+#include "tessera/ops.h"
+
+namespace tessera::app {
+namespace {
+
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+std::string BuildDir() {
+  const char* dir = std::getenv("TESSERA_BUILD_DIR");
+  return dir ? dir : ".";
+}
+
+Environment Env() {
+  EnvironmentOptions o;
+  o.read_environment = false;
+  o.bundled_plugin_directory = BuildDir() + "/lib";
+  o.soc_directory = BuildDir() + "/share/tessera/socs";
+  Result<Environment> env = Environment::Create(o);
+  EXPECT_TRUE(env.ok()) << env.status().message();
+  return *std::move(env);
+}
+
+// out = relu(x·Wᵀ) + sin(x·Wᵀ), x [2, 8], written as a .tsr: FULLY_CONNECTED
+// and RELU go to the NPU, SIN to the cpu.
+std::string WriteModel(const std::string& name) {
+  tessera::ModelBuilder b("app_test");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {2, 8});
+  std::vector<float> w(64);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int>(i % 5) - 2) * 0.125f;
+  const int32_t fc = b.Op(TSR_OP_FULLY_CONNECTED, {x, b.Constant<float>("w", {8, 8}, w)});
+  b.Output(b.Op(TSR_OP_ADD, {b.Op(TSR_OP_RELU, {fc}), b.Op(TSR_OP_SIN, {fc})}, {}, {.name = "out"}));
+  const std::string path = (fs::temp_directory_path() / (name + "_" + std::to_string(getpid()) + ".tsr")).string();
+  EXPECT_TRUE(tessera::WriteModelFile(*std::move(b).Build(), path).ok());
+  return path;
+}
+const std::vector<float> kW = [] {
+  std::vector<float> w(64);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int>(i % 5) - 2) * 0.125f;
+  return w;
+}();
+
+Tensor Input(int seed) {
+  Tensor t = Tensor::Allocate({"x", TSR_DTYPE_F32, {2, 8}});
+  for (int i = 0; i < 16; ++i) t.as<float>()[i] = static_cast<float>((i * 3 + seed) % 9 - 4) * 0.25f;
+  return t;
+}
+
+// The model's arithmetic by hand: FULLY_CONNECTED is x·Wᵀ.
+std::vector<double> Want(const Tensor& x) {
+  std::vector<double> y(16);
+  for (int r = 0; r < 2; ++r)
+    for (int o = 0; o < 8; ++o) {
+      double fc = 0;
+      for (int i = 0; i < 8; ++i) fc += static_cast<double>(x.as<float>()[r * 8 + i]) * kW[o * 8 + i];
+      y[r * 8 + o] = std::max(fc, 0.0) + std::sin(fc);
+    }
+  return y;
+}
+
+void ExpectNear(const Tensor& y, const std::vector<double>& want, double tolerance) {
+  ASSERT_EQ(y.info().byte_size(), want.size() * sizeof(float));
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(y.as<float>()[i], want[i], tolerance) << "element " << i;
+}
+
+TEST(AppApi, EnvironmentListsTheBundledPluginsWithTheirIdentity) {
+  Environment env = Env();
+  bool cpu = false, npu = false;
+  for (const PluginInfo& p : env.plugins()) {
+    if (p.vendor == "cpu" && p.role == "compiler") cpu = true;
+    if (p.vendor == "systolic_npu" && p.role == "compiler") {
+      npu = true;
+      EXPECT_EQ(p.short_name, "npu");
+      EXPECT_EQ(p.abi_version, "1.2");
+    }
+  }
+  EXPECT_TRUE(cpu);
+  EXPECT_TRUE(npu);
+  EXPECT_THAT(env.soc_names(), ::testing::Contains("ref-phone"));
+  Result<Environment> relative = Environment::Create({.plugin_directories = {"plugins"}});
+  EXPECT_EQ(relative.status().code(), TSR_INVALID_ARGUMENT);
+}
+
+TEST(AppApi, CompilesReportsAndRunsOnNpuAndCpu) {
+  Environment env = Env();
+  const std::string path = WriteModel("compile");
+  Result<Model> model = Model::Load(path);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  EXPECT_FALSE(model->is_compiled());
+  ASSERT_EQ(model->inputs().size(), 1u);
+  EXPECT_EQ(model->inputs()[0].name, "x");
+  EXPECT_EQ(model->inputs()[0].shape, (std::vector<int64_t>{2, 8}));
+  CompileOptions options;
+  options.accelerators = {"npu", "cpu"};
+  options.soc = "ref-phone";
+  Result<CompiledModel> compiled = CompiledModel::Compile(env, *model, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  const PartitionReport& report = compiled->partition_report();
+  EXPECT_EQ(report.op_count, 4u);
+  std::vector<std::string> vendors;
+  for (const auto& p : report.partitions) vendors.push_back(p.vendor);
+  EXPECT_THAT(vendors, ::testing::Contains("systolic_npu"));
+  EXPECT_THAT(vendors, ::testing::Contains("cpu"));
+  ASSERT_EQ(report.fallbacks.size(), 1u);  // SIN, refused by the NPU
+  EXPECT_EQ(report.fallbacks[0].op_type, "SIN");
+  Result<RunContext> context = RunContext::Create(*compiled);
+  ASSERT_TRUE(context.ok()) << context.status().message();
+  const Tensor x = Input(1);
+  RunProfile profile;
+  Result<std::vector<Tensor>> y = context->Run({x}, &profile);
+  ASSERT_TRUE(y.ok()) << y.status().message();
+  ExpectNear((*y)[0], Want(x), 2e-2);  // the NPU computes in FP16
+  EXPECT_GE(profile.steps.size(), 2u);
+  std::remove(path.c_str());
+}
+
+TEST(AppApi, ASavedAotModelRunsPrecompiledAndJitCannotBeSaved) {
+  Environment env = Env();
+  const std::string path = WriteModel("save");
+  Result<Model> model = Model::Load(path);
+  ASSERT_TRUE(model.ok());
+  Result<CompiledModel> aot = CompiledModel::Compile(env, *model, {.accelerators = {"cpu"}});
+  ASSERT_TRUE(aot.ok()) << aot.status().message();
+  const std::string saved = path + ".aot.tsr";
+  ASSERT_TRUE(aot->Save(saved).ok());
+  Result<Model> reloaded = Model::Load(saved);
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status().message();
+  EXPECT_TRUE(reloaded->is_compiled());
+  Result<CompiledModel> again = CompiledModel::Compile(env, *reloaded);
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_TRUE(again->was_precompiled());
+  EXPECT_TRUE(again->partition_report().partitions.empty());
+  Result<RunContext> context = RunContext::Create(*again);
+  ASSERT_TRUE(context.ok());
+  const Tensor x = Input(2);
+  Result<std::vector<Tensor>> y = context->Run({x});
+  ASSERT_TRUE(y.ok()) << y.status().message();
+  ExpectNear((*y)[0], Want(x), 1e-5);
+
+  Result<CompiledModel> jit = CompiledModel::Compile(env, *model, {.accelerators = {"cpu"}, .mode = CompileMode::kJit});
+  ASSERT_TRUE(jit.ok());
+  const Status s = jit->Save(saved);
+  EXPECT_EQ(s.code(), TSR_FAILED_PRECONDITION);
+  EXPECT_THAT(s.message(), HasSubstr("JIT"));
+  std::remove(path.c_str());
+  std::remove(saved.c_str());
+}
+
+TEST(AppApi, FromMemoryLoadsTheSameModel) {
+  const std::string path = WriteModel("memory");
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Result<Model> model = Model::FromMemory(bytes.data(), bytes.size());
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  EXPECT_EQ(model->outputs()[0].name, "out");
+  Result<Model> garbage = Model::FromMemory("not a model", 11, {.format = ModelFormat::kTsr});
+  EXPECT_FALSE(garbage.ok());
+  EXPECT_FALSE(garbage.status().message().empty());
+  std::remove(path.c_str());
+}
+
+TEST(AppApi, ManyThreadsEachWithItsOwnContextMatchOneThread) {
+  Environment env = Env();
+  const std::string path = WriteModel("threads");
+  Result<Model> model = Model::Load(path);
+  ASSERT_TRUE(model.ok());
+  Result<CompiledModel> compiled = CompiledModel::Compile(env, *model, {.accelerators = {"npu", "cpu"}});
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  // The single-threaded answers first.
+  std::vector<std::vector<uint8_t>> want;
+  {
+    Result<RunContext> c = RunContext::Create(*compiled);
+    ASSERT_TRUE(c.ok());
+    for (int t = 0; t < 4; ++t) {
+      Result<std::vector<Tensor>> y = c->Run({Input(t)});
+      ASSERT_TRUE(y.ok());
+      const auto* p = static_cast<const uint8_t*>((*y)[0].data());
+      want.emplace_back(p, p + (*y)[0].size());
+    }
+  }
+  std::vector<int> wrong(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      Result<RunContext> c = RunContext::Create(*compiled);
+      if (!c.ok()) {
+        wrong[t] = -1;
+        return;
+      }
+      const Tensor x = Input(t);
+      for (int r = 0; r < 20; ++r) {
+        Result<std::vector<Tensor>> y = c->Run({x});
+        if (!y.ok() || std::memcmp((*y)[0].data(), want[t].data(), want[t].size()) != 0) ++wrong[t];
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong, (std::vector<int>{0, 0, 0, 0}));
+  std::remove(path.c_str());
+}
+
+TEST(AppApi, BadInputGivesClearErrors) {
+  Environment env = Env();
+  Result<Model> missing = Model::Load("/nonexistent/model.tsr");
+  EXPECT_FALSE(missing.ok());
+  EXPECT_THAT(missing.status().message(), HasSubstr("/nonexistent/model.tsr"));
+  const std::string path = WriteModel("errors");
+  Result<Model> model = Model::Load(path);
+  ASSERT_TRUE(model.ok());
+  EXPECT_EQ(CompiledModel::Compile(env, *model, {.soc = "no-such-soc"}).status().code(), TSR_NOT_FOUND);
+  EXPECT_EQ(CompiledModel::Compile(env, *model, {.cache_dir = "/tmp"}).status().code(), TSR_UNIMPLEMENTED);
+  Result<CompiledModel> compiled = CompiledModel::Compile(env, *model, {.accelerators = {"cpu"}});
+  ASSERT_TRUE(compiled.ok());
+  Result<RunContext> context = RunContext::Create(*compiled);
+  ASSERT_TRUE(context.ok());
+  Result<std::vector<Tensor>> wrong_shape = context->Run({Tensor::Allocate({"x", TSR_DTYPE_F32, {8, 2}})});
+  EXPECT_EQ(wrong_shape.status().code(), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(wrong_shape.status().message(), HasSubstr("[2,8]"));
+  float small[4];
+  EXPECT_EQ(Tensor::Wrap({"x", TSR_DTYPE_F32, {2, 8}}, small, sizeof(small)).status().code(), TSR_INVALID_ARGUMENT);
+  std::remove(path.c_str());
+}
+
+#ifdef TSR_TEST_ONNX_NODE_DIR
+// An ONNX model with a symbolic-free shape, loaded by file name.
+TEST(AppApi, LoadsAnOnnxModelAndRunsIt) {
+  Environment env = Env();
+  Result<Model> model = Model::Load(std::string(TSR_TEST_ONNX_NODE_DIR) + "/test_relu/model.onnx");
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  Result<CompiledModel> compiled = CompiledModel::Compile(env, *model, {.accelerators = {"cpu"}});
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  Tensor x = Tensor::Allocate(compiled->inputs()[0]);
+  const size_t n = x.info().byte_size() / 4;
+  for (size_t i = 0; i < n; ++i) x.as<float>()[i] = static_cast<float>(static_cast<int>(i % 11) - 5) * 0.5f;
+  Result<RunContext> context = RunContext::Create(*compiled);
+  ASSERT_TRUE(context.ok());
+  Result<std::vector<Tensor>> y = context->Run({x});
+  ASSERT_TRUE(y.ok()) << y.status().message();
+  for (size_t i = 0; i < n; ++i) EXPECT_EQ((*y)[0].as<float>()[i], std::max(x.as<float>()[i], 0.0f));
+}
+#endif
+
+}  // namespace
+}  // namespace tessera::app

@@ -1,0 +1,251 @@
+// The C API (tessera_app.h): each handle holds the C++ object, each call
+// catches everything (nothing is thrown across a C boundary), and every
+// failure leaves its text in the calling thread's slot.
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+
+#include "app_internal.h"
+#include "base/json_writer.h"
+#include "partition/partition_report.h"
+#include "tessera/app/tessera_app.h"
+
+struct tsr_app_environment_s {
+  tessera::app::Environment env;
+};
+struct tsr_app_model_s {
+  tessera::app::Model model;
+};
+struct tsr_app_compiled_model_s {
+  tessera::app::CompiledModel compiled;
+  std::vector<tessera::app::TensorInfo> inputs, outputs;  // stable storage for tsr_app_tensor_info
+  std::string report_json;
+};
+struct tsr_app_run_context_s {
+  tessera::app::RunContext context;
+  tsr_app_compiled_model compiled;
+};
+
+namespace {
+
+thread_local std::string last_error;
+
+tsr_status Fail(tsr_status code, std::string text) {
+  last_error = std::move(text);
+  return code;
+}
+tsr_status Fail(const tessera::app::Status& s) { return Fail(s.code(), s.message()); }
+
+// Runs `body`, turning exceptions into statuses.
+template <typename Body>
+tsr_status Guarded(const char* call, Body body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Fail(TSR_RESOURCE_EXHAUSTED, std::string(call) + ": out of memory");
+  } catch (const std::exception& e) {
+    return Fail(TSR_INTERNAL, std::string(call) + ": " + e.what());
+  } catch (...) {
+    return Fail(TSR_INTERNAL, std::string(call) + ": unknown exception");
+  }
+}
+
+template <typename T>
+bool Has(const T* opts, size_t end_of_member) {
+  return opts != nullptr && opts->struct_size >= end_of_member;
+}
+#define TSR_APP_HAS(opts, type, member) Has(opts, offsetof(type, member) + sizeof(((type*)nullptr)->member))
+
+tessera::app::LoadOptions LoadOptionsFrom(const tsr_app_load_options* opts) {
+  tessera::app::LoadOptions o;
+  if (TSR_APP_HAS(opts, tsr_app_load_options, format))
+    o.format = opts->format == TSR_APP_FORMAT_TSR    ? tessera::app::ModelFormat::kTsr
+               : opts->format == TSR_APP_FORMAT_ONNX ? tessera::app::ModelFormat::kOnnx
+                                                     : tessera::app::ModelFormat::kDetect;
+  if (TSR_APP_HAS(opts, tsr_app_load_options, input_shape_count) && opts->input_shapes != nullptr)
+    for (size_t i = 0; i < opts->input_shape_count; ++i) {
+      const tsr_app_input_shape& s = opts->input_shapes[i];
+      if (s.name != nullptr) o.input_shapes[s.name] = std::vector<int64_t>(s.dims, s.dims + s.rank);
+    }
+  return o;
+}
+
+tsr_status Adopt(tessera::app::Result<tessera::app::Model> model, tsr_app_model* out) {
+  if (!model.ok()) return Fail(model.status());
+  *out = new tsr_app_model_s{*std::move(model)};
+  return TSR_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* tsr_app_last_error(void) { return last_error.c_str(); }
+uint32_t tsr_app_api_version(void) { return TSR_APP_API_VERSION; }
+
+tsr_status tsr_app_environment_create(const tsr_app_environment_options* opts, tsr_app_environment* out) {
+  return Guarded("tsr_app_environment_create", [&]() -> tsr_status {
+    if (out == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_environment_create: out is NULL");
+    tessera::app::EnvironmentOptions o;
+    if (opts != nullptr && opts->struct_size < offsetof(tsr_app_environment_options, plugin_directories))
+      return Fail(TSR_INVALID_ARGUMENT, "tsr_app_environment_create: struct_size too small");
+    if (opts != nullptr) {
+      o.read_environment = opts->read_environment != 0;
+      if (TSR_APP_HAS(opts, tsr_app_environment_options, plugin_directory_count) && opts->plugin_directories != nullptr)
+        for (size_t i = 0; i < opts->plugin_directory_count; ++i)
+          if (opts->plugin_directories[i] != nullptr) o.plugin_directories.emplace_back(opts->plugin_directories[i]);
+      if (TSR_APP_HAS(opts, tsr_app_environment_options, bundled_plugin_directory) && opts->bundled_plugin_directory)
+        o.bundled_plugin_directory = opts->bundled_plugin_directory;
+      if (TSR_APP_HAS(opts, tsr_app_environment_options, soc_directory) && opts->soc_directory)
+        o.soc_directory = opts->soc_directory;
+      if (TSR_APP_HAS(opts, tsr_app_environment_options, log_level))
+        o.log_level = static_cast<tessera::app::LogLevel>(opts->log_level < 0 ? 0 : opts->log_level > 3 ? 3 : opts->log_level);
+    }
+    tessera::app::Result<tessera::app::Environment> env = tessera::app::Environment::Create(o);
+    if (!env.ok()) return Fail(env.status());
+    *out = new tsr_app_environment_s{*std::move(env)};
+    return TSR_OK;
+  });
+}
+
+void tsr_app_environment_destroy(tsr_app_environment env) { delete env; }
+
+tsr_status tsr_app_model_load(const char* path, const tsr_app_load_options* opts, tsr_app_model* out) {
+  return Guarded("tsr_app_model_load", [&]() -> tsr_status {
+    if (path == nullptr || out == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_model_load: NULL argument");
+    return Adopt(tessera::app::Model::Load(path, LoadOptionsFrom(opts)), out);
+  });
+}
+
+tsr_status tsr_app_model_from_memory(const void* bytes, size_t size, const tsr_app_load_options* opts,
+                                     tsr_app_model* out) {
+  return Guarded("tsr_app_model_from_memory", [&]() -> tsr_status {
+    if (out == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_model_from_memory: out is NULL");
+    return Adopt(tessera::app::Model::FromMemory(bytes, size, LoadOptionsFrom(opts)), out);
+  });
+}
+
+void tsr_app_model_destroy(tsr_app_model model) { delete model; }
+
+tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const tsr_app_compile_options* opts,
+                           tsr_app_compiled_model* out) {
+  return Guarded("tsr_app_compile", [&]() -> tsr_status {
+    if (env == nullptr || model == nullptr || out == nullptr)
+      return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compile: NULL argument");
+    tessera::app::CompileOptions o;
+    if (TSR_APP_HAS(opts, tsr_app_compile_options, mode)) {
+      if (opts->mode != 0 && opts->mode != 1) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compile: mode must be 0 (AOT) or 1 (JIT)");
+      o.mode = opts->mode == 1 ? tessera::app::CompileMode::kJit : tessera::app::CompileMode::kAot;
+    }
+    if (TSR_APP_HAS(opts, tsr_app_compile_options, accelerators) && opts->accelerators != nullptr) {
+      std::string list = opts->accelerators;
+      size_t start = 0;
+      while (start <= list.size()) {
+        const size_t comma = list.find(',', start);
+        const std::string part = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        if (!part.empty()) o.accelerators.push_back(part);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
+    }
+    if (TSR_APP_HAS(opts, tsr_app_compile_options, soc) && opts->soc != nullptr) o.soc = opts->soc;
+    if (TSR_APP_HAS(opts, tsr_app_compile_options, plugin_option_count) && opts->plugin_options != nullptr)
+      for (size_t i = 0; i < opts->plugin_option_count; ++i)
+        if (opts->plugin_options[i].key != nullptr && opts->plugin_options[i].value != nullptr)
+          o.plugin_options.emplace_back(opts->plugin_options[i].key, opts->plugin_options[i].value);
+    tessera::app::Result<tessera::app::CompiledModel> compiled =
+        tessera::app::CompiledModel::Compile(env->env, model->model, o);
+    if (!compiled.ok()) return Fail(compiled.status());
+    auto handle = std::make_unique<tsr_app_compiled_model_s>(tsr_app_compiled_model_s{*std::move(compiled), {}, {}, {}});
+    handle->inputs = handle->compiled.inputs();
+    handle->outputs = handle->compiled.outputs();
+    const tessera::CompiledModel& internal = handle->compiled.impl()->compiled;
+    tessera::JsonWriter j;
+    if (handle->compiled.was_precompiled()) j.BeginObject().Field("precompiled", true).EndObject();
+    else tessera::WritePartitionReportJson(tessera::BuildPartitionReport(internal), j);
+    handle->report_json = j.str();
+    *out = handle.release();
+    return TSR_OK;
+  });
+}
+
+void tsr_app_compiled_model_destroy(tsr_app_compiled_model compiled) { delete compiled; }
+
+tsr_status tsr_app_compiled_model_save(tsr_app_compiled_model compiled, const char* path) {
+  return Guarded("tsr_app_compiled_model_save", [&]() -> tsr_status {
+    if (compiled == nullptr || path == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_save: NULL argument");
+    const tessera::app::Status s = compiled->compiled.Save(path);
+    return s.ok() ? TSR_OK : Fail(s);
+  });
+}
+
+tsr_status tsr_app_compiled_model_io_count(tsr_app_compiled_model compiled, size_t* out_inputs, size_t* out_outputs) {
+  if (compiled == nullptr || out_inputs == nullptr || out_outputs == nullptr)
+    return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_io_count: NULL argument");
+  *out_inputs = compiled->inputs.size();
+  *out_outputs = compiled->outputs.size();
+  return TSR_OK;
+}
+
+tsr_status tsr_app_compiled_model_tensor_info(tsr_app_compiled_model compiled, int32_t io_kind, size_t index,
+                                              tsr_app_tensor_info* out) {
+  if (compiled == nullptr || out == nullptr)
+    return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_tensor_info: NULL argument");
+  if (io_kind != TSR_APP_IO_INPUT && io_kind != TSR_APP_IO_OUTPUT)
+    return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_tensor_info: io_kind must be 0 (input) or 1 (output)");
+  const std::vector<tessera::app::TensorInfo>& list = io_kind == TSR_APP_IO_INPUT ? compiled->inputs : compiled->outputs;
+  if (index >= list.size())
+    return Fail(TSR_OUT_OF_RANGE, "tsr_app_compiled_model_tensor_info: index " + std::to_string(index) + " of " +
+                                      std::to_string(list.size()));
+  const tessera::app::TensorInfo& t = list[index];
+  *out = tsr_app_tensor_info{t.name.c_str(), t.dtype, 0, t.shape.data(), t.shape.size(), t.byte_size()};
+  return TSR_OK;
+}
+
+tsr_status tsr_app_compiled_model_partition_report_json(tsr_app_compiled_model compiled, char* out, size_t capacity,
+                                                        size_t* out_length) {
+  if (compiled == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_partition_report_json: NULL model");
+  tsr_copy_text(compiled->report_json.c_str(), out, capacity, out_length);
+  return TSR_OK;
+}
+
+tsr_status tsr_app_run_context_create(tsr_app_compiled_model compiled, tsr_app_run_context* out) {
+  return Guarded("tsr_app_run_context_create", [&]() -> tsr_status {
+    if (compiled == nullptr || out == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run_context_create: NULL argument");
+    tessera::app::Result<tessera::app::RunContext> c = tessera::app::RunContext::Create(compiled->compiled);
+    if (!c.ok()) return Fail(c.status());
+    *out = new tsr_app_run_context_s{*std::move(c), compiled};
+    return TSR_OK;
+  });
+}
+
+void tsr_app_run_context_destroy(tsr_app_run_context context) { delete context; }
+
+tsr_status tsr_app_run(tsr_app_run_context context, const void* const* inputs, size_t input_count,
+                       void* const* outputs, size_t output_count) {
+  return Guarded("tsr_app_run", [&]() -> tsr_status {
+    if (context == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run: NULL context");
+    const tsr_app_compiled_model m = context->compiled;
+    if (input_count != m->inputs.size() || output_count != m->outputs.size())
+      return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run: the model takes " + std::to_string(m->inputs.size()) +
+                                            " inputs and gives " + std::to_string(m->outputs.size()) + " outputs, got " +
+                                            std::to_string(input_count) + " and " + std::to_string(output_count));
+    std::vector<tessera::app::Tensor> in;
+    for (size_t i = 0; i < input_count; ++i) {
+      if (inputs == nullptr || inputs[i] == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run: input " + std::to_string(i) + " is NULL");
+      tessera::app::Result<tessera::app::Tensor> t = tessera::app::Tensor::Wrap(
+          m->inputs[i], const_cast<void*>(inputs[i]), m->inputs[i].byte_size());
+      if (!t.ok()) return Fail(t.status());
+      in.push_back(*std::move(t));
+    }
+    for (size_t i = 0; i < output_count; ++i)
+      if (outputs == nullptr || outputs[i] == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run: output " + std::to_string(i) + " is NULL");
+    tessera::app::Result<std::vector<tessera::app::Tensor>> out = context->context.Run(in);
+    if (!out.ok()) return Fail(out.status());
+    for (size_t i = 0; i < output_count; ++i) std::memcpy(outputs[i], (*out)[i].data(), m->outputs[i].byte_size());
+    return TSR_OK;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,83 @@
+// CompiledModel: "compile unless compiled", then loaded into the dispatch
+// libraries once, shared by every RunContext made from it.
+#include "app_internal.h"
+#include "base/install_layout.h"
+#include "model/model_writer.h"
+#include "partition/partition_report.h"
+
+namespace tessera::app {
+namespace {
+
+PartitionReport ToPublic(const tessera::PartitionReport& r) {
+  PartitionReport out;
+  out.accelerators = r.accelerators;
+  out.mode = r.mode;
+  out.soc = r.soc;
+  out.op_count = r.op_count;
+  out.cut_bytes = r.cut_bytes;
+  for (const ReportedPartition& p : r.partitions)
+    out.partitions.push_back({p.vendor, p.op_ids, p.op_types, p.input_bytes, p.output_bytes});
+  for (const ReportedCut& c : r.cuts) out.cuts.push_back({c.tensor, c.bytes, c.from_vendor, c.to_vendor});
+  for (const ReportedPlacement& f : r.fallbacks) {
+    PartitionReport::Fallback fb{f.op_id, f.op_type, f.vendor, {}};
+    for (const ReportedRefusal& refusal : f.refused_by) fb.refused_by.push_back({refusal.vendor, refusal.reason, refusal.detail});
+    out.fallbacks.push_back(std::move(fb));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<CompiledModel> CompiledModel::Compile(const Environment& environment, const Model& model,
+                                             const CompileOptions& options) {
+  if (!options.cache_dir.empty())
+    return Status(TSR_UNIMPLEMENTED, "the compile cache is not implemented yet: leave cache_dir empty");
+  auto impl = std::make_shared<Impl>();
+  impl->environment = environment.impl();
+  tessera::CompileOptions internal;
+  if (!options.accelerators.empty()) internal.accelerators = options.accelerators;
+  internal.mode = options.mode == CompileMode::kJit ? tessera::CompileMode::kJit : tessera::CompileMode::kAot;
+  internal.plugin_options = options.plugin_options;
+  if (!options.soc.empty()) {
+    absl::StatusOr<SocSelection> soc = FindSoc(options.soc, impl->environment->soc_directory);
+    if (!soc.ok()) return FromAbsl(soc.status());
+    internal.soc = *std::move(soc);
+  }
+  const tessera::Graph& graph = model.impl()->graph;
+  impl->precompiled = model.is_compiled();
+  // A compiled model needs dispatch libraries only: no compiler is opened.
+  const PluginRegistry& registry = impl->environment->Registry(/*with_compilers=*/!impl->precompiled);
+  if (impl->precompiled) {
+    impl->compiled.graph = graph;
+    impl->compiled.source = graph;
+    impl->compiled.soc = internal.soc;
+  } else {
+    absl::StatusOr<tessera::CompiledModel> compiled = CompileGraph(graph, registry, internal);
+    if (!compiled.ok()) return FromAbsl(compiled.status());
+    impl->compiled = *std::move(compiled);
+    impl->report = ToPublic(BuildPartitionReport(impl->compiled));
+  }
+  absl::StatusOr<std::shared_ptr<const LoadedModel>> loaded =
+      LoadedModel::Create(impl->compiled.graph, impl->compiled.jit_slots, registry, {internal.soc, internal.plugin_options});
+  if (!loaded.ok()) return FromAbsl(loaded.status());
+  impl->loaded = *std::move(loaded);
+  return CompiledModel(std::move(impl));
+}
+
+std::vector<TensorInfo> CompiledModel::inputs() const {
+  return TensorInfos(impl_->compiled.graph, impl_->compiled.graph.inputs);
+}
+std::vector<TensorInfo> CompiledModel::outputs() const {
+  return TensorInfos(impl_->compiled.graph, impl_->compiled.graph.outputs);
+}
+bool CompiledModel::was_precompiled() const { return impl_->precompiled; }
+const PartitionReport& CompiledModel::partition_report() const { return impl_->report; }
+
+Status CompiledModel::Save(const std::string& path) const {
+  if (impl_->compiled.mode == tessera::CompileMode::kJit)
+    return Status(TSR_FAILED_PRECONDITION,
+                  "a JIT-compiled model cannot be saved: JIT results live in process memory only (compile AOT)");
+  return FromAbsl(WriteModelFile(impl_->compiled.graph, path));
+}
+
+}  // namespace tessera::app

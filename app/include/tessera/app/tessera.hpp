@@ -1,0 +1,319 @@
+// Tessera's app API in C++: load a model, pick accelerators, compile, run.
+//
+//   tessera::app::Environment env = *tessera::app::Environment::Create({});
+//   tessera::app::Model model = *tessera::app::Model::Load("mobilenet.onnx");
+//   tessera::app::CompileOptions options;
+//   options.accelerators = {"npu", "cpu"};
+//   tessera::app::CompiledModel compiled = *tessera::app::CompiledModel::Compile(env, model, options);
+//   tessera::app::RunContext context = *tessera::app::RunContext::Create(compiled);
+//   std::vector<tessera::app::Tensor> outputs = *context.Run(inputs);
+//
+// What may be shared between threads (docs/app-guide.md):
+//   Environment, Model, CompiledModel  immutable once made: share them freely
+//                                      (copies are cheap handles to one object).
+//   RunContext                         one per thread: its own buffers and
+//                                      invocations. Many RunContexts of one
+//                                      CompiledModel run at the same time.
+//   Tensor                             a value; Wrap()ped memory is the
+//                                      caller's and must outlive its use.
+//
+// Nothing of abseil, flatbuffers or protobuf appears here. The status codes
+// and dtypes are the plugin ABI's (tessera/common.h): one set of numbers
+// across the whole SDK.
+#ifndef TESSERA_APP_TESSERA_HPP_
+#define TESSERA_APP_TESSERA_HPP_
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "tessera/common.h"
+
+namespace tessera::app {
+
+// ---- Status and results ---------------------------------------------------
+
+class Status {
+ public:
+  Status() = default;  // OK
+  Status(tsr_status code, std::string message) : code_(code), message_(std::move(message)) {}
+  bool ok() const { return code_ == TSR_OK; }
+  tsr_status code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  tsr_status code_ = TSR_OK;
+  std::string message_;
+};
+
+// A value or the Status that explains why there is none.
+template <typename T>
+class Result {
+ public:
+  Result(T value) : v_(std::move(value)) {}                 // NOLINT: implicit by design
+  Result(Status status) : v_(std::move(status)) {}          // NOLINT
+  bool ok() const { return std::holds_alternative<T>(v_); }
+  const Status& status() const {
+    static const Status kOk;
+    return ok() ? kOk : std::get<Status>(v_);
+  }
+  T& value() & { return std::get<T>(v_); }
+  const T& value() const& { return std::get<T>(v_); }
+  T&& value() && { return std::get<T>(std::move(v_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T&& operator*() && { return std::move(*this).value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+ private:
+  std::variant<T, Status> v_;
+};
+
+// ---- Environment ----------------------------------------------------------
+
+enum class LogLevel { kDebug = 0, kInfo = 1, kWarning = 2, kError = 3 };
+
+struct EnvironmentOptions {
+  // Searched in order, before the bundled directory. Absolute paths.
+  std::vector<std::string> plugin_directories;
+  // The SDK's own plugins; "" = <directory of the running executable>/../lib.
+  std::string bundled_plugin_directory;
+  // Where SoC description files (NAME.soc) are found; "" = <exe>/../share/tessera/socs.
+  std::string soc_directory;
+  // TESSERA_PLUGIN_PATH and TESSERA_PLUGIN_FILTER are honoured unless false.
+  bool read_environment = true;
+  // Plugin log lines at or above `log_level` go to `log_sink` (vendor,
+  // level, text), or to stderr when it is empty. Process-wide: the newest
+  // Environment's sink receives every plugin's lines.
+  LogLevel log_level = LogLevel::kWarning;
+  std::function<void(const std::string& vendor, LogLevel level, const std::string& text)> log_sink;
+};
+
+struct PluginInfo {
+  std::string vendor;
+  std::string role;        // "compiler" or "dispatch"
+  std::string path;
+  std::string short_name;  // e.g. "npu"; "" when the plugin declares none
+  int priority = 0;        // tsr_compiler_plugin_info.default_priority (compilers)
+  std::string abi_version; // negotiated, e.g. "1.2"
+};
+
+struct SkippedPlugin {
+  std::string path;
+  std::string reason;
+};
+
+class Environment {
+ public:
+  static Result<Environment> Create(const EnvironmentOptions& options);
+
+  std::vector<PluginInfo> plugins() const;
+  std::vector<SkippedPlugin> skipped_plugins() const;
+  // The SoC names found in the SoC directory.
+  std::vector<std::string> soc_names() const;
+
+  // The implementation behind the handle (an incomplete type to apps).
+  struct Impl;
+  const std::shared_ptr<const Impl>& impl() const { return impl_; }
+  explicit Environment(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+// ---- Models ---------------------------------------------------------------
+
+struct TensorInfo {
+  std::string name;
+  tsr_dtype dtype = TSR_DTYPE_F32;
+  std::vector<int64_t> shape;
+  size_t byte_size() const;
+};
+
+enum class ModelFormat { kDetect, kTsr, kOnnx };
+
+struct LoadOptions {
+  ModelFormat format = ModelFormat::kDetect;  // kDetect: by content
+  // ONNX models with symbolic dimensions: the concrete shape per input name.
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+};
+
+class Model {
+ public:
+  static Result<Model> Load(const std::string& path, const LoadOptions& options = {});
+  // `bytes` is copied.
+  static Result<Model> FromMemory(const void* bytes, size_t size, const LoadOptions& options = {});
+
+  // True for a model whose every op is already compiled (an AOT .tsr): it
+  // runs with dispatch libraries only.
+  bool is_compiled() const;
+  std::vector<TensorInfo> inputs() const;
+  std::vector<TensorInfo> outputs() const;
+
+  // The implementation behind the handle (an incomplete type to apps).
+  struct Impl;
+  const std::shared_ptr<const Impl>& impl() const { return impl_; }
+  explicit Model(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+// ---- Compiling ------------------------------------------------------------
+
+enum class CompileMode { kAot, kJit };
+
+struct CompileOptions {
+  // In priority order, by vendor or short name ("npu", "systolic_npu");
+  // empty = every loaded compiler, by declared priority. The fallback (cpu)
+  // is always added last.
+  std::vector<std::string> accelerators;
+  CompileMode mode = CompileMode::kAot;
+  // A SoC name from Environment::soc_names(), or a path to a .soc file;
+  // "" = the plugins' defaults.
+  std::string soc;
+  // Vendor options, "vendor.key" = "value" (docs/cli.md lists them).
+  std::vector<std::pair<std::string, std::string>> plugin_options;
+  // Reserved for the compile cache (not implemented yet: must be "").
+  std::string cache_dir;
+};
+
+struct PartitionReport {
+  struct Partition {
+    std::string vendor;
+    std::vector<uint32_t> op_ids;
+    std::vector<std::string> op_types;
+    uint64_t input_bytes = 0, output_bytes = 0;
+  };
+  struct Cut {
+    std::string tensor;
+    uint64_t bytes = 0;
+    std::string from_vendor, to_vendor;
+  };
+  struct Refusal {
+    std::string vendor, reason, detail;
+  };
+  struct Fallback {  // an op a higher-priority accelerator refused
+    uint32_t op_id = 0;
+    std::string op_type, vendor;
+    std::vector<Refusal> refused_by;
+  };
+  std::vector<std::string> accelerators;  // as used, in priority order
+  std::string mode;                       // "aot" or "jit"
+  std::string soc;
+  size_t op_count = 0;
+  std::vector<Partition> partitions;
+  std::vector<Cut> cuts;
+  std::vector<Fallback> fallbacks;
+  uint64_t cut_bytes = 0;
+};
+
+class CompiledModel {
+ public:
+  // Compiles `model`, or takes an already compiled one as it is (then no
+  // compiler library is opened).
+  static Result<CompiledModel> Compile(const Environment& environment, const Model& model,
+                                       const CompileOptions& options = {});
+
+  std::vector<TensorInfo> inputs() const;
+  std::vector<TensorInfo> outputs() const;
+  bool was_precompiled() const;
+  // Empty partitions for a precompiled model (nothing was partitioned here).
+  const PartitionReport& partition_report() const;
+  // AOT only: the compiled model as a .tsr that runs with dispatch
+  // libraries alone. JIT results live only in this process.
+  Status Save(const std::string& path) const;
+
+  // The implementation behind the handle (an incomplete type to apps).
+  struct Impl;
+  const std::shared_ptr<const Impl>& impl() const { return impl_; }
+  explicit CompiledModel(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+ private:
+  std::shared_ptr<const Impl> impl_;
+};
+
+// ---- Tensors --------------------------------------------------------------
+
+// Host memory holding one tensor: owned (Allocate) or the caller's (Wrap).
+class Tensor {
+ public:
+  static Tensor Allocate(TensorInfo info);  // zero-filled
+  // The caller's memory, at least info.byte_size() bytes; it must outlive
+  // every use of the Tensor and its copies.
+  static Result<Tensor> Wrap(TensorInfo info, void* data, size_t size);
+
+  const TensorInfo& info() const { return info_; }
+  void* data() { return data_; }
+  const void* data() const { return data_; }
+  size_t size() const { return size_; }
+  template <typename T>
+  T* as() { return static_cast<T*>(data_); }
+  template <typename T>
+  const T* as() const { return static_cast<const T*>(data_); }
+
+ private:
+  friend class RunContext;  // hands its outputs over without a copy
+  Tensor(TensorInfo info, std::shared_ptr<std::vector<uint8_t>> owned, void* data, size_t size)
+      : info_(std::move(info)), owned_(std::move(owned)), data_(data), size_(size) {}
+  TensorInfo info_;
+  std::shared_ptr<std::vector<uint8_t>> owned_;  // null when wrapped
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+// ---- Running --------------------------------------------------------------
+
+struct RunProfile {
+  struct Metric {
+    std::string name;
+    double value = 0;
+    std::string unit;
+  };
+  struct Step {
+    std::string vendor, entry_point;
+    std::vector<uint32_t> source_op_ids;
+    double host_time_us = 0;
+    std::vector<Metric> metrics;  // the dispatch library's own
+  };
+  struct Conversion {
+    std::string tensor, to_vendor;
+    int32_t from_type = 0, to_type = 0;  // tsr_buffer_type
+    uint64_t bytes = 0;
+    double host_time_us = 0;
+  };
+  double total_us = 0;
+  std::vector<Step> steps;
+  std::vector<Conversion> conversions;
+};
+
+// One thread's way of running a CompiledModel. Not internally synchronized:
+// give each thread its own (they share the model's loaded executables).
+class RunContext {
+ public:
+  static Result<RunContext> Create(const CompiledModel& model);
+  ~RunContext();
+  RunContext(RunContext&&) noexcept;
+  RunContext& operator=(RunContext&&) noexcept;
+
+  // Inputs in the order of CompiledModel::inputs(); dtypes and shapes must
+  // match exactly. Returns owned output tensors.
+  Result<std::vector<Tensor>> Run(const std::vector<Tensor>& inputs, RunProfile* profile = nullptr);
+
+  struct Impl;  // an incomplete type to apps
+  explicit RunContext(std::unique_ptr<Impl> impl);
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tessera::app
+
+#endif  // TESSERA_APP_TESSERA_HPP_

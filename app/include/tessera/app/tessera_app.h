@@ -1,0 +1,134 @@
+/*
+ * Tessera's app API in C, over the C++ one (tessera.hpp), for other
+ * languages. Opaque handles, the plugin ABI's status codes
+ * (tessera/common.h), and text for every error.
+ *
+ * Errors: a call that fails returns a non-OK tsr_status, leaves its out_
+ * parameters untouched, and sets the calling thread's error text, which
+ * tsr_app_last_error() returns (never NULL; valid until the next tsr_app_
+ * call on this thread).
+ *
+ * Threads: environments, models and compiled models are immutable and may
+ * be used from any thread. A run context is one thread's: make one per
+ * thread from a shared compiled model. Destroy a compiled model after
+ * every run context made from it.
+ *
+ * Its own version, apart from the plugin ABI's: TSR_APP_API_VERSION grows
+ * when functions are added; option structs grow by appending and carry
+ * struct_size (set it to sizeof).
+ */
+#ifndef TESSERA_APP_TESSERA_APP_H_
+#define TESSERA_APP_TESSERA_APP_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tessera/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TSR_APP_API_VERSION 1
+
+typedef struct tsr_app_environment_s* tsr_app_environment;
+typedef struct tsr_app_model_s* tsr_app_model;
+typedef struct tsr_app_compiled_model_s* tsr_app_compiled_model;
+typedef struct tsr_app_run_context_s* tsr_app_run_context;
+
+/* The calling thread's text of its last failed tsr_app_ call. */
+const char* tsr_app_last_error(void);
+/* TSR_APP_API_VERSION of the library actually linked. */
+uint32_t tsr_app_api_version(void);
+
+typedef struct tsr_app_environment_options {
+  uint32_t struct_size;                   /* sizeof(tsr_app_environment_options) */
+  int32_t read_environment;               /* nonzero: honour TESSERA_PLUGIN_PATH / _FILTER */
+  const char* const* plugin_directories;  /* absolute paths, searched first; borrowed */
+  size_t plugin_directory_count;
+  const char* bundled_plugin_directory;   /* NULL = <exe>/../lib */
+  const char* soc_directory;              /* NULL = <exe>/../share/tessera/socs */
+  int32_t log_level;                      /* tsr_log_severity: lines below it are dropped */
+  uint32_t reserved0;                     /* 0 */
+} tsr_app_environment_options;
+
+/* opts NULL = defaults (environment honoured, bundled plugins, warnings). */
+tsr_status tsr_app_environment_create(const tsr_app_environment_options* opts, tsr_app_environment* out);
+void tsr_app_environment_destroy(tsr_app_environment env); /* accepts NULL */
+
+enum tsr_app_model_format {
+  TSR_APP_FORMAT_DETECT = 0, /* load: by file name (.onnx); memory: by content */
+  TSR_APP_FORMAT_TSR = 1,
+  TSR_APP_FORMAT_ONNX = 2
+};
+
+typedef struct tsr_app_input_shape {
+  const char* name;      /* graph input name */
+  const int64_t* dims;
+  size_t rank;
+} tsr_app_input_shape;
+
+typedef struct tsr_app_load_options {
+  uint32_t struct_size;                 /* sizeof(tsr_app_load_options) */
+  int32_t format;                       /* tsr_app_model_format */
+  const tsr_app_input_shape* input_shapes;  /* ONNX with symbolic dims; borrowed */
+  size_t input_shape_count;
+} tsr_app_load_options;
+
+/* opts may be NULL. */
+tsr_status tsr_app_model_load(const char* path, const tsr_app_load_options* opts, tsr_app_model* out);
+/* The bytes are copied. */
+tsr_status tsr_app_model_from_memory(const void* bytes, size_t size, const tsr_app_load_options* opts,
+                                     tsr_app_model* out);
+void tsr_app_model_destroy(tsr_app_model model); /* accepts NULL */
+
+typedef struct tsr_app_compile_options {
+  uint32_t struct_size;               /* sizeof(tsr_app_compile_options) */
+  int32_t mode;                       /* 0 = AOT, 1 = JIT */
+  const char* accelerators;           /* "npu,cpu"; NULL or "" = by declared priority */
+  const char* soc;                    /* SoC name or .soc path; NULL = plugin defaults */
+  const tsr_key_value* plugin_options;/* "vendor.key" = "value"; borrowed */
+  size_t plugin_option_count;
+} tsr_app_compile_options;
+
+/* Compiles `model`, or takes an already compiled one as it is (then no
+ * compiler library is opened). opts may be NULL. */
+tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const tsr_app_compile_options* opts,
+                           tsr_app_compiled_model* out);
+void tsr_app_compiled_model_destroy(tsr_app_compiled_model compiled); /* accepts NULL */
+/* AOT only: writes a .tsr that runs with dispatch libraries alone. */
+tsr_status tsr_app_compiled_model_save(tsr_app_compiled_model compiled, const char* path);
+
+typedef struct tsr_app_tensor_info {
+  const char* name;       /* valid while the compiled model lives */
+  int32_t dtype;          /* tsr_dtype */
+  uint32_t reserved0;
+  const int64_t* shape;   /* valid while the compiled model lives */
+  size_t rank;
+  size_t byte_size;
+} tsr_app_tensor_info;
+
+tsr_status tsr_app_compiled_model_io_count(tsr_app_compiled_model compiled, size_t* out_inputs, size_t* out_outputs);
+#define TSR_APP_IO_INPUT 0  /* the values of the dispatch ABI's TSR_IO_INPUT/OUTPUT */
+#define TSR_APP_IO_OUTPUT 1
+tsr_status tsr_app_compiled_model_tensor_info(tsr_app_compiled_model compiled, int32_t io_kind, size_t index,
+                                              tsr_app_tensor_info* out);
+/* The partition report as one JSON object (the fields of `tessera
+ * partition --json`), copied as tsr_copy_text does: a too-small buffer gets
+ * a truncated prefix, *out_length the full length. */
+tsr_status tsr_app_compiled_model_partition_report_json(tsr_app_compiled_model compiled, char* out,
+                                                        size_t capacity, size_t* out_length);
+
+tsr_status tsr_app_run_context_create(tsr_app_compiled_model compiled, tsr_app_run_context* out);
+void tsr_app_run_context_destroy(tsr_app_run_context context); /* accepts NULL */
+/* One synchronous run. inputs[i] holds input i (tsr_app_tensor_info
+ * byte_size bytes, dense, the model's dtype); outputs[i] receives output i
+ * and must hold its byte_size. Buffers are borrowed for the call. */
+tsr_status tsr_app_run(tsr_app_run_context context, const void* const* inputs, size_t input_count,
+                       void* const* outputs, size_t output_count);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TESSERA_APP_TESSERA_APP_H_ */

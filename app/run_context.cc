@@ -1,0 +1,71 @@
+// RunContext and Tensor: one thread's buffers and invocations over a
+// shared CompiledModel, with host tensors in and out.
+#include "app_internal.h"
+
+namespace tessera::app {
+
+Tensor Tensor::Allocate(TensorInfo info) {
+  auto owned = std::make_shared<std::vector<uint8_t>>(info.byte_size());
+  void* data = owned->data();
+  const size_t size = owned->size();
+  return Tensor(std::move(info), std::move(owned), data, size);
+}
+
+Result<Tensor> Tensor::Wrap(TensorInfo info, void* data, size_t size) {
+  if (data == nullptr && size > 0) return Status(TSR_INVALID_ARGUMENT, "Tensor::Wrap of NULL memory");
+  if (size < info.byte_size())
+    return Status(TSR_INVALID_ARGUMENT, "Tensor::Wrap: '" + info.name + "' needs " + std::to_string(info.byte_size()) +
+                                            " bytes, the memory has " + std::to_string(size));
+  return Tensor(std::move(info), nullptr, data, size);
+}
+
+RunContext::RunContext(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+RunContext::~RunContext() = default;
+RunContext::RunContext(RunContext&&) noexcept = default;
+RunContext& RunContext::operator=(RunContext&&) noexcept = default;
+
+Result<RunContext> RunContext::Create(const CompiledModel& model) {
+  auto impl = std::make_unique<Impl>();
+  impl->model = model.impl();
+  absl::StatusOr<std::unique_ptr<tessera::RunContext>> context = tessera::RunContext::Create(impl->model->loaded);
+  if (!context.ok()) return FromAbsl(context.status());
+  impl->context = *std::move(context);
+  return RunContext(std::move(impl));
+}
+
+Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, RunProfile* profile) {
+  if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  // The internal runner takes host tensors by value; the copy in is the
+  // one the CLI pays too (zero-copy buffers by type come with the dispatch
+  // runtime issue).
+  std::vector<HostTensor> host;
+  host.reserve(inputs.size());
+  for (const Tensor& t : inputs) {
+    const auto* p = static_cast<const uint8_t*>(t.data());
+    host.push_back({t.info().name, t.info().dtype, t.info().shape, std::vector<uint8_t>(p, p + t.info().byte_size())});
+  }
+  tessera::RunProfile internal;
+  absl::StatusOr<std::vector<HostTensor>> out = impl_->context->Run(host, profile != nullptr ? &internal : nullptr);
+  if (!out.ok()) return FromAbsl(out.status());
+  std::vector<Tensor> outputs;
+  for (HostTensor& h : *out) {
+    auto owned = std::make_shared<std::vector<uint8_t>>(std::move(h.data));
+    void* data = owned->data();
+    const size_t size = owned->size();
+    outputs.push_back(Tensor({h.name, static_cast<tsr_dtype>(h.dtype), h.shape}, std::move(owned), data, size));
+  }
+  if (profile != nullptr) {
+    *profile = RunProfile{};
+    profile->total_us = internal.total_us;
+    for (const StepProfile& s : internal.steps) {
+      RunProfile::Step step{s.vendor, s.entry_point, s.source_op_ids, s.host_time_us, {}};
+      for (const StepProfile::Metric& m : s.metrics) step.metrics.push_back({m.name, m.value, m.unit});
+      profile->steps.push_back(std::move(step));
+    }
+    for (const ConversionRecord& c : internal.conversions)
+      profile->conversions.push_back({c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us});
+  }
+  return outputs;
+}
+
+}  // namespace tessera::app
