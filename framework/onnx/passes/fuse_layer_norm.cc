@@ -117,25 +117,21 @@ std::optional<Match> MatchAt(const Graph& g, const UseIndex& uses, int32_t first
   m.ops.insert(m.ops.end(), {sub, square, var, add_eps, sqrt, div});
   m.result = g.ops[div].outputs[0];
 
-  // Optional affine tail: * gamma, then + beta.
-  const int32_t mul = sole(m.result, TSR_OP_MUL);
-  if (mul < 0 || !IsBinary(g.ops[mul], TSR_OP_MUL)) return m;
-  const int32_t gamma = OtherOperand(g.ops[mul], m.result, true);
-  std::optional<std::vector<int64_t>> gamma_shape = gamma >= 0 ? AffineShape(g, gamma, xt, m.axis) : std::nullopt;
-  if (!gamma_shape || g.tensors[g.ops[mul].outputs[0]].shape != xt.shape) return m;
-  m.gamma = gamma;
-  m.gamma_shape = *gamma_shape;
-  m.ops.push_back(mul);
-  m.result = g.ops[mul].outputs[0];
-  const int32_t add = sole(m.result, TSR_OP_ADD);
-  if (add < 0 || !IsBinary(g.ops[add], TSR_OP_ADD)) return m;
-  const int32_t beta = OtherOperand(g.ops[add], m.result, true);
-  std::optional<std::vector<int64_t>> beta_shape = beta >= 0 ? AffineShape(g, beta, xt, m.axis) : std::nullopt;
-  if (!beta_shape || g.tensors[g.ops[add].outputs[0]].shape != xt.shape) return m;
-  m.beta = beta;
-  m.beta_shape = *beta_shape;
-  m.ops.push_back(add);
-  m.result = g.ops[add].outputs[0];
+  // Optional affine tail: * gamma, then + beta. Each step takes the op
+  // reading the result when it is `type` by a fitting constant.
+  auto take = [&](int32_t type, int32_t& operand, std::vector<int64_t>& shape) {
+    const int32_t op = sole(m.result, type);
+    if (op < 0 || !IsBinary(g.ops[op], type)) return false;
+    const int32_t c = OtherOperand(g.ops[op], m.result, true);
+    std::optional<std::vector<int64_t>> s = c >= 0 ? AffineShape(g, c, xt, m.axis) : std::nullopt;
+    if (!s || g.tensors[g.ops[op].outputs[0]].shape != xt.shape) return false;
+    operand = c;
+    shape = *s;
+    m.ops.push_back(op);
+    m.result = g.ops[op].outputs[0];
+    return true;
+  };
+  if (take(TSR_OP_MUL, m.gamma, m.gamma_shape)) take(TSR_OP_ADD, m.beta, m.beta_shape);
   return m;
 }
 
