@@ -65,7 +65,7 @@ std::optional<WeightLayout> LayoutOf(const Graph& g, const Op& op) {
     default:
       return std::nullopt;
   }
-  if (y.shape[l.channel_axis] != l.channels) return std::nullopt;
+  if (l.channels <= 0 || y.shape[l.channel_axis] != l.channels) return std::nullopt;  // empty: nothing to fold
   return l;
 }
 

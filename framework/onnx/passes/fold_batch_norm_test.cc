@@ -126,6 +126,25 @@ TEST(FoldBatchNorm, GemmThenBatchNorm) {
   EXPECT_LT(*diff, 1e-5);
 }
 
+TEST(FoldBatchNorm, MatMulThenBiasAddBecomesTheMatMulBias) {
+  // torch.nn.Linear on a 3-D input exports as MatMul + Add.
+  OnnxModelBuilder b;
+  b.Input("x", kFloat, {2, 3, 4});
+  b.FloatInit("w", {4, 5}, Floats(SeededFloats({4, 5}, 31)));
+  b.FloatInit("bias", {5}, {1, -2, 3, -4, 5});
+  b.Node("MatMul", {"x", "w"}, {"m"});
+  b.Node("Add", {"m", "bias"}, {"y"});
+  b.Output("y");
+  absl::StatusOr<Graph> folded = ImportOnnxBytes(b.Bytes());
+  absl::StatusOr<Graph> plain = ImportOnnxBytes(b.Bytes(), AsWritten());
+  ASSERT_TRUE(folded.ok() && plain.ok());
+  ASSERT_THAT(OpTypes(*folded), ElementsAre(TSR_OP_MATMUL));
+  EXPECT_EQ(folded->ops[0].inputs.size(), 3u);
+  absl::StatusOr<double> diff = MaxRelativeDifference(*folded, *plain, {SeededFloats({2, 3, 4}, 37)});
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  EXPECT_LT(*diff, 1e-6);
+}
+
 TEST(FoldBatchNorm, OneDimensionalConvThroughItsReshape) {
   OnnxModelBuilder b;
   b.Input("x", kFloat, {1, 2, 6});
