@@ -4,6 +4,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "half.h"
 #include "onnx/onnx_importer.h"
 #include "onnx/onnx_test_util.h"
 #include "tessera/ops.h"
@@ -160,6 +161,46 @@ TEST(FoldBatchNorm, OneDimensionalConvThroughItsReshape) {
   absl::StatusOr<double> diff = MaxRelativeDifference(*folded, *plain, {SeededFloats({1, 2, 6}, 17)});
   ASSERT_TRUE(diff.ok()) << diff.status();
   EXPECT_LT(*diff, 1e-5);
+}
+
+// An f16 initializer (raw IEEE binary16 bits).
+void HalfInit(OnnxModelBuilder& b, const std::string& name, const std::vector<int64_t>& dims,
+              const std::vector<float>& values) {
+  onnx::TensorProto* t = b.model().mutable_graph()->add_initializer();
+  t->set_name(name);
+  t->set_data_type(onnx::TensorProto::FLOAT16);
+  for (int64_t d : dims) t->add_dims(d);
+  std::string raw;
+  for (float v : values) {
+    const uint16_t h = cpu::FloatToHalf(v);
+    raw.append(reinterpret_cast<const char*>(&h), 2);
+  }
+  t->set_raw_data(raw);
+}
+
+TEST(FoldBatchNorm, HalfPrecisionConv) {
+  OnnxModelBuilder b;
+  b.Input("x", kFloat, {1, 2, 4, 4});
+  HalfInit(b, "w", {3, 2, 3, 3}, Floats(SeededFloats({3, 2, 3, 3}, 41)));
+  HalfInit(b, "bn_scale", {3}, kScale);
+  HalfInit(b, "bn_bias", {3}, kBias);
+  HalfInit(b, "bn_mean", {3}, kMean);
+  HalfInit(b, "bn_var", {3}, kVar);
+  AttrInt(b.Node("Cast", {"x"}, {"xh"}), "to", onnx::TensorProto::FLOAT16);
+  b.Node("Conv", {"xh", "w"}, {"c"});
+  AttrFloat(b.Node("BatchNormalization", {"c", "bn_scale", "bn_bias", "bn_mean", "bn_var"}, {"bn"}), "epsilon", kEps);
+  AttrInt(b.Node("Cast", {"bn"}, {"y"}), "to", onnx::TensorProto::FLOAT);
+  b.Output("y");
+  absl::StatusOr<Graph> folded = ImportOnnxBytes(b.Bytes());
+  absl::StatusOr<Graph> plain = ImportOnnxBytes(b.Bytes(), AsWritten());
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_THAT(OpTypes(*folded), ElementsAre(TSR_OP_CAST, TSR_OP_CONV_2D, TSR_OP_CAST));
+  // Both round to f16 (11 significant bits) at different points: a few
+  // f16 ulps apart, |y| up to about 20 here.
+  absl::StatusOr<double> diff = MaxRelativeDifference(*folded, *plain, {SeededFloats({1, 2, 4, 4}, 43)});
+  ASSERT_TRUE(diff.ok()) << diff.status();
+  EXPECT_LT(*diff, 1e-2);
 }
 
 TEST(FoldBatchNorm, ConvOutputReadElsewhereIsNotFolded) {
