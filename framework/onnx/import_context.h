@@ -81,6 +81,8 @@ class ImportContext {
   void SetFreezableValue(int32_t t, HostTensor value) { freezable_[t] = std::move(value); }
   // True when `t` is constant, freezing it first if it is a freezable input.
   bool RequireConstant(int32_t t);
+  // True when `t` is a graph input that has a value to freeze it with.
+  bool IsFreezable(int32_t t) const { return freezable_.count(t) > 0; }
 
   // Constant readers (the tensor must be constant, or a freezable input;
   // `what` names it in errors).

@@ -151,6 +151,27 @@ TEST(OnnxImporter, FreezesInputUsedAsConstantOperand) {
   EXPECT_EQ(g->tensors[g->outputs[0]].shape, (std::vector<int64_t>{6}));
 }
 
+TEST(OnnxImporter, FreezesInputThroughIdentity) {
+  // Identity is a copy op, but not of an input that may still be frozen.
+  OnnxModelBuilder b;
+  b.Input("x", kFloat, {2, 3});
+  b.Input("shape", onnx::TensorProto::INT64, {1});
+  b.Node("Identity", {"shape"}, {"s"});
+  b.Node("Reshape", {"x", "s"}, {"y"});
+  b.Output("y");
+  ImportOptions o;
+  o.optimize = false;
+  o.positional_input_values.resize(2);
+  HostTensor shape{"shape", TSR_DTYPE_I64, {1}, std::vector<uint8_t>(8)};
+  const int64_t six = 6;
+  std::memcpy(shape.data.data(), &six, 8);
+  o.positional_input_values[1] = shape;
+  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes(), o);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->inputs.size(), 1u);
+  EXPECT_EQ(g->tensors[g->outputs[0]].shape, (std::vector<int64_t>{6}));
+}
+
 TEST(OnnxImporter, SymbolicDimNeedsOverride) {
   OnnxModelBuilder b;
   b.Input("x", kFloat, {-1, 3});
