@@ -152,10 +152,10 @@ bool FoldOne(Graph& g) {
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const std::optional<WeightLayout> layout = LayoutOf(g, g.ops[i]);
     if (!layout) continue;
-    int32_t writer = static_cast<int32_t>(i);  // the op whose output the chain reads
+    const WeightLayout& l = *layout;
+    // The op whose output the chain reads: the op, or its 1-D Conv reshape.
     const int32_t reshape = g.ops[i].type == TSR_OP_CONV_2D ? ChannelKeepingReshape(g, uses, g.ops[i].outputs[0]) : -1;
-    WeightLayout l = *layout;
-    if (reshape >= 0) writer = reshape;
+    const int32_t writer = reshape >= 0 ? reshape : static_cast<int32_t>(i);
     const Chain chain = ReadChain(g, uses, g.ops[writer].outputs[0], l);
     if (chain.ops.empty()) continue;
 
