@@ -1,6 +1,6 @@
 // `tessera import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]...`:
-// ONNX (opsets 11..17) to a .tsr model over the Tessera op set
-// (docs/onnx_import.md).
+// ONNX (opsets 11..17) to a .tsr model over the Tessera op set, optimized
+// unless --no-optimize (docs/onnx_import.md).
 #include <iostream>
 
 #include "absl/strings/numbers.h"
@@ -16,12 +16,14 @@ namespace tessera::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "tessera import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]... [--max-folded-bytes N] [--json]";
+    "tessera import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]... [--max-folded-bytes N] [--no-optimize] "
+    "[--json]";
 
 // The import options of the flags; errors are usage errors.
 absl::StatusOr<onnx_import::ImportOptions> ImportOptionsFrom(const Args& args) {
   onnx_import::ImportOptions options;
   for (const std::string& flag : args.All("input-shape")) RETURN_IF_ERROR(onnx_import::ParseInputShapeFlag(flag, options));
+  options.optimize = !args.Has("no-optimize");
   if (auto text = args.Value("max-folded-bytes")) {
     if (!absl::SimpleAtoi(*text, &options.max_folded_constant_bytes) || options.max_folded_constant_bytes < 0)
       return absl::InvalidArgumentError(
@@ -34,7 +36,8 @@ absl::Status Import(const Args& args) {
   ASSIGN_OR_RETURN(const onnx_import::ImportOptions options, ImportOptionsFrom(args));
   const std::string& path = args.positionals()[0];
   const std::string out = *args.Value("output");
-  ASSIGN_OR_RETURN(Graph graph, onnx_import::ImportOnnxFile(path, options));
+  std::vector<onnx_import::OptimizationStats> optimizations;
+  ASSIGN_OR_RETURN(Graph graph, onnx_import::ImportOnnxFile(path, options, &optimizations));
   RETURN_IF_ERROR(WriteModelFile(graph, out));
   int64_t constants = 0;
   for (const Tensor& t : graph.tensors) constants += t.is_constant ? 1 : 0;
@@ -48,12 +51,19 @@ absl::Status Import(const Args& args) {
         .Field("constants", constants)
         .Field("inputs", static_cast<int64_t>(graph.inputs.size()))
         .Field("outputs", static_cast<int64_t>(graph.outputs.size()))
-        .EndObject();
+        .Field("optimized", options.optimize)
+        .Key("optimizations")
+        .BeginArray();
+    for (const onnx_import::OptimizationStats& o : optimizations)
+      j.BeginObject().Field("pass", o.pass).Field("changed", o.changed).Field("ops_removed", o.ops_removed).EndObject();
+    j.EndArray().EndObject();
     std::cout << j.str() << "\n";
   } else {
     std::cout << "imported " << path << " -> " << out << ": " << graph.ops.size() << " ops, " << graph.tensors.size()
               << " tensors (" << constants << " constants), " << graph.inputs.size() << " inputs, "
               << graph.outputs.size() << " outputs\n";
+    for (const onnx_import::OptimizationStats& o : optimizations)
+      if (o.changed > 0) std::cout << "  " << o.pass << ": " << o.changed << " changed, " << o.ops_removed << " ops removed\n";
   }
   return absl::OkStatus();
 }
@@ -62,7 +72,7 @@ absl::Status Import(const Args& args) {
 
 int ImportCommand(const Argv& argv) {
   FlagSpec spec;
-  spec.switches.insert("json");
+  spec.switches.insert({"json", "no-optimize"});
   spec.values.insert({"output", "max-folded-bytes"});
   spec.repeated.insert("input-shape");
   absl::StatusOr<Args> args = Args::Parse(argv, spec);

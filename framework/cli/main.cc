@@ -31,7 +31,7 @@ commands:
              build, compile (AOT and JIT), run and check a demo model
   bench      MODEL [--reps N] [--warmup N] [--threads N] [--inputs DIR | --seed N] [--json] [COMPILE OPTIONS]
              time repeated runs after warm-up (latency min/median/mean/p90)
-  import     MODEL.onnx -o|--output OUT.tsr [--input-shape NAME=D0,D1,...]... [--max-folded-bytes N] [--json]
+  import     MODEL.onnx -o|--output OUT.tsr [--input-shape NAME=D0,D1,...]... [--max-folded-bytes N] [--no-optimize] [--json]
              import an ONNX model (opsets 11-17) into a .tsr model
   onnx-test  DIR... [--list FILE [--root DIR]] [--expect-pass] [--require-vendor NAME] [--json] [COMPILE OPTIONS]
              run ONNX backend-test cases and compare with their expected outputs

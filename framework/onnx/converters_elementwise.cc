@@ -62,9 +62,19 @@ Converter Variadic(int32_t op_type, bool mean) {
   };
 }
 
+// Identity and inference Dropout are copies here, as written; the
+// remove_noops optimization drops them (unless --no-optimize). A freezable
+// input (onnx-test's values) is passed through instead: a copy could not be
+// frozen when a later operand needs it constant.
+absl::StatusOr<int32_t> IdentityOf(ImportContext& ctx, int32_t x) {
+  if (ctx.IsFreezable(x)) return x;
+  return ctx.Copy(x);
+}
+
 Outputs Identity(ImportContext& ctx, const Node& n) {
   ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
-  return std::vector<int32_t>{x};
+  ASSIGN_OR_RETURN(int32_t y, IdentityOf(ctx, x));
+  return std::vector<int32_t>{y};
 }
 
 Outputs Dropout(ImportContext& ctx, const Node& n) {
@@ -73,12 +83,12 @@ Outputs Dropout(ImportContext& ctx, const Node& n) {
     ASSIGN_OR_RETURN(double training, ctx.ConstScalar(n.input(2), "training_mode"));
     if (training != 0) return Unsupported("Dropout with training_mode=1 unsupported");
   }
-  std::vector<int32_t> out{x};
-  if (n.wants_output(1)) {  // inference: keep all
-    ASSIGN_OR_RETURN(int32_t mask, ctx.Filled(TSR_DTYPE_BOOL, ctx.shape(x), 1, "Dropout mask"));
-    out.push_back(mask);
+  int32_t mask = -1;
+  if (n.wants_output(1)) {  // inference: keep all (first: its budget check names the mask)
+    ASSIGN_OR_RETURN(mask, ctx.Filled(TSR_DTYPE_BOOL, ctx.shape(x), 1, "Dropout mask"));
   }
-  return out;
+  ASSIGN_OR_RETURN(int32_t y, IdentityOf(ctx, x));
+  return std::vector<int32_t>{y, mask};
 }
 
 // Reciprocal = 1 / x.

@@ -99,6 +99,7 @@ absl::StatusOr<std::vector<int32_t>> ImportContext::Fold(int32_t op_type, const 
   for (int32_t t : inputs) in.push_back(t < 0 ? nullptr : &graph_.tensors[t]);
   ASSIGN_OR_RETURN(std::vector<HostTensor> results,
                    FoldConstantOp(op_type, attrs, in, outputs, quants, max_folded_bytes_));
+  ++folded_ops_;
   std::vector<int32_t> ids;
   for (size_t i = 0; i < results.size(); ++i) {
     results[i].name = NewName(OpTypeName(op_type));
@@ -167,6 +168,13 @@ absl::StatusOr<int32_t> ImportContext::Cast(int32_t x, int32_t to) {
   EmitOptions o;
   o.output_dtype = to;
   return Emit(TSR_OP_CAST, {x}, {}, o);
+}
+
+absl::StatusOr<int32_t> ImportContext::Copy(int32_t x, bool no_fold) {
+  EmitOptions o;
+  o.no_fold = no_fold;
+  o.output_quant = tensor(x).quant;
+  return Emit(TSR_OP_RESHAPE, {x}, {{TSR_ATTR_SHAPE, Attribute{shape(x), {}}}}, o);
 }
 
 HostTensor ImportContext::ConstHost(int32_t t) const {

@@ -72,12 +72,17 @@ class ImportContext {
   absl::StatusOr<int32_t> BinaryScalar(int32_t op_type, int32_t a, double b);
   absl::StatusOr<int32_t> Reshape(int32_t x, std::vector<int64_t> shape);
   absl::StatusOr<int32_t> Cast(int32_t x, int32_t dtype);
+  // A RESHAPE to x's own shape carrying x's quantization: the op set's
+  // identity (ONNX Identity, a graph output that needs its own op).
+  absl::StatusOr<int32_t> Copy(int32_t x, bool no_fold = false);
 
   // A graph input given a value (ImportOptions::positional_input_values)
   // may be frozen into a constant when an operand must be constant.
   void SetFreezableValue(int32_t t, HostTensor value) { freezable_[t] = std::move(value); }
   // True when `t` is constant, freezing it first if it is a freezable input.
   bool RequireConstant(int32_t t);
+  // True when `t` is a graph input that has a value to freeze it with.
+  bool IsFreezable(int32_t t) const { return freezable_.count(t) > 0; }
 
   // Constant readers (the tensor must be constant, or a freezable input;
   // `what` names it in errors).
@@ -91,6 +96,10 @@ class ImportContext {
   std::optional<int32_t> Lookup(const std::string& name) const;
 
   std::string NewName(absl::string_view base);
+
+  // Ops evaluated at import time instead of emitted (the constant_folding
+  // entry of the optimization report).
+  int64_t folded_ops() const { return folded_ops_; }
 
  private:
   absl::StatusOr<std::vector<int32_t>> Fold(int32_t op_type, const std::vector<int32_t>& inputs,
@@ -106,6 +115,7 @@ class ImportContext {
   std::map<int32_t, HostTensor> freezable_;
   std::string node_label_ = "onnx";
   int64_t counter_ = 0;
+  int64_t folded_ops_ = 0;
 };
 
 }  // namespace tessera::onnx_import

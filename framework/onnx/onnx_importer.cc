@@ -214,7 +214,7 @@ absl::Status ImportNode(const onnx::NodeProto& node, int index, ImportContext& c
 namespace {
 
 absl::StatusOr<Graph> ImportUnguarded(std::span<const uint8_t> bytes, const ImportOptions& options,
-                                      const std::string& fallback_name) {
+                                      const std::string& fallback_name, std::vector<OptimizationStats>& report) {
   ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModel(bytes));
   ASSIGN_OR_RETURN(int64_t opset, DefaultDomainOpset(model));
   const onnx::GraphProto& g = model.graph();
@@ -242,10 +242,7 @@ absl::StatusOr<Graph> ImportUnguarded(std::span<const uint8_t> bytes, const Impo
     if (!t) return absl::InvalidArgumentError(absl::StrCat("graph output '", out.name(), "' is never produced"));
     int32_t id = *t;
     if (!produced[id] || seen.count(id)) {
-      EmitOptions copy;
-      copy.no_fold = true;
-      copy.output_quant = ctx.tensor(id).quant;
-      ASSIGN_OR_RETURN(id, ctx.Emit(TSR_OP_RESHAPE, {id}, {{TSR_ATTR_SHAPE, IntsAttr(ctx.shape(id))}}, copy));
+      ASSIGN_OR_RETURN(id, ctx.Copy(id, /*no_fold=*/true));
       ctx.graph().tensors[id].name = out.name();
     }
     seen.insert(id);
@@ -262,7 +259,9 @@ absl::StatusOr<Graph> ImportUnguarded(std::span<const uint8_t> bytes, const Impo
     else live_inputs.push_back(t);
   }
   ctx.graph().inputs = live_inputs;
+  report.push_back({kConstantFoldingPass, ctx.folded_ops(), ctx.folded_ops()});
   Graph graph = std::move(ctx.graph());
+  if (options.optimize) RunImportOptimizations(graph, report);
   graph.name = !g.name().empty() ? g.name() : fallback_name;
   graph.metadata.emplace_back("source", "onnx");
   graph.metadata.emplace_back("onnx.opset", absl::StrCat(opset));
@@ -276,14 +275,20 @@ absl::StatusOr<Graph> ImportUnguarded(std::span<const uint8_t> bytes, const Impo
 }  // namespace
 
 absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const ImportOptions& options,
-                                      const std::string& fallback_name) {
-  return CatchAsStatus("ONNX import", [&] { return ImportUnguarded(bytes, options, fallback_name); });
+                                      const std::string& fallback_name,
+                                      std::vector<OptimizationStats>* out_optimizations) {
+  std::vector<OptimizationStats> report;
+  absl::StatusOr<Graph> g =
+      CatchAsStatus("ONNX import", [&] { return ImportUnguarded(bytes, options, fallback_name, report); });
+  if (g.ok() && out_optimizations != nullptr) *out_optimizations = std::move(report);
+  return g;
 }
 
-absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
+absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options,
+                                     std::vector<OptimizationStats>* out_optimizations) {
   ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,
                    CatchAsStatus(absl::StrCat("reading '", path, "'"), [&] { return ReadFileBytes(path); }));
-  absl::StatusOr<Graph> g = ImportOnnxBytes(bytes, options, "onnx_model");
+  absl::StatusOr<Graph> g = ImportOnnxBytes(bytes, options, "onnx_model", out_optimizations);
   if (!g.ok()) return absl::Status(g.status().code(), absl::StrCat("'", path, "': ", g.status().message()));
   return g;
 }

@@ -6,6 +6,9 @@
 // * Constant sub-graphs (Constant, Shape->Gather->Concat->Reshape chains,
 //   ConstantOfShape, Range, anything whose inputs are all constant) are
 //   folded by running the cpu reference kernels at import time.
+// * Then graph optimizations run (BatchNorm into Conv, LayerNorm fusion,
+//   ...; passes/import_optimizations.h) unless ImportOptions::optimize is
+//   false.
 // * Errors name the node ("node 'conv1' (Conv): ..."): an op, attribute or
 //   dtype that has no mapping is Unimplemented; a malformed file or an
 //   inconsistent graph is InvalidArgument. Malformed input never crashes.
@@ -22,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
 #include "graph/host_tensor.h"
+#include "onnx/passes/import_optimizations.h"
 
 namespace tessera::onnx_import {
 
@@ -51,11 +55,21 @@ struct ImportOptions {
   // The largest constant the importer may create (bytes); `tessera import
   // --max-folded-bytes N` sets it.
   int64_t max_folded_constant_bytes = kDefaultMaxFoldedConstantBytes;
+  // Run the graph optimizations after conversion (passes/
+  // import_optimizations.h); `tessera import --no-optimize` clears it to
+  // see the graph as the converters wrote it. Constant folding runs either
+  // way: static shapes and constant operands (a Reshape's shape, Slice
+  // starts, ...) depend on it.
+  bool optimize = true;
 };
 
+// `out_optimizations`, when given, receives one entry per optimization
+// pass (constant folding first) on success.
 absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const ImportOptions& options = {},
-                                      const std::string& fallback_name = "onnx_model");
-absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options = {});
+                                      const std::string& fallback_name = "onnx_model",
+                                      std::vector<OptimizationStats>* out_optimizations = nullptr);
+absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options = {},
+                                     std::vector<OptimizationStats>* out_optimizations = nullptr);
 
 // Parses "name=1,3,224,224" (a --input-shape flag value).
 absl::Status ParseInputShapeFlag(const std::string& text, ImportOptions& options);

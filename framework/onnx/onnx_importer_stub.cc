@@ -3,11 +3,13 @@
 
 namespace tessera::onnx_import {
 
-absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t>, const ImportOptions&, const std::string&) {
+absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t>, const ImportOptions&, const std::string&,
+                                      std::vector<OptimizationStats>*) {
   return absl::UnimplementedError("this tessera was built without ONNX import (install libonnx-dev, libprotobuf-dev, protobuf-compiler)");
 }
-absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options) {
-  return ImportOnnxBytes({}, options, path);
+absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options,
+                                     std::vector<OptimizationStats>* out_optimizations) {
+  return ImportOnnxBytes({}, options, path, out_optimizations);
 }
 absl::Status ParseInputShapeFlag(const std::string&, ImportOptions&) { return absl::OkStatus(); }
 bool OnnxImportAvailable() { return false; }

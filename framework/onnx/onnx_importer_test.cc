@@ -20,15 +20,10 @@ using testing::AttrString;
 using testing::Floats;
 using testing::FloatTensor;
 using testing::OnnxModelBuilder;
+using testing::OpTypes;
 using testing::RunReference;
 
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
-
-std::vector<int32_t> OpTypes(const Graph& g) {
-  std::vector<int32_t> v;
-  for (const Op& op : g.ops) v.push_back(op.type);
-  return v;
-}
 
 std::vector<float> Run1(const Graph& g, const std::vector<HostTensor>& inputs) {
   absl::StatusOr<std::vector<HostTensor>> out = RunReference(g, inputs);
@@ -153,6 +148,27 @@ TEST(OnnxImporter, FreezesInputUsedAsConstantOperand) {
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->inputs.size(), 1u);
   EXPECT_EQ(g->FindMetadata("onnx.frozen_inputs"), std::optional<std::string>("1"));
+  EXPECT_EQ(g->tensors[g->outputs[0]].shape, (std::vector<int64_t>{6}));
+}
+
+TEST(OnnxImporter, FreezesInputThroughIdentity) {
+  // Identity is a copy op, but not of an input that may still be frozen.
+  OnnxModelBuilder b;
+  b.Input("x", kFloat, {2, 3});
+  b.Input("shape", onnx::TensorProto::INT64, {1});
+  b.Node("Identity", {"shape"}, {"s"});
+  b.Node("Reshape", {"x", "s"}, {"y"});
+  b.Output("y");
+  ImportOptions o;
+  o.optimize = false;
+  o.positional_input_values.resize(2);
+  HostTensor shape{"shape", TSR_DTYPE_I64, {1}, std::vector<uint8_t>(8)};
+  const int64_t six = 6;
+  std::memcpy(shape.data.data(), &six, 8);
+  o.positional_input_values[1] = shape;
+  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes(), o);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->inputs.size(), 1u);
   EXPECT_EQ(g->tensors[g->outputs[0]].shape, (std::vector<int64_t>{6}));
 }
 
@@ -346,7 +362,9 @@ TEST(OnnxImporter, BatchNormFoldsConstants) {
   onnx::NodeProto& n = b.Node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"});
   AttrFloat(n, "epsilon", 0.0f);
   b.Output("y");
-  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes());
+  ImportOptions as_written;  // the lowering itself; fold_batch_norm_test covers the optimized form
+  as_written.optimize = false;
+  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes(), as_written);
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_THAT(OpTypes(*g), ::testing::ElementsAre(TSR_OP_SUB, TSR_OP_DIV, TSR_OP_MUL, TSR_OP_ADD));
   EXPECT_THAT(Run1(*g, {FloatTensor({1, 2, 1, 1}, {3, 5})}), ::testing::ElementsAre(1, 5));

@@ -1,5 +1,7 @@
 #include "onnx/onnx_test_util.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -136,6 +138,43 @@ absl::StatusOr<std::vector<HostTensor>> RunReference(const Graph& graph, const s
     out.push_back(HostTensor{v.name, v.dtype, v.shape, std::vector<uint8_t>(v.data.begin(), v.data.end())});
   }
   return out;
+}
+
+HostTensor SeededFloats(const std::vector<int64_t>& shape, uint32_t seed) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  std::vector<float> v(static_cast<size_t>(n));
+  uint32_t state = seed * 2654435761u + 1;
+  for (float& x : v) {
+    state = state * 1664525u + 1013904223u;
+    x = static_cast<float>(state >> 8) / static_cast<float>(1u << 24) * 4.0f - 2.0f;
+  }
+  return FloatTensor(shape, v);
+}
+
+absl::StatusOr<double> MaxRelativeDifference(const Graph& a, const Graph& b, const std::vector<HostTensor>& inputs) {
+  ASSIGN_OR_RETURN(std::vector<HostTensor> ya, RunReference(a, inputs));
+  ASSIGN_OR_RETURN(std::vector<HostTensor> yb, RunReference(b, inputs));
+  if (ya.size() != yb.size()) return absl::InvalidArgumentError("output counts differ");
+  double worst = 0;
+  for (size_t i = 0; i < ya.size(); ++i) {
+    if (ya[i].dtype != yb[i].dtype || ya[i].shape != yb[i].shape)
+      return absl::InvalidArgumentError(absl::StrCat("output ", i, " differs in dtype or shape"));
+    if (ya[i].dtype != 1) continue;
+    const std::vector<float> fa = Floats(ya[i]), fb = Floats(yb[i]);
+    for (size_t k = 0; k < fa.size(); ++k) {
+      const double d = std::fabs(static_cast<double>(fa[k]) - fb[k]) / (1.0 + std::fabs(static_cast<double>(fb[k])));
+      if (std::isnan(d)) return absl::InvalidArgumentError(absl::StrCat("output ", i, " element ", k, " is NaN"));
+      worst = std::max(worst, d);
+    }
+  }
+  return worst;
+}
+
+std::vector<int32_t> OpTypes(const Graph& g) {
+  std::vector<int32_t> v;
+  for (const Op& op : g.ops) v.push_back(op.type);
+  return v;
 }
 
 }  // namespace tessera::onnx_import::testing

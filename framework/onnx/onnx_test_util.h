@@ -42,6 +42,17 @@ std::vector<float> Floats(const HostTensor& t);
 // Runs every op of `graph` (no DISPATCH ops) with the reference kernels.
 absl::StatusOr<std::vector<HostTensor>> RunReference(const Graph& graph, const std::vector<HostTensor>& inputs);
 
+// f32 values in [-2, 2) from a fixed linear congruential sequence.
+HostTensor SeededFloats(const std::vector<int64_t>& shape, uint32_t seed);
+
+// Runs `a` and `b` on `inputs` with the reference kernels and returns the
+// largest |a - b| / (1 + |b|) over all f32 outputs (outputs must match in
+// count, dtype and shape).
+absl::StatusOr<double> MaxRelativeDifference(const Graph& a, const Graph& b, const std::vector<HostTensor>& inputs);
+
+// The op types of `g`, in order.
+std::vector<int32_t> OpTypes(const Graph& g);
+
 }  // namespace tessera::onnx_import::testing
 
 #endif  // TESSERA_FRAMEWORK_ONNX_ONNX_TEST_UTIL_H_
