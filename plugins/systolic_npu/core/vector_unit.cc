@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "fp16.h"
+#include "lookup_tables.h"
 #include "quant.h"
 
 namespace tessera::systolic {
@@ -88,6 +89,16 @@ void Pool(const Program& p, const Instruction& in, const uint8_t* src,
 }
 
 }  // namespace
+
+uint64_t VectorResultBytes(const Program& p, const Instruction& in) {
+  const VectorOp op = static_cast<VectorOp>(in.a);
+  const uint64_t os = NpuDtypeSize(in.c);
+  if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool) {
+    const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
+    return uint64_t{in.f[3]} * uint64_t(d.out_h) * uint64_t(d.out_w) * os;
+  }
+  return uint64_t{in.f[3]} * in.f[4] * os;
+}
 
 void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]) {
   const VectorOp op = static_cast<VectorOp>(in.a);
@@ -185,6 +196,15 @@ void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]) {
           out[i] = static_cast<uint8_t>(QuantEltwiseOne(q, add, static_cast<int8_t>(s0[i]),
                                                         static_cast<int8_t>(s1[j(i)])));
       }
+      break;
+    }
+    case VectorOp::kSigmoid:
+    case VectorOp::kTanh:
+    case VectorOp::kExp: {
+      float (*f)(float) = op == VectorOp::kSigmoid ? LutSigmoid
+                          : op == VectorOp::kTanh  ? LutTanh
+                                                   : LutExp;
+      for (uint64_t i = 0; i < n; ++i) StoreFloat(&out[i * es], dt, f(LoadFloat(s0 + i * es, dt)));
       break;
     }
     case VectorOp::kQuantize: {  // F32/F16 -> I8
