@@ -120,11 +120,15 @@ TEST(LookupTables, VectorUnitF32AndF16) {
     VectorOp op;
     double (*exact)(double);
   } cases[] = {{VectorOp::kSigmoid, ExactSigmoid}, {VectorOp::kTanh, ExactTanh}, {VectorOp::kExp, ExactExp}};
+  // One VECTOR of `n` elements of dtype `dt` from b0 to b2.
+  auto run = [&](VectorOp op, int32_t dt) {
+    ExecuteVector(p, MakeVector(op, dt, dt, SramAddress(Bank::kInput, 0), 0, SramAddress(Bank::kAccum, 0), 1,
+                                static_cast<uint32_t>(n)),
+                  banks);
+  };
   for (const auto& c : cases) {
     std::memcpy(b0.data(), xs.data(), n * 4);
-    ExecuteVector(p, MakeVector(c.op, TSR_DTYPE_F32, TSR_DTYPE_F32, SramAddress(Bank::kInput, 0), 0,
-                                SramAddress(Bank::kAccum, 0), 1, static_cast<uint32_t>(n)),
-                  banks);
+    run(c.op, TSR_DTYPE_F32);
     for (size_t i = 0; i < n; ++i) {
       float got;
       std::memcpy(&got, b2.data() + i * 4, 4);
@@ -134,9 +138,7 @@ TEST(LookupTables, VectorUnitF32AndF16) {
     }
     const std::vector<uint16_t> h = snpu_test::ToHalf(xs);
     std::memcpy(b0.data(), h.data(), n * 2);
-    ExecuteVector(p, MakeVector(c.op, TSR_DTYPE_F16, TSR_DTYPE_F16, SramAddress(Bank::kInput, 0), 0,
-                                SramAddress(Bank::kAccum, 0), 1, static_cast<uint32_t>(n)),
-                  banks);
+    run(c.op, TSR_DTYPE_F16);
     for (size_t i = 0; i < n; ++i) {
       uint16_t got;
       std::memcpy(&got, b2.data() + i * 2, 2);

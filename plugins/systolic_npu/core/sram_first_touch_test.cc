@@ -14,22 +14,23 @@
 namespace tessera::systolic {
 namespace {
 
-TEST(SramFirstTouch, CompiledCodeReadsNothingStale) {
-  const SystolicNpuConfig npu = snpu_test::SmallNpu(4, 4);
+// RELU over 64 f32: load, VECTOR, store.
+absl::StatusOr<Program> ReluProgram(const SystolicNpuConfig& npu) {
   ElementwiseLayer L;
   L.op = ElementwiseOp::kRelu;
   L.count = 64;
-  auto p = CompileElementwiseProgram(L, npu);
+  return CompileElementwiseProgram(L, npu);
+}
+
+TEST(SramFirstTouch, CompiledCodeReadsNothingStale) {
+  auto p = ReluProgram(snpu_test::SmallNpu(4, 4));
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_TRUE(SramReadsBeforeWrites(*p, p->entries[0]).empty());
 }
 
 TEST(SramFirstTouch, StaleReadsAreZeroAfterAnotherRun) {
   const SystolicNpuConfig npu = snpu_test::SmallNpu(4, 4);
-  ElementwiseLayer L;
-  L.op = ElementwiseOp::kRelu;
-  L.count = 64;
-  auto a = CompileElementwiseProgram(L, npu);
+  auto a = ReluProgram(npu);
   ASSERT_TRUE(a.ok()) << a.status();
   // b: only a's final store, so it reads accumulator SRAM nobody wrote.
   Program b = *a;
