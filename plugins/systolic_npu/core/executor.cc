@@ -128,11 +128,7 @@ class Machine {
   }
 
   // IM2COL: row i is output pixel m0 + i, column j is patch column k0 + j =
-  // (channel, kh, kw). Per pixel, the taps kw in [kw_lo, kw_hi) are the
-  // ones inside the image row (the same for every channel and kh), found
-  // with one division per pixel; the walk over (c, kh, kw) then uses
-  // counters only, padding the outside taps and moving each inside run of
-  // taps in one call. Small convolutions spend most of their simulated
+  // (channel, kh, kw). Small convolutions spend most of their simulated
   // time here (docs/benchmarks.md).
   //
   // A converting load (F32 -> F16) first converts the input rows the tile
@@ -176,14 +172,20 @@ class Machine {
     ElementMove move;
   };
 
+  // The walk goes column by column (channel, kh, kw) and, inside a column,
+  // along the output row segments of the tile's pixels: for stride 1 the
+  // source of consecutive pixels is consecutive, so each segment is one
+  // strided move. The output columns whose tap lies inside the image row
+  // are [ow_lo, ow_hi) for the whole column (one division per column).
   void Im2colWalk(const Instruction& in, const Im2colDesc& d, const Im2colSource& src_at, uint8_t* dst,
                   int32_t dd, int32_t sd, ElementMove pad_move) {
     const size_t se = NpuDtypeSize(sd);
-    const ElementMove move = src_at.move;
     const uint64_t rows = in.f[2], cols = in.f[3];
     const uint64_t m0 = in.f[5], k0 = in.f[6];
     const uint64_t kw_count = d.kernel_w, kh_count = d.kernel_h, khw = kh_count * kw_count;
-    const int64_t dil_w = d.dilation_w;
+    const uint64_t out_w = static_cast<uint64_t>(d.out_w);
+    const uint64_t dst_step = cols * se;
+    const uint64_t src_step = uint64_t(d.stride_w) * src_at.elem;
     uint8_t pad[4];
     std::memcpy(pad, &d.pad_value, 4);
     if (dd == TSR_DTYPE_I8) pad[0] = static_cast<uint8_t>(d.pad_value);
@@ -194,50 +196,44 @@ class Machine {
     uint8_t pad_moved[4] = {};
     MoveElement(pad_move, pad, pad_moved);
     auto fill_pad = [&](uint8_t* out, uint64_t n) {
-      for (uint64_t t = 0; t < n; ++t) std::memcpy(out + t * se, pad_moved, se);
+      for (uint64_t t = 0; t < n; ++t) std::memcpy(out + t * dst_step, pad_moved, se);
     };
-    uint64_t oh = m0 / d.out_w, ow = m0 % d.out_w;
-    for (uint64_t i = 0; i < rows; ++i) {
-      const int64_t h0 = static_cast<int64_t>(oh) * d.stride_h - d.pad_top;
-      const int64_t w0 = static_cast<int64_t>(ow) * d.stride_w - d.pad_left;
-      if (++ow == static_cast<uint64_t>(d.out_w)) {
+    uint64_t c = k0 / khw, kh = (k0 % khw) / kw_count, kw = k0 % kw_count;
+    for (uint64_t j = 0; j < cols; ++j) {
+      const int64_t h_off = static_cast<int64_t>(kh) * d.dilation_h - d.pad_top;
+      const int64_t w_off = static_cast<int64_t>(kw) * d.dilation_w - d.pad_left;
+      // Inside: 0 <= ow * stride_w + w_off < in_w.
+      const int64_t lo = w_off >= 0 ? 0 : (-w_off + d.stride_w - 1) / d.stride_w;
+      const int64_t hi = w_off >= d.in_w ? 0 : (d.in_w - 1 - w_off) / d.stride_w + 1;
+      const uint64_t ow_lo = static_cast<uint64_t>(std::min<int64_t>(lo, static_cast<int64_t>(out_w)));
+      const uint64_t ow_hi = std::max(ow_lo, static_cast<uint64_t>(std::min<int64_t>(hi, static_cast<int64_t>(out_w))));
+      const uint8_t* chan = src_at.data + (c - src_at.first_channel) * src_at.channel_stride * src_at.elem;
+      uint64_t oh = m0 / out_w, ow = m0 % out_w;
+      for (uint64_t i = 0; i < rows;) {
+        const uint64_t seg = std::min(out_w - ow, rows - i), end = ow + seg;
+        const int64_t ih = static_cast<int64_t>(oh) * d.stride_h + h_off;
+        uint8_t* o = dst + i * dst_step + j * se;
+        if (ih < 0 || ih >= d.in_h) {
+          fill_pad(o, seg);
+        } else {
+          const uint64_t a = std::clamp(ow_lo, ow, end), b = std::clamp(ow_hi, a, end);
+          fill_pad(o, a - ow);
+          if (b > a) {
+            const int64_t iw = static_cast<int64_t>(a) * d.stride_w + w_off;
+            const uint8_t* s = chan + (uint64_t(ih - src_at.first_row) * d.in_w + uint64_t(iw)) * src_at.elem;
+            MoveElements(src_at.move, s, src_step, o + (a - ow) * dst_step, dst_step, b - a);
+          }
+          fill_pad(o + (b - ow) * dst_step, end - b);
+        }
+        i += seg;
         ow = 0;
         ++oh;
       }
-      // Inside taps: 0 <= w0 + kw * dil_w < in_w.
-      const int64_t lo = w0 >= 0 ? 0 : (-w0 + dil_w - 1) / dil_w;
-      const int64_t hi = w0 >= d.in_w ? 0 : (d.in_w - 1 - w0) / dil_w + 1;
-      const uint64_t kw_lo = static_cast<uint64_t>(std::min<int64_t>(lo, static_cast<int64_t>(kw_count)));
-      const uint64_t kw_hi = std::max(kw_lo, static_cast<uint64_t>(std::min<int64_t>(hi, static_cast<int64_t>(kw_count))));
-      uint8_t* out = dst + i * cols * se;
-      uint64_t c = k0 / khw, kh = (k0 % khw) / kw_count, kw = k0 % kw_count;
-      for (uint64_t j = 0; j < cols;) {
-        const uint64_t run = std::min(kw_count - kw, cols - j);
-        const uint64_t end = kw + run;
-        const int64_t ih = h0 + static_cast<int64_t>(kh) * d.dilation_h;
-        uint8_t* o = out + j * se;
-        if (ih < 0 || ih >= d.in_h) {
-          fill_pad(o, run);
-        } else {
-          const uint64_t a = std::clamp(kw_lo, kw, end), b = std::clamp(kw_hi, a, end);
-          fill_pad(o, a - kw);
-          if (b > a) {
-            const int64_t iw = w0 + static_cast<int64_t>(a) * dil_w;
-            const uint8_t* src =
-                src_at.data + ((c - src_at.first_channel) * src_at.channel_stride +
-                               uint64_t(ih - src_at.first_row) * d.in_w + uint64_t(iw)) * src_at.elem;
-            MoveElements(move, src, uint64_t(dil_w) * src_at.elem, o + (a - kw) * se, se, b - a);
-          }
-          fill_pad(o + (b - kw) * se, end - b);
-        }
-        j += run;
-        kw = end;
-        if (kw == kw_count) {
-          kw = 0;
-          if (++kh == kh_count) {
-            kh = 0;
-            ++c;
-          }
+      if (++kw == kw_count) {
+        kw = 0;
+        if (++kh == kh_count) {
+          kh = 0;
+          ++c;
         }
       }
     }

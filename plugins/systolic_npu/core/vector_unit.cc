@@ -41,8 +41,10 @@ void TapRange(int64_t start, int64_t step, int64_t count, int64_t lo, int64_t hi
 // order (kh, then kw). The in-bounds taps of each window are found once
 // per output row and column (TapRange), so the loops visit only them, in
 // the same order.
-void Pool(const Program& p, const Instruction& in, const uint8_t* src,
-          uint8_t* out, int32_t dt) {
+// `dt` is a template argument so that the per-tap loads compile to the
+// one dtype's load (this loop is most of a small CNN's vector time).
+template <int32_t dt>
+void Pool(const Program& p, const Instruction& in, const uint8_t* src, uint8_t* out) {
   const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
   const bool is_max = static_cast<VectorOp>(in.a) == VectorOp::kMaxPool;
   const size_t es = NpuDtypeSize(dt);
@@ -139,7 +141,13 @@ void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]) {
     const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
     const uint64_t bytes = rows * d.out_h * d.out_w * os;
     uint8_t* out = stage(bytes);
-    Pool(p, in, s0, out, dt);
+    if (dt == TSR_DTYPE_F32) {
+      Pool<TSR_DTYPE_F32>(p, in, s0, out);
+    } else if (dt == TSR_DTYPE_F16) {
+      Pool<TSR_DTYPE_F16>(p, in, s0, out);
+    } else {
+      Pool<TSR_DTYPE_I8>(p, in, s0, out);
+    }
     std::memcpy(dst, out, bytes);
     return;
   }
@@ -150,7 +158,8 @@ void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]) {
         for (uint64_t c = 0; c < cols; ++c) {
           const uint64_t i = r * cols + c;
           if (dt == TSR_DTYPE_F32) {
-            StoreFloat(&out[i * 4], dt, LoadFloat(s0 + i * 4, dt) + LoadFloat(s1 + c * 4, dt));
+            StoreFloat(&out[i * 4], TSR_DTYPE_F32,
+                       LoadFloat(s0 + i * 4, TSR_DTYPE_F32) + LoadFloat(s1 + c * 4, TSR_DTYPE_F32));
           } else {  // 32-bit wrapping add
             const uint32_t v = static_cast<uint32_t>(LoadInt(s0 + i * 4, dt)) +
                                static_cast<uint32_t>(LoadInt(s1 + c * 4, dt));
@@ -159,6 +168,13 @@ void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]) {
         }
       break;
     case VectorOp::kRelu:
+      if (dt == TSR_DTYPE_F32) {  // the common case, as one tight loop
+        for (uint64_t i = 0; i < n; ++i) {
+          const float v = LoadFloat(s0 + i * 4, TSR_DTYPE_F32);
+          StoreFloat(&out[i * 4], TSR_DTYPE_F32, v < 0.0f ? 0.0f : v);
+        }
+        break;
+      }
       for (uint64_t i = 0; i < n; ++i) {
         if (IsFloat(dt)) {
           const float v = LoadFloat(s0 + i * es, dt);
