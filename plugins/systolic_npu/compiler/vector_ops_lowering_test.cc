@@ -161,6 +161,26 @@ TEST(VectorOpsLowering, GlobalAvgPool) {
       }
     }
   }
+  // Hand vector: the means of {1, 2, 3, 4} and {-1, 0.5, 0.25, 0.25}, and
+  // an F16 plane whose fp32 sum 2049 = 2048 + 1 is exact before the one
+  // rounding of the mean 2049 / 4 = 512.25 to f16 (512.25 -> 512, the
+  // halfway case between 512 and 512.5 rounds to even).
+  {
+    GraphBuilder h;
+    const int32_t x = h.Input("x", TSR_DTYPE_F32, {1, 2, 2, 2});
+    const int32_t y = h.Tensor("y", TSR_DTYPE_F32, {1, 2, 1, 1});
+    h.Op(TSR_OP_GLOBAL_AVG_POOL, {x}, {y});
+    h.Output(y);
+    const auto got = AsFloats(RunBoth(h.g, {FloatBytes({1, 2, 3, 4, -1, 0.5f, 0.25f, 0.25f})}).outputs[0]);
+    EXPECT_EQ(got, (std::vector<float>{2.5f, 0.0f}));
+    GraphBuilder h16;
+    const int32_t x16 = h16.Input("x", TSR_DTYPE_F16, {1, 1, 4});
+    const int32_t y16 = h16.Tensor("y", TSR_DTYPE_F16, {1, 1, 1});
+    h16.Op(TSR_OP_GLOBAL_AVG_POOL, {x16}, {y16});
+    h16.Output(y16);
+    const auto out16 = RunBoth(h16.g, {AsBytes(ToHalf({2048, 1, 0, 0}))}).outputs[0];
+    EXPECT_EQ(OutputValue(out16, TSR_DTYPE_F16, 0), 512.0);
+  }
   // Refused: int8 (docs/ops.md: f32/f16 only) and a plane over 4096 elements.
   GraphBuilder r;
   const int32_t qi = r.Input("q", TSR_DTYPE_I8, {1, 2, 2, 2}, {{0.1f}, {0}, -1});
