@@ -35,7 +35,7 @@ absl::StatusOr<QuantSpec> QuantSide(const SnapshotTensor& t, const char* what, i
 
 absl::Status BuildReshapeLayer(const GraphSnapshot& g, const SnapshotOp& op, ConvertLayer* L,
                                Why* why) {
-  // Input 1 (ONNX's shape tensor) is ignored, as in docs/ops.md.
+  // Input 1 (ONNX's shape or axes tensor) is ignored, as in docs/ops.md.
   if (auto s = CheckArity(g, op, 1, 2, why); !s.ok()) return s;
   const SnapshotTensor& x = *OpTensor(g, op, 0, false);
   const SnapshotTensor& y = *OpTensor(g, op, 0, true);
@@ -43,13 +43,13 @@ absl::Status BuildReshapeLayer(const GraphSnapshot& g, const SnapshotOp& op, Con
   // (often i64) it has no use for: leave such reshapes to the host.
   const SnapshotTensor* shape = OpTensor(g, op, 1, false);
   if (shape != nullptr && !shape->is_constant)
-    SNPU_REFUSE(TSR_REFUSAL_DYNAMIC_SHAPE, "RESHAPE: the shape input '", shape->name,
+    SNPU_REFUSE(TSR_REFUSAL_DYNAMIC_SHAPE, OpName(op.type), ": the shape input '", shape->name,
                 "' is computed at run time");
   if (!VectorUnitDtype(x.dtype))
-    SNPU_REFUSE(TSR_REFUSAL_UNSUPPORTED_DTYPE, "RESHAPE on ", DtypeText(x.dtype),
+    SNPU_REFUSE(TSR_REFUSAL_UNSUPPORTED_DTYPE, OpName(op.type), " on ", DtypeText(x.dtype),
                 " (f32, f16, i8)");
   if (y.dtype != x.dtype || kit::ElementCount(y.shape) != kit::ElementCount(x.shape))
-    SNPU_REFUSE(TSR_REFUSAL_OTHER, "RESHAPE: output ", DtypeText(y.dtype), ShapeText(y.shape),
+    SNPU_REFUSE(TSR_REFUSAL_OTHER, OpName(op.type), ": output ", DtypeText(y.dtype), ShapeText(y.shape),
                 " must have the dtype and element count of the input ", DtypeText(x.dtype),
                 ShapeText(x.shape));
   L->op = ConvertOp::kCopy;

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/convert_op_layers.h"
+#include "compiler/div_by_constant.h"
 #include "compiler/gemm_family_layers.h"
 #include "compiler/op_reading.h"
 #include "compiler/vector_op_layers.h"
@@ -19,10 +20,24 @@ using kit::GraphSnapshot;
 using kit::SnapshotOp;
 using kit::SnapshotTensor;
 
+// RESHAPE, SQUEEZE and UNSQUEEZE (ONNX Flatten imports as RESHAPE) change
+// only the shape: DRAM tensors are dense row-major, so the bytes are the
+// same and the output is the input's memory (no instruction), except for a
+// partition output, which has its own region and gets a DMA copy.
+bool IsLayoutOnly(int32_t type) {
+  return type == TSR_OP_RESHAPE || type == TSR_OP_SQUEEZE || type == TSR_OP_UNSQUEEZE;
+}
+
 absl::Status BuildConvertLayer(const GraphSnapshot& g, const SnapshotOp& op, ConvertLayer* L,
                                Why* why) {
-  return op.type == TSR_OP_RESHAPE ? BuildReshapeLayer(g, op, L, why)
-                                   : BuildQuantizeLayer(g, op, L, why);
+  return IsLayoutOnly(op.type) ? BuildReshapeLayer(g, op, L, why)
+                               : BuildQuantizeLayer(g, op, L, why);
+}
+
+absl::Status BuildAnyPoolLayer(const GraphSnapshot& g, const SnapshotOp& op, Pool2dLayer* L,
+                               Why* why) {
+  return op.type == TSR_OP_GLOBAL_AVG_POOL ? BuildGlobalAvgPoolLayer(g, op, L, why)
+                                           : BuildPoolLayer(g, op, L, why);
 }
 
 absl::Status Check(const GraphSnapshot& g, const SnapshotOp& op, Why* why) {
@@ -39,17 +54,24 @@ absl::Status Check(const GraphSnapshot& g, const SnapshotOp& op, Why* why) {
     case TSR_OP_ADD:
     case TSR_OP_SUB:
     case TSR_OP_MUL:
+    case TSR_OP_DIV:
     case TSR_OP_RELU:
-    case TSR_OP_CLIP: {
+    case TSR_OP_CLIP:
+    case TSR_OP_SIGMOID:
+    case TSR_OP_TANH:
+    case TSR_OP_EXP: {
       ElementwiseLayer L;
       return BuildElementwiseLayer(g, op, &L, why);
     }
     case TSR_OP_MAX_POOL_2D:
-    case TSR_OP_AVG_POOL_2D: {
+    case TSR_OP_AVG_POOL_2D:
+    case TSR_OP_GLOBAL_AVG_POOL: {
       Pool2dLayer L;
-      return BuildPoolLayer(g, op, &L, why);
+      return BuildAnyPoolLayer(g, op, &L, why);
     }
     case TSR_OP_RESHAPE:
+    case TSR_OP_SQUEEZE:
+    case TSR_OP_UNSQUEEZE:
     case TSR_OP_QUANTIZE:
     case TSR_OP_DEQUANTIZE: {
       ConvertLayer L;
@@ -58,8 +80,9 @@ absl::Status Check(const GraphSnapshot& g, const SnapshotOp& op, Why* why) {
     default:
       SNPU_REFUSE(TSR_REFUSAL_UNSUPPORTED_OP, OpName(op.type),
              " is not implemented by the systolic NPU (matrix unit: FULLY_CONNECTED, MATMUL, "
-             "CONV_2D; vector unit: ADD, SUB, MUL, RELU, CLIP, MAX_POOL_2D, AVG_POOL_2D, QUANTIZE, "
-             "DEQUANTIZE; DMA: RESHAPE)");
+             "CONV_2D; vector unit: ADD, SUB, MUL, DIV by a constant, RELU, CLIP, SIGMOID, TANH, "
+             "EXP, MAX_POOL_2D, AVG_POOL_2D, GLOBAL_AVG_POOL, QUANTIZE, DEQUANTIZE; no data "
+             "movement: RESHAPE, SQUEEZE, UNSQUEEZE)");
   }
 }
 
@@ -120,9 +143,10 @@ absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConf
   // Intermediates share one scratch region, 64-byte aligned.
   const uint8_t scratch_region = static_cast<uint8_t>(e.regions.size() + 1);
   uint64_t scratch = 0;
+  // Layout-only ops' outputs alias their input (bound when emitted).
   for (const SnapshotOp& op : g.ops)
     for (int32_t t : op.outputs)
-      if (t >= 0 && !where.count(t)) {
+      if (t >= 0 && !where.count(t) && !IsLayoutOnly(op.type)) {
         where[t] = TensorRef{scratch_region, scratch};
         const SnapshotTensor& st = g.tensors.at(t);
         scratch += (static_cast<uint64_t>(kit::ElementCount(st.shape)) * kit::DTypeByteSize(st.dtype) + 63) / 64 * 64;
@@ -182,18 +206,39 @@ absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConf
       case TSR_OP_ADD:
       case TSR_OP_SUB:
       case TSR_OP_MUL:
+      case TSR_OP_DIV:
       case TSR_OP_RELU:
-      case TSR_OP_CLIP: {
+      case TSR_OP_CLIP:
+      case TSR_OP_SIGMOID:
+      case TSR_OP_TANH:
+      case TSR_OP_EXP: {
         ElementwiseLayer L;
         int ai = 0;
         s = BuildElementwiseLayer(g, op, &L, &why, &ai);
-        const bool binary = IsBinary(L.op);
-        if (s.ok())
-          s = EmitElementwise(L, ref(op.inputs[ai]), binary ? ref(op.inputs[1 - ai]) : TensorRef{},
-                              ref(op.outputs[0]), npu, p, e);
+        if (!s.ok()) break;
+        TensorRef b{};
+        if (op.type == TSR_OP_DIV) {  // MUL by the reciprocals, placed in the pool
+          auto r = DivisorReciprocal(g.tensors.at(op.inputs[1]), &why);
+          if (!r.ok()) {
+            s = r.status();
+            break;
+          }
+          const uint32_t c = p.AddData(r->data(), r->size(), L.dtype);
+          b = TensorRef{0, p.constants[c].offset};
+        } else if (IsBinary(L.op)) {
+          b = ref(op.inputs[1 - ai]);
+        }
+        s = EmitElementwise(L, ref(op.inputs[ai]), b, ref(op.outputs[0]), npu, p, e);
         break;
       }
       case TSR_OP_RESHAPE:
+      case TSR_OP_SQUEEZE:
+      case TSR_OP_UNSQUEEZE:
+        if (!where.count(op.outputs[0])) {  // not a partition output: alias, no code
+          where[op.outputs[0]] = ref(op.inputs[0]);
+          break;
+        }
+        [[fallthrough]];
       case TSR_OP_QUANTIZE:
       case TSR_OP_DEQUANTIZE: {
         ConvertLayer L;
@@ -203,7 +248,7 @@ absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConf
       }
       default: {
         Pool2dLayer L;
-        s = BuildPoolLayer(g, op, &L, &why);
+        s = BuildAnyPoolLayer(g, op, &L, &why);
         if (s.ok()) s = EmitPool2d(L, ref(op.inputs[0]), ref(op.outputs[0]), npu, p, e);
         break;
       }

@@ -3,9 +3,11 @@
 // tiling compiler of core/.
 //
 // Claimed: FULLY_CONNECTED, MATMUL (also batched), CONV_2D (fused bias +
-// RELU/CLIP), ADD, MUL (same shapes or trailing-dims broadcasting), RELU,
-// CLIP, MAX_POOL_2D, AVG_POOL_2D, QUANTIZE, DEQUANTIZE (per tensor, i8),
-// RESHAPE (a DMA copy); tensors f32 (run as FP16 on the matrix
+// RELU/CLIP), ADD, SUB, MUL (same shapes, trailing-dims or per-channel
+// broadcasting), DIV by a constant (MUL by its reciprocal), RELU, CLIP,
+// SIGMOID, TANH, EXP (lookup tables), MAX_POOL_2D, AVG_POOL_2D,
+// GLOBAL_AVG_POOL, QUANTIZE, DEQUANTIZE (per tensor, i8), RESHAPE, SQUEEZE,
+// UNSQUEEZE (aliases; a DMA copy only into a partition output); tensors f32 (run as FP16 on the matrix
 // unit), f16, or int8 with quantization parameters (docs/ops.md "Quantized
 // compute"). FP16 weights and biases may arrive at run time; int8 ones must
 // be constants. The per-family checks live in gemm_family_layers.h,

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 
+#include "compiler/div_by_constant.h"
 #include "compiler/lowering.h"
 #include "compiler/op_reading.h"
 #include "fp16.h"
@@ -53,18 +54,25 @@ bool PerChannelBroadcast(const std::vector<int64_t>& big, const std::vector<int6
 
 absl::Status BuildElementwiseLayer(const GraphSnapshot& g, const SnapshotOp& op,
                                    ElementwiseLayer* L, Why* why, int* a_index) {
-  const bool binary = op.type == TSR_OP_ADD || op.type == TSR_OP_MUL || op.type == TSR_OP_SUB;
+  const bool binary = op.type == TSR_OP_ADD || op.type == TSR_OP_MUL || op.type == TSR_OP_SUB ||
+                      op.type == TSR_OP_DIV;
+  // SUB and DIV do not commute: only their second operand may broadcast.
+  const bool ordered = op.type == TSR_OP_SUB || op.type == TSR_OP_DIV;
   if (auto s = CheckArity(g, op, binary ? 2 : 1, op.type == TSR_OP_CLIP ? 3 : (binary ? 2 : 1), why);
       !s.ok())
     return s;
   const SnapshotTensor* ap = OpTensor(g, op, 0, false);
   const SnapshotTensor& y = *OpTensor(g, op, 0, true);
   if (a_index) *a_index = 0;
-  L->op = op.type == TSR_OP_ADD   ? ElementwiseOp::kAdd
-          : op.type == TSR_OP_MUL ? ElementwiseOp::kMul
-          : op.type == TSR_OP_SUB ? ElementwiseOp::kSub
-          : op.type == TSR_OP_RELU ? ElementwiseOp::kRelu
-                                   : ElementwiseOp::kClip;
+  // DIV by a constant is MUL by its reciprocal (div_by_constant.h).
+  L->op = op.type == TSR_OP_ADD                              ? ElementwiseOp::kAdd
+          : op.type == TSR_OP_MUL || op.type == TSR_OP_DIV   ? ElementwiseOp::kMul
+          : op.type == TSR_OP_SUB                            ? ElementwiseOp::kSub
+          : op.type == TSR_OP_RELU                           ? ElementwiseOp::kRelu
+          : op.type == TSR_OP_CLIP                           ? ElementwiseOp::kClip
+          : op.type == TSR_OP_SIGMOID                        ? ElementwiseOp::kSigmoid
+          : op.type == TSR_OP_TANH                           ? ElementwiseOp::kTanh
+                                                             : ElementwiseOp::kExp;
   if (binary) {
     const SnapshotTensor* bp = OpTensor(g, op, 1, false);
     if (bp->dtype != ap->dtype)
@@ -75,7 +83,7 @@ absl::Status BuildElementwiseLayer(const GraphSnapshot& g, const SnapshotOp& op,
       int64_t channels = 0, plane = 0;
       bool b_small = TrailingBroadcast(ap->shape, bp->shape);
       bool per_channel = !b_small && PerChannelBroadcast(ap->shape, bp->shape, &channels, &plane);
-      if (!b_small && !per_channel && op.type != TSR_OP_SUB) {
+      if (!b_small && !per_channel && !ordered) {
         b_small = TrailingBroadcast(bp->shape, ap->shape);
         per_channel = !b_small && PerChannelBroadcast(bp->shape, ap->shape, &channels, &plane);
         if (b_small || per_channel) {  // ADD and MUL commute: swap the operands
@@ -88,7 +96,7 @@ absl::Status BuildElementwiseLayer(const GraphSnapshot& g, const SnapshotOp& op,
                " with ", ShapeText(bp->shape),
                " is not supported (same shapes, one operand repeating over leading dims, or one "
                "value per channel such as [C, 1, 1]",
-               op.type == TSR_OP_SUB ? "; SUB broadcasts its second operand only)" : ")");
+               ordered ? "; SUB and DIV broadcast their second operand only)" : ")");
       if (b_small) L->b_count = kit::ElementCount(bp->shape);
       L->b_channels = per_channel ? channels : 0;
       L->plane = per_channel ? plane : 0;
@@ -104,10 +112,14 @@ absl::Status BuildElementwiseLayer(const GraphSnapshot& g, const SnapshotOp& op,
         !TrailingBroadcast(y.shape, a.shape))
       SNPU_REFUSE(TSR_REFUSAL_OTHER, OpName(op.type), ": output ", ShapeText(y.shape),
              " does not match the broadcast of its inputs");
-    if (a.dtype == TSR_DTYPE_I8 && op.type == TSR_OP_SUB)
-      SNPU_REFUSE(TSR_REFUSAL_UNSUPPORTED_QUANTIZATION,
-                  "SUB on int8: docs/ops.md defines quantized ADD and MUL only (the cpu reference "
+    if (a.dtype == TSR_DTYPE_I8 && ordered)
+      SNPU_REFUSE(TSR_REFUSAL_UNSUPPORTED_QUANTIZATION, OpName(op.type),
+                  " on int8: docs/ops.md defines quantized ADD and MUL only (the cpu reference "
                   "refuses it too)");
+    if (op.type == TSR_OP_DIV) {
+      auto r = DivisorReciprocal(b, why);
+      if (!r.ok()) return r.status();
+    }
     if (a.dtype == TSR_DTYPE_I8) {
       auto qa = PerTensorQuant(a, "input", why);
       if (!qa.ok()) return qa.status();
@@ -129,6 +141,12 @@ absl::Status BuildElementwiseLayer(const GraphSnapshot& g, const SnapshotOp& op,
            " (vector unit: f32, f16, i8)");
   if (y.dtype != a.dtype || y.shape != a.shape)
     SNPU_REFUSE(TSR_REFUSAL_OTHER, OpName(op.type), ": output must have the input's dtype and shape");
+  if (IsLookupTable(L->op) && !IsFloat(a.dtype))
+    SNPU_REFUSE(a.dtype == TSR_DTYPE_I8 && !a.quant.scales.empty() ? TSR_REFUSAL_UNSUPPORTED_QUANTIZATION
+                                                                   : TSR_REFUSAL_UNSUPPORTED_DTYPE,
+                OpName(op.type), " on ", DtypeText(a.dtype),
+                ": the lookup tables take f32 / f16 (docs/ops.md defines no int8 ",
+                OpName(op.type), "; the cpu reference refuses it too)");
   if (op.type == TSR_OP_CLIP) {
     L->clip_min = FloatAttr(op, TSR_ATTR_CLIP_MIN, -std::numeric_limits<float>::infinity());
     L->clip_max = FloatAttr(op, TSR_ATTR_CLIP_MAX, std::numeric_limits<float>::infinity());
@@ -204,6 +222,40 @@ absl::Status BuildPoolLayer(const GraphSnapshot& g, const SnapshotOp& op, Pool2d
   const std::vector<int64_t> want = {L->batch, L->channels, L->out_h(), L->out_w()};
   if (y.shape != want || y.dtype != x.dtype)
     SNPU_REFUSE(TSR_REFUSAL_OTHER, OpName(op.type), ": output ", ShapeText(y.shape), " is not ", ShapeText(want));
+  return absl::OkStatus();
+}
+
+absl::Status BuildGlobalAvgPoolLayer(const GraphSnapshot& g, const SnapshotOp& op,
+                                    Pool2dLayer* L, Why* why) {
+  if (auto s = CheckArity(g, op, 1, 1, why); !s.ok()) return s;
+  const SnapshotTensor& x = *OpTensor(g, op, 0, false);
+  const SnapshotTensor& y = *OpTensor(g, op, 0, true);
+  if (!IsFloat(x.dtype))
+    SNPU_REFUSE(TSR_REFUSAL_UNSUPPORTED_DTYPE, "GLOBAL_AVG_POOL on ", DtypeText(x.dtype),
+                " (f32, f16: docs/ops.md defines no int8 GLOBAL_AVG_POOL)");
+  if (x.shape.size() < 3)
+    SNPU_REFUSE(TSR_REFUSAL_OTHER, "GLOBAL_AVG_POOL needs an input of rank >= 3 (N, C, spatial...)");
+  // The spatial dims are contiguous per channel, so any rank is one plane:
+  // [N, C, H, W] keeps H x W, other ranks are viewed as 1 x (product).
+  int64_t plane = 1;
+  for (size_t i = 2; i < x.shape.size(); ++i) plane *= x.shape[i];
+  L->kind = PoolKind::kAvg;
+  L->batch = x.shape[0];
+  L->channels = x.shape[1];
+  L->in_h = x.shape.size() == 4 ? x.shape[2] : 1;
+  L->in_w = x.shape.size() == 4 ? x.shape[3] : plane;
+  L->kernel_h = L->in_h;
+  L->kernel_w = L->in_w;
+  L->dtype = x.dtype;
+  // The vector unit's pool window holds at most 4096 taps (ISA §3, VECTOR).
+  if (plane > 4096)
+    SNPU_REFUSE(TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE, "GLOBAL_AVG_POOL over ", plane,
+                " elements per channel: the vector unit's pool window holds at most 4096");
+  std::vector<int64_t> want = {L->batch, L->channels};
+  want.resize(x.shape.size(), 1);
+  if (y.shape != want || y.dtype != x.dtype)
+    SNPU_REFUSE(TSR_REFUSAL_OTHER, "GLOBAL_AVG_POOL: output ", ShapeText(y.shape), " is not ",
+                ShapeText(want));
   return absl::OkStatus();
 }
 

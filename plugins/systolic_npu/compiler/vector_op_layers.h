@@ -1,5 +1,7 @@
-// Claim checks and tiler layers of the vector-unit ops: ADD, MUL, RELU,
-// CLIP, MAX_POOL_2D, AVG_POOL_2D.
+// Claim checks and tiler layers of the vector-unit ops: ADD, SUB, MUL, DIV
+// by a constant (as MUL by its reciprocal), RELU, CLIP, the lookup-table
+// ops SIGMOID, TANH and EXP, MAX_POOL_2D, AVG_POOL_2D and GLOBAL_AVG_POOL
+// (an AVG_POOL whose window is the whole plane).
 #ifndef TESSERA_PLUGINS_SYSTOLIC_NPU_COMPILER_VECTOR_OP_LAYERS_H_
 #define TESSERA_PLUGINS_SYSTOLIC_NPU_COMPILER_VECTOR_OP_LAYERS_H_
 
@@ -18,6 +20,11 @@ absl::Status BuildElementwiseLayer(const kit::GraphSnapshot& g, const kit::Snaps
 
 absl::Status BuildPoolLayer(const kit::GraphSnapshot& g, const kit::SnapshotOp& op,
                             Pool2dLayer* L, Why* why);
+
+// GLOBAL_AVG_POOL [N, C, spatial...] -> [N, C, 1, ...], f32 / f16: one
+// AVG_POOL window over each channel's whole plane (at most 4096 elements).
+absl::Status BuildGlobalAvgPoolLayer(const kit::GraphSnapshot& g, const kit::SnapshotOp& op,
+                                     Pool2dLayer* L, Why* why);
 
 }  // namespace tessera::systolic
 

@@ -93,6 +93,9 @@ uint64_t VectorCycles(const Program& p, const Instruction& in,
     elements = uint64_t{in.f[3]} * d.out_h * d.out_w;
     passes = uint64_t(d.kernel_h) * d.kernel_w;
   }
+  // SIGMOID of a negative x needs the EXP table too (lookup_tables.h): the
+  // lanes look up both tables for every element, two passes.
+  if (op == VectorOp::kSigmoid) passes = 2;
   const uint64_t vw = static_cast<uint64_t>(npu.vector_width);
   return kVectorPipelineDepth + passes * ((elements + vw - 1) / vw);
 }

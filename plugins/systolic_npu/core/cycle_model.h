@@ -57,7 +57,8 @@ uint64_t DmaCycles(uint64_t dram_bytes, const SystolicNpuConfig& npu);
 
 inline constexpr uint64_t kVectorPipelineDepth = 4;
 // VECTOR: depth + passes * ceil(elements / vector_width), where elements
-// are the result elements and passes is the pool window size (1 else).
+// are the result elements and passes is the pool window size, 2 for
+// SIGMOID (two table lookups), 1 else.
 uint64_t VectorCycles(const Program& p, const Instruction& in,
                       const SystolicNpuConfig& npu);
 

@@ -65,11 +65,18 @@ std::unique_ptr<MatmulEngine> MakeCycleSteppedMatmulEngine();
 // allocated here.
 // The machine's memories between runs: SRAM banks and the scratch
 // region. Reusing them keeps repeated runs (one per invoke) from
-// re-allocating and page-faulting megabytes of SRAM each time; their
-// contents are still reset to zero before every run, so a run never sees
-// its predecessor's data. Not thread-safe: one per concurrent caller.
+// re-allocating and page-faulting megabytes of SRAM each time. A run never
+// sees its predecessor's data: the scratch region is reset to zero, and
+// every SRAM byte the run reads before writing it is too (`dirty`).
+// Not thread-safe: one per concurrent caller.
 struct ExecMemory {
   std::vector<uint8_t> banks[3];
+  // Bytes at the start of each bank that any run since the allocation may
+  // have written (a high-water mark; beyond it a bank is zero). Before a
+  // run only the bytes it reads before writing them are re-zeroed
+  // (sram_first_touch.h), not the whole 2 MiB of a ref-phone's SRAM,
+  // which cost a small layer's run more than its GEMM.
+  uint64_t dirty[3] = {0, 0, 0};
   std::vector<std::vector<uint8_t>> scratch;
 };
 

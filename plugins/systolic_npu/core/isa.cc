@@ -170,6 +170,9 @@ const char* VectorOpName(VectorOp op) {
     case VectorOp::kAvgPool: return "AVG_POOL";
     case VectorOp::kQuantize: return "QUANTIZE";
     case VectorOp::kDequantize: return "DEQUANTIZE";
+    case VectorOp::kSigmoid: return "SIGMOID";
+    case VectorOp::kTanh: return "TANH";
+    case VectorOp::kExp: return "EXP";
     default: return "INVALID";
   }
 }

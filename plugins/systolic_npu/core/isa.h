@@ -78,8 +78,17 @@ enum class VectorOp : uint8_t {
   kDequantize = 10, // I8 -> F32/F16: (f32(q) - f32(zp)) * scale
   kSub = 11,        // F32/F16: fp32 subtract (rounded to f16). No I8: docs/ops.md
                     // defines no quantized SUB
+  // F32/F16, function tables with linear interpolation in fp32
+  // (lookup_tables.h; rounded to f16 for F16). No src1, no descriptor.
+  kSigmoid = 12,
+  kTanh = 13,
+  kExp = 14,
 };
-inline constexpr uint8_t kVectorOpCount = 12;
+inline constexpr uint8_t kVectorOpCount = 15;
+
+inline bool IsLookupTableVectorOp(VectorOp op) {
+  return op == VectorOp::kSigmoid || op == VectorOp::kTanh || op == VectorOp::kExp;
+}
 
 enum class Bank : uint8_t { kInput = 0, kWeight = 1, kAccum = 2 };
 inline constexpr uint32_t kNoConstant = 0xFFFFFFFFu;

@@ -33,4 +33,11 @@ bool ComputesInFp16(const EntryPoint& entry) {
   return false;
 }
 
+bool UsesLookupTables(const EntryPoint& entry) {
+  for (const Instruction& in : entry.code)
+    if (in.op == Opcode::kVector && IsLookupTableVectorOp(static_cast<VectorOp>(in.a)))
+      return true;
+  return false;
+}
+
 }  // namespace tessera::systolic

@@ -27,6 +27,11 @@ inline constexpr double kFp16AbsoluteTolerance = 1.0 / 512;
 // pooling) is FP32, and INT8 is exact against the reference pipeline.
 bool ComputesInFp16(const EntryPoint& entry);
 
+// True when any VECTOR instruction of `entry` evaluates a function table
+// (SIGMOID, TANH, EXP): FP32 entries then declare the tables' bound
+// (lookup_tables.h) instead of plain FP32.
+bool UsesLookupTables(const EntryPoint& entry);
+
 }  // namespace tessera::systolic
 
 #endif  // TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_NUMERICS_H_

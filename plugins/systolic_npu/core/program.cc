@@ -496,6 +496,13 @@ absl::Status VerifyVector(const Ctx& c) {
       V_RETURN_IF_ERROR(c.Sram("source", in.f[0], n * es));
       return absl::OkStatus();
     }
+    case VectorOp::kSigmoid:
+    case VectorOp::kTanh:
+    case VectorOp::kExp:
+      V_RETURN_IF_ERROR(dtypes({TSR_DTYPE_F32, TSR_DTYPE_F16}));
+      V_RETURN_IF_ERROR(need_desc(false, ConstantKind::kData));
+      if (in.f[1] != 0) return c.Err("src1 must be zero");
+      break;
     case VectorOp::kQuantize:
     case VectorOp::kDequantize: {
       const bool quantize = op == VectorOp::kQuantize;

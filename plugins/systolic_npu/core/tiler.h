@@ -12,7 +12,9 @@
 //     A tiles come from the DMA engine's IM2COL addressing mode (a
 //     descriptor in the constant pool, padding filled with the input zero
 //     point); results are stored transposed into NCHW by a strided store.
-//   ADD, MUL, RELU, CLIP, MAX_POOL_2D, AVG_POOL_2D: vector-unit lowerings.
+//   ADD, SUB, MUL, RELU, CLIP, SIGMOID, TANH, EXP, MAX_POOL_2D, AVG_POOL_2D:
+//     vector-unit lowerings (DIV by a constant and GLOBAL_AVG_POOL arrive
+//     from the compiler as MUL and AVG_POOL_2D layers).
 //   RESHAPE (a DMA copy), QUANTIZE, DEQUANTIZE: element streams
 //     (tiler_convert.cc).
 //
@@ -137,7 +139,9 @@ struct Conv2dLayer {
   int64_t out_w() const;
 };
 
-enum class ElementwiseOp : uint8_t { kAdd, kMul, kRelu, kClip, kSub };
+// kSigmoid, kTanh, kExp: the vector unit's lookup tables (lookup_tables.h),
+// float only.
+enum class ElementwiseOp : uint8_t { kAdd, kMul, kRelu, kClip, kSub, kSigmoid, kTanh, kExp };
 
 // Same-shape elementwise op over `count` elements (RELU/CLIP: one input).
 // Semantics follow docs/ops.md: I8 ADD/MUL dequantize, compute and
@@ -146,6 +150,9 @@ enum class ElementwiseOp : uint8_t { kAdd, kMul, kRelu, kClip, kSub };
 // SUB is float only (docs/ops.md defines no quantized SUB).
 inline bool IsBinary(ElementwiseOp op) {
   return op == ElementwiseOp::kAdd || op == ElementwiseOp::kSub || op == ElementwiseOp::kMul;
+}
+inline bool IsLookupTable(ElementwiseOp op) {
+  return op == ElementwiseOp::kSigmoid || op == ElementwiseOp::kTanh || op == ElementwiseOp::kExp;
 }
 
 struct ElementwiseLayer {

@@ -1,4 +1,5 @@
-// Vector-unit lowerings (ADD, MUL, RELU, CLIP, MAX/AVG POOL) and the
+// Vector-unit lowerings (ADD, SUB, MUL, RELU, CLIP, SIGMOID, TANH, EXP,
+// MAX/AVG POOL) and the
 // one-layer program helpers (see tiler.h).
 #include <algorithm>
 #include <cmath>
@@ -116,6 +117,14 @@ absl::Status EmitElementwise(const ElementwiseLayer& L, TensorRef a, TensorRef b
       } else {
         vop = VectorOp::kRelu;
       }
+      break;
+    case ElementwiseOp::kSigmoid:
+    case ElementwiseOp::kTanh:
+    case ElementwiseOp::kExp:
+      if (q) return Invalid("the function tables take f32 / f16 (docs/ops.md: no int8 SIGMOID, TANH, EXP)");
+      vop = L.op == ElementwiseOp::kSigmoid ? VectorOp::kSigmoid
+            : L.op == ElementwiseOp::kTanh  ? VectorOp::kTanh
+                                            : VectorOp::kExp;
       break;
     case ElementwiseOp::kClip:
       vop = VectorOp::kClip;

@@ -28,6 +28,7 @@
 #include "entry_point.h"
 #include "executor.h"
 #include "host_buffers.h"
+#include "lookup_tables.h"
 #include "numerics.h"
 #include "options.h"
 #include "plugin_status.h"
@@ -305,12 +306,17 @@ tsr_status ExecutableNumerics(tsr_executable exe, tsr_numerics* out) {
   if (exe == nullptr || !TSR_ABI_HAS_FIELD(out, tsr_numerics, description))
     return kit::ReportError(TSR_INVALID_ARGUMENT, "executable_numerics: NULL argument or struct too small");
   const bool fp16 = ComputesInFp16(exe->program.entries[0]);
+  // The FP16 bound (2^-9) is far wider than the tables' (2^-16), so it
+  // covers FP16 entries that also use them.
+  const bool lut = !fp16 && UsesLookupTables(exe->program.entries[0]);
   out->float_precision = fp16 ? TSR_PRECISION_FP16 : TSR_PRECISION_FP32;
   out->reserved = 0;
-  out->relative_tolerance = fp16 ? kFp16RelativeTolerance : 0;
-  out->absolute_tolerance = fp16 ? kFp16AbsoluteTolerance : 0;
-  out->description = fp16 ? "FP16 operands, FP32 accumulation (docs/systolic_npu_isa.md section 9)"
-                          : "FP32 vector math and exact INT8";
+  out->relative_tolerance = fp16 ? kFp16RelativeTolerance : (lut ? kLutRelativeTolerance : 0);
+  out->absolute_tolerance = fp16 ? kFp16AbsoluteTolerance : (lut ? kLutAbsoluteTolerance : 0);
+  out->description = fp16  ? "FP16 operands, FP32 accumulation (docs/systolic_npu_isa.md section 9)"
+                     : lut ? "FP32 vector math with interpolated function tables "
+                             "(docs/systolic_npu_isa.md section 9) and exact INT8"
+                           : "FP32 vector math and exact INT8";
   return TSR_OK;
 }
 
