@@ -12,7 +12,7 @@
 #include "compile/compile_driver.h"
 #include "graph/graph.h"
 #include "loaded_model.h"
-#include "plugins/plugin_registry.h"
+#include "plugin_host/plugin_registry.h"
 #include "run_context.h"
 #include "tessera/app/tessera.hpp"
 

@@ -4,7 +4,7 @@
 
 #include "app_internal.h"
 #include "base/install_layout.h"
-#include "plugins/plugin_log.h"
+#include "plugin_host/plugin_log.h"
 
 namespace tessera::app {
 namespace fs = std::filesystem;

@@ -1,7 +1,7 @@
 #include "device_session.h"
 
 #include "absl/strings/str_cat.h"
-#include "plugins/plugin_log.h"
+#include "plugin_host/plugin_log.h"
 
 namespace tessera {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "plugins/plugin_library.h"
-#include "plugins/soc_selection.h"
+#include "plugin_host/plugin_library.h"
+#include "plugin_host/soc_selection.h"
 
 namespace tessera {
 

@@ -26,7 +26,7 @@
 #include "declared_numerics.h"
 #include "device_session.h"
 #include "graph/graph.h"
-#include "plugins/plugin_registry.h"
+#include "plugin_host/plugin_registry.h"
 
 namespace tessera {
 

@@ -34,7 +34,7 @@ tessera_test(shape_inference_test
   LIBS tessera_framework tessera_io)
 
 tessera_test(graph_view_impl_test
-  SOURCES ${TSR_FW}/plugins/graph_view_impl_test.cc
+  SOURCES ${TSR_FW}/plugin_host/graph_view_impl_test.cc
   LIBS tessera_framework tessera_io)
 
 # Deliberately broken compiler plugins for the registry test: one source,
@@ -48,12 +48,12 @@ foreach(variant IN LISTS TSR_TEST_PLUGIN_VARIANTS)
   string(TOUPPER ${variant} variant_upper)
   set(target tessera_testplugin_${variant})
   if(variant STREQUAL "missing_symbol")
-    set(script ${TSR_FW}/plugins/testdata/no_exports.lds)
+    set(script ${TSR_FW}/plugin_host/testdata/no_exports.lds)
   else()
-    set(script ${TSR_FW}/plugins/testdata/compiler_exports.lds)
+    set(script ${TSR_FW}/plugin_host/testdata/compiler_exports.lds)
   endif()
   tessera_plugin(${target}
-    SOURCES ${TSR_FW}/plugins/testdata/test_plugin.cc
+    SOURCES ${TSR_FW}/plugin_host/testdata/test_plugin.cc
     LIBS tessera_plugin_kit
     VERSION_SCRIPT ${script})
   target_compile_definitions(${target} PRIVATE TSR_TEST_PLUGIN_${variant_upper}=1)
@@ -64,9 +64,9 @@ foreach(variant IN LISTS TSR_TEST_PLUGIN_VARIANTS)
 endforeach()
 # A dispatch library without its entry symbol, beside the compiler one.
 tessera_plugin(tessera_testplugin_dispatch_missing_symbol
-  SOURCES ${TSR_FW}/plugins/testdata/test_plugin.cc
+  SOURCES ${TSR_FW}/plugin_host/testdata/test_plugin.cc
   LIBS tessera_plugin_kit
-  VERSION_SCRIPT ${TSR_FW}/plugins/testdata/no_exports.lds)
+  VERSION_SCRIPT ${TSR_FW}/plugin_host/testdata/no_exports.lds)
 target_compile_definitions(tessera_testplugin_dispatch_missing_symbol PRIVATE TSR_TEST_PLUGIN_MISSING_SYMBOL=1)
 set_target_properties(tessera_testplugin_dispatch_missing_symbol PROPERTIES
   OUTPUT_NAME tessera_dispatch_testvendor
@@ -74,7 +74,7 @@ set_target_properties(tessera_testplugin_dispatch_missing_symbol PROPERTIES
 list(APPEND TSR_TEST_PLUGIN_TARGETS tessera_testplugin_dispatch_missing_symbol)
 
 tessera_test(plugin_registry_test
-  SOURCES ${TSR_FW}/plugins/plugin_registry_test.cc
+  SOURCES ${TSR_FW}/plugin_host/plugin_registry_test.cc
   LIBS tessera_framework tessera_io tessera_plugin_kit)
 target_compile_definitions(plugin_registry_test PRIVATE TSR_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}")
 add_dependencies(plugin_registry_test ${TSR_TEST_PLUGIN_TARGETS})
@@ -91,7 +91,7 @@ endforeach()
 foreach(v 1_0 1_1)
   foreach(role compiler dispatch)
     set(target tessera_frozen_${role}_${v})
-    add_library(${target} MODULE ${TSR_FW}/plugins/testdata/frozen_plugin.c)
+    add_library(${target} MODULE ${TSR_FW}/plugin_host/testdata/frozen_plugin.c)
     target_link_libraries(${target} PRIVATE tessera_api_${v})
     # -Wno-type-limits: "minor < 0" is always false in the 1.0 build.
     target_compile_options(${target} PRIVATE -std=c11 -Wall -Wextra -Werror -Wno-type-limits)
@@ -99,7 +99,7 @@ foreach(v 1_0 1_1)
       target_compile_definitions(${target} PRIVATE TSR_FROZEN_ROLE_DISPATCH=1)
       set(script ${CMAKE_SOURCE_DIR}/plugins/cpu/dispatch/exports.lds)
     else()
-      set(script ${TSR_FW}/plugins/testdata/compiler_exports.lds)
+      set(script ${TSR_FW}/plugin_host/testdata/compiler_exports.lds)
     endif()
     target_link_options(${target} PRIVATE "-Wl,--version-script=${script}" "-Wl,--no-undefined")
     set_target_properties(${target} PROPERTIES PREFIX "lib" OUTPUT_NAME tessera_${role}_frozen
@@ -109,7 +109,7 @@ foreach(v 1_0 1_1)
 endforeach()
 
 tessera_test(frozen_plugin_test
-  SOURCES ${TSR_FW}/plugins/frozen_plugin_test.cc
+  SOURCES ${TSR_FW}/plugin_host/frozen_plugin_test.cc
   LIBS tessera_framework tessera_dispatch)
 add_dependencies(frozen_plugin_test ${TSR_FROZEN_TARGETS} tessera_compiler_cpu tessera_dispatch_cpu)
 
@@ -117,14 +117,14 @@ add_dependencies(frozen_plugin_test ${TSR_FROZEN_TARGETS} tessera_compiler_cpu t
 # reason_detail lifetime, fd ownership, concurrent invocations), checked
 # against every bundled plugin through its raw tables.
 tessera_test(abi_contract_test
-  SOURCES ${TSR_FW}/plugins/abi_contract_test.cc
+  SOURCES ${TSR_FW}/plugin_host/abi_contract_test.cc
   LIBS tessera_framework)
 add_dependencies(abi_contract_test tessera_compiler_cpu tessera_dispatch_cpu
   tessera_compiler_systolic_npu tessera_dispatch_systolic_npu)
 
 # A compiler library whose constructor aborts (testdata/crashing_compiler.c),
 # alone in its directory: `tessera run` of a compiled model must not open it.
-add_library(tessera_testplugin_crashing_compiler MODULE ${TSR_FW}/plugins/testdata/crashing_compiler.c)
+add_library(tessera_testplugin_crashing_compiler MODULE ${TSR_FW}/plugin_host/testdata/crashing_compiler.c)
 set_target_properties(tessera_testplugin_crashing_compiler PROPERTIES PREFIX "lib"
   OUTPUT_NAME tessera_compiler_crashing C_VISIBILITY_PRESET hidden
   LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test_plugins/crashing_compiler)

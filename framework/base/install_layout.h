@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "plugins/soc_selection.h"
+#include "plugin_host/soc_selection.h"
 
 namespace tessera {
 

@@ -13,7 +13,7 @@
 #include "cli/cli_args.h"
 #include "compile/compile_driver.h"
 #include "graph/host_tensor.h"
-#include "plugins/plugin_registry.h"
+#include "plugin_host/plugin_registry.h"
 
 namespace tessera::cli {
 

@@ -19,7 +19,7 @@
 #include "cli/commands.h"
 #include "cli/concurrent_runs.h"
 #include "compile/compile_driver.h"
-#include "executor.h"
+#include "model_executor.h"
 #include "io/tensor_proto.h"
 #include "tessera/ops.h"
 

@@ -24,7 +24,7 @@
 #include "cli/demo_model.h"
 #include "cli/run_report.h"
 #include "compile/compile_driver.h"
-#include "executor.h"
+#include "model_executor.h"
 #include "model/model_loader.h"
 #include "model/model_writer.h"
 #include "partition/partition_report.h"

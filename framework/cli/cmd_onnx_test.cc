@@ -42,7 +42,7 @@
 #include "cli/commands.h"
 #include "cli/run_report.h"
 #include "compile/compile_driver.h"
-#include "executor.h"
+#include "model_executor.h"
 #include "io/tensor_proto.h"
 #include "onnx/onnx_importer.h"
 #include "tessera/common.h"

@@ -9,7 +9,7 @@
 #include "cli/commands.h"
 #include "cli/run_report.h"
 #include "compile/compile_driver.h"
-#include "executor.h"
+#include "model_executor.h"
 #include "partition/partition_report.h"
 #include "io/tensor_proto.h"
 #include "tessera/ops.h"

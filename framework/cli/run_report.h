@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/json_writer.h"
-#include "executor.h"
+#include "model_executor.h"
 #include "graph/host_tensor.h"
 
 namespace tessera::cli {

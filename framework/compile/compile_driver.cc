@@ -10,7 +10,7 @@
 #include "compile/tensor_pruning.h"
 #include "graph/graph_verifier.h"
 #include "partition/partitioner.h"
-#include "plugins/graph_view_impl.h"
+#include "plugin_host/graph_view_impl.h"
 #include "tessera/ops.h"
 
 namespace tessera {

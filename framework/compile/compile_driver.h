@@ -12,7 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "compile/compiled_model.h"
-#include "plugins/plugin_registry.h"
+#include "plugin_host/plugin_registry.h"
 
 namespace tessera {
 

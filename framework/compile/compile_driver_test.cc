@@ -7,11 +7,11 @@
 #include <cmath>
 #include <cstring>
 
-#include "executor.h"
+#include "model_executor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
-#include "plugins/bundled_plugins_for_test.h"
+#include "plugin_host/bundled_plugins_for_test.h"
 #include "model/model_loader.h"
 #include "model/model_writer.h"
 #include "tessera/ops.h"

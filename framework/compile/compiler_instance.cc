@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "absl/strings/str_cat.h"
-#include "plugins/plugin_log.h"
+#include "plugin_host/plugin_log.h"
 #include "tessera/ops.h"
 
 namespace tessera {

@@ -11,7 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "compile/compiled_model.h"
-#include "executor.h"
+#include "model_executor.h"
 #include "graph/graph.h"
 #include "quantize/accuracy_report.h"
 #include "quantize/calibration.h"

@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "compile/compile_driver.h"
-#include "executor.h"
+#include "model_executor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "quantize/post_training_quantization.h"

@@ -1,4 +1,4 @@
-#include "plugins/plugin_log.h"
+#include "plugin_host/plugin_log.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "plugins/graph_view_impl.h"
+#include "plugin_host/graph_view_impl.h"
 
 #include <cstddef>
 #include <iterator>

@@ -1,7 +1,7 @@
 // Loader and ABI tests against deliberately broken plugins built from
 // plugins/testdata/test_plugin.cc into ${TESSERA_BUILD_DIR}/test_plugins/,
 // and against the bundled cpu plugins in ${TESSERA_BUILD_DIR}/lib.
-#include "plugins/plugin_registry.h"
+#include "plugin_host/plugin_registry.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -12,7 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
-#include "plugins/graph_view_impl.h"
+#include "plugin_host/graph_view_impl.h"
 #include "tessera/ops.h"
 
 namespace tessera {

@@ -1,8 +1,8 @@
 // One vendor library loaded through its single entry symbol, after version
 // negotiation and table validation. Compiler plugins and dispatch libraries
 // share this shape; the registry holds both kinds.
-#ifndef TESSERA_FRAMEWORK_PLUGINS_PLUGIN_LIBRARY_H_
-#define TESSERA_FRAMEWORK_PLUGINS_PLUGIN_LIBRARY_H_
+#ifndef TESSERA_FRAMEWORK_PLUGIN_HOST_PLUGIN_LIBRARY_H_
+#define TESSERA_FRAMEWORK_PLUGIN_HOST_PLUGIN_LIBRARY_H_
 
 #include <memory>
 #include <string>
@@ -60,4 +60,4 @@ absl::Status PluginStatus(tsr_status code, const char* (*get_last_error)(void), 
 
 }  // namespace tessera
 
-#endif  // TESSERA_FRAMEWORK_PLUGINS_PLUGIN_LIBRARY_H_
+#endif  // TESSERA_FRAMEWORK_PLUGIN_HOST_PLUGIN_LIBRARY_H_

@@ -1,8 +1,8 @@
 // The log sink the host hands every plugin: lines go to stderr tagged with
 // the vendor, filtered by TESSERA_LOG_LEVEL (debug|info|warning|error;
 // default warning).
-#ifndef TESSERA_FRAMEWORK_PLUGINS_PLUGIN_LOG_H_
-#define TESSERA_FRAMEWORK_PLUGINS_PLUGIN_LOG_H_
+#ifndef TESSERA_FRAMEWORK_PLUGIN_HOST_PLUGIN_LOG_H_
+#define TESSERA_FRAMEWORK_PLUGIN_HOST_PLUGIN_LOG_H_
 
 #include <cstdint>
 #include <functional>
@@ -22,4 +22,4 @@ void SetPluginLogHandler(PluginLogHandler handler, int32_t min_severity);
 
 }  // namespace tessera
 
-#endif  // TESSERA_FRAMEWORK_PLUGINS_PLUGIN_LOG_H_
+#endif  // TESSERA_FRAMEWORK_PLUGIN_HOST_PLUGIN_LOG_H_

@@ -1,8 +1,8 @@
 // The framework side of the graph view ABI (tessera/graph_view.h): a set of
 // ops of a Graph presented to a plugin as a graph of its own, with tensors
 // renumbered locally and the boundary tensors as inputs and outputs.
-#ifndef TESSERA_FRAMEWORK_PLUGINS_GRAPH_VIEW_IMPL_H_
-#define TESSERA_FRAMEWORK_PLUGINS_GRAPH_VIEW_IMPL_H_
+#ifndef TESSERA_FRAMEWORK_PLUGIN_HOST_GRAPH_VIEW_IMPL_H_
+#define TESSERA_FRAMEWORK_PLUGIN_HOST_GRAPH_VIEW_IMPL_H_
 
 #include <unordered_map>
 #include <vector>
@@ -52,4 +52,4 @@ const tsr_graph_view_api* GraphViewApiFor(tsr_version negotiated);
 
 }  // namespace tessera
 
-#endif  // TESSERA_FRAMEWORK_PLUGINS_GRAPH_VIEW_IMPL_H_
+#endif  // TESSERA_FRAMEWORK_PLUGIN_HOST_GRAPH_VIEW_IMPL_H_

@@ -10,11 +10,11 @@
 
 #include "compile/compile_driver.h"
 #include "compile/compiler_instance.h"
-#include "executor.h"
+#include "model_executor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
-#include "plugins/bundled_plugins_for_test.h"
+#include "plugin_host/bundled_plugins_for_test.h"
 #include "tessera/ops.h"
 
 namespace tessera {

@@ -1,4 +1,4 @@
-#include "plugins/plugin_library.h"
+#include "plugin_host/plugin_library.h"
 
 #include <dlfcn.h>
 

@@ -8,8 +8,8 @@
 // RunContext (one run at a time). Run() is safe to call from several
 // threads: calls are serialized. For parallel runs, make a RunContext per
 // thread from model() instead (run_context.h).
-#ifndef TESSERA_DISPATCH_EXECUTOR_H_
-#define TESSERA_DISPATCH_EXECUTOR_H_
+#ifndef TESSERA_DISPATCH_MODEL_EXECUTOR_H_
+#define TESSERA_DISPATCH_MODEL_EXECUTOR_H_
 
 #include <memory>
 #include <mutex>
@@ -51,4 +51,4 @@ class Executor {
 
 }  // namespace tessera
 
-#endif  // TESSERA_DISPATCH_EXECUTOR_H_
+#endif  // TESSERA_DISPATCH_MODEL_EXECUTOR_H_

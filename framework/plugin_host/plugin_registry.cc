@@ -1,4 +1,4 @@
-#include "plugins/plugin_registry.h"
+#include "plugin_host/plugin_registry.h"
 
 #include <dlfcn.h>
 

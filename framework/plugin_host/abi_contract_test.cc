@@ -29,9 +29,9 @@
 
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
-#include "plugins/bundled_plugins_for_test.h"
-#include "plugins/graph_view_impl.h"
-#include "plugins/plugin_registry.h"
+#include "plugin_host/bundled_plugins_for_test.h"
+#include "plugin_host/graph_view_impl.h"
+#include "plugin_host/plugin_registry.h"
 #include "tessera/bytecode.h"
 #include "tessera/dispatch.h"
 #include "tessera/ops.h"

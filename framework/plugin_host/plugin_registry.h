@@ -5,8 +5,8 @@
 // library skipped. Nothing is loaded from the current directory, and
 // LD_LIBRARY_PATH is neither read nor changed: every dlopen gets an absolute
 // path.
-#ifndef TESSERA_FRAMEWORK_PLUGINS_PLUGIN_REGISTRY_H_
-#define TESSERA_FRAMEWORK_PLUGINS_PLUGIN_REGISTRY_H_
+#ifndef TESSERA_FRAMEWORK_PLUGIN_HOST_PLUGIN_REGISTRY_H_
+#define TESSERA_FRAMEWORK_PLUGIN_HOST_PLUGIN_REGISTRY_H_
 
 #include <memory>
 #include <optional>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "plugins/plugin_library.h"
+#include "plugin_host/plugin_library.h"
 
 namespace tessera {
 
@@ -80,4 +80,4 @@ const char* CompilerShortName(const CompilerPluginLibrary& lib);
 
 }  // namespace tessera
 
-#endif  // TESSERA_FRAMEWORK_PLUGINS_PLUGIN_REGISTRY_H_
+#endif  // TESSERA_FRAMEWORK_PLUGIN_HOST_PLUGIN_REGISTRY_H_

@@ -2,15 +2,15 @@
 // directory ($TESSERA_BUILD_DIR/lib, which ctest sets), plus any test
 // plugin directories, and never the environment (TESSERA_PLUGIN_PATH would
 // make a test depend on the shell it runs in).
-#ifndef TESSERA_FRAMEWORK_PLUGINS_BUNDLED_PLUGINS_FOR_TEST_H_
-#define TESSERA_FRAMEWORK_PLUGINS_BUNDLED_PLUGINS_FOR_TEST_H_
+#ifndef TESSERA_FRAMEWORK_PLUGIN_HOST_BUNDLED_PLUGINS_FOR_TEST_H_
+#define TESSERA_FRAMEWORK_PLUGIN_HOST_BUNDLED_PLUGINS_FOR_TEST_H_
 
 #include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "plugins/plugin_registry.h"
+#include "plugin_host/plugin_registry.h"
 
 namespace tessera {
 
@@ -29,4 +29,4 @@ inline PluginRegistry BundledPluginsForTest(std::vector<std::string> extra_dirs 
 
 }  // namespace tessera
 
-#endif  // TESSERA_FRAMEWORK_PLUGINS_BUNDLED_PLUGINS_FOR_TEST_H_
+#endif  // TESSERA_FRAMEWORK_PLUGIN_HOST_BUNDLED_PLUGINS_FOR_TEST_H_

@@ -1,4 +1,4 @@
-#include "executor.h"
+#include "model_executor.h"
 
 #include "base/status_macros.h"
 

@@ -2,8 +2,8 @@
 // SoC description file's contents (docs/soc.md). Both sides use it, the
 // compiler (partition and compile options) and the runtime (device context
 // options), so it lives with the plugin host, below both.
-#ifndef TESSERA_FRAMEWORK_PLUGINS_SOC_SELECTION_H_
-#define TESSERA_FRAMEWORK_PLUGINS_SOC_SELECTION_H_
+#ifndef TESSERA_FRAMEWORK_PLUGIN_HOST_SOC_SELECTION_H_
+#define TESSERA_FRAMEWORK_PLUGIN_HOST_SOC_SELECTION_H_
 
 #include <string>
 
@@ -16,4 +16,4 @@ struct SocSelection {
 
 }  // namespace tessera
 
-#endif  // TESSERA_FRAMEWORK_PLUGINS_SOC_SELECTION_H_
+#endif  // TESSERA_FRAMEWORK_PLUGIN_HOST_SOC_SELECTION_H_
