@@ -389,7 +389,9 @@ const tsr_dispatch_api kApi = {
 }  // namespace
 }  // namespace tessera::cpu
 
-extern "C" TSR_EXPORT tsr_status tsr_dispatch_negotiate(tsr_version host, tsr_version* out_version,
-                                                        const tsr_dispatch_api** out_api) {
+// Exported to cpu_dispatch_entry.cc only (the library the host loads),
+// which sets the OpenMP wait policy before this library is loaded.
+extern "C" TSR_EXPORT tsr_status tessera_cpu_dispatch_impl_negotiate(tsr_version host, tsr_version* out_version,
+                                                                     const tsr_dispatch_api** out_api) {
   return tessera::kit::AnswerNegotiation(host, out_version, out_api, &tessera::cpu::kApi);
 }
