@@ -1,5 +1,6 @@
 #include "cpu_program.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -25,6 +26,96 @@ TensorRef Ref(const kit::SnapshotTensor& t, void* data) {
 void* ConstantData(const kit::SnapshotTensor& t) {
   // Kernels never write their inputs; constants stay read-only.
   return const_cast<uint8_t*>(t.constant.data());
+}
+
+bool IsGroupable(int32_t type) {
+  switch (type) {
+    case TSR_OP_ADD: case TSR_OP_SUB: case TSR_OP_MUL: case TSR_OP_DIV: case TSR_OP_MAXIMUM: case TSR_OP_MINIMUM:
+    case TSR_OP_POW: case TSR_OP_NEG: case TSR_OP_ABS: case TSR_OP_SQRT: case TSR_OP_RSQRT: case TSR_OP_EXP:
+    case TSR_OP_LOG: case TSR_OP_SIN: case TSR_OP_COS: case TSR_OP_TANH: case TSR_OP_SIGMOID: case TSR_OP_RELU:
+    case TSR_OP_ERF:
+      return true;
+  }
+  return false;
+}
+
+// Greedy runs of consecutive groupable ops whose outputs are all f32 of one
+// shape; each run of two or more that the fast kernels accept becomes one
+// fast op at its first op (the others are marked fused into it). Every
+// tensor a run reads and does not produce is ready when it starts, since
+// the run is consecutive in program order. A link's output leaves the
+// group when an op outside it or the graph reads it.
+void FuseElementwiseGroups(CpuProgram& p, const fast::FastEngine& engine,
+                           const std::vector<std::vector<size_t>>& readers, const std::vector<bool>& excluded) {
+  const size_t op_count = p.graph.ops.size();
+  auto eligible = [&](size_t o, const std::vector<int64_t>* shape) {
+    const kit::SnapshotOp& op = p.graph.ops[o];
+    if (!IsGroupable(op.type) || excluded[o] || p.fast_ops[o] || p.fused_into[o] >= 0 || op.outputs.size() != 1)
+      return false;
+    const kit::SnapshotTensor& out = p.graph.tensors[op.outputs[0]];
+    if (out.dtype != TSR_DTYPE_F32 || !out.quant.scales.empty()) return false;
+    return shape == nullptr || out.shape == *shape;
+  };
+  for (size_t first = 0; first < op_count;) {
+    if (!eligible(first, nullptr)) {
+      ++first;
+      continue;
+    }
+    const std::vector<int64_t> shape = p.graph.tensors[p.graph.ops[first].outputs[0]].shape;
+    size_t end = first + 1;
+    while (end < op_count && eligible(end, &shape)) ++end;
+    if (end - first < 2) {
+      first = end;
+      continue;
+    }
+    std::vector<fast::GroupLink> links;
+    std::vector<int32_t> group_inputs, group_outputs;
+    std::vector<int> link_of(p.graph.tensors.size(), -1);  // tensor -> producing link
+    for (size_t o = first; o < end; ++o) {
+      const kit::SnapshotOp& op = p.graph.ops[o];
+      fast::GroupLink link{op.type, p.op_attrs[o], {}, -1};
+      for (int32_t t : op.inputs) {
+        fast::GroupOperand operand;
+        if (t >= 0 && link_of[t] >= 0) {
+          operand.link = link_of[t];
+        } else {
+          auto it = std::find(group_inputs.begin(), group_inputs.end(), t);
+          operand.input = static_cast<int>(it - group_inputs.begin());
+          if (it == group_inputs.end()) group_inputs.push_back(t);
+        }
+        link.operands.push_back(operand);
+      }
+      const int32_t out = op.outputs[0];
+      const bool read_outside = p.output_slot[out] >= 0 || o + 1 == end ||
+                                std::any_of(readers[out].begin(), readers[out].end(),
+                                            [&](size_t r) { return r < first || r >= end; });
+      if (read_outside) {
+        link.output = static_cast<int>(group_outputs.size());
+        group_outputs.push_back(out);
+      }
+      link_of[out] = static_cast<int>(links.size());
+      links.push_back(std::move(link));
+    }
+    std::vector<TensorRef> ins, outs;
+    bool typed = true;
+    for (int32_t t : group_inputs) {
+      if (t < 0) typed = false;  // an omitted input: no op here takes one
+      if (!typed) break;
+      const kit::SnapshotTensor& tensor = p.graph.tensors[t];
+      ins.push_back(Ref(tensor, tensor.is_constant ? ConstantData(tensor) : nullptr));
+    }
+    for (int32_t t : group_outputs) outs.push_back(Ref(p.graph.tensors[t], nullptr));
+    std::string why;
+    std::unique_ptr<fast::FastOp> group = typed ? engine.PrepareElementwiseGroup(links, ins, outs, &why) : nullptr;
+    if (group) {
+      p.fast_ops[first] = std::move(group);
+      p.fast_inputs[first] = group_inputs;
+      p.fast_outputs[first] = group_outputs;
+      for (size_t o = first + 1; o < end; ++o) p.fused_into[o] = static_cast<int32_t>(first);
+      p.fast_op_count += end - first;
+    }
+    first = end;
+  }
 }
 
 }  // namespace
@@ -82,7 +173,11 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
   p.fast_refusal.assign(op_count, engine ? "" : "cpu.kernels=reference");
   p.fused_into.assign(op_count, -1);
   p.fast_outputs.resize(op_count);
-  for (size_t o = 0; o < op_count; ++o) p.fast_outputs[o] = p.graph.ops[o].outputs;
+  p.fast_inputs.resize(op_count);
+  for (size_t o = 0; o < op_count; ++o) {
+    p.fast_outputs[o] = p.graph.ops[o].outputs;
+    p.fast_inputs[o] = p.graph.ops[o].inputs;
+  }
   if (engine != nullptr) {
     p.threads = engine->threads();
     // Readers of each tensor, for activation fusion.
@@ -171,6 +266,16 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
         if (m != o) p.fused_into[m] = static_cast<int32_t>(o);
       p.fast_op_count += members.size();
     }
+    // Runs of consecutive elementwise ops with one output shape: one fast
+    // op each (a RELU that fuses into the compute op before it stays out).
+    std::vector<bool> fuses_as_activation(op_count, false);
+    for (size_t o = 0; o < op_count; ++o) {
+      const int32_t type = p.graph.ops[o].type;
+      const int64_t a = activation_after(o);
+      if (a >= 0 && (type == TSR_OP_FULLY_CONNECTED || type == TSR_OP_MATMUL || type == TSR_OP_CONV_2D))
+        fuses_as_activation[a] = true;
+    }
+    FuseElementwiseGroups(p, *engine, readers, fuses_as_activation);
     for (size_t o = 0; o < op_count; ++o) {
       if (p.fused_into[o] >= 0 || p.fast_ops[o]) continue;
       const kit::SnapshotOp& op = p.graph.ops[o];
@@ -250,8 +355,8 @@ absl::Status SetUp(const CpuProgram& p, CpuRunState& st) {
     const kit::SnapshotOp& op = p.graph.ops[o];
     for (int32_t t : op.inputs) st.op_inputs[o].push_back(t >= 0 ? Ref(p.graph.tensors[t], nullptr) : TensorRef{});
     for (int32_t t : op.outputs) st.op_outputs[o].push_back(Ref(p.graph.tensors[t], nullptr));
-    st.op_input_ptrs[o].assign(op.inputs.size(), nullptr);
-    st.op_output_ptrs[o].assign(op.outputs.size(), nullptr);
+    st.op_input_ptrs[o].assign(std::max(op.inputs.size(), p.fast_inputs[o].size()), nullptr);
+    st.op_output_ptrs[o].assign(std::max(op.outputs.size(), p.fast_outputs[o].size()), nullptr);
     if (p.fast_ops[o]) {
       absl::StatusOr<std::unique_ptr<fast::FastOpState>> s = p.fast_ops[o]->NewState();
       if (!s.ok()) return s.status();
@@ -290,7 +395,8 @@ absl::Status RunCpuProgram(const CpuProgram& p, CpuRunState& st, std::span<void*
     }
     if (p.fast_ops[o]) {
       const std::vector<int32_t>& written = p.fast_outputs[o];
-      for (size_t i = 0; i < op.inputs.size(); ++i) st.op_input_ptrs[o][i] = op.inputs[i] >= 0 ? st.data[op.inputs[i]] : nullptr;
+      const std::vector<int32_t>& read = p.fast_inputs[o];
+      for (size_t i = 0; i < read.size(); ++i) st.op_input_ptrs[o][i] = read[i] >= 0 ? st.data[read[i]] : nullptr;
       for (size_t i = 0; i < written.size(); ++i) st.op_output_ptrs[o][i] = st.data[written[i]];
       s = p.fast_ops[o]->Run(*st.fast[o], st.op_input_ptrs[o], st.op_output_ptrs[o]);
       ++st.last_fast_ops;

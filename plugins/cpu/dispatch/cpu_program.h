@@ -33,6 +33,9 @@ struct CpuProgram {
   // activation's output when fused); fused_into[a] = o marks the activation
   // op a as done by op o (-1 otherwise).
   std::vector<std::vector<int32_t>> fast_outputs;
+  // The tensors a fast op reads: the op's inputs, or a fused elementwise
+  // group's inputs (tensor -1: an omitted optional input).
+  std::vector<std::vector<int32_t>> fast_inputs;
   std::vector<int32_t> fused_into;
   int threads = 1;                        // OpenMP threads for the fast kernels
   size_t fast_op_count = 0;

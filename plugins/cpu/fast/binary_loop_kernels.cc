@@ -21,6 +21,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "fast/dnnl_plan.h"
+#include "fast/elementwise_rows.h"
 #include "fast/kernel_preparers.h"
 #include "fast/loop_op.h"
 #include "tessera/ops.h"
@@ -46,6 +47,8 @@ template <typename T, typename F>
   }
 }
 
+}  // namespace
+
 TSR_VECTOR_CLONES void ArithmeticRow(int32_t op, const float* a, int64_t sa, const float* b, int64_t sb, float* y,
                                      int64_t n) {
   const float qnan = std::numeric_limits<float>::quiet_NaN();
@@ -66,6 +69,8 @@ TSR_VECTOR_CLONES void ArithmeticRow(int32_t op, const float* a, int64_t sa, con
       break;
   }
 }
+
+namespace {
 
 TSR_VECTOR_CLONES void CompareRow(int32_t op, const float* a, int64_t sa, const float* b, int64_t sb, uint8_t* y,
                                   int64_t n) {

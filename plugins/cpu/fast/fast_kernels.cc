@@ -101,6 +101,17 @@ class DnnlEngine : public FastEngine {
     return nullptr;
   }
 
+  std::unique_ptr<FastOp> PrepareElementwiseGroup(std::span<const GroupLink> links, std::span<const TensorRef> inputs,
+                                                  std::span<const TensorRef> outputs,
+                                                  std::string* why_not) const override {
+    try {
+      return detail::PrepareElementwiseGroup(links, inputs, outputs);
+    } catch (const NotHandled& e) {
+      if (why_not) *why_not = e.why;
+    }
+    return nullptr;
+  }
+
   std::unique_ptr<FastOp> PrepareChain(std::span<const ChainLink> links, std::string* why_not) const override {
     ScopedThreads threads(threads_);
     std::string why;

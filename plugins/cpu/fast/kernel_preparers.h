@@ -38,6 +38,9 @@ std::unique_ptr<FastOp> PrepareUnary(int32_t op, const Attributes& attrs, Ins in
 // POW whose exponent is one constant value (2, 3, 0.5, 1, 0, -1 special-cased).
 std::unique_ptr<FastOp> PreparePowConstant(Ins ins, Outs outs);
 
+// elementwise_group_kernels.cc
+std::unique_ptr<FastOp> PrepareElementwiseGroup(std::span<const GroupLink> links, Ins ins, Outs outs);
+
 // reduce_kernels.cc: REDUCE_MEAN / REDUCE_SUM / REDUCE_MAX
 std::unique_ptr<FastOp> PrepareReduce(int32_t op, const Attributes& attrs, Ins ins, Outs outs);
 

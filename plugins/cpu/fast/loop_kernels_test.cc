@@ -423,5 +423,83 @@ TEST(LoopKernels, ReshapeConcatGatherCopyEveryDType) {
   EXPECT_FALSE(r.run.ok());
 }
 
+
+// A GELU + bias + per-row scale DAG as one fused group against the same ops
+// run one by one by the reference kernels: every operand form (whole
+// shape, one value, a vector along the last dim, one value per row), an
+// intermediate that leaves the group, edge values in the input.
+TEST(LoopKernels, ElementwiseGroupMatchesTheOpsOneByOne) {
+  auto engine = Engine();
+  std::mt19937 rng(19);
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{1, 6, 40}, std::vector<int64_t>{3, 2000},
+                                            std::vector<int64_t>{5000}}) {
+    const int64_t n = shape.back();
+    std::vector<int64_t> per_row = shape;
+    per_row.back() = 1;
+    // Group inputs: 0 x, 1 bias [n], 2 three, 3 c, 4 k, 5 one, 6 half, 7 row scale.
+    std::vector<Tensor> ins = {RandomF32(rng, shape, 3.0f, true), RandomF32(rng, {n}),     kt::F32({}, {3.0}),
+                               kt::F32({1}, {0.044715}),          kt::F32({}, {0.7978846}), kt::F32({}, {1.0}),
+                               kt::F32({}, {0.5}),                RandomF32(rng, per_row)};
+    using L = GroupLink;
+    auto in = [](int i) { return GroupOperand{-1, i}; };
+    auto ln = [](int l) { return GroupOperand{l, -1}; };
+    std::vector<L> links = {
+        {TSR_OP_ADD, {}, {in(0), in(1)}, 0},   // 0 h = x + bias (leaves the group)
+        {TSR_OP_POW, {}, {ln(0), in(2)}, -1},  // 1 h^3
+        {TSR_OP_MUL, {}, {in(3), ln(1)}, -1},  // 2
+        {TSR_OP_ADD, {}, {ln(0), ln(2)}, -1},  // 3
+        {TSR_OP_MUL, {}, {in(4), ln(3)}, -1},  // 4
+        {TSR_OP_TANH, {}, {ln(4)}, -1},        // 5
+        {TSR_OP_ADD, {}, {in(5), ln(5)}, -1},  // 6
+        {TSR_OP_MUL, {}, {in(6), ln(0)}, -1},  // 7
+        {TSR_OP_MUL, {}, {ln(7), ln(6)}, -1},  // 8 gelu
+        {TSR_OP_DIV, {}, {ln(8), in(7)}, 1},   // 9 / row scale
+    };
+    // The reference, op by op.
+    std::vector<Tensor> ref;
+    for (const L& l : links) {
+      std::vector<Tensor> operands;
+      for (const GroupOperand& g : l.operands) operands.push_back(g.link >= 0 ? ref[g.link] : ins[g.input]);
+      ref.push_back(Reference(l.op_type, {}, operands, TypeOf(TSR_DTYPE_F32, shape)));
+    }
+    std::vector<TensorRef> typed;
+    for (size_t i = 0; i < ins.size(); ++i) {
+      typed.push_back(ins[i].ref);
+      if (i == 0 || i == 1 || i == 7) typed.back().data = nullptr;  // computed at run time
+    }
+    const std::vector<TensorRef> outs = {TypeOf(TSR_DTYPE_F32, shape), TypeOf(TSR_DTYPE_F32, shape)};
+    std::string why;
+    std::unique_ptr<FastOp> group = engine->PrepareElementwiseGroup(links, typed, outs, &why);
+    ASSERT_NE(group, nullptr) << why;
+    auto state = group->NewState();
+    ASSERT_TRUE(state.ok());
+    Tensor h = kt::Empty(TSR_DTYPE_F32, shape), y = kt::Empty(TSR_DTYPE_F32, shape);
+    std::vector<void*> in_ptrs, out_ptrs = {h.ref.data, y.ref.data};
+    for (const Tensor& t : ins) in_ptrs.push_back(t.ref.data);
+    ASSERT_TRUE(group->Run(**state, in_ptrs, out_ptrs).ok());
+    ExpectClose(h, ref[0], 0, "group h " + Dims(shape));
+    // The mul/add links are the reference's f32 operations; TANH and POW
+    // differ by an ulp or two. 1 + tanh cancels where tanh is near -1, so
+    // the error is bounded by the scale of 0.5 h / row_scale, not of y.
+    const auto* g = static_cast<const float*>(y.ref.data);
+    const auto* w = static_cast<const float*>(ref[9].ref.data);
+    const auto* hv = static_cast<const float*>(ref[0].ref.data);
+    const auto* rs = static_cast<const float*>(ins[7].ref.data);
+    for (int64_t i = 0, bad = 0; i < y.ref.element_count() && bad < 5; ++i) {
+      const double scale = std::fabs(hv[i] / rs[i / n]);
+      const bool ok = std::isnan(w[i]) ? std::isnan(g[i])
+                      : std::isinf(w[i]) ? g[i] == w[i]
+                                         : std::fabs(static_cast<double>(g[i]) - w[i]) <= 4e-7 * scale + 3e-45;
+      if (!ok && ++bad) ADD_FAILURE() << "group y " << Dims(shape) << " element " << i << ": " << g[i] << " vs " << w[i];
+    }
+  }
+  // A partial broadcast does not fit a tile: refused.
+  std::vector<TensorRef> typed = {TypeOf(TSR_DTYPE_F32, {4, 6}), TypeOf(TSR_DTYPE_F32, {4, 1, 6})};
+  std::vector<GroupLink> links = {{TSR_OP_ADD, {}, {{-1, 0}, {-1, 1}}, -1}, {TSR_OP_NEG, {}, {{0, -1}}, 0}};
+  std::string why;
+  const std::vector<TensorRef> outs = {TypeOf(TSR_DTYPE_F32, {4, 4, 6})};
+  EXPECT_EQ(engine->PrepareElementwiseGroup(links, typed, outs, &why), nullptr);
+}
+
 }  // namespace
 }  // namespace tessera::cpu::fast

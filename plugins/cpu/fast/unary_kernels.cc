@@ -23,13 +23,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "fast/dnnl_plan.h"
+#include "fast/elementwise_rows.h"
 #include "fast/kernel_preparers.h"
 #include "fast/loop_op.h"
 #include "fast/vector_math.h"
 #include "tessera/ops.h"
 
 namespace tessera::cpu::fast::detail {
-namespace {
 
 TSR_VECTOR_CLONES void UnaryRow(int32_t op, const float* x, float* y, int64_t n, float lo, float hi) {
   switch (op) {
@@ -87,7 +87,7 @@ TSR_VECTOR_CLONES void PowRow(double e, const float* x, float* y, int64_t n) {
   }
 }
 
-bool IsUnary(int32_t op) {
+bool IsLoopUnary(int32_t op) {
   switch (op) {
     case TSR_OP_NEG: case TSR_OP_ABS: case TSR_OP_SQRT: case TSR_OP_RSQRT: case TSR_OP_EXP: case TSR_OP_LOG:
     case TSR_OP_SIN: case TSR_OP_COS: case TSR_OP_TANH: case TSR_OP_SIGMOID: case TSR_OP_RELU: case TSR_OP_ERF:
@@ -96,6 +96,8 @@ bool IsUnary(int32_t op) {
   }
   return false;
 }
+
+namespace {
 
 // A CLIP bound: a constant scalar input, else the attribute; NaN means
 // "no bound" (the reference's rule).
@@ -112,7 +114,7 @@ float ClipBound(Ins ins, size_t i, const Attributes& attrs, int32_t key, float u
 }  // namespace
 
 std::unique_ptr<FastOp> PrepareUnary(int32_t op, const Attributes& attrs, Ins ins, Outs outs) {
-  if (!IsUnary(op)) Refuse(absl::StrCat(OpTypeName(op), ": not a unary op"));
+  if (!IsLoopUnary(op)) Refuse(absl::StrCat(OpTypeName(op), ": not a unary op"));
   if (ins.empty() || outs.size() != 1 || (op != TSR_OP_CLIP && ins.size() != 1))
     Refuse(absl::StrCat(OpTypeName(op), ": arity"));
   RequireF32(op, ins.first(1));
