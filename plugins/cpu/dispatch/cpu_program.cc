@@ -28,6 +28,33 @@ void* ConstantData(const kit::SnapshotTensor& t) {
   return const_cast<uint8_t*>(t.constant.data());
 }
 
+// Multiply-accumulates (compute ops) or elements written (the rest) by op
+// o, as the measure of whether its fast kernel is worth several threads.
+double EstimatedWork(const CpuProgram& p, size_t o) {
+  const kit::SnapshotOp& op = p.graph.ops[o];
+  double out = 0;
+  for (int32_t t : op.outputs) {
+    double n = 1;
+    for (int64_t d : p.graph.tensors[t].shape) n *= static_cast<double>(d);
+    out += n;
+  }
+  auto dim = [&](size_t input, int from_end) -> double {
+    if (input >= op.inputs.size() || op.inputs[input] < 0) return 1;
+    const std::vector<int64_t>& s = p.graph.tensors[op.inputs[input]].shape;
+    return s.size() >= static_cast<size_t>(from_end) ? static_cast<double>(s[s.size() - from_end]) : 1;
+  };
+  switch (op.type) {
+    case TSR_OP_FULLY_CONNECTED:
+    case TSR_OP_MATMUL: return out * dim(0, 1);                                // x K
+    case TSR_OP_CONV_2D: return out * dim(1, 1) * dim(1, 2) * dim(1, 3);      // x Cin/g * kh * kw
+    default: return out;
+  }
+}
+
+// Below this (~0.1-0.3 ms of one core), one thread: measured on the cnn
+// and attention benchmarks, whose small ops ran slower on two threads.
+constexpr double kParallelWork = 4.0 * 1024 * 1024;
+
 bool IsGroupable(int32_t type) {
   switch (type) {
     case TSR_OP_ADD: case TSR_OP_SUB: case TSR_OP_MUL: case TSR_OP_DIV: case TSR_OP_MAXIMUM: case TSR_OP_MINIMUM:
@@ -180,6 +207,18 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
   }
   if (engine != nullptr) {
     p.threads = engine->threads();
+    // Ops too small for several threads are prepared on a one-thread
+    // engine: oneDNN fixes a primitive's thread count when it is created
+    // (its parallel regions ask for that many threads whatever the caller
+    // set at run time).
+    std::unique_ptr<fast::FastEngine> serial;
+    if (p.threads > 1) {
+      absl::StatusOr<std::unique_ptr<fast::FastEngine>> one = fast::FastEngine::Create(1);
+      if (one.ok()) serial = *std::move(one);
+    }
+    auto engine_for = [&](double work) -> const fast::FastEngine& {
+      return serial && work < kParallelWork ? *serial : *engine;
+    };
     // Readers of each tensor, for activation fusion.
     std::vector<std::vector<size_t>> readers(n);
     for (size_t o = 0; o < op_count; ++o)
@@ -258,7 +297,9 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
       }
       if (links.size() < 2) continue;
       std::string why;
-      std::unique_ptr<fast::FastOp> chain = engine->PrepareChain(links, &why);
+      double chain_work = 0;
+      for (size_t m : members) chain_work += EstimatedWork(p, m);
+      std::unique_ptr<fast::FastOp> chain = engine_for(chain_work).PrepareChain(links, &why);
       if (!chain) continue;  // the ops are prepared one by one below
       p.fast_ops[o] = std::move(chain);
       p.fast_outputs[o] = {out_tensor};
@@ -296,7 +337,8 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
         }
         std::vector<TensorRef> fused_outs = {Ref(p.graph.tensors[act.outputs[0]], nullptr)};
         std::string why;
-        if (auto fused = engine->Prepare(op.type, attrs, ins, fused_outs, &why)) {
+        const double work = EstimatedWork(p, o) + EstimatedWork(p, a);
+        if (auto fused = engine_for(work).Prepare(op.type, attrs, ins, fused_outs, &why)) {
           p.fast_ops[o] = std::move(fused);
           p.fast_outputs[o] = act.outputs;
           p.fused_into[a] = static_cast<int32_t>(o);
@@ -306,10 +348,15 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
       }
       std::vector<TensorRef> outs;
       for (int32_t t : op.outputs) outs.push_back(Ref(p.graph.tensors[t], nullptr));
-      p.fast_ops[o] = engine->Prepare(op.type, p.op_attrs[o], ins, outs, &p.fast_refusal[o]);
+      p.fast_ops[o] = engine_for(EstimatedWork(p, o)).Prepare(op.type, p.op_attrs[o], ins, outs, &p.fast_refusal[o]);
       if (p.fast_ops[o]) ++p.fast_op_count;
     }
   }
+  // A fused op (chain, group, compute + activation) counts its members' work.
+  p.fast_parallel.assign(op_count, false);
+  std::vector<double> work(op_count, 0);
+  for (size_t o = 0; o < op_count; ++o) work[p.fused_into[o] >= 0 ? p.fused_into[o] : o] += EstimatedWork(p, o);
+  for (size_t o = 0; o < op_count; ++o) p.fast_parallel[o] = work[o] >= kParallelWork;
   return p;
 }
 
@@ -398,7 +445,12 @@ absl::Status RunCpuProgram(const CpuProgram& p, CpuRunState& st, std::span<void*
       const std::vector<int32_t>& read = p.fast_inputs[o];
       for (size_t i = 0; i < read.size(); ++i) st.op_input_ptrs[o][i] = read[i] >= 0 ? st.data[read[i]] : nullptr;
       for (size_t i = 0; i < written.size(); ++i) st.op_output_ptrs[o][i] = st.data[written[i]];
-      s = p.fast_ops[o]->Run(*st.fast[o], st.op_input_ptrs[o], st.op_output_ptrs[o]);
+      if (p.threads > 1 && !p.fast_parallel[o]) {
+        const fast::ScopedThreads one(1);
+        s = p.fast_ops[o]->Run(*st.fast[o], st.op_input_ptrs[o], st.op_output_ptrs[o]);
+      } else {
+        s = p.fast_ops[o]->Run(*st.fast[o], st.op_input_ptrs[o], st.op_output_ptrs[o]);
+      }
       ++st.last_fast_ops;
     } else {
       for (size_t i = 0; i < op.inputs.size(); ++i)

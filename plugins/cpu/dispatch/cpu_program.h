@@ -38,6 +38,11 @@ struct CpuProgram {
   std::vector<std::vector<int32_t>> fast_inputs;
   std::vector<int32_t> fused_into;
   int threads = 1;                        // OpenMP threads for the fast kernels
+  // Per op: run its fast kernel with `threads` (true) or with one thread.
+  // Waking the OpenMP workers (the wait policy is passive, see
+  // cpu_dispatch_entry.cc) costs tens of microseconds on a busy machine,
+  // more than small ops take on one thread.
+  std::vector<bool> fast_parallel;
   size_t fast_op_count = 0;
 };
 
