@@ -249,7 +249,8 @@ struct MetricDescriptor {
 constexpr MetricDescriptor kMetrics[] = {
     {"kernel_time_us", "us"},
     {"ops_executed", "ops"},
-    // How many of them ran a fast (oneDNN) kernel; the rest ran the reference kernels.
+    // How many of them ran a fast kernel (oneDNN or a vectorized loop); the
+    // rest ran the reference kernels.
     {"ops_fast", "ops"},
 };
 constexpr size_t kMetricCount = sizeof(kMetrics) / sizeof(kMetrics[0]);

@@ -20,9 +20,11 @@ namespace tessera::cpu::fast::detail {
 
 [[gnu::always_inline]] inline float ExpF(float x) {
   const float inf = std::numeric_limits<float>::infinity();
-  // Clamped so that n below stays in [-150, 128]; the true limits are
-  // applied after (ln(FLT_MAX) and ln(2^-149 / 2)).
-  const float xc = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+  // Clamped so that n below stays in [-150, 128] (a NaN becomes -104: the
+  // float-to-int conversion of a NaN would be undefined); the true limits
+  // and NaN are applied after (ln(FLT_MAX) and ln(2^-149 / 2)).
+  float xc = x > -104.0f ? x : -104.0f;
+  xc = xc < 89.0f ? xc : 89.0f;
   // n = round(x / ln 2) with the 1.5 * 2^23 trick (SSE2 has no round).
   const float magic = 12582912.0f;
   const float n = (xc * 1.44269504088896341f + magic) - magic;
