@@ -7,12 +7,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "checked_math.h"
+#include "elementwise_groups.h"
 #include "tessera/ops.h"
 
 namespace tessera::cpu {
-namespace {
 
-TensorRef Ref(const kit::SnapshotTensor& t, void* data) {
+TensorRef SnapshotRef(const kit::SnapshotTensor& t, void* data) {
   TensorRef r;
   r.dtype = t.dtype;
   r.shape = t.shape;
@@ -27,6 +27,8 @@ void* ConstantData(const kit::SnapshotTensor& t) {
   // Kernels never write their inputs; constants stay read-only.
   return const_cast<uint8_t*>(t.constant.data());
 }
+
+namespace {
 
 // Multiply-accumulates (compute ops) or elements written (the rest) by op
 // o, as the measure of whether its fast kernel is worth several threads.
@@ -54,96 +56,6 @@ double EstimatedWork(const CpuProgram& p, size_t o) {
 // Below this (~0.1-0.3 ms of one core), one thread: measured on the cnn
 // and attention benchmarks, whose small ops ran slower on two threads.
 constexpr double kParallelWork = 4.0 * 1024 * 1024;
-
-bool IsGroupable(int32_t type) {
-  switch (type) {
-    case TSR_OP_ADD: case TSR_OP_SUB: case TSR_OP_MUL: case TSR_OP_DIV: case TSR_OP_MAXIMUM: case TSR_OP_MINIMUM:
-    case TSR_OP_POW: case TSR_OP_NEG: case TSR_OP_ABS: case TSR_OP_SQRT: case TSR_OP_RSQRT: case TSR_OP_EXP:
-    case TSR_OP_LOG: case TSR_OP_SIN: case TSR_OP_COS: case TSR_OP_TANH: case TSR_OP_SIGMOID: case TSR_OP_RELU:
-    case TSR_OP_ERF:
-      return true;
-  }
-  return false;
-}
-
-// Greedy runs of consecutive groupable ops whose outputs are all f32 of one
-// shape; each run of two or more that the fast kernels accept becomes one
-// fast op at its first op (the others are marked fused into it). Every
-// tensor a run reads and does not produce is ready when it starts, since
-// the run is consecutive in program order. A link's output leaves the
-// group when an op outside it or the graph reads it.
-void FuseElementwiseGroups(CpuProgram& p, const fast::FastEngine& engine,
-                           const std::vector<std::vector<size_t>>& readers, const std::vector<bool>& excluded) {
-  const size_t op_count = p.graph.ops.size();
-  auto eligible = [&](size_t o, const std::vector<int64_t>* shape) {
-    const kit::SnapshotOp& op = p.graph.ops[o];
-    if (!IsGroupable(op.type) || excluded[o] || p.fast_ops[o] || p.fused_into[o] >= 0 || op.outputs.size() != 1)
-      return false;
-    const kit::SnapshotTensor& out = p.graph.tensors[op.outputs[0]];
-    if (out.dtype != TSR_DTYPE_F32 || !out.quant.scales.empty()) return false;
-    return shape == nullptr || out.shape == *shape;
-  };
-  for (size_t first = 0; first < op_count;) {
-    if (!eligible(first, nullptr)) {
-      ++first;
-      continue;
-    }
-    const std::vector<int64_t> shape = p.graph.tensors[p.graph.ops[first].outputs[0]].shape;
-    size_t end = first + 1;
-    while (end < op_count && eligible(end, &shape)) ++end;
-    if (end - first < 2) {
-      first = end;
-      continue;
-    }
-    std::vector<fast::GroupLink> links;
-    std::vector<int32_t> group_inputs, group_outputs;
-    std::vector<int> link_of(p.graph.tensors.size(), -1);  // tensor -> producing link
-    for (size_t o = first; o < end; ++o) {
-      const kit::SnapshotOp& op = p.graph.ops[o];
-      fast::GroupLink link{op.type, p.op_attrs[o], {}, -1};
-      for (int32_t t : op.inputs) {
-        fast::GroupOperand operand;
-        if (t >= 0 && link_of[t] >= 0) {
-          operand.link = link_of[t];
-        } else {
-          auto it = std::find(group_inputs.begin(), group_inputs.end(), t);
-          operand.input = static_cast<int>(it - group_inputs.begin());
-          if (it == group_inputs.end()) group_inputs.push_back(t);
-        }
-        link.operands.push_back(operand);
-      }
-      const int32_t out = op.outputs[0];
-      const bool read_outside = p.output_slot[out] >= 0 || o + 1 == end ||
-                                std::any_of(readers[out].begin(), readers[out].end(),
-                                            [&](size_t r) { return r < first || r >= end; });
-      if (read_outside) {
-        link.output = static_cast<int>(group_outputs.size());
-        group_outputs.push_back(out);
-      }
-      link_of[out] = static_cast<int>(links.size());
-      links.push_back(std::move(link));
-    }
-    std::vector<TensorRef> ins, outs;
-    bool typed = true;
-    for (int32_t t : group_inputs) {
-      if (t < 0) typed = false;  // an omitted input: no op here takes one
-      if (!typed) break;
-      const kit::SnapshotTensor& tensor = p.graph.tensors[t];
-      ins.push_back(Ref(tensor, tensor.is_constant ? ConstantData(tensor) : nullptr));
-    }
-    for (int32_t t : group_outputs) outs.push_back(Ref(p.graph.tensors[t], nullptr));
-    std::string why;
-    std::unique_ptr<fast::FastOp> group = typed ? engine.PrepareElementwiseGroup(links, ins, outs, &why) : nullptr;
-    if (group) {
-      p.fast_ops[first] = std::move(group);
-      p.fast_inputs[first] = group_inputs;
-      p.fast_outputs[first] = group_outputs;
-      for (size_t o = first + 1; o < end; ++o) p.fused_into[o] = static_cast<int32_t>(first);
-      p.fast_op_count += end - first;
-    }
-    first = end;
-  }
-}
 
 }  // namespace
 
@@ -232,7 +144,7 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
           continue;
         }
         const kit::SnapshotTensor& tensor = p.graph.tensors[t];
-        ins.push_back(Ref(tensor, tensor.is_constant ? ConstantData(tensor) : nullptr));
+        ins.push_back(SnapshotRef(tensor, tensor.is_constant ? ConstantData(tensor) : nullptr));
       }
       return ins;
     };
@@ -288,7 +200,7 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
             out_tensor = p.graph.ops[a].outputs[0];
           }
         }
-        link.outputs.push_back(Ref(p.graph.tensors[out_tensor], nullptr));
+        link.outputs.push_back(SnapshotRef(p.graph.tensors[out_tensor], nullptr));
         links.push_back(std::move(link));
         if (readers[out_tensor].size() != 1 || p.output_slot[out_tensor] >= 0) break;
         const size_t next = readers[out_tensor][0];
@@ -335,7 +247,7 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
           for (int32_t key : {TSR_ATTR_CLIP_MIN, TSR_ATTR_CLIP_MAX})
             if (p.op_attrs[a].Has(key)) attrs.SetFloats(key, {p.op_attrs[a].GetFloat(key, 0.0f)});
         }
-        std::vector<TensorRef> fused_outs = {Ref(p.graph.tensors[act.outputs[0]], nullptr)};
+        std::vector<TensorRef> fused_outs = {SnapshotRef(p.graph.tensors[act.outputs[0]], nullptr)};
         std::string why;
         const double work = EstimatedWork(p, o) + EstimatedWork(p, a);
         if (auto fused = engine_for(work).Prepare(op.type, attrs, ins, fused_outs, &why)) {
@@ -347,7 +259,7 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
         }
       }
       std::vector<TensorRef> outs;
-      for (int32_t t : op.outputs) outs.push_back(Ref(p.graph.tensors[t], nullptr));
+      for (int32_t t : op.outputs) outs.push_back(SnapshotRef(p.graph.tensors[t], nullptr));
       p.fast_ops[o] = engine_for(EstimatedWork(p, o)).Prepare(op.type, p.op_attrs[o], ins, outs, &p.fast_refusal[o]);
       if (p.fast_ops[o]) ++p.fast_op_count;
     }
@@ -400,8 +312,8 @@ absl::Status SetUp(const CpuProgram& p, CpuRunState& st) {
   st.fast.resize(ops);
   for (size_t o = 0; o < ops; ++o) {
     const kit::SnapshotOp& op = p.graph.ops[o];
-    for (int32_t t : op.inputs) st.op_inputs[o].push_back(t >= 0 ? Ref(p.graph.tensors[t], nullptr) : TensorRef{});
-    for (int32_t t : op.outputs) st.op_outputs[o].push_back(Ref(p.graph.tensors[t], nullptr));
+    for (int32_t t : op.inputs) st.op_inputs[o].push_back(t >= 0 ? SnapshotRef(p.graph.tensors[t], nullptr) : TensorRef{});
+    for (int32_t t : op.outputs) st.op_outputs[o].push_back(SnapshotRef(p.graph.tensors[t], nullptr));
     st.op_input_ptrs[o].assign(std::max(op.inputs.size(), p.fast_inputs[o].size()), nullptr);
     st.op_output_ptrs[o].assign(std::max(op.outputs.size(), p.fast_outputs[o].size()), nullptr);
     if (p.fast_ops[o]) {

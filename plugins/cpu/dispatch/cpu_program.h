@@ -46,6 +46,11 @@ struct CpuProgram {
   size_t fast_op_count = 0;
 };
 
+// A kernel's view of a program tensor (`data` may be nullptr: type only),
+// and a constant's bytes (read-only to kernels).
+TensorRef SnapshotRef(const kit::SnapshotTensor& t, void* data);
+void* ConstantData(const kit::SnapshotTensor& t);
+
 // Decodes and checks an encoded partition; constants point into `encoded`,
 // which must outlive the program. With `engine` (cpu.kernels=fast) every
 // op the fast kernels handle is prepared here, once: this is the cpu
