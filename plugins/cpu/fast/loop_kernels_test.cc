@@ -138,12 +138,12 @@ TEST(LoopKernels, UnaryOpsOnEdgeValuesAndRandomShapes) {
     int32_t op;
     double rel;  // 0: bit-identical to the reference
   };
-  // exp/tanh/sigmoid: the vector_math.h polynomials, measured at <= 1.4
-  // (exp) and 2.3 (tanh) ulp over [-20, 20], held to 3 and 4 ulp; libm's
-  // f32 log/sin/cos/erf: within an ulp or two of the f64 value.
+  // exp/tanh/sigmoid/erf: the vector_math.h polynomials, measured at <= 1.4
+  // (exp), 2.3 (tanh) and 2.9 (erf) ulp, held to 3, 4 and 4 ulp; libm's
+  // f32 log/sin/cos: within an ulp or two of the f64 value.
   const U ops[] = {{TSR_OP_NEG, 0},       {TSR_OP_ABS, 0},      {TSR_OP_SQRT, 0},        {TSR_OP_RSQRT, 0},
                    {TSR_OP_RELU, 0},      {TSR_OP_EXP, 1.8e-7}, {TSR_OP_TANH, 2.4e-7},   {TSR_OP_SIGMOID, 2.4e-7},
-                   {TSR_OP_LOG, 2.5e-7}, {TSR_OP_SIN, 2.5e-7}, {TSR_OP_COS, 2.5e-7}, {TSR_OP_ERF, 2.5e-7}};
+                   {TSR_OP_LOG, 2.5e-7}, {TSR_OP_SIN, 2.5e-7}, {TSR_OP_COS, 2.5e-7}, {TSR_OP_ERF, 2.4e-7}};
   const std::vector<float> edges = EdgeValues();
   for (const U& u : ops) {
     std::vector<Tensor> cases = {F32Values({static_cast<int64_t>(edges.size())}, edges),

@@ -4,11 +4,11 @@
 // Why loops and not oneDNN's eltwise primitive: its exp maps NaN to +inf
 // and flushes denormal results, its log is off by ~1e-6 relative and wrong
 // on denormals (measured on oneDNN 2.6.3, AVX2), and it has no sin/cos/erf.
-// NEG ABS SQRT RSQRT RELU CLIP EXP SIGMOID TANH and the POW special cases
-// vectorize (the library is built with -fno-math-errno so that sqrt is an
-// instruction; exp/tanh are in vector_math.h); LOG SIN COS ERF call libm's
-// f32 functions per element, which are accurate and handle every edge
-// value but do not vectorize.
+// NEG ABS SQRT RSQRT RELU CLIP EXP SIGMOID TANH ERF and the POW special
+// cases vectorize (the library is built with -fno-math-errno so that sqrt
+// is an instruction; exp/tanh/erf are in vector_math.h); LOG SIN COS call
+// libm's f32 functions per element, which are accurate and handle every
+// edge value but do not vectorize.
 //
 // Numerics against the reference (f64, one rounding): NEG ABS SQRT RELU
 // CLIP and POW 2, 0.5, 1, 0 are bit-identical; the rest are within a few
@@ -57,7 +57,7 @@ TSR_VECTOR_CLONES void UnaryRow(int32_t op, const float* x, float* y, int64_t n,
     case TSR_OP_LOG: for (int64_t i = 0; i < n; ++i) y[i] = std::log(x[i]); break;
     case TSR_OP_SIN: for (int64_t i = 0; i < n; ++i) y[i] = std::sin(x[i]); break;
     case TSR_OP_COS: for (int64_t i = 0; i < n; ++i) y[i] = std::cos(x[i]); break;
-    case TSR_OP_ERF: for (int64_t i = 0; i < n; ++i) y[i] = std::erf(x[i]); break;
+    case TSR_OP_ERF: for (int64_t i = 0; i < n; ++i) y[i] = ErfF(x[i]); break;
   }
 }
 

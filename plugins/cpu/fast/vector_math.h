@@ -1,5 +1,5 @@
-// f32 exp and tanh written as straight-line arithmetic and selects, so
-// that a loop calling them vectorizes (libm's expf/tanhf are calls the
+// f32 exp, tanh and erf written as straight-line arithmetic and selects, so
+// that a loop calling them vectorizes (libm's expf/tanhf/erff are calls the
 // compiler cannot vectorize without -ffast-math, which would also drop the
 // NaN/inf handling). oneDNN has JIT exp/tanh, but its exp turns NaN into
 // +inf and flushes results in the denormal range to 0; these keep the
@@ -66,6 +66,43 @@ namespace tessera::cpu::fast::detail {
   const float big = 1.0f - 2.0f / (ExpF(2.0f * ax) + 1.0f);
   const float signed_big = x < 0.0f ? -big : big;
   return ax < 0.625f ? small : signed_big;  // NaN: ax < 0.625 is false, big is NaN
+}
+
+// erf: its Taylor series (11 terms, odd in x) for |x| < 0.9, and
+// 1 - erfc(|x|) with the sign of x above, erfc from Numerical Recipes'
+// erfcc (t exp(-x^2 + P(t)), t = 1 / (1 + |x| / 2)). Measured at <= 2.9 ulp
+// over [-6, 6]; erf(+-inf) = +-1, NaN stays NaN, denormals scale by
+// 2/sqrt(pi) like the f64 reference.
+[[gnu::always_inline]] inline float ErfF(float x) {
+  const float ax = std::fabs(x);
+  const float z = x * x;
+  // 2/sqrt(pi) (-1)^n / (n! (2n + 1)), n = 10 down to 0.
+  float p = 1.4807192815879218e-08f;
+  p = p * z - 1.6365844691234924e-07f;
+  p = p * z + 1.6462114365889246e-06f;
+  p = p * z - 1.492565035840625e-05f;
+  p = p * z + 0.00012055332981789664f;
+  p = p * z - 0.00085483270234508522f;
+  p = p * z + 0.0052239776254421879f;
+  p = p * z - 0.026866170645131252f;
+  p = p * z + 0.11283791670955126f;
+  p = p * z - 0.37612638903183754f;
+  p = p * z + 1.1283791670955126f;
+  const float small = x * p;
+  const float t = 1.0f / (1.0f + 0.5f * ax);
+  float q = 0.17087277f;
+  q = q * t - 0.82215223f;
+  q = q * t + 1.48851587f;
+  q = q * t - 1.13520398f;
+  q = q * t + 0.27886807f;
+  q = q * t - 0.18628806f;
+  q = q * t + 0.09678418f;
+  q = q * t + 0.37409196f;
+  q = q * t + 1.00002368f;
+  q = q * t - 1.26551223f;
+  const float big = 1.0f - t * ExpF(-z + q);  // z = inf: ExpF(-inf) = 0, big = 1
+  const float signed_big = x < 0.0f ? -big : big;
+  return ax < 0.9f ? small : signed_big;  // NaN: ax < 0.9 is false, big is NaN
 }
 
 }  // namespace tessera::cpu::fast::detail
