@@ -26,7 +26,7 @@
 //   SELECT           f32 values, bool condition, broadcasting: a direct
 //                    copy loop (oneDNN 2.6 has no select); exact
 //   every other elementwise op, the reductions, LAYER_NORM, RESHAPE,
-//                    CONCAT, GATHER: vectorized loops (loop_op.h and the
+//                    CONCAT, GATHER, PAD: vectorized loops (loop_op.h and the
 //                    *_kernels.cc files that use it), and groups of
 //                    elementwise ops fused into one pass
 //

@@ -52,6 +52,9 @@ std::unique_ptr<FastOp> PrepareReshape(int32_t op, Ins ins, Outs outs);
 std::unique_ptr<FastOp> PrepareConcat(const Attributes& attrs, Ins ins, Outs outs);
 std::unique_ptr<FastOp> PrepareGather(const Attributes& attrs, Ins ins, Outs outs);
 
+// pad_kernels.cc
+std::unique_ptr<FastOp> PreparePad(const Attributes& attrs, Ins ins, Outs outs);
+
 // data_movement_kernels.cc
 std::unique_ptr<FastOp> PrepareSlice(const dnnl::engine& engine, const Attributes& attrs, Ins ins, Outs outs);
 std::unique_ptr<FastOp> PrepareSelect(Ins ins, Outs outs);

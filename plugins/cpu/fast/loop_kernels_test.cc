@@ -502,5 +502,50 @@ TEST(LoopKernels, ElementwiseGroupMatchesTheOpsOneByOne) {
   EXPECT_EQ(engine->PrepareElementwiseGroup(links, typed, outs, &why), nullptr);
 }
 
+
+TEST(LoopKernels, PadEveryModeAgainstTheReference) {
+  auto engine = Engine();
+  std::mt19937 rng(23);
+  for (int iter = 0; iter < 60; ++iter) {
+    const int rank = 1 + static_cast<int>(rng() % 4);
+    std::vector<int64_t> shape, out;
+    for (int i = 0; i < rank; ++i) shape.push_back(1 + rng() % 6);
+    const int64_t mode = iter % 3;  // CONSTANT, REFLECT, EDGE
+    std::vector<int64_t> pads(2 * rank);
+    for (int i = 0; i < rank; ++i) {
+      // REFLECT needs pads below the axis size; negative pads crop.
+      const int64_t limit = mode == TSR_PAD_REFLECT ? std::max<int64_t>(shape[i] - 1, 0) : 3;
+      for (int side = 0; side < 2; ++side) {
+        int64_t p = limit > 0 ? static_cast<int64_t>(rng() % (limit + 1)) : 0;
+        if (rng() % 5 == 0 && shape[i] > 2) p = -1;
+        pads[side * rank + i] = p;
+      }
+      out.push_back(shape[i] + pads[i] + pads[rank + i]);
+    }
+    Attributes attrs;
+    attrs.SetInts(TSR_ATTR_PAD_MODE, {mode});
+    std::vector<Tensor> ins = {RandomF32(rng, shape, 2.0f, true)};
+    std::vector<bool> constant = {false};
+    if (iter % 2) {  // pads and the value as constant inputs (opset 11+)
+      ins.push_back(kt::I64({2 * rank}, pads));
+      ins.push_back(kt::F32({}, {-7.5}));
+      constant.insert(constant.end(), {true, true});
+    } else {
+      attrs.SetInts(TSR_ATTR_PADS, pads);
+      attrs.SetFloats(TSR_ATTR_PAD_VALUE, {iter % 4 ? 0.0f : kNaN});
+    }
+    const TensorRef type = TypeOf(TSR_DTYPE_F32, out);
+    const std::string label = "PAD mode " + std::to_string(mode) + " " + Dims(shape) + " pads " + Dims(pads);
+    Outcome r = RunFast(*engine, TSR_OP_PAD, attrs, ins, constant, {type});
+    ASSERT_TRUE(r.prepared) << label << ": " << r.why;
+    ASSERT_TRUE(r.run.ok()) << r.run;
+    ExpectClose(r.outputs[0], Reference(TSR_OP_PAD, attrs, ins, type), 0, label);
+  }
+  // Pads computed at run time: the reference kernel's.
+  Outcome r = RunFast(*engine, TSR_OP_PAD, {}, {RandomF32(rng, {2, 3}), kt::I64({4}, {0, 1, 0, 1})}, {false, false},
+                      {TypeOf(TSR_DTYPE_F32, {2, 5})});
+  EXPECT_FALSE(r.prepared);
+}
+
 }  // namespace
 }  // namespace tessera::cpu::fast
