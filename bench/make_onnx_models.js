@@ -12,6 +12,13 @@
 //   attention  the attention + RoPE block of `tessera demo`
 //              (framework/cli/demo_model.cc), seq 128, model dim 256, 4 heads
 //   tiny       x [1, 64] -> Relu: one op, shows the per-run overhead
+//   decoder    a transformer decoder MLP block as PyTorch exports it at
+//              opset 17 from a hand-written LayerNorm and tanh-GELU (the
+//              HF "NewGELU"): x [1, 64, 512] -> LayerNorm decomposed into
+//              ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add -> MatMul
+//              + Add (512 -> 2048) -> 0.5 x (1 + tanh(sqrt(2/pi) (x +
+//              0.044715 x^3))) as Pow/Mul/Add/Mul/Tanh/Add/Mul/Mul ->
+//              MatMul + Add (2048 -> 512) -> residual Add: 22 ops
 //
 // Weights come from a 32-bit xorshift generator whose values are exact in
 // f32 (k / 2^24 scaled by a power of two), so any other tool can reproduce
@@ -173,6 +180,33 @@ function attention(S = 128, D = 256, H = 4) {
   return { graph: g.graph(), input: { name: 'x', dims: [S, D], data: weights(9, S * D, 1) } };
 }
 
+// nn.Linear on a 3-D input exports as MatMul (weight transposed, [in, out])
+// + Add; scalar constants export as 0-d initializers.
+function decoder(S = 64, D = 512, H = 2048) {
+  const g = new GraphBuilder('decoder_mlp');
+  const x = g.input('x', [1, S, D]);
+  const scalar = (name, v) => g.floats(name, [], [Math.fround(v)]);
+  const axes = { axes: [-1] };
+  const mean = g.node('ReduceMean', [x], axes);
+  const centered = g.node('Sub', [x, mean]);
+  const variance = g.node('ReduceMean', [g.node('Pow', [centered, scalar('ln.two', 2)])], axes);
+  const std = g.node('Sqrt', [g.node('Add', [variance, scalar('ln.eps', 1e-5)])]);
+  const normed = g.node('Add', [g.node('Mul', [g.node('Div', [centered, std]), g.floats('ln.weight', [D], weights(501, D, 1))]),
+                                g.floats('ln.bias', [D], weights(502, D, 1 / 8))]);
+  const linear = (name, input, k, n, seed, scale) =>
+    g.node('Add', [g.node('MatMul', [input, g.floats(`${name}.weight`, [k, n], weights(seed, k * n, scale))]),
+                   g.floats(`${name}.bias`, [n], weights(seed + 1, n, 1 / 64))]);
+  const h = linear('fc1', normed, D, H, 503, 1 / 16);
+  const inner = g.node('Mul', [scalar('gelu.sqrt_2_over_pi', Math.sqrt(2 / Math.PI)),
+                               g.node('Add', [h, g.node('Mul', [scalar('gelu.c', 0.044715),
+                                                                g.node('Pow', [h, scalar('gelu.three', 3)])])])]);
+  const gelu = g.node('Mul', [g.node('Mul', [scalar('gelu.half', 0.5), h]),
+                              g.node('Add', [scalar('gelu.one', 1), g.node('Tanh', [inner])])]);
+  g.node('Add', [x, linear('fc2', gelu, H, D, 505, 1 / 32)], {}, 'y');
+  g.output('y', [1, S, D]);
+  return { graph: g.graph(), input: { name: 'x', dims: [1, S, D], data: weights(11, S * D, 1) } };
+}
+
 function tiny() {
   const g = new GraphBuilder('tiny');
   g.node('Relu', [g.input('x', [1, 64])], {}, 'y');
@@ -186,7 +220,7 @@ async function main() {
   const ModelProto = root.lookupType('onnx.ModelProto');
   const TensorProto = root.lookupType('onnx.TensorProto');
   fs.mkdirSync(outDir, { recursive: true });
-  for (const [name, build] of Object.entries({ mlp, cnn, attention, tiny })) {
+  for (const [name, build] of Object.entries({ mlp, cnn, attention, tiny, decoder })) {
     const { graph, input } = build();
     const model = {
       irVersion: 8,

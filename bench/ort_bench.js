@@ -6,7 +6,9 @@
 //                     [--threads N] [--outputs DIR] [--compare DIR] [--json]
 //
 // --compare DIR reads DIR/output_<i>.pb (e.g. from `tessera run --outputs`)
-// and reports the largest absolute difference from ORT's outputs.
+// and reports the largest absolute difference from ORT's outputs, and that
+// difference relative to the largest |ORT output| (a per-element relative
+// difference would blow up on outputs that happen to be near zero).
 //
 // Sessions are single-threaded by default (intraOpNumThreads = interOpNumThreads
 // = 1, sequential execution) with every graph optimization enabled.
@@ -87,14 +89,17 @@ async function main() {
       fs.writeFileSync(path.join(a.outputs, `output_${i}.pb`), TensorProto.encode(TensorProto.fromObject(proto)).finish());
     });
   }
-  let maxAbsDiff = null;
+  let maxAbsDiff = null, maxAbsOutput = 0;
   if (a.compare) {
     maxAbsDiff = 0;
     session.outputNames.forEach((name, i) => {
       const theirs = tensorFromProto(TensorProto, fs.readFileSync(path.join(a.compare, `output_${i}.pb`)));
       const ours = out[name];
       if (theirs.data.length !== ours.data.length) throw new Error(`output ${i}: ${theirs.data.length} vs ${ours.data.length} elements`);
-      for (let j = 0; j < ours.data.length; ++j) maxAbsDiff = Math.max(maxAbsDiff, Math.abs(Number(ours.data[j]) - Number(theirs.data[j])));
+      for (let j = 0; j < ours.data.length; ++j) {
+        maxAbsDiff = Math.max(maxAbsDiff, Math.abs(Number(ours.data[j]) - Number(theirs.data[j])));
+        maxAbsOutput = Math.max(maxAbsOutput, Math.abs(Number(ours.data[j])));
+      }
     });
   }
   const sorted = [...times].sort((x, y) => x - y);
@@ -110,7 +115,10 @@ async function main() {
     latency_us_median: median,
     latency_us_mean: times.reduce((x, y) => x + y, 0) / times.length,
   };
-  if (maxAbsDiff !== null) result.max_abs_diff_vs_compare = maxAbsDiff;
+  if (maxAbsDiff !== null) {
+    result.max_abs_diff_vs_compare = maxAbsDiff;
+    result.max_rel_diff_vs_compare = maxAbsOutput > 0 ? maxAbsDiff / maxAbsOutput : maxAbsDiff;
+  }
   if (a.json) console.log(JSON.stringify(result));
   else console.log(`${path.basename(a.model)}: min ${result.latency_us_min.toFixed(1)} us, median ${median.toFixed(1)} us, mean ${result.latency_us_mean.toFixed(1)} us over ${a.reps} runs (${a.warmup} warm-up), ${result.engine}, ${a.threads} thread(s)`);
 }

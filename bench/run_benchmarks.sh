@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Tessera (cpu plugin, fast kernels) against ONNX Runtime's CPU engine on
-# the same ONNX models and the same inputs, single-threaded on both sides.
+# the same ONNX models and the same inputs, with 1 and then 2 threads on
+# both sides (--threads takes a list).
 # Not a test: timings depend on the machine and its load. Results and how
 # to read them: docs/benchmarks.md.
 #
-#   bench/run_benchmarks.sh [--reps N] [--warmup N] [--threads N]
-#                           [--models "tiny cnn attention mlp"] [--skip-build]
+#   bench/run_benchmarks.sh [--reps N] [--warmup N] [--threads "1 2"]
+#                           [--models "tiny cnn attention mlp decoder"] [--skip-build]
 #
 # Builds tessera and the cpu plugin into $TESSERA_BUILD_DIR (default build/),
 # installs onnxruntime-node into bench/node_modules when missing (npm, with
@@ -17,8 +18,8 @@ cd "$(dirname "$0")/.."
 
 REPS=200
 WARMUP=20
-THREADS=1
-MODELS="tiny cnn attention mlp"
+THREADS="1 2"
+MODELS="tiny cnn attention mlp decoder"
 SKIP_BUILD=0
 BUILD_DIR=${TESSERA_BUILD_DIR:-build}
 while [ $# -gt 0 ]; do
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
     --threads) THREADS=$2; shift 2 ;;
     --models) MODELS=$2; shift 2 ;;
     --skip-build) SKIP_BUILD=1; shift ;;
-    *) echo "usage: bench/run_benchmarks.sh [--reps N] [--warmup N] [--threads N] [--models LIST] [--skip-build]" >&2; exit 2 ;;
+    *) echo "usage: bench/run_benchmarks.sh [--reps N] [--warmup N] [--threads LIST] [--models LIST] [--skip-build]" >&2; exit 2 ;;
   esac
 done
 
@@ -54,26 +55,30 @@ for m in $MODELS; do
   # Same numbers first: Tessera's outputs, compared by the ORT script.
   rm -rf "$MODEL_DIR/${m}_tessera_out"
   "$TESSERA" run "$model" --accelerators cpu --inputs "$inputs" --outputs "$MODEL_DIR/${m}_tessera_out" >/dev/null
-  t=$("$TESSERA" bench "$model" --accelerators cpu --inputs "$inputs" --reps "$REPS" --warmup "$WARMUP" --threads "$THREADS" --json)
-  o=$(node bench/ort_bench.js "$model" --inputs "$inputs" --reps "$REPS" --warmup "$WARMUP" --threads "$THREADS" \
-        --compare "$MODEL_DIR/${m}_tessera_out" --json)
-  echo "{\"name\":\"$m\",\"tessera\":$t,\"ort\":$o}" >> "$RESULTS"
+  for n in $THREADS; do
+    t=$("$TESSERA" bench "$model" --accelerators cpu --inputs "$inputs" --reps "$REPS" --warmup "$WARMUP" --threads "$n" --json)
+    o=$(node bench/ort_bench.js "$model" --inputs "$inputs" --reps "$REPS" --warmup "$WARMUP" --threads "$n" \
+          --compare "$MODEL_DIR/${m}_tessera_out" --json)
+    echo "{\"name\":\"$m\",\"threads\":$n,\"tessera\":$t,\"ort\":$o}" >> "$RESULTS"
+  done
 done
 
-node - "$RESULTS" "$REPS" "$WARMUP" "$THREADS" <<'EOF'
+node - "$RESULTS" "$REPS" "$WARMUP" <<'EOF'
 const fs = require('fs');
-const [file, reps, warmup, threads] = process.argv.slice(2);
+const [file, reps, warmup] = process.argv.slice(2);
 const rows = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 const f = (v) => v.toFixed(1).padStart(10);
-console.log(`\n${reps} timed runs after ${warmup} warm-up, ${threads} thread(s); latencies in microseconds`);
+console.log(`\n${reps} timed runs after ${warmup} warm-up; latencies in microseconds`);
 console.log(`${rows[0] ? rows[0].ort.engine : ''} vs tessera (cpu plugin, fast kernels)\n`);
-console.log('| model     | tessera min | tessera median | ORT min | ORT median | ratio min | ratio median | max |diff| |');
-console.log('|-----------|------------:|---------------:|--------:|-----------:|----------:|-------------:|-----------:|');
+console.log('| model     | threads | tessera min | tessera median | ORT min | ORT median | ratio min | ratio median | max |diff| | rel diff |');
+console.log('|-----------|--------:|------------:|---------------:|--------:|-----------:|----------:|-------------:|-----------:|---------:|');
 for (const r of rows) {
   const t = r.tessera, o = r.ort;
-  console.log(`| ${r.name.padEnd(9)} | ${f(t.latency_us_min)} | ${f(t.latency_us_median).padStart(14)} | ${f(o.latency_us_min).padStart(7)} | ` +
-              `${f(o.latency_us_median)} | ${(t.latency_us_min / o.latency_us_min).toFixed(2).padStart(9)} | ` +
-              `${(t.latency_us_median / o.latency_us_median).toFixed(2).padStart(12)} | ${o.max_abs_diff_vs_compare.toExponential(1).padStart(10)} |`);
+  console.log(`| ${r.name.padEnd(9)} | ${String(r.threads).padStart(7)} | ${f(t.latency_us_min)} | ${f(t.latency_us_median).padStart(14)} | ` +
+              `${f(o.latency_us_min).padStart(7)} | ${f(o.latency_us_median)} | ${(t.latency_us_min / o.latency_us_min).toFixed(2).padStart(9)} | ` +
+              `${(t.latency_us_median / o.latency_us_median).toFixed(2).padStart(12)} | ${o.max_abs_diff_vs_compare.toExponential(1).padStart(10)} | ` +
+              `${o.max_rel_diff_vs_compare.toExponential(1).padStart(8)} |`);
 }
-console.log('\nratio = tessera / ORT (below 1: tessera is faster); max |diff| = largest output difference between the two engines');
+console.log('\nratio = tessera / ORT (below 1: tessera is faster); max |diff| = largest output difference between the two engines;');
+console.log('rel diff = max |diff| / max |output|');
 EOF

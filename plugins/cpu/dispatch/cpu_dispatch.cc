@@ -249,7 +249,8 @@ struct MetricDescriptor {
 constexpr MetricDescriptor kMetrics[] = {
     {"kernel_time_us", "us"},
     {"ops_executed", "ops"},
-    // How many of them ran a fast (oneDNN) kernel; the rest ran the reference kernels.
+    // How many of them ran a fast kernel (oneDNN or a vectorized loop); the
+    // rest ran the reference kernels.
     {"ops_fast", "ops"},
 };
 constexpr size_t kMetricCount = sizeof(kMetrics) / sizeof(kMetrics[0]);
@@ -389,7 +390,9 @@ const tsr_dispatch_api kApi = {
 }  // namespace
 }  // namespace tessera::cpu
 
-extern "C" TSR_EXPORT tsr_status tsr_dispatch_negotiate(tsr_version host, tsr_version* out_version,
-                                                        const tsr_dispatch_api** out_api) {
+// Exported to cpu_dispatch_entry.cc only (the library the host loads),
+// which sets the OpenMP wait policy before this library is loaded.
+extern "C" TSR_EXPORT tsr_status tessera_cpu_dispatch_impl_negotiate(tsr_version host, tsr_version* out_version,
+                                                                     const tsr_dispatch_api** out_api) {
   return tessera::kit::AnswerNegotiation(host, out_version, out_api, &tessera::cpu::kApi);
 }

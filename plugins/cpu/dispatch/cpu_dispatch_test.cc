@@ -1,6 +1,6 @@
 // End to end through the C ABI of libtessera_dispatch_cpu.so: one program
 // with ops the fast kernels handle (FULLY_CONNECTED, MATMUL, CONV_2D,
-// MAX_POOL_2D, fused RELU/CLIP) and one they don't (TANH), loaded as AOT bytecode and as
+// MAX_POOL_2D, fused RELU/CLIP) and one they don't (CAST), loaded as AOT bytecode and as
 // a JIT handle with cpu.kernels=fast (the default) and =reference. The
 // ops_fast metric shows which path each run took; outputs agree.
 #include <dlfcn.h>
@@ -56,10 +56,10 @@ std::vector<uint8_t> RandomBytes(std::mt19937& rng, size_t floats) {
   return bytes;
 }
 
-// x [8, 32] -> FC(64) -> RELU -> TANH -> MATMUL [64, 16] -> CLIP [-0.05, 0.05] -> y [8, 16]
+// x [8, 32] -> FC(64) -> RELU -> CAST (f32 to f32) -> MATMUL [64, 16] -> CLIP [-0.05, 0.05] -> y [8, 16]
 // img [1, 3, 10, 10] -> CONV_2D(8, 3x3, pad 1, relu) -> MAX_POOL_2D(2x2, s2) -> z [1, 8, 5, 5]
 // The fast path runs FC+RELU and MATMUL+CLIP as two fused ops, CONV_2D and
-// MAX_POOL_2D, and leaves TANH to the reference kernel.
+// MAX_POOL_2D, and leaves CAST to the reference kernel.
 Program MakeProgram() {
   Program p;
   std::mt19937 rng(3);
@@ -93,7 +93,7 @@ Program MakeProgram() {
                      tensor("m", {8, 16})};           // 13
   kit::SnapshotOp fc{.type = TSR_OP_FULLY_CONNECTED, .id = 1, .inputs = {0, 1, 2}, .outputs = {3}};
   kit::SnapshotOp relu{.type = TSR_OP_RELU, .id = 2, .inputs = {3}, .outputs = {12}};
-  kit::SnapshotOp tanh{.type = TSR_OP_TANH, .id = 3, .inputs = {12}, .outputs = {4}};
+  kit::SnapshotOp cast{.type = TSR_OP_CAST, .id = 3, .inputs = {12}, .outputs = {4}};
   kit::SnapshotOp mm{.type = TSR_OP_MATMUL, .id = 4, .inputs = {4, 5}, .outputs = {13}};
   kit::SnapshotOp clip{.type = TSR_OP_CLIP, .id = 5, .inputs = {13}, .outputs = {6}};
   clip.attrs[TSR_ATTR_CLIP_MIN].floats = {-0.05f};
@@ -104,7 +104,7 @@ Program MakeProgram() {
   kit::SnapshotOp pool{.type = TSR_OP_MAX_POOL_2D, .id = 7, .inputs = {10}, .outputs = {11}};
   pool.attrs[TSR_ATTR_KERNEL_SHAPE].ints = {2, 2};
   pool.attrs[TSR_ATTR_STRIDES].ints = {2, 2};
-  p.graph.ops = {fc, relu, tanh, mm, clip, conv, pool};
+  p.graph.ops = {fc, relu, cast, mm, clip, conv, pool};
   p.graph.inputs = {0, 7};
   p.graph.outputs = {6, 11};
   p.encoded = kit::EncodeSnapshot(p.graph);
@@ -197,7 +197,7 @@ TEST(CpuDispatch, FastIsTheDefaultAndMatchesReference) {
   EXPECT_EQ(reference.ops_executed, 7);
   EXPECT_EQ(reference.ops_fast, 0);
   const RunResult by_default = RunProgram(p, {});
-  EXPECT_EQ(by_default.ops_fast, 6);  // all but TANH (RELU and CLIP fused)
+  EXPECT_EQ(by_default.ops_fast, 6);  // all but CAST (RELU and CLIP fused)
   ExpectClose(by_default, reference);
   const RunResult fast = RunProgram(p, {{"cpu.kernels", "fast"}, {"other.option", "ignored"}});
   EXPECT_EQ(fast.ops_fast, 6);

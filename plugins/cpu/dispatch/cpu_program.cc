@@ -1,17 +1,18 @@
 #include "cpu_program.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "checked_math.h"
+#include "elementwise_groups.h"
 #include "tessera/ops.h"
 
 namespace tessera::cpu {
-namespace {
 
-TensorRef Ref(const kit::SnapshotTensor& t, void* data) {
+TensorRef SnapshotRef(const kit::SnapshotTensor& t, void* data) {
   TensorRef r;
   r.dtype = t.dtype;
   r.shape = t.shape;
@@ -26,6 +27,35 @@ void* ConstantData(const kit::SnapshotTensor& t) {
   // Kernels never write their inputs; constants stay read-only.
   return const_cast<uint8_t*>(t.constant.data());
 }
+
+namespace {
+
+// Multiply-accumulates (compute ops) or elements written (the rest) by op
+// o, as the measure of whether its fast kernel is worth several threads.
+double EstimatedWork(const CpuProgram& p, size_t o) {
+  const kit::SnapshotOp& op = p.graph.ops[o];
+  double out = 0;
+  for (int32_t t : op.outputs) {
+    double n = 1;
+    for (int64_t d : p.graph.tensors[t].shape) n *= static_cast<double>(d);
+    out += n;
+  }
+  auto dim = [&](size_t input, int from_end) -> double {
+    if (input >= op.inputs.size() || op.inputs[input] < 0) return 1;
+    const std::vector<int64_t>& s = p.graph.tensors[op.inputs[input]].shape;
+    return s.size() >= static_cast<size_t>(from_end) ? static_cast<double>(s[s.size() - from_end]) : 1;
+  };
+  switch (op.type) {
+    case TSR_OP_FULLY_CONNECTED:
+    case TSR_OP_MATMUL: return out * dim(0, 1);                                // x K
+    case TSR_OP_CONV_2D: return out * dim(1, 1) * dim(1, 2) * dim(1, 3);      // x Cin/g * kh * kw
+    default: return out;
+  }
+}
+
+// Below this (~0.1-0.3 ms of one core), one thread: measured on the cnn
+// and attention benchmarks, whose small ops ran slower on two threads.
+constexpr double kParallelWork = 4.0 * 1024 * 1024;
 
 }  // namespace
 
@@ -82,9 +112,25 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
   p.fast_refusal.assign(op_count, engine ? "" : "cpu.kernels=reference");
   p.fused_into.assign(op_count, -1);
   p.fast_outputs.resize(op_count);
-  for (size_t o = 0; o < op_count; ++o) p.fast_outputs[o] = p.graph.ops[o].outputs;
+  p.fast_inputs.resize(op_count);
+  for (size_t o = 0; o < op_count; ++o) {
+    p.fast_outputs[o] = p.graph.ops[o].outputs;
+    p.fast_inputs[o] = p.graph.ops[o].inputs;
+  }
   if (engine != nullptr) {
     p.threads = engine->threads();
+    // Ops too small for several threads are prepared on a one-thread
+    // engine: oneDNN fixes a primitive's thread count when it is created
+    // (its parallel regions ask for that many threads whatever the caller
+    // set at run time).
+    std::unique_ptr<fast::FastEngine> serial;
+    if (p.threads > 1) {
+      absl::StatusOr<std::unique_ptr<fast::FastEngine>> one = fast::FastEngine::Create(1);
+      if (one.ok()) serial = *std::move(one);
+    }
+    auto engine_for = [&](double work) -> const fast::FastEngine& {
+      return serial && work < kParallelWork ? *serial : *engine;
+    };
     // Readers of each tensor, for activation fusion.
     std::vector<std::vector<size_t>> readers(n);
     for (size_t o = 0; o < op_count; ++o)
@@ -98,7 +144,7 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
           continue;
         }
         const kit::SnapshotTensor& tensor = p.graph.tensors[t];
-        ins.push_back(Ref(tensor, tensor.is_constant ? ConstantData(tensor) : nullptr));
+        ins.push_back(SnapshotRef(tensor, tensor.is_constant ? ConstantData(tensor) : nullptr));
       }
       return ins;
     };
@@ -154,7 +200,7 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
             out_tensor = p.graph.ops[a].outputs[0];
           }
         }
-        link.outputs.push_back(Ref(p.graph.tensors[out_tensor], nullptr));
+        link.outputs.push_back(SnapshotRef(p.graph.tensors[out_tensor], nullptr));
         links.push_back(std::move(link));
         if (readers[out_tensor].size() != 1 || p.output_slot[out_tensor] >= 0) break;
         const size_t next = readers[out_tensor][0];
@@ -163,7 +209,9 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
       }
       if (links.size() < 2) continue;
       std::string why;
-      std::unique_ptr<fast::FastOp> chain = engine->PrepareChain(links, &why);
+      double chain_work = 0;
+      for (size_t m : members) chain_work += EstimatedWork(p, m);
+      std::unique_ptr<fast::FastOp> chain = engine_for(chain_work).PrepareChain(links, &why);
       if (!chain) continue;  // the ops are prepared one by one below
       p.fast_ops[o] = std::move(chain);
       p.fast_outputs[o] = {out_tensor};
@@ -171,6 +219,16 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
         if (m != o) p.fused_into[m] = static_cast<int32_t>(o);
       p.fast_op_count += members.size();
     }
+    // Runs of consecutive elementwise ops with one output shape: one fast
+    // op each (a RELU that fuses into the compute op before it stays out).
+    std::vector<bool> fuses_as_activation(op_count, false);
+    for (size_t o = 0; o < op_count; ++o) {
+      const int32_t type = p.graph.ops[o].type;
+      const int64_t a = activation_after(o);
+      if (a >= 0 && (type == TSR_OP_FULLY_CONNECTED || type == TSR_OP_MATMUL || type == TSR_OP_CONV_2D))
+        fuses_as_activation[a] = true;
+    }
+    FuseElementwiseGroups(p, *engine, readers, fuses_as_activation);
     for (size_t o = 0; o < op_count; ++o) {
       if (p.fused_into[o] >= 0 || p.fast_ops[o]) continue;
       const kit::SnapshotOp& op = p.graph.ops[o];
@@ -189,9 +247,10 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
           for (int32_t key : {TSR_ATTR_CLIP_MIN, TSR_ATTR_CLIP_MAX})
             if (p.op_attrs[a].Has(key)) attrs.SetFloats(key, {p.op_attrs[a].GetFloat(key, 0.0f)});
         }
-        std::vector<TensorRef> fused_outs = {Ref(p.graph.tensors[act.outputs[0]], nullptr)};
+        std::vector<TensorRef> fused_outs = {SnapshotRef(p.graph.tensors[act.outputs[0]], nullptr)};
         std::string why;
-        if (auto fused = engine->Prepare(op.type, attrs, ins, fused_outs, &why)) {
+        const double work = EstimatedWork(p, o) + EstimatedWork(p, a);
+        if (auto fused = engine_for(work).Prepare(op.type, attrs, ins, fused_outs, &why)) {
           p.fast_ops[o] = std::move(fused);
           p.fast_outputs[o] = act.outputs;
           p.fused_into[a] = static_cast<int32_t>(o);
@@ -200,11 +259,16 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
         }
       }
       std::vector<TensorRef> outs;
-      for (int32_t t : op.outputs) outs.push_back(Ref(p.graph.tensors[t], nullptr));
-      p.fast_ops[o] = engine->Prepare(op.type, p.op_attrs[o], ins, outs, &p.fast_refusal[o]);
+      for (int32_t t : op.outputs) outs.push_back(SnapshotRef(p.graph.tensors[t], nullptr));
+      p.fast_ops[o] = engine_for(EstimatedWork(p, o)).Prepare(op.type, p.op_attrs[o], ins, outs, &p.fast_refusal[o]);
       if (p.fast_ops[o]) ++p.fast_op_count;
     }
   }
+  // A fused op (chain, group, compute + activation) counts its members' work.
+  p.fast_parallel.assign(op_count, false);
+  std::vector<double> work(op_count, 0);
+  for (size_t o = 0; o < op_count; ++o) work[p.fused_into[o] >= 0 ? p.fused_into[o] : o] += EstimatedWork(p, o);
+  for (size_t o = 0; o < op_count; ++o) p.fast_parallel[o] = work[o] >= kParallelWork;
   return p;
 }
 
@@ -248,10 +312,10 @@ absl::Status SetUp(const CpuProgram& p, CpuRunState& st) {
   st.fast.resize(ops);
   for (size_t o = 0; o < ops; ++o) {
     const kit::SnapshotOp& op = p.graph.ops[o];
-    for (int32_t t : op.inputs) st.op_inputs[o].push_back(t >= 0 ? Ref(p.graph.tensors[t], nullptr) : TensorRef{});
-    for (int32_t t : op.outputs) st.op_outputs[o].push_back(Ref(p.graph.tensors[t], nullptr));
-    st.op_input_ptrs[o].assign(op.inputs.size(), nullptr);
-    st.op_output_ptrs[o].assign(op.outputs.size(), nullptr);
+    for (int32_t t : op.inputs) st.op_inputs[o].push_back(t >= 0 ? SnapshotRef(p.graph.tensors[t], nullptr) : TensorRef{});
+    for (int32_t t : op.outputs) st.op_outputs[o].push_back(SnapshotRef(p.graph.tensors[t], nullptr));
+    st.op_input_ptrs[o].assign(std::max(op.inputs.size(), p.fast_inputs[o].size()), nullptr);
+    st.op_output_ptrs[o].assign(std::max(op.outputs.size(), p.fast_outputs[o].size()), nullptr);
     if (p.fast_ops[o]) {
       absl::StatusOr<std::unique_ptr<fast::FastOpState>> s = p.fast_ops[o]->NewState();
       if (!s.ok()) return s.status();
@@ -290,9 +354,15 @@ absl::Status RunCpuProgram(const CpuProgram& p, CpuRunState& st, std::span<void*
     }
     if (p.fast_ops[o]) {
       const std::vector<int32_t>& written = p.fast_outputs[o];
-      for (size_t i = 0; i < op.inputs.size(); ++i) st.op_input_ptrs[o][i] = op.inputs[i] >= 0 ? st.data[op.inputs[i]] : nullptr;
+      const std::vector<int32_t>& read = p.fast_inputs[o];
+      for (size_t i = 0; i < read.size(); ++i) st.op_input_ptrs[o][i] = read[i] >= 0 ? st.data[read[i]] : nullptr;
       for (size_t i = 0; i < written.size(); ++i) st.op_output_ptrs[o][i] = st.data[written[i]];
-      s = p.fast_ops[o]->Run(*st.fast[o], st.op_input_ptrs[o], st.op_output_ptrs[o]);
+      if (p.threads > 1 && !p.fast_parallel[o]) {
+        const fast::ScopedThreads one(1);
+        s = p.fast_ops[o]->Run(*st.fast[o], st.op_input_ptrs[o], st.op_output_ptrs[o]);
+      } else {
+        s = p.fast_ops[o]->Run(*st.fast[o], st.op_input_ptrs[o], st.op_output_ptrs[o]);
+      }
       ++st.last_fast_ops;
     } else {
       for (size_t i = 0; i < op.inputs.size(); ++i)

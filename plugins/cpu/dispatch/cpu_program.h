@@ -33,10 +33,23 @@ struct CpuProgram {
   // activation's output when fused); fused_into[a] = o marks the activation
   // op a as done by op o (-1 otherwise).
   std::vector<std::vector<int32_t>> fast_outputs;
+  // The tensors a fast op reads: the op's inputs, or a fused elementwise
+  // group's inputs (tensor -1: an omitted optional input).
+  std::vector<std::vector<int32_t>> fast_inputs;
   std::vector<int32_t> fused_into;
   int threads = 1;                        // OpenMP threads for the fast kernels
+  // Per op: run its fast kernel with `threads` (true) or with one thread.
+  // Waking the OpenMP workers (the wait policy is passive, see
+  // cpu_dispatch_entry.cc) costs tens of microseconds on a busy machine,
+  // more than small ops take on one thread.
+  std::vector<bool> fast_parallel;
   size_t fast_op_count = 0;
 };
+
+// A kernel's view of a program tensor (`data` may be nullptr: type only),
+// and a constant's bytes (read-only to kernels).
+TensorRef SnapshotRef(const kit::SnapshotTensor& t, void* data);
+void* ConstantData(const kit::SnapshotTensor& t);
 
 // Decodes and checks an encoded partition; constants point into `encoded`,
 // which must outlive the program. With `engine` (cpu.kernels=fast) every

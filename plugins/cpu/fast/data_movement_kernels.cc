@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "fast/dnnl_plan.h"
 #include "fast/kernel_preparers.h"
+#include "fast/loop_op.h"
 #include "tessera/ops.h"
 
 namespace tessera::cpu::fast::detail {
@@ -73,87 +74,39 @@ std::unique_ptr<FastOp> PrepareSlice(const dnnl::engine& engine, const Attribute
 }
 
 
-namespace {
-
 // SELECT (f32 values, bool condition, numpy broadcasting): oneDNN 2.6 has
 // no select primitive, and this is a pure memory-bound copy, so a direct
-// loop over the output with per-input broadcast strides. Exact.
-class SelectOp : public FastOp {
- public:
-  SelectOp(Dims out, std::array<Dims, 3> strides) : out_(std::move(out)), strides_(std::move(strides)) {}
-  const char* name() const override { return "SELECT"; }
-  absl::StatusOr<std::unique_ptr<FastOpState>> NewState() const override { return std::make_unique<FastOpState>(); }
-  absl::Status Run(FastOpState&, std::span<void* const> inputs, std::span<void* const> outputs) const override {
-    if (inputs.size() != 3 || outputs.size() != 1) return absl::InvalidArgumentError("SELECT: tensors not bound");
-    const auto* c = static_cast<const uint8_t*>(inputs[0]);
-    const auto* x = static_cast<const float*>(inputs[1]);
-    const auto* y = static_cast<const float*>(inputs[2]);
-    auto* out = static_cast<float*>(outputs[0]);
-    const size_t r = out_.size();
-    const int64_t inner = out_[r - 1];
-    const int64_t cs = strides_[0][r - 1], xs = strides_[1][r - 1], ys = strides_[2][r - 1];
-    std::vector<int64_t> idx(r, 0);
-    int64_t rows = 1;
-    for (size_t i = 0; i + 1 < r; ++i) rows *= out_[i];
-    for (int64_t row = 0; row < rows; ++row) {
-      int64_t co = 0, xo = 0, yo = 0;
-      for (size_t i = 0; i + 1 < r; ++i) {
-        co += idx[i] * strides_[0][i];
-        xo += idx[i] * strides_[1][i];
-        yo += idx[i] * strides_[2][i];
-      }
-      for (int64_t j = 0; j < inner; ++j) out[j] = c[co + j * cs] ? x[xo + j * xs] : y[yo + j * ys];
-      out += inner;
-      for (int i = static_cast<int>(r) - 2; i >= 0; --i) {
-        if (++idx[i] < out_[i]) break;
-        idx[i] = 0;
-      }
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  Dims out_;
-  std::array<Dims, 3> strides_;  // per input, 0 along broadcast dims
-};
-
-}  // namespace
-
+// loop over the rows of the broadcast walk (loop_op.h). Exact.
 std::unique_ptr<FastOp> PrepareSelect(std::span<const TensorRef> ins, std::span<const TensorRef> outs) {
   const int32_t op = TSR_OP_SELECT;
   if (ins.size() != 3 || outs.size() != 1) Refuse("SELECT: arity");
   if (ins[0].dtype != TSR_DTYPE_BOOL) Refuse("SELECT: condition dtype");
+  if (ins[0].quant.quantized()) Refuse("SELECT: quantized");
+  for (int64_t d : ins[0].shape)
+    if (d <= 0) Refuse("SELECT: empty tensor");
   RequireF32(op, ins.subspan(1));
   RequireF32(op, outs);
   size_t r = 0;
   for (const TensorRef& t : ins) r = std::max(r, t.shape.size());
   if (r == 0) Refuse("SELECT: scalars");
-  Dims out(r, 1);
-  std::array<Dims, 3> padded;
-  for (size_t k = 0; k < 3; ++k) {
-    if (ins[k].quant.quantized()) Refuse("SELECT: quantized");
-    padded[k] = Dims(r - ins[k].shape.size(), 1);
-    padded[k].insert(padded[k].end(), ins[k].shape.begin(), ins[k].shape.end());
-    for (int64_t d : padded[k])
-      if (d <= 0) Refuse("SELECT: empty tensor");
-  }
-  for (size_t i = 0; i < r; ++i) {
-    for (size_t k = 0; k < 3; ++k) {
-      const int64_t d = padded[k][i];
-      if (d != 1 && out[i] != 1 && d != out[i]) Refuse("SELECT: shapes do not broadcast");
-      out[i] = std::max(out[i], d);
-    }
-  }
-  RequireOutputShape(op, outs[0], {out.begin(), out.end()});
-  std::array<Dims, 3> strides;
-  for (size_t k = 0; k < 3; ++k) {
-    strides[k] = RowMajorStrides(padded[k]);
-    for (size_t i = 0; i < r; ++i)
-      if (padded[k][i] == 1) strides[k][i] = 0;
-  }
-  return std::make_unique<SelectOp>(out, strides);
+  const std::vector<int64_t> shapes[3] = {ins[0].shape, ins[1].shape, ins[2].shape};
+  auto walk = std::make_shared<const BroadcastWalk>(shapes);
+  if (!walk->ok()) Refuse("SELECT: shapes do not broadcast");
+  RequireOutputShape(op, outs[0], walk->out_shape());
+  const int64_t cs = walk->row_stride(0), xs = walk->row_stride(1), ys = walk->row_stride(2), len = walk->row_length();
+  return std::make_unique<LoopOp>("SELECT", 3, 1, [=](auto in, auto out) {
+    const auto* c = static_cast<const uint8_t*>(in[0]);
+    const auto* x = static_cast<const float*>(in[1]);
+    const auto* y = static_cast<const float*>(in[2]);
+    auto* dst = static_cast<float*>(out[0]);
+    walk->ForEachRow([&](int64_t o, const int64_t* off) {
+      const uint8_t* cr = c + off[0];
+      const float *xr = x + off[1], *yr = y + off[2];
+      for (int64_t j = 0; j < len; ++j) dst[o + j] = cr[j * cs] ? xr[j * xs] : yr[j * ys];
+    });
+    return absl::OkStatus();
+  });
 }
-
 
 // TRANSPOSE as a reorder: the input is described in the output's dim order
 // with permuted strides, and copied into the plain output. Exact.

@@ -56,6 +56,10 @@ std::unique_ptr<FastOp> PrepareBinary(int32_t op, const dnnl::engine& engine, st
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const dnnl::binary::primitive_desc pd(dnnl::binary::desc(alg, Plain(a), Plain(b), Plain(y)), attr, engine);
+  // Some broadcast patterns (e.g. [M, N] with [M, 1]) only have oneDNN's
+  // plain reference implementation, several times slower than the loop.
+  if (std::string(pd.impl_info_str()).rfind("jit", 0) != 0)
+    Refuse(absl::StrCat(OpTypeName(op), ": no oneDNN JIT kernel (", pd.impl_info_str(), ")"));
   auto plan = std::make_unique<PlanOp>(OpTypeName(op), engine);
   std::vector<std::pair<int, int>> args = {
       {DNNL_ARG_SRC_0, BindInput(*plan, engine, ins[first], first, Plain(a), Plain(a))},

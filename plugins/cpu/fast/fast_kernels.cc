@@ -42,7 +42,49 @@ class DnnlEngine : public FastEngine {
         case TSR_OP_ADD:
         case TSR_OP_SUB:
         case TSR_OP_MUL:
-        case TSR_OP_DIV: return PrepareBinary(op_type, engine_, inputs, outputs);
+        case TSR_OP_DIV:
+          // oneDNN's JIT binary kernel where it has one for this broadcast
+          // pattern, else the loop (first operand broadcasting, or a
+          // pattern oneDNN would run with its reference implementation).
+          try {
+            return PrepareBinary(op_type, engine_, inputs, outputs);
+          } catch (const NotHandled&) {
+            return PrepareBinaryLoop(op_type, inputs, outputs);
+          }
+        case TSR_OP_POW:
+          try {
+            return PreparePowConstant(inputs, outputs);
+          } catch (const NotHandled&) {
+            return PrepareBinaryLoop(op_type, inputs, outputs);
+          }
+        case TSR_OP_MAXIMUM:
+        case TSR_OP_MINIMUM:
+        case TSR_OP_EQUAL:
+        case TSR_OP_LESS:
+        case TSR_OP_GREATER: return PrepareBinaryLoop(op_type, inputs, outputs);
+        case TSR_OP_NEG:
+        case TSR_OP_ABS:
+        case TSR_OP_SQRT:
+        case TSR_OP_RSQRT:
+        case TSR_OP_EXP:
+        case TSR_OP_LOG:
+        case TSR_OP_SIN:
+        case TSR_OP_COS:
+        case TSR_OP_TANH:
+        case TSR_OP_SIGMOID:
+        case TSR_OP_RELU:
+        case TSR_OP_ERF:
+        case TSR_OP_CLIP: return PrepareUnary(op_type, attrs, inputs, outputs);
+        case TSR_OP_REDUCE_MEAN:
+        case TSR_OP_REDUCE_SUM:
+        case TSR_OP_REDUCE_MAX: return PrepareReduce(op_type, attrs, inputs, outputs);
+        case TSR_OP_LAYER_NORM: return PrepareLayerNorm(attrs, inputs, outputs);
+        case TSR_OP_RESHAPE:
+        case TSR_OP_SQUEEZE:
+        case TSR_OP_UNSQUEEZE: return PrepareReshape(op_type, inputs, outputs);
+        case TSR_OP_CONCAT: return PrepareConcat(attrs, inputs, outputs);
+        case TSR_OP_GATHER: return PrepareGather(attrs, inputs, outputs);
+        case TSR_OP_PAD: return PreparePad(attrs, inputs, outputs);
         case TSR_OP_SOFTMAX: return PrepareSoftmax(engine_, attrs, inputs, outputs);
         case TSR_OP_TRANSPOSE: return PrepareTranspose(engine_, attrs, inputs, outputs);
         case TSR_OP_SLICE: return PrepareSlice(engine_, attrs, inputs, outputs);
@@ -57,6 +99,17 @@ class DnnlEngine : public FastEngine {
       why = absl::StrCat(OpTypeName(op_type), ": ", e.what());
     }
     if (why_not) *why_not = why;
+    return nullptr;
+  }
+
+  std::unique_ptr<FastOp> PrepareElementwiseGroup(std::span<const GroupLink> links, std::span<const TensorRef> inputs,
+                                                  std::span<const TensorRef> outputs,
+                                                  std::string* why_not) const override {
+    try {
+      return detail::PrepareElementwiseGroup(links, inputs, outputs);
+    } catch (const NotHandled& e) {
+      if (why_not) *why_not = e.why;
+    }
     return nullptr;
   }
 

@@ -25,6 +25,10 @@
 //   GLOBAL_AVG_POOL  pooling primitive over the whole image (4-D)
 //   SELECT           f32 values, bool condition, broadcasting: a direct
 //                    copy loop (oneDNN 2.6 has no select); exact
+//   every other elementwise op, the reductions, LAYER_NORM, RESHAPE,
+//                    CONCAT, GATHER, PAD: vectorized loops (loop_op.h and the
+//                    *_kernels.cc files that use it), and groups of
+//                    elementwise ops fused into one pass
 //
 // Why packing happens at load and not in the compiler: the AOT bytecode is
 // the portable graph encoding and must run on any x86/ARM host; the
@@ -90,6 +94,20 @@ struct ChainLink {
   std::vector<TensorRef> outputs;
 };
 
+// One op of a fused elementwise group (see
+// FastEngine::PrepareElementwiseGroup). Each operand is an input of the
+// group (`link` < 0: group input `input`) or the output of an earlier link.
+struct GroupOperand {
+  int link = -1;
+  int input = -1;
+};
+struct GroupLink {
+  int32_t op_type = 0;
+  Attributes attrs;
+  std::vector<GroupOperand> operands;
+  int output = -1;  // the group output this link writes, or -1 (internal)
+};
+
 // Per device context: the oneDNN engine and the thread count.
 class FastEngine {
  public:
@@ -115,6 +133,19 @@ class FastEngine {
   // op's input 0 is the first link's input 0, its output 0 the last link's
   // output. nullptr (why_not) when any link is not handled.
   virtual std::unique_ptr<FastOp> PrepareChain(std::span<const ChainLink> links, std::string* why_not) const = 0;
+
+  // Consecutive elementwise f32 ops that all produce the same shape (the
+  // GELU and LayerNorm tails of a transformer block) as one pass over
+  // memory: the ops run tile by tile, the intermediates stay in a few KiB
+  // of scratch instead of going through memory once per op. `inputs` are
+  // the group's inputs (constants with data); each must have the output
+  // shape, be one value, a vector along the last dim, or one value per
+  // row. `outputs` (all of the output shape) are written by the links that
+  // name them. nullptr (why_not) when a link or operand does not fit.
+  virtual std::unique_ptr<FastOp> PrepareElementwiseGroup(std::span<const GroupLink> links,
+                                                          std::span<const TensorRef> inputs,
+                                                          std::span<const TensorRef> outputs,
+                                                          std::string* why_not) const = 0;
 };
 
 // Sets the OpenMP thread count of the calling thread for the scope.

@@ -355,15 +355,15 @@ TEST(FastKernels, BinaryBroadcastRandomShapes) {
     c.label = std::string(OpTypeName(c.op)) + " " + Dims(a) + " " + Dims(b);
     ExpectMatchesReference(*engine, c);
   }
-  // SUB/DIV with a broadcasting first operand stay on the reference kernel.
+  // SUB/DIV with a broadcasting first operand: oneDNN's binary primitive
+  // refuses them, the loop kernel (binary_loop_kernels.cc) takes them.
   std::vector<TensorRef> ins(2), outs(1);
   ins[0].dtype = ins[1].dtype = outs[0].dtype = TSR_DTYPE_F32;
   ins[0].shape = {1, 4};
   ins[1].shape = {3, 4};
   outs[0].shape = {3, 4};
   std::string why;
-  EXPECT_EQ(engine->Prepare(TSR_OP_SUB, {}, ins, outs, &why), nullptr);
-  EXPECT_NE(why.find("broadcasts"), std::string::npos) << why;
+  EXPECT_NE(engine->Prepare(TSR_OP_SUB, {}, ins, outs, &why), nullptr) << why;
 }
 
 TEST(FastKernels, SoftmaxAndTransposeRandomShapes) {
@@ -581,7 +581,7 @@ TEST(FastKernels, RefusesWhatItDoesNotHandle) {
                          {Typed(TSR_DTYPE_I32, {2, 3})}, &why),
             nullptr);
   // Ops without a fast kernel.
-  EXPECT_EQ(PrepareTyped(*engine, TSR_OP_SIN, {}, {Typed(TSR_DTYPE_F32, {2, 4})}, {Typed(TSR_DTYPE_F32, {2, 4})}, &why),
+  EXPECT_EQ(PrepareTyped(*engine, TSR_OP_CAST, {}, {Typed(TSR_DTYPE_F32, {2, 4})}, {Typed(TSR_DTYPE_I32, {2, 4})}, &why),
             nullptr);
   EXPECT_NE(why.find("no fast kernel"), std::string::npos) << why;
   // A wrong output shape is left to the reference kernel, which reports it.

@@ -29,6 +29,32 @@ std::unique_ptr<FastOp> PrepareChainable(const dnnl::engine& engine, std::span<c
 std::unique_ptr<FastOp> PrepareBinary(int32_t op, const dnnl::engine& engine, Ins ins, Outs outs);
 std::unique_ptr<FastOp> PrepareSoftmax(const dnnl::engine& engine, const Attributes& attrs, Ins ins, Outs outs);
 
+// binary_loop_kernels.cc: any broadcasting binary op (arithmetic,
+// MAXIMUM/MINIMUM, POW, EQUAL/LESS/GREATER) as vectorized loops.
+std::unique_ptr<FastOp> PrepareBinaryLoop(int32_t op, Ins ins, Outs outs);
+
+// unary_kernels.cc
+std::unique_ptr<FastOp> PrepareUnary(int32_t op, const Attributes& attrs, Ins ins, Outs outs);
+// POW whose exponent is one constant value (2, 3, 0.5, 1, 0, -1 special-cased).
+std::unique_ptr<FastOp> PreparePowConstant(Ins ins, Outs outs);
+
+// elementwise_group_kernels.cc
+std::unique_ptr<FastOp> PrepareElementwiseGroup(std::span<const GroupLink> links, Ins ins, Outs outs);
+
+// reduce_kernels.cc: REDUCE_MEAN / REDUCE_SUM / REDUCE_MAX
+std::unique_ptr<FastOp> PrepareReduce(int32_t op, const Attributes& attrs, Ins ins, Outs outs);
+
+// layer_norm_kernels.cc
+std::unique_ptr<FastOp> PrepareLayerNorm(const Attributes& attrs, Ins ins, Outs outs);
+
+// copy_kernels.cc: RESHAPE/SQUEEZE/UNSQUEEZE, CONCAT, GATHER (any dtype)
+std::unique_ptr<FastOp> PrepareReshape(int32_t op, Ins ins, Outs outs);
+std::unique_ptr<FastOp> PrepareConcat(const Attributes& attrs, Ins ins, Outs outs);
+std::unique_ptr<FastOp> PrepareGather(const Attributes& attrs, Ins ins, Outs outs);
+
+// pad_kernels.cc
+std::unique_ptr<FastOp> PreparePad(const Attributes& attrs, Ins ins, Outs outs);
+
 // data_movement_kernels.cc
 std::unique_ptr<FastOp> PrepareSlice(const dnnl::engine& engine, const Attributes& attrs, Ins ins, Outs outs);
 std::unique_ptr<FastOp> PrepareSelect(Ins ins, Outs outs);
