@@ -1,4 +1,5 @@
 #include "cli/cli_environment.h"
+#include "cli/shorthand_flags.h"
 
 #include <unistd.h>
 
@@ -85,7 +86,7 @@ absl::StatusOr<CompileOptions> CompileOptionsFrom(const Args& args) {
   if (auto k = args.Value("kernels")) {
     if (*k != "reference" && *k != "fast")
       return absl::InvalidArgumentError(absl::StrCat("--kernels must be reference or fast, not '", *k, "'"));
-    o.plugin_options.emplace_back("cpu.kernels", *k);
+    o.plugin_options.emplace_back(std::string(OptionForFlag("kernels")), *k);
   }
   return o;
 }

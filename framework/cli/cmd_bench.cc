@@ -17,6 +17,7 @@
 #include "base/terminal_text.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
+#include "cli/shorthand_flags.h"
 #include "cli/concurrent_runs.h"
 #include "compile/compile_driver.h"
 #include "model_executor.h"
@@ -73,9 +74,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
   // Thread count of the cpu fast kernels (single-threaded by default);
   // an explicit --option cpu.threads=N wins.
-  bool threads_given = false;
-  for (const auto& [key, value] : options.plugin_options) threads_given |= key == "cpu.threads";
-  if (!threads_given) options.plugin_options.emplace_back("cpu.threads", std::to_string(settings.threads));
+  SetOptionUnlessGiven(options.plugin_options, OptionForFlag("threads"), std::to_string(settings.threads));
   const PluginRegistry registry = LoadPlugins(args, PluginUseFor(graph));
   const bool precompiled = IsCompiled(graph);
   ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
@@ -121,9 +120,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   const double median = Percentile(sorted, 0.5);
   const double mean = std::accumulate(us.begin(), us.end(), 0.0) / static_cast<double>(us.size());
   const double p90 = Percentile(sorted, 0.9);
-  std::string kernels = "fast";
-  for (const auto& [key, value] : options.plugin_options)
-    if (key == "cpu.kernels") kernels = value;
+  const std::string kernels = OptionValue(options.plugin_options, OptionForFlag("kernels")).value_or("fast");
 
   if (args.Has("json")) {
     JsonWriter j;

@@ -21,6 +21,7 @@
 #include "base/status_macros.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
+#include "cli/shorthand_flags.h"
 #include "cli/demo_model.h"
 #include "cli/run_report.h"
 #include "compile/compile_driver.h"
@@ -93,7 +94,7 @@ absl::Status Demo(const Args& args) {
   CompileOptions reference_options = options;
   reference_options.accelerators = {"cpu"};
   reference_options.mode = CompileMode::kAot;
-  reference_options.plugin_options.emplace_back("cpu.kernels", "reference");
+  reference_options.plugin_options.emplace_back(std::string(OptionForFlag("kernels")), "reference");
   ASSIGN_OR_RETURN(Pass reference, RunPass("cpu reference", model, registry, reference_options, inputs, false, nullptr));
 
   CompiledModel aot_model;
@@ -110,9 +111,7 @@ absl::Status Demo(const Args& args) {
   for (const PlannedPartition& p : aot_model.plan.partitions) all_cpu = all_cpu && p.vendor == "cpu";
   // The cpu plugin's kernels for the AOT/JIT passes: fast (oneDNN, the
   // default) unless cpu.kernels=reference was asked for.
-  bool cpu_reference_kernels = false;
-  for (const auto& [key, value] : options.plugin_options)
-    if (key == "cpu.kernels") cpu_reference_kernels = value == "reference";
+  const bool cpu_reference_kernels = OptionValue(options.plugin_options, OptionForFlag("kernels")) == "reference";
   // Bit-exact when everything ran on the cpu reference kernels; the fast
   // kernels accumulate in f32 (plugins/cpu/fast/fast_kernels.h), and
   // reduced-precision accelerators are held to a documented relative bound.
