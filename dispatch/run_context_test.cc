@@ -126,6 +126,26 @@ TEST_P(Concurrent, OneExecutorRunFromManyThreadsIsSerializedAndRight) {
   EXPECT_EQ(wrong.load(), 0) << "of " << kThreads * kRuns << " runs";
 }
 
+// A DISPATCH op can name only a vendor whose dispatch library is loaded:
+// otherwise loading fails with NotFound naming the library it needs, and
+// nothing else is opened in its place.
+TEST(LoadedModel, ADispatchOpOfAVendorNotLoadedIsRefusedByName) {
+  const PluginRegistry registry = Registry();
+  CompileOptions options;
+  options.accelerators = {"cpu"};
+  absl::StatusOr<CompiledModel> compiled = CompileGraph(Model(), registry, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  PluginSearchOptions none;
+  none.read_environment = false;  // no directory at all: nothing loaded
+  const PluginRegistry empty = PluginRegistry::Discover(none);
+  absl::StatusOr<std::shared_ptr<const LoadedModel>> loaded =
+      LoadedModel::Create(compiled->graph, compiled->jit_slots, empty, {});
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_NE(std::string(loaded.status().message()).find("libtessera_dispatch_cpu.so"), std::string::npos)
+      << loaded.status();
+}
+
 INSTANTIATE_TEST_SUITE_P(Accelerators, Concurrent,
                          ::testing::Values(std::vector<std::string>{"cpu"}, std::vector<std::string>{"npu", "cpu"}),
                          [](const auto& info) { return info.param.size() == 1 ? "cpu" : "npu_cpu"; });

@@ -40,6 +40,7 @@ void AddCompileFlags(FlagSpec& spec) {
 PluginRegistry LoadPlugins(const Args& args, PluginUse use) {
   PluginSearchOptions options;
   options.load_compilers = use == PluginUse::kCompileAndRun;
+  options.probe_in_child = args.Has("probe");  // `plugins --probe`
   for (const std::string& d : args.All("plugin-dir")) {
     std::error_code ec;
     // A directory named on the command line is named: resolve it.

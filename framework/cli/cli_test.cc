@@ -128,6 +128,21 @@ TEST(Cli, ACompiledModelRunsBesideACompilerThatCrashesOnLoad) {
   EXPECT_EQ(b.exit_code, 0) << b.output;
 }
 
+// A compiler that aborts in its ELF constructor cannot be survived
+// in-process (dlopen runs it first): `plugins` dies of it. `plugins --probe`
+// loads every library in a child first and reports that one as crashed.
+TEST(Cli, PluginsProbeReportsALibraryThatCrashesOnLoad) {
+  const char* dir = std::getenv("TESSERA_BUILD_DIR");
+  const std::string crashing = std::string(dir ? dir : ".") + "/test_plugins/crashing_compiler";
+  Result unprobed = Tessera("plugins --json --plugin-dir " + crashing);
+  EXPECT_NE(unprobed.exit_code, 0) << "the crash is in-process without --probe: " << unprobed.output;
+  Result probed = Tessera("plugins --json --probe --plugin-dir " + crashing);
+  ASSERT_EQ(probed.exit_code, 0) << probed.output;
+  EXPECT_THAT(probed.output, HasSubstr("libtessera_compiler_crashing.so"));
+  EXPECT_THAT(probed.output, HasSubstr("crashed the process while loading (signal 6"));
+  EXPECT_THAT(probed.output, HasSubstr("\"vendor\":\"cpu\""));  // the good ones still load
+}
+
 // `bench --concurrency N`: N threads over one compiled model, each with its
 // own context; every output equals the single-threaded run's.
 TEST(Cli, BenchConcurrencyReportsThroughputAndThatOutputsMatch) {

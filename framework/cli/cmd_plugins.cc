@@ -1,5 +1,6 @@
-// `tessera plugins [--json]`: what was loaded, from where, and what was
-// skipped and why.
+// `tessera plugins [--json] [--probe]`: what was loaded, from where, and
+// what was skipped and why. --probe loads each library in a child process
+// first, so one that crashes as it loads is reported instead of fatal.
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
@@ -36,11 +37,11 @@ void WriteStrings(JsonWriter& j, const std::vector<std::string>& v) {
 int PluginsCommand(const Argv& argv) {
   FlagSpec spec;
   AddPluginFlags(spec);
-  spec.switches.insert("json");
+  spec.switches.insert({"json", "probe"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || !args->positionals().empty())
     return UsageError(args.ok() ? "plugins takes no positional arguments" : std::string(args.status().message()),
-                      "tessera plugins [--json] [--plugin-dir DIR]");
+                      "tessera plugins [--json] [--probe] [--plugin-dir DIR]");
   const PluginRegistry registry = LoadPlugins(*args);
   if (args->Has("json")) {
     JsonWriter j;

@@ -1,4 +1,5 @@
 #include "plugin_host/plugin_registry.h"
+#include "plugin_host/plugin_probe.h"
 
 #include <dlfcn.h>
 
@@ -25,6 +26,9 @@ uint32_t VersionKey(tsr_version v) { return (uint32_t{v.major} << 16) | v.minor;
 std::string VersionText(tsr_version v) { return absl::StrCat(v.major, ".", v.minor); }
 
 constexpr tsr_version kHostVersion{TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+// No function table comes near this: 512 pointers. A larger struct_size is
+// garbage, and trusting it would let TSR_ABI_HAS read past the table.
+constexpr uint32_t kMaxTableBytes = 4096;
 constexpr tsr_version kHostFloor{TSR_ABI_VERSION_FLOOR_MAJOR, TSR_ABI_VERSION_FLOOR_MINOR};
 
 bool ValidVendorName(const std::string& v) {
@@ -58,6 +62,13 @@ absl::StatusOr<std::pair<std::shared_ptr<SharedLibrary>, std::pair<const Api*, t
   if (code != TSR_OK)
     return absl::FailedPreconditionError(absl::StrCat("entry symbol ", entry_symbol, " failed with status ", code));
   if (api == nullptr) return absl::FailedPreconditionError("NULL table: the entry symbol returned no function table");
+  // Sanity before any member is read: a table is a header and some
+  // function pointers. A size below the header or beyond any table this
+  // ABI could grow to (a corrupted or garbage header) is refused, not trusted.
+  if (api->header.struct_size < sizeof(tsr_abi_header) || api->header.struct_size > kMaxTableBytes)
+    return absl::FailedPreconditionError(absl::StrCat("implausible table size ", api->header.struct_size,
+                                                      " bytes (a function table is ", sizeof(tsr_abi_header), "..",
+                                                      kMaxTableBytes, " bytes)"));
   // The host alone judges the answer (the Vulkan loader's rule): anything
   // from its floor up to its own version, whatever the major.
   if (VersionKey(agreed) < VersionKey(kHostFloor) || VersionKey(agreed) > VersionKey(kHostVersion))
@@ -210,6 +221,13 @@ PluginRegistry PluginRegistry::Discover(const PluginSearchOptions& options) {
       if (!filter.empty() && !filter.count(vendor)) {
         r.skipped_.push_back({path, role, "filtered out (TESSERA_PLUGIN_FILTER / accelerator selection)"});
         continue;
+      }
+      if (options.probe_in_child) {
+        const ProbeResult probe = ProbeInChildProcess(path, role, vendor);
+        if (probe.kind != ProbeResult::Kind::kOk) {
+          r.skipped_.push_back({path, role, probe.detail});
+          continue;
+        }
       }
       if (role == PluginRole::kCompiler) {
         if (const CompilerPluginLibrary* prior = r.FindCompiler(vendor)) {

@@ -32,6 +32,9 @@ struct PluginSearchOptions {
   // are then never opened (not even dlopen()ed), so a broken or crashing
   // compiler .so in a plugin directory cannot affect running a .tsr.
   bool load_compilers = true;
+  // Load each library in a child process first (plugin_probe.h), and skip
+  // those that crash, hang or fail there. Costs a fork per library.
+  bool probe_in_child = false;
 };
 
 struct SkippedLibrary {

@@ -133,6 +133,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BrokenCase{"newer_minor", "version refused", absl::StatusCode::kFailedPrecondition},
                       BrokenCase{"null_table", "NULL table", absl::StatusCode::kFailedPrecondition},
                       BrokenCase{"short_table", "missing v1 member", absl::StatusCode::kFailedPrecondition},
+                      BrokenCase{"huge_table", "implausible table size", absl::StatusCode::kFailedPrecondition},
                       BrokenCase{"mismatched_vendor", "vendor", absl::StatusCode::kFailedPrecondition}),
     [](const ::testing::TestParamInfo<BrokenCase>& info) { return std::string(info.param.variant); });
 

@@ -11,6 +11,7 @@
 //   NULL_TABLE         returns TSR_OK with a NULL table
 //   NEWER_MINOR        answers 1.7 whatever the host offered
 //   SHORT_TABLE        header.struct_size ends before release_compiled
+//   HUGE_TABLE         header.struct_size says 1 GiB: an implausible table
 //   FAILING_COMPILE    claims ADD, but compile fails with TSR_INTERNAL + text
 //   FROZEN_V1          fills only the v1 members and pins struct_size to the
 //                      v1 size, so it keeps loading as the ABI grows
@@ -152,6 +153,9 @@ static_assert(kV1TableSize == sizeof(tsr_abi_header) + 10 * sizeof(void*),
 
 #if defined(TSR_TEST_PLUGIN_FROZEN_V1)
 constexpr uint32_t kTableSize = kV1TableSize;
+#elif defined(TSR_TEST_PLUGIN_HUGE_TABLE)
+// A corrupted or garbage header: no real table is a gigabyte.
+constexpr uint32_t kTableSize = 1u << 30;
 #elif defined(TSR_TEST_PLUGIN_SHORT_TABLE)
 // Ends before release_compiled: a table from a plugin that lost a member.
 constexpr uint32_t kTableSize = static_cast<uint32_t>(offsetof(tsr_compiler_plugin_api, release_compiled));
