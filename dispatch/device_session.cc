@@ -30,6 +30,7 @@ absl::StatusOr<std::unique_ptr<DeviceSession>> DeviceSession::Create(
 DeviceSession::~DeviceSession() { library_.api->destroy_device_context(context_); }
 
 absl::Status DeviceSession::Check(tsr_status code, const std::string& context) const {
+  if (code == TSR_OK) return absl::OkStatus();  // no text built on success (the run's hot path)
   return PluginStatus(code, library_.api->get_last_error, absl::StrCat(library_.vendor, " dispatch: ", context));
 }
 

@@ -32,7 +32,12 @@ class Machine {
     // Old data can reach a result only through bytes read before this run
     // writes them (sram_first_touch.h); beyond the high-water mark of all
     // earlier runs the banks are still zero.
-    for (const Range& r : SramReadsBeforeWrites(p, e)) {
+    if (memory_.first_touch_program != &p || memory_.first_touch_entry != &e) {
+      memory_.first_touch = SramReadsBeforeWrites(p, e);
+      memory_.first_touch_program = &p;
+      memory_.first_touch_entry = &e;
+    }
+    for (const Range& r : memory_.first_touch) {
       const uint64_t hi = std::min(r.hi, memory_.dirty[r.space]);
       if (!fresh[r.space] && r.lo < hi) std::memset(banks_[r.space] + r.lo, 0, hi - r.lo);
     }

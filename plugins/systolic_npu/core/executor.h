@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "sram_first_touch.h"
 #include "cycle_model.h"
 #include "program.h"
 #include "soc_config.h"
@@ -78,6 +79,12 @@ struct ExecMemory {
   // which cost a small layer's run more than its GEMM.
   uint64_t dirty[3] = {0, 0, 0};
   std::vector<std::vector<uint8_t>> scratch;
+  // SramReadsBeforeWrites of the entry last run with this memory: a pure
+  // function of (program, entry), so it is computed once, not per run (it
+  // was a run's largest source of heap allocations).
+  const Program* first_touch_program = nullptr;
+  const EntryPoint* first_touch_entry = nullptr;
+  std::vector<Range> first_touch;
 };
 
 // `memory` may be null (the run allocates its own).

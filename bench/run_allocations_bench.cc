@@ -1,0 +1,138 @@
+// Heap allocations per steady-state run, host and plugins together: this
+// binary interposes malloc/calloc/realloc/free (exported, so the dlopen()ed
+// plugin libraries call these too) and counts calls between two points.
+//
+//   build/bin/run_allocations_bench [MODEL] [ACCELERATORS] [RUNS]
+//   MODEL: attention | mlp | cnn (the demo models), default attention
+//
+// Prints allocations per run after warm-up, for one RunContext::Run. The
+// baseline to compare with is the same binary on an older commit.
+#include <dlfcn.h>
+#include <execinfo.h>
+
+#include <algorithm>
+#include <map>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "cli/demo_model.h"
+#include "cli/cli_environment.h"
+#include "compile/compile_driver.h"
+#include "plugin_host/plugin_registry.h"
+#include "run_context.h"
+
+extern "C" {
+void* __libc_malloc(size_t);
+void* __libc_calloc(size_t, size_t);
+void* __libc_realloc(void*, size_t);
+void __libc_free(void*);
+}
+
+namespace {
+std::atomic<uint64_t> allocations{0};
+std::atomic<bool> counting{false};
+// TSR_ALLOC_SITES=1: also record who allocates (a few frames of each call
+// stack), to find the sources. Off by default: backtrace() is slow.
+bool record_sites = false;
+thread_local bool inside = false;
+constexpr int kFrames = 8;
+struct Site {
+  void* frames[kFrames] = {};
+  bool operator<(const Site& o) const { return std::lexicographical_compare(frames, frames + kFrames, o.frames, o.frames + kFrames); }
+};
+std::map<Site, uint64_t>* sites = nullptr;
+inline void Count() {
+  if (!counting.load(std::memory_order_relaxed) || inside) return;
+  allocations.fetch_add(1, std::memory_order_relaxed);
+  if (record_sites) {
+    inside = true;
+    Site s;
+    backtrace(s.frames, kFrames);
+    ++(*sites)[s];
+    inside = false;
+  }
+}
+void PrintSites() {
+  std::vector<std::pair<uint64_t, Site>> top;
+  for (const auto& [site, n] : *sites) top.push_back({n, site});
+  std::sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = 0; i < top.size() && i < 15; ++i) {
+    std::printf("%8llu allocations from:\n", static_cast<unsigned long long>(top[i].first));
+    char** names = backtrace_symbols(top[i].second.frames + 2, kFrames - 2);
+    for (int f = 0; f < kFrames - 2; ++f) std::printf("    %s\n", names[f]);
+  }
+}
+}  // namespace
+
+extern "C" {
+__attribute__((visibility("default"))) void* malloc(size_t n) {
+  Count();
+  return __libc_malloc(n);
+}
+__attribute__((visibility("default"))) void* calloc(size_t n, size_t m) {
+  Count();
+  return __libc_calloc(n, m);
+}
+__attribute__((visibility("default"))) void* realloc(void* p, size_t n) {
+  Count();
+  return __libc_realloc(p, n);
+}
+__attribute__((visibility("default"))) void free(void* p) { __libc_free(p); }
+}
+
+int main(int argc, char** argv) {
+  using namespace tessera;
+  const std::string model_name = argc > 1 ? argv[1] : "attention";
+  const std::string accelerators = argc > 2 ? argv[2] : "npu,cpu";
+  const int runs = argc > 3 ? std::atoi(argv[3]) : 100;
+  absl::StatusOr<Graph> graph = cli::BuildDemoModel(model_name);
+  if (!graph.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(graph.status().message()).c_str());
+    return 1;
+  }
+  PluginSearchOptions search;
+  search.read_environment = false;
+  search.bundled_directory = BundledPluginDirectory();
+  const PluginRegistry registry = PluginRegistry::Discover(search);
+  CompileOptions options;
+  options.accelerators.clear();
+  for (size_t start = 0, comma; start <= accelerators.size(); start = comma + 1) {
+    comma = accelerators.find(',', start);
+    if (comma == std::string::npos) comma = accelerators.size();
+    if (comma > start) options.accelerators.push_back(accelerators.substr(start, comma - start));
+  }
+  absl::StatusOr<SocSelection> soc = FindSoc("ref-phone", BundledSocDirectory());
+  if (soc.ok()) options.soc = *soc;
+  absl::StatusOr<CompiledModel> compiled = CompileGraph(*graph, registry, options);
+  if (!compiled.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(compiled.status().message()).c_str());
+    return 1;
+  }
+  absl::StatusOr<std::shared_ptr<const LoadedModel>> loaded =
+      LoadedModel::Create(compiled->graph, compiled->jit_slots, registry, {options.soc, options.plugin_options});
+  if (!loaded.ok()) return 1;
+  absl::StatusOr<std::unique_ptr<RunContext>> context = RunContext::Create(*loaded);
+  if (!context.ok()) return 1;
+  const std::vector<HostTensor> inputs = cli::RandomInputs(*graph, 1);
+  for (int i = 0; i < 10; ++i)
+    if (!(*context)->Run(inputs).ok()) return 1;
+  record_sites = std::getenv("TSR_ALLOC_SITES") != nullptr;
+  if (record_sites) {
+    sites = new std::map<Site, uint64_t>();
+    void* warm[2];
+    backtrace(warm, 2);  // loads libgcc's unwinder before counting
+  }
+  counting = true;
+  for (int i = 0; i < runs; ++i)
+    if (!(*context)->Run(inputs).ok()) return 1;
+  counting = false;
+  std::printf("model %s on %s: %zu DISPATCH steps, %.1f heap allocations per run (%d runs after 10 warm-up)\n",
+              model_name.c_str(), accelerators.c_str(), compiled->graph.ops.size(),
+              static_cast<double>(allocations.load()) / runs, runs);
+  if (record_sites) PrintSites();
+  return 0;
+}
