@@ -8,6 +8,9 @@ tessera_test(tensor_proto_test
   SOURCES ${TSR_FW}/io/tensor_proto_test.cc
   LIBS tessera_framework tessera_io)
 
+tessera_test(mapped_file_test
+  SOURCES ${TSR_FW}/model/mapped_file_test.cc
+  LIBS tessera_core)
 tessera_test(model_loader_test
   SOURCES ${TSR_FW}/model/model_loader_test.cc
   LIBS tessera_framework tessera_io)
