@@ -99,7 +99,8 @@ void AddImportFlags(FlagSpec& spec) {
 
 absl::StatusOr<onnx_import::ImportOptions> ImportOptionsFrom(const Args& args) {
   onnx_import::ImportOptions options;
-  for (const std::string& flag : args.All("input-shape")) RETURN_IF_ERROR(onnx_import::ParseInputShapeFlag(flag, options));
+  for (const std::string& flag : args.All("input-shape"))
+    RETURN_IF_ERROR(onnx_import::ParseInputShapeFlag(flag, options));
   options.optimize = !args.Has("no-optimize");
   if (auto text = args.Value("max-folded-bytes")) {
     if (!absl::SimpleAtoi(*text, &options.max_folded_constant_bytes) || options.max_folded_constant_bytes < 0)
@@ -114,8 +115,8 @@ absl::StatusOr<Graph> LoadModel(const Args& args) {
   if (fs::path(path).extension() != ".onnx") {
     for (const char* flag : {"input-shape", "no-optimize", "max-folded-bytes"})
       if (args.Has(flag))
-        return absl::InvalidArgumentError(
-            absl::StrCat("--", flag, " applies to .onnx models; '", path, "' is a Tessera model, imported with fixed shapes"));
+        return absl::InvalidArgumentError(absl::StrCat("--", flag, " applies to .onnx models; '", path,
+                                                       "' is a Tessera model, imported with fixed shapes"));
     return LoadModelFile(path);
   }
   ASSIGN_OR_RETURN(onnx_import::ImportOptions options, ImportOptionsFrom(args));

@@ -151,7 +151,8 @@ int InspectCommand(const Argv& argv) {
   FlagSpec spec;
   AddImportFlags(spec);
   spec.switches.insert("json");
-  const char* usage = "tessera inspect MODEL [--json] [--input-shape NAME=D0,D1,...]... [--no-optimize] [--max-folded-bytes N]";
+  const char* usage =
+      "tessera inspect MODEL [--json] [--input-shape NAME=D0,D1,...]... [--no-optimize] [--max-folded-bytes N]";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1)
     return UsageError(args.ok() ? "inspect needs exactly one MODEL" : std::string(args.status().message()), usage);
@@ -190,7 +191,8 @@ int CompileCommand(const Argv& argv) {
   const char* usage =
       "tessera compile MODEL -o OUT.tsr [--quantize int8 --calibration DIR] [--json] [--accelerators LIST]\n"
       "                      [--mode aot] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
-      "                      [--plugin-dir DIR]... [--input-shape NAME=D0,D1,...]... [--no-optimize] [--max-folded-bytes N]";
+      "                      [--plugin-dir DIR]...\n"
+      "                      [--input-shape NAME=D0,D1,...]... [--no-optimize] [--max-folded-bytes N]";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1 || !args->Has("output"))
     return UsageError(args.ok() ? "compile needs one MODEL and -o OUT.tsr" : std::string(args.status().message()), usage);
