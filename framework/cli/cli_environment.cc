@@ -92,11 +92,49 @@ absl::StatusOr<CompileOptions> CompileOptionsFrom(const Args& args) {
   return o;
 }
 
-absl::StatusOr<Graph> LoadModel(const std::string& path) {
-  // .onnx is imported in memory (static shapes from the model itself; use
-  // `tessera import --input-shape` for models with symbolic dimensions).
-  if (fs::path(path).extension() == ".onnx") return onnx_import::ImportOnnxFile(path);
-  return LoadModelFile(path);
+void AddImportFlags(FlagSpec& spec) {
+  spec.switches.insert("no-optimize");
+  spec.values.insert("max-folded-bytes");
+  spec.repeated.insert("input-shape");
+}
+
+absl::StatusOr<onnx_import::ImportOptions> ImportOptionsFrom(const Args& args) {
+  onnx_import::ImportOptions options;
+  for (const std::string& flag : args.All("input-shape"))
+    RETURN_IF_ERROR(onnx_import::ParseInputShapeFlag(flag, options));
+  options.optimize = !args.Has("no-optimize");
+  if (auto text = args.Value("max-folded-bytes")) {
+    if (!absl::SimpleAtoi(*text, &options.max_folded_constant_bytes) || options.max_folded_constant_bytes < 0)
+      return absl::InvalidArgumentError(
+          absl::StrCat("--max-folded-bytes must be a non-negative integer (bytes), not '", *text, "'"));
+  }
+  return options;
+}
+
+absl::StatusOr<Graph> LoadModel(const Args& args) {
+  const std::string& path = args.positionals()[0];
+  if (fs::path(path).extension() != ".onnx") {
+    for (const char* flag : {"input-shape", "no-optimize", "max-folded-bytes"})
+      if (args.Has(flag))
+        return absl::InvalidArgumentError(absl::StrCat("--", flag, " applies to .onnx models; '", path,
+                                                       "' is a Tessera model, imported with fixed shapes"));
+    return LoadModelFile(path);
+  }
+  ASSIGN_OR_RETURN(onnx_import::ImportOptions options, ImportOptionsFrom(args));
+  absl::StatusOr<Graph> graph = onnx_import::ImportOnnxFile(path, options);
+  const std::optional<std::string> dir = args.Value("inputs");
+  if (graph.ok() || !dir || !onnx_import::IsDynamicInputsError(graph.status())) return graph;
+  // Read whole and unbounded, unlike ReadInputSet: a dynamic dimension puts
+  // no limit on a file's size. Only dynamic models pay this second read.
+  ASSIGN_OR_RETURN(const std::vector<HostTensor> values, ReadTensorSet(*dir, "input"));
+  for (const HostTensor& t : values) options.positional_input_shapes.push_back(t.shape);
+  graph = onnx_import::ImportOnnxFile(path, options);
+  // InvalidArgument now: a file's shape against a fixed dim, or shapes the
+  // graph cannot take; either way DIR is where to look.
+  if (graph.status().code() == absl::StatusCode::kInvalidArgument)
+    return absl::InvalidArgumentError(absl::StrCat("--inputs '", *dir, "' (input_K.pb shapes for the dynamic inputs): ",
+                                                   graph.status().message()));
+  return graph;
 }
 
 bool IsCompiled(const Graph& g) {

@@ -13,6 +13,7 @@
 #include "cli/cli_args.h"
 #include "compile/compile_driver.h"
 #include "graph/host_tensor.h"
+#include "onnx/onnx_importer.h"
 #include "plugin_host/plugin_registry.h"
 
 namespace tessera::cli {
@@ -38,7 +39,19 @@ std::vector<std::string> BundledSocNames();
 // --accelerators, --mode, --soc, --option, --kernels.
 absl::StatusOr<CompileOptions> CompileOptionsFrom(const Args& args);
 
-absl::StatusOr<Graph> LoadModel(const std::string& path);
+// Flags of every command that takes an .onnx: --input-shape NAME=D0,D1,...
+// (repeatable), --no-optimize, --max-folded-bytes N.
+void AddImportFlags(FlagSpec& spec);
+// The import options of those flags (`import` and LoadModel use these
+// alone); an error is a bad flag value, a usage error.
+absl::StatusOr<onnx_import::ImportOptions> ImportOptionsFrom(const Args& args);
+
+// MODEL (the first positional): a .tsr as written (the import flags are
+// refused: its shapes are fixed), or an .onnx imported in memory with
+// ImportOptionsFrom(args). When inputs are left dynamic and the command has
+// --inputs DIR (run, bench), DIR's input_K.pb shapes fill them, by
+// position, as onnx-test does.
+absl::StatusOr<Graph> LoadModel(const Args& args);
 
 // True when every op is a DISPATCH op: an AOT-compiled model, which runs
 // where only the dispatch libraries are installed.

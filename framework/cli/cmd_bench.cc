@@ -31,7 +31,8 @@ constexpr char kUsage[] =
     "tessera bench MODEL [--accelerators LIST] [--reps N] [--warmup N] [--threads N] [--concurrency N]\n"
     "                    [--inputs DIR | --seed N] [--json]\n"
     "                    [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
-    "                    [--plugin-dir DIR]...";
+    "                    [--plugin-dir DIR]...\n"
+    "                    [--input-shape NAME=D0,D1,...]... [--no-optimize] [--max-folded-bytes N]";
 
 struct BenchSettings {
   int reps = 100;
@@ -70,7 +71,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   using Clock = std::chrono::steady_clock;
   const std::string& path = args.positionals()[0];
   const Clock::time_point load_start = Clock::now();
-  ASSIGN_OR_RETURN(Graph graph, LoadModel(path));
+  ASSIGN_OR_RETURN(Graph graph, LoadModel(args));
   ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
   // Thread count of the cpu fast kernels (single-threaded by default);
   // an explicit --option cpu.threads=N wins.
@@ -175,6 +176,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
 int BenchCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
+  AddImportFlags(spec);
   spec.switches.insert("json");
   spec.values.insert({"reps", "warmup", "threads", "concurrency", "inputs", "seed"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
@@ -184,6 +186,8 @@ int BenchCommand(const Argv& argv) {
   absl::StatusOr<BenchSettings> settings = SettingsFrom(*args);
   if (!settings.ok()) return UsageError(std::string(settings.status().message()), kUsage);
   if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
+    return UsageError(std::string(o.status().message()), kUsage);
+  if (absl::StatusOr<onnx_import::ImportOptions> o = ImportOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), kUsage);
   absl::Status s = Bench(*args, *settings);
   return s.ok() ? 0 : Fail(s);

@@ -3,7 +3,6 @@
 // unless --no-optimize (docs/onnx_import.md).
 #include <iostream>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "base/json_writer.h"
 #include "base/status_macros.h"
@@ -18,19 +17,6 @@ namespace {
 constexpr char kUsage[] =
     "tessera import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]... [--max-folded-bytes N] [--no-optimize] "
     "[--json]";
-
-// The import options of the flags; errors are usage errors.
-absl::StatusOr<onnx_import::ImportOptions> ImportOptionsFrom(const Args& args) {
-  onnx_import::ImportOptions options;
-  for (const std::string& flag : args.All("input-shape")) RETURN_IF_ERROR(onnx_import::ParseInputShapeFlag(flag, options));
-  options.optimize = !args.Has("no-optimize");
-  if (auto text = args.Value("max-folded-bytes")) {
-    if (!absl::SimpleAtoi(*text, &options.max_folded_constant_bytes) || options.max_folded_constant_bytes < 0)
-      return absl::InvalidArgumentError(
-          absl::StrCat("--max-folded-bytes must be a non-negative integer (bytes), not '", *text, "'"));
-  }
-  return options;
-}
 
 absl::Status Import(const Args& args) {
   ASSIGN_OR_RETURN(const onnx_import::ImportOptions options, ImportOptionsFrom(args));
@@ -72,9 +58,9 @@ absl::Status Import(const Args& args) {
 
 int ImportCommand(const Argv& argv) {
   FlagSpec spec;
-  spec.switches.insert({"json", "no-optimize"});
-  spec.values.insert({"output", "max-folded-bytes"});
-  spec.repeated.insert("input-shape");
+  AddImportFlags(spec);
+  spec.switches.insert("json");
+  spec.values.insert("output");
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
   if (args->positionals().size() != 1 || !args->Has("output"))

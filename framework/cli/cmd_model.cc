@@ -25,7 +25,7 @@ namespace {
 std::string ShapeText(const std::vector<int64_t>& s) { return absl::StrCat("[", absl::StrJoin(s, ","), "]"); }
 
 absl::Status Inspect(const Args& args) {
-  ASSIGN_OR_RETURN(Graph g, LoadModel(args.positionals()[0]));
+  ASSIGN_OR_RETURN(Graph g, LoadModel(args));
   size_t constant_bytes = 0, constants = 0;
   for (const Tensor& t : g.tensors)
     if (t.is_constant) { constant_bytes += t.data.size(); ++constants; }
@@ -90,7 +90,7 @@ absl::Status Inspect(const Args& args) {
 }
 
 absl::Status Partition(const Args& args) {
-  ASSIGN_OR_RETURN(Graph g, LoadModel(args.positionals()[0]));
+  ASSIGN_OR_RETURN(Graph g, LoadModel(args));
   ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
   const PluginRegistry registry = LoadPlugins(args);
   // Partitioning is judged by compiling, so compile failures and their
@@ -108,7 +108,7 @@ absl::Status Partition(const Args& args) {
 }
 
 absl::Status Compile(const Args& args) {
-  ASSIGN_OR_RETURN(Graph g, LoadModel(args.positionals()[0]));
+  ASSIGN_OR_RETURN(Graph g, LoadModel(args));
   ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
   if (options.mode == CompileMode::kJit)
     return absl::InvalidArgumentError("compile writes a model file, which only AOT bytecode can go into: "
@@ -149,11 +149,15 @@ absl::Status Compile(const Args& args) {
 
 int InspectCommand(const Argv& argv) {
   FlagSpec spec;
+  AddImportFlags(spec);
   spec.switches.insert("json");
+  const char* usage =
+      "tessera inspect MODEL [--json] [--input-shape NAME=D0,D1,...]... [--no-optimize] [--max-folded-bytes N]";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1)
-    return UsageError(args.ok() ? "inspect needs exactly one MODEL" : std::string(args.status().message()),
-                      "tessera inspect MODEL [--json]");
+    return UsageError(args.ok() ? "inspect needs exactly one MODEL" : std::string(args.status().message()), usage);
+  if (absl::StatusOr<onnx_import::ImportOptions> o = ImportOptionsFrom(*args); !o.ok())
+    return UsageError(std::string(o.status().message()), usage);
   absl::Status s = Inspect(*args);
   return s.ok() ? 0 : Fail(s);
 }
@@ -161,14 +165,18 @@ int InspectCommand(const Argv& argv) {
 int PartitionCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
+  AddImportFlags(spec);
   spec.switches.insert("json");
   const char* usage =
       "tessera partition MODEL [--json] [--accelerators LIST] [--mode aot|jit] [--soc NAME|FILE]\n"
-      "                        [--option KEY=VALUE]... [--kernels reference|fast] [--plugin-dir DIR]...";
+      "                        [--option KEY=VALUE]... [--kernels reference|fast] [--plugin-dir DIR]...\n"
+      "                        [--input-shape NAME=D0,D1,...]... [--no-optimize] [--max-folded-bytes N]";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1)
     return UsageError(args.ok() ? "partition needs exactly one MODEL" : std::string(args.status().message()), usage);
   if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
+    return UsageError(std::string(o.status().message()), usage);
+  if (absl::StatusOr<onnx_import::ImportOptions> o = ImportOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), usage);
   absl::Status s = Partition(*args);
   return s.ok() ? 0 : Fail(s);
@@ -177,16 +185,20 @@ int PartitionCommand(const Argv& argv) {
 int CompileCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
+  AddImportFlags(spec);
   spec.switches.insert("json");
   spec.values.insert({"output", "quantize", "calibration"});
   const char* usage =
       "tessera compile MODEL -o OUT.tsr [--quantize int8 --calibration DIR] [--json] [--accelerators LIST]\n"
       "                      [--mode aot] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
-      "                      [--plugin-dir DIR]...";
+      "                      [--plugin-dir DIR]...\n"
+      "                      [--input-shape NAME=D0,D1,...]... [--no-optimize] [--max-folded-bytes N]";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1 || !args->Has("output"))
     return UsageError(args.ok() ? "compile needs one MODEL and -o OUT.tsr" : std::string(args.status().message()), usage);
   if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
+    return UsageError(std::string(o.status().message()), usage);
+  if (absl::StatusOr<onnx_import::ImportOptions> o = ImportOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), usage);
   if (auto scheme = args->Value("quantize"); scheme && *scheme != "int8")
     return UsageError(absl::StrCat("--quantize supports only int8 (post-training, calibrated), not '", *scheme, "'"),

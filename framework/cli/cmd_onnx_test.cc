@@ -54,7 +54,7 @@ namespace fs = std::filesystem;
 constexpr char kUsage[] =
     "tessera onnx-test DIR... [--list FILE [--root DIR]] [--expect-pass] [--accelerators LIST] [--kernels reference|fast] [--json]\n"
     "                         [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--require-vendor NAME]\n"
-    "                         [--plugin-dir DIR]...";
+    "                         [--plugin-dir DIR]... [--no-optimize] [--max-folded-bytes N]";
 
 struct Case {
   std::string name;
@@ -179,8 +179,7 @@ struct Prepared {
 // Status code Unimplemented = skip; anything else = fail.
 absl::StatusOr<Prepared> Prepare(const std::vector<uint8_t>& bytes, const std::vector<HostTensor>& inputs,
                                  const std::string& name, const PluginRegistry& registry,
-                                 const CompileOptions& options) {
-  onnx_import::ImportOptions import_options;
+                                 const CompileOptions& options, onnx_import::ImportOptions import_options) {
   for (const HostTensor& t : inputs) {
     import_options.positional_input_shapes.push_back(t.shape);
     import_options.positional_input_values.push_back(t);
@@ -237,7 +236,7 @@ std::string FirstRefusal(const CompiledModel& compiled, const std::string& vendo
 }
 
 CaseResult RunCase(const Case& c, const PluginRegistry& registry, const CompileOptions& options,
-                   const std::string& required_vendor) {
+                   const onnx_import::ImportOptions& import_options, const std::string& required_vendor) {
   CaseResult r{c.name, "fail", 0, ""};
   auto skip = [&](const std::string& why) { r.status = "skip"; r.reason = why; return r; };
   auto fail = [&](const std::string& why) { r.status = "fail"; r.reason = why; return r; };
@@ -257,7 +256,7 @@ CaseResult RunCase(const Case& c, const PluginRegistry& registry, const CompileO
     if (!expected.ok()) return skip(absl::StrCat("test data: ", expected.status().message()));
     if (!prepared || !FrozenMatch(*prepared, *inputs)) {
       prepared.reset();
-      absl::StatusOr<Prepared> p = Prepare(*bytes, *inputs, c.name, registry, options);
+      absl::StatusOr<Prepared> p = Prepare(*bytes, *inputs, c.name, registry, options, import_options);
       if (!p.ok()) return fail_or_skip(p.status());
       prepared = std::move(*p);
     }
@@ -344,11 +343,16 @@ int OnnxTestCommand(const Argv& argv) {
   AddCompileFlags(spec);
   spec.switches.insert({"json", "expect-pass"});
   spec.values.insert({"list", "root", "require-vendor"});
+  // The import flags but --input-shape: each case's data gives its shapes.
+  spec.switches.insert("no-optimize");
+  spec.values.insert("max-folded-bytes");
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
   if (args->positionals().empty() && !args->Has("list")) return UsageError("onnx-test needs DIR... or --list FILE", kUsage);
   absl::StatusOr<CompileOptions> options = CompileOptionsFrom(*args);
   if (!options.ok()) return UsageError(std::string(options.status().message()), kUsage);
+  absl::StatusOr<onnx_import::ImportOptions> import_options = ImportOptionsFrom(*args);
+  if (!import_options.ok()) return UsageError(std::string(import_options.status().message()), kUsage);
   if (auto root = args->Value("root")) {
     std::error_code ec;
     if (!fs::is_directory(*root, ec)) {
@@ -366,7 +370,7 @@ int OnnxTestCommand(const Argv& argv) {
   std::string required = args->ValueOr("require-vendor", "");
   if (const CompilerPluginLibrary* lib = registry.FindCompilerByName(required)) required = lib->vendor;
   for (const Case& c : *cases) {
-    CaseResult r = RunCase(c, registry, *options, required);
+    CaseResult r = RunCase(c, registry, *options, *import_options, required);
     if (r.status == "pass") ++passed;
     else if (r.status == "skip") ++skipped;
     else ++failed;

@@ -20,11 +20,12 @@ namespace {
 constexpr char kUsage[] =
     "tessera run MODEL [--accelerators LIST] [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json]\n"
     "                  [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
-    "                  [--plugin-dir DIR]...";
+    "                  [--plugin-dir DIR]...\n"
+    "                  [--input-shape NAME=D0,D1,...]... [--no-optimize] [--max-folded-bytes N]";
 
 absl::Status Run(const Args& args) {
   const std::string& path = args.positionals()[0];
-  ASSIGN_OR_RETURN(Graph graph, LoadModel(path));
+  ASSIGN_OR_RETURN(Graph graph, LoadModel(args));
   ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
   const PluginRegistry registry = LoadPlugins(args, PluginUseFor(graph));
   const bool precompiled = IsCompiled(graph);
@@ -62,6 +63,7 @@ absl::Status Run(const Args& args) {
 int RunCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
+  AddImportFlags(spec);
   spec.switches.insert({"json", "random"});
   spec.values.insert({"inputs", "outputs", "seed"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
@@ -72,6 +74,8 @@ int RunCommand(const Argv& argv) {
     return UsageError(std::string(seed.status().message()), kUsage);
   // Bad option values are usage errors (exit 2), like unknown flags.
   if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
+    return UsageError(std::string(o.status().message()), kUsage);
+  if (absl::StatusOr<onnx_import::ImportOptions> o = ImportOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), kUsage);
   absl::Status s = Run(*args);
   return s.ok() ? 0 : Fail(s);

@@ -2,9 +2,12 @@
 
 #include <set>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "base/dtype.h"
 #include "base/exception_boundary.h"
@@ -129,11 +132,70 @@ absl::Status WithPrefix(const absl::Status& s, const std::string& prefix) {
   return absl::Status(s.code(), absl::StrCat(prefix, ": ", s.message()));
 }
 
+std::string DimsText(const std::vector<int64_t>& dims) { return absl::StrCat("[", absl::StrJoin(dims, ","), "]"); }
+
+bool IsFixed(const onnx::TensorShapeProto::Dimension& d) { return d.has_dim_value() && d.dim_value() >= 0; }
+
+// The declared dims as the model writes them: symbolic ones by name, "?"
+// for an unnamed unknown one.
+std::string DeclaredText(const onnx::TypeProto::Tensor& tt) {
+  if (!tt.has_shape()) return "(no shape)";
+  std::vector<std::string> parts;
+  for (const onnx::TensorShapeProto::Dimension& d : tt.shape().dim())
+    parts.push_back(IsFixed(d) ? absl::StrCat(d.dim_value())
+                    : d.has_dim_param() && !d.dim_param().empty() ? d.dim_param()
+                                                                  : "?");
+  return absl::StrCat("[", absl::StrJoin(parts, ","), "]");
+}
+
+// One shell word: the advice is meant to be pasted, and ONNX names may hold
+// spaces or quotes.
+std::string ShellWord(const std::string& s) {
+  constexpr absl::string_view kPlain = "_.,:/=+-@%";
+  bool plain = !s.empty();
+  for (char c : s) plain = plain && (absl::ascii_isalnum(static_cast<unsigned char>(c)) || absl::StrContains(kPlain, c));
+  if (plain) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// A working example of the flag: the declared dims with every dynamic one
+// set to 1 (D0,D1,... when even the rank is unknown).
+std::string ExampleFlag(const std::string& name, const onnx::TypeProto::Tensor& tt) {
+  std::vector<std::string> dims;
+  if (!tt.has_shape()) dims = {"D0", "D1", "..."};
+  for (const onnx::TensorShapeProto::Dimension& d : tt.shape().dim())
+    dims.push_back(IsFixed(d) ? absl::StrCat(d.dim_value()) : "1");
+  return absl::StrCat("--input-shape ", ShellWord(absl::StrCat(name, "=", absl::StrJoin(dims, ","))));
+}
+
+// A given shape must keep the declared rank and every fixed dimension:
+// only the dynamic ones are the caller's to choose.
+absl::Status CheckGivenShape(const std::string& label, const onnx::TypeProto::Tensor& tt,
+                             const std::vector<int64_t>& given, const std::string& given_text) {
+  if (!tt.has_shape()) return absl::OkStatus();
+  const int rank = tt.shape().dim_size();
+  if (static_cast<int>(given.size()) != rank)
+    return absl::InvalidArgumentError(absl::StrCat(given_text, " has rank ", given.size(), "; ", label, " is ",
+                                                   DeclaredText(tt), ", rank ", rank));
+  for (int i = 0; i < rank; ++i) {
+    const onnx::TensorShapeProto::Dimension& d = tt.shape().dim(i);
+    if (IsFixed(d) && d.dim_value() != given[i])
+      return absl::InvalidArgumentError(absl::StrCat(given_text, " conflicts with ", label, " ", DeclaredText(tt),
+                                                     ": dimension ", i, " is fixed at ", d.dim_value(), ", not ",
+                                                     given[i]));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ImportInputs(const onnx::GraphProto& g, const ImportOptions& options, ImportContext& ctx) {
   std::set<std::string> initializer_names;
   for (const onnx::TensorProto& init : g.initializer()) initializer_names.insert(init.name());
   size_t position = 0;
   std::set<std::string> used_overrides;
+  // Every input still dynamic, so one message names them all.
+  std::vector<std::string> dynamic, advice;
   for (const onnx::ValueInfoProto& in : g.input()) {
     if (initializer_names.count(in.name())) continue;  // an initializer's default wins: static weights
     const size_t pos = position++;
@@ -147,17 +209,22 @@ absl::Status ImportInputs(const onnx::GraphProto& g, const ImportOptions& option
     if (auto it = options.input_shapes.find(in.name()); it != options.input_shapes.end()) {
       shape = it->second;
       used_overrides.insert(in.name());
+      RETURN_IF_ERROR(CheckGivenShape(label, tt, shape, absl::StrCat("--input-shape ", in.name(), "=",
+                                                                   absl::StrJoin(shape, ","))));
     } else if (pos < options.positional_input_shapes.size() && options.positional_input_shapes[pos]) {
       shape = *options.positional_input_shapes[pos];
+      RETURN_IF_ERROR(
+          CheckGivenShape(label, tt, shape, absl::StrCat("the shape ", DimsText(shape), " given for input ", pos)));
     } else {
-      if (!tt.has_shape())
-        return absl::UnimplementedError(absl::StrCat(label, " has no shape; give --input-shape ", in.name(), "=D0,D1,..."));
+      bool fixed = tt.has_shape();
       for (const onnx::TensorShapeProto::Dimension& d : tt.shape().dim()) {
-        if (!d.has_dim_value() || d.dim_value() < 0)
-          return absl::UnimplementedError(absl::StrCat(
-              label, " has dynamic dimension '", d.has_dim_param() ? d.dim_param() : std::string("?"),
-              "'; give --input-shape ", in.name(), "=D0,D1,..."));
+        fixed = fixed && IsFixed(d);
         shape.push_back(d.dim_value());
+      }
+      if (!fixed) {
+        dynamic.push_back(absl::StrCat("'", in.name(), "' ", DeclaredText(tt)));
+        advice.push_back(ExampleFlag(in.name(), tt));
+        continue;
       }
     }
     for (int64_t d : shape)
@@ -171,6 +238,15 @@ absl::Status ImportInputs(const onnx::GraphProto& g, const ImportOptions& option
   for (const auto& [name, shape] : options.input_shapes)
     if (!used_overrides.count(name))
       return absl::InvalidArgumentError(absl::StrCat("--input-shape names '", name, "', which is not a graph input"));
+  if (!dynamic.empty()) {
+    absl::Status s = absl::UnimplementedError(absl::StrCat(
+        dynamic.size() == 1 ? "graph input " : absl::StrCat(dynamic.size(), " graph inputs "),
+        absl::StrJoin(dynamic, ", "), dynamic.size() == 1 ? " has" : " have",
+        " dynamic dimensions, and every shape must be static; give ", dynamic.size() == 1 ? "it" : "each",
+        " a shape, for example ", absl::StrJoin(advice, " "), " (the dynamic dimensions set to 1)"));
+    s.SetPayload(kDynamicInputsPayload, absl::Cord(absl::StrJoin(dynamic, ", ")));
+    return s;
+  }
   return absl::OkStatus();
 }
 
@@ -289,7 +365,12 @@ absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOption
   ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,
                    CatchAsStatus(absl::StrCat("reading '", path, "'"), [&] { return ReadFileBytes(path); }));
   absl::StatusOr<Graph> g = ImportOnnxBytes(bytes, options, "onnx_model", out_optimizations);
-  if (!g.ok()) return absl::Status(g.status().code(), absl::StrCat("'", path, "': ", g.status().message()));
+  if (!g.ok()) {
+    absl::Status named(g.status().code(), absl::StrCat("'", path, "': ", g.status().message()));
+    // The payload (IsDynamicInputsError) survives the prefix.
+    g.status().ForEachPayload([&](absl::string_view url, const absl::Cord& p) { named.SetPayload(url, p); });
+    return named;
+  }
   return g;
 }
 
@@ -309,6 +390,10 @@ absl::Status ParseInputShapeFlag(const std::string& text, ImportOptions& options
   }
   options.input_shapes[text.substr(0, eq)] = std::move(dims);
   return absl::OkStatus();
+}
+
+bool IsDynamicInputsError(const absl::Status& status) {
+  return status.GetPayload(kDynamicInputsPayload).has_value();
 }
 
 bool OnnxImportAvailable() { return true; }

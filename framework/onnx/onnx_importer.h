@@ -2,7 +2,8 @@
 // becomes a Tessera Graph over the v1 op set (docs/onnx_import.md).
 //
 // * Shapes are static: every graph input needs concrete dims, from the
-//   model or from an override (`tessera import --input-shape name=1,3,8,8`).
+//   model or given for its dynamic dims (`--input-shape name=1,3,8,8` on
+//   every command that takes an .onnx).
 // * Constant sub-graphs (Constant, Shape->Gather->Concat->Reshape chains,
 //   ConstantOfShape, Range, anything whose inputs are all constant) are
 //   folded by running the cpu reference kernels at import time.
@@ -42,10 +43,13 @@ inline constexpr int64_t kMaxOpset = 17;
 inline constexpr int64_t kDefaultMaxFoldedConstantBytes = int64_t{256} << 20;
 
 struct ImportOptions {
-  // Shape overrides by graph input name (replace the declared dims).
+  // Shapes by graph input name, for the declared dynamic dims: a shape of
+  // another rank, or one that differs in a fixed dim, is InvalidArgument
+  // naming both (an input declared without any shape takes any).
   std::map<std::string, std::vector<int64_t>> input_shapes;
-  // Shape overrides by position among the non-initializer graph inputs
-  // (the onnx-test runner takes them from input_K.pb); nullopt = keep.
+  // Shapes by position among the non-initializer graph inputs, checked
+  // the same way (the onnx-test runner and `run --inputs` take them from
+  // input_K.pb); nullopt = keep. A named shape wins.
   std::vector<std::optional<std::vector<int64_t>>> positional_input_shapes;
   // Values by position (the onnx-test runner passes test_data_set_0). An
   // input whose value is needed as a constant operand (a Reshape shape,
@@ -70,6 +74,13 @@ absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const Impo
                                       std::vector<OptimizationStats>* out_optimizations = nullptr);
 absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options = {},
                                      std::vector<OptimizationStats>* out_optimizations = nullptr);
+
+// An input left dynamic (no shape given for it) fails the import with
+// Unimplemented: one error naming every such input with its declared dims,
+// and a --input-shape example per input. This tells that error apart (the
+// CLI then takes the shapes from `--inputs DIR` when it has them).
+inline constexpr char kDynamicInputsPayload[] = "tessera.onnx/dynamic-inputs";
+bool IsDynamicInputsError(const absl::Status& status);
 
 // Parses "name=1,3,224,224" (a --input-shape flag value).
 absl::Status ParseInputShapeFlag(const std::string& text, ImportOptions& options);

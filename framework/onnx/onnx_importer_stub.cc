@@ -12,6 +12,7 @@ absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOption
   return ImportOnnxBytes({}, options, path, out_optimizations);
 }
 absl::Status ParseInputShapeFlag(const std::string&, ImportOptions&) { return absl::OkStatus(); }
+bool IsDynamicInputsError(const absl::Status&) { return false; }
 bool OnnxImportAvailable() { return false; }
 
 }  // namespace tessera::onnx_import

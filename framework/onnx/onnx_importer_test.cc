@@ -179,7 +179,9 @@ TEST(OnnxImporter, SymbolicDimNeedsOverride) {
   b.Output("y");
   absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes());
   ASSERT_FALSE(g.ok());
-  EXPECT_THAT(g.status().message(), HasSubstr("dynamic dimension 'N'"));
+  EXPECT_THAT(g.status().message(), HasSubstr("graph input 'x' [N,3] has dynamic dimensions"));
+  EXPECT_THAT(g.status().message(), HasSubstr("for example --input-shape x=1,3 "));
+  EXPECT_TRUE(IsDynamicInputsError(g.status()));
   ImportOptions o;
   ASSERT_TRUE(ParseInputShapeFlag("x=5,3", o).ok());
   g = ImportOnnxBytes(b.Bytes(), o);
@@ -190,6 +192,32 @@ TEST(OnnxImporter, SymbolicDimNeedsOverride) {
   EXPECT_FALSE(ImportOnnxBytes(b.Bytes(), bad).ok());
   EXPECT_FALSE(ParseInputShapeFlag("x=1,a", bad).ok());
   EXPECT_FALSE(ParseInputShapeFlag("=1", bad).ok());
+}
+
+// Only the dynamic dims are the caller's: another rank or another value of
+// a fixed dim is refused, by name or by position (onnx-test, run --inputs).
+TEST(OnnxImporter, GivenShapeMustKeepRankAndFixedDims) {
+  OnnxModelBuilder b;
+  b.Input("x", kFloat, {-1, 3});
+  b.Node("Relu", {"x"}, {"y"});
+  b.Output("y");
+  ImportOptions rank;
+  ASSERT_TRUE(ParseInputShapeFlag("x=5", rank).ok());
+  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes(), rank);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(g.status().message(), HasSubstr("--input-shape x=5 has rank 1; graph input 'x' is [N,3], rank 2"));
+  EXPECT_FALSE(IsDynamicInputsError(g.status()));
+  ImportOptions positional;
+  positional.positional_input_shapes = {std::vector<int64_t>{5, 4}};
+  g = ImportOnnxBytes(b.Bytes(), positional);
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(g.status().message(), HasSubstr("the shape [5,4] given for input 0 conflicts with graph input 'x' [N,3]: "
+                                              "dimension 1 is fixed at 3, not 4"));
+  positional.positional_input_shapes = {std::vector<int64_t>{5, 3}};
+  g = ImportOnnxBytes(b.Bytes(), positional);
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->tensors[g->inputs[0]].shape, (std::vector<int64_t>{5, 3}));
 }
 
 TEST(OnnxImporter, MalformedInputNeverCrashes) {
