@@ -204,9 +204,8 @@ Footprint InstructionFootprint(const Program& p, const Instruction& in) {
   return fp;
 }
 
-std::vector<std::tuple<std::string, double, std::string>> RunMetrics::Named()
-    const {
-  return {
+std::array<RunMetrics::Named_, RunMetrics::kNamedCount> RunMetrics::Named() const {
+  return {{
       {"cycles_total", static_cast<double>(cycles_total), "cycles"},
       {"cycles_compute", static_cast<double>(cycles_compute), "cycles"},
       {"cycles_dma_stall", static_cast<double>(cycles_dma_stall), "cycles"},
@@ -217,7 +216,7 @@ std::vector<std::tuple<std::string, double, std::string>> RunMetrics::Named()
       {"dram_read_bytes", static_cast<double>(dram_read_bytes), "bytes"},
       {"dram_write_bytes", static_cast<double>(dram_write_bytes), "bytes"},
       {"time_us", time_us, "us"},
-  };
+  }};
 }
 
 Scheduler::Scheduler(const SystolicNpuConfig& npu, Overlap overlap)

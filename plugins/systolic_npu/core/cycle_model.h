@@ -15,6 +15,7 @@
 #ifndef TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_CYCLE_MODEL_H_
 #define TESSERA_PLUGINS_SYSTOLIC_NPU_CORE_CYCLE_MODEL_H_
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -97,8 +98,15 @@ struct RunMetrics {
   uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
   double time_us = 0;
   bool operator==(const RunMetrics&) const = default;
-  // (name, value, unit) triples in the documented order.
-  std::vector<std::tuple<std::string, double, std::string>> Named() const;
+  // (name, value, unit) triples in the documented order. Names and units
+  // are static strings, so a run's metrics allocate nothing.
+  struct Named_ {
+    const char* name;
+    double value;
+    const char* unit;
+  };
+  static constexpr size_t kNamedCount = 10;
+  std::array<Named_, kNamedCount> Named() const;
 };
 
 // Composes instruction timings into a run under one convention.

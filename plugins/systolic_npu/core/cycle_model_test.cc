@@ -68,7 +68,7 @@ TEST(CycleModel, OverlapConventions) {
   EXPECT_LE(def.utilization, 1.0);
   EXPECT_DOUBLE_EQ(def.time_us, def.cycles_total / 500.0);
   EXPECT_EQ(def.Named().size(), 10u);
-  EXPECT_EQ(std::get<0>(def.Named()[0]), "cycles_total");
+  EXPECT_STREQ(def.Named()[0].name, "cycles_total");
 }
 
 TEST(CycleModel, DoubleBufferingHidesDma) {

@@ -44,7 +44,7 @@ struct tsr_executable_s {
   tsr_device_context context = nullptr;
   tessera::systolic::Program program;  // exactly one entry point
   // Metric descriptors, stable until unload (executable_metric_info).
-  std::vector<std::tuple<std::string, double, std::string>> metric_descriptors;
+  std::array<tessera::systolic::RunMetrics::Named_, tessera::systolic::RunMetrics::kNamedCount> metric_descriptors{};
 };
 
 struct tsr_invocation_s {
@@ -53,7 +53,7 @@ struct tsr_invocation_s {
   std::vector<tsr_buffer> outputs;
   tessera::systolic::RunMetrics metrics;
   tessera::systolic::ExecMemory memory;  // SRAM and scratch, reused by every invoke
-  std::vector<std::tuple<std::string, double, std::string>> named;
+  std::array<tessera::systolic::RunMetrics::Named_, tessera::systolic::RunMetrics::kNamedCount> named{};
   bool has_metrics = false;
   uint64_t start_ns = 0, end_ns = 0;  // CLOCK_MONOTONIC of the last invoke
 };
@@ -295,10 +295,10 @@ tsr_status GetMetric(tsr_invocation inv, size_t index, tsr_metric* out) {
     return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument or metric struct too small");
   if (!inv->has_metrics || index >= inv->named.size())
     return kit::ReportError(TSR_OUT_OF_RANGE, "metric index out of range");
-  const auto& [name, value, unit] = inv->named[index];
-  out->name = name.c_str();
-  out->value = value;
-  out->unit = unit.c_str();
+  const RunMetrics::Named_& m = inv->named[index];
+  out->name = m.name;
+  out->value = m.value;
+  out->unit = m.unit;
   return TSR_OK;
 }
 
@@ -329,10 +329,10 @@ tsr_status ExecutableMetricCount(tsr_executable exe, size_t* out) {
 tsr_status ExecutableMetricInfo(tsr_executable exe, size_t index, tsr_metric* out) {
   if (exe == nullptr || !TSR_ABI_HAS_FIELD(out, tsr_metric, unit)) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
   if (index >= exe->metric_descriptors.size()) return kit::ReportError(TSR_OUT_OF_RANGE, "metric index out of range");
-  const auto& [name, value, unit] = exe->metric_descriptors[index];
-  out->name = name.c_str();
+  const RunMetrics::Named_& m = exe->metric_descriptors[index];
+  out->name = m.name;
   out->value = 0;
-  out->unit = unit.c_str();
+  out->unit = m.unit;
   return TSR_OK;
 }
 
@@ -341,7 +341,7 @@ tsr_status InvocationMetricValues(tsr_invocation inv, double* out, size_t count)
   if (count != inv->executable->metric_descriptors.size())
     return kit::ReportError(TSR_INVALID_ARGUMENT, "count differs from executable_metric_count");
   if (!inv->has_metrics) return kit::ReportError(TSR_FAILED_PRECONDITION, "no successful invoke yet");
-  for (size_t i = 0; i < count; ++i) out[i] = std::get<1>(inv->named[i]);
+  for (size_t i = 0; i < count; ++i) out[i] = inv->named[i].value;
   return TSR_OK;
 }
 
