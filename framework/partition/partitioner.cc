@@ -48,6 +48,7 @@ class UnitDag {
     return static_cast<int32_t>(level_.size() - 1);
   }
   size_t size() const { return level_.size(); }
+  bool cyclic() const { return cyclic_; }
   int32_t level(int32_t u) const { return level_[u]; }
   const std::vector<int32_t>& successors(int32_t u) const { return successors_[u]; }
 
@@ -96,6 +97,12 @@ class UnitDag {
       for (int32_t s : successors_[v])
         if (level_[s] <= level_[v]) {
           level_[s] = level_[v] + 1;
+          // A longest path is shorter than the unit count; a longer one
+          // means a cycle slipped in. Stop rather than climb forever.
+          if (static_cast<size_t>(level_[s]) >= level_.size()) {
+            cyclic_ = true;
+            return;
+          }
           stack_.push_back(s);
         }
     }
@@ -120,6 +127,7 @@ class UnitDag {
   std::vector<uint32_t> seen_;          // search marks, by stamp
   uint32_t stamp_ = 0;
   std::vector<int32_t> stack_;
+  bool cyclic_ = false;
 };
 
 }  // namespace
@@ -200,6 +208,7 @@ absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vect
       }
     }
     units.PointAt(target, input_units);
+    if (units.cyclic()) return absl::InternalError("partitioner created a cycle");
     op_unit[o] = target;
     if (unit_partition[target] >= 0) {
       plan.partitions[unit_partition[target]].ops.push_back(static_cast<int32_t>(o));

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "gmock/gmock.h"
+#include "gtest/gtest-spi.h"
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
 #include "tessera/ops.h"
@@ -168,6 +169,18 @@ void ExpectConvex(const Graph& g, const PartitionPlan& plan) {
     }
 }
 
+TEST(Partitioner, ConvexityCheckCatchesAPathThatReenters) {
+  // The checker itself: op0 and op2 together with op1 (which sits on the
+  // path op0 -> op1 -> op2) elsewhere is not convex.
+  Graph g = Chain(3);
+  PartitionPlan bad;
+  bad.op_partition = {0, 1, 0};
+  EXPECT_NONFATAL_FAILURE(ExpectConvex(g, bad), "leaves partition 0 and re-enters it");
+  PartitionPlan good;
+  good.op_partition = {0, 0, 1};
+  ExpectConvex(g, good);
+}
+
 // Three vendors in priority order: "a" takes ops with a_or_b[o] == 1, "b"
 // those with 2, "cpu" everything.
 std::vector<AcceleratorClaims> ThreeVendorClaims(const std::vector<int>& a_or_b) {
@@ -180,22 +193,29 @@ std::vector<AcceleratorClaims> ThreeVendorClaims(const std::vector<int>& a_or_b)
   return {a, b, cpu};
 }
 
+// n ADDs, each reading one tensor from anywhere earlier and one of the
+// `recent` newest; (*who)[i] picks op i's vendor for ThreeVendorClaims.
+Graph RandomDag(std::mt19937& rng, int n, size_t recent, std::vector<int>* who) {
+  ModelBuilder b("random");
+  std::vector<int32_t> live = {b.Input("x", TSR_DTYPE_F32, {4}), b.Input("y", TSR_DTYPE_F32, {4})};
+  who->assign(n, 0);
+  for (int i = 0; i < n; ++i) {
+    const int32_t l = live[rng() % live.size()], r = live[live.size() - 1 - rng() % std::min(live.size(), recent)];
+    live.push_back(b.Op(TSR_OP_ADD, {l, r}));
+    (*who)[i] = static_cast<int>(rng() % 3);
+  }
+  b.Output(live.back());
+  return *std::move(b).Build();
+}
+
 TEST(Partitioner, RandomDagsGiveConvexPartitions) {
   // Inputs drawn from anywhere earlier make diamonds and skip connections;
   // three vendors make merges through a third party tempting.
   std::mt19937 rng(2024);
   for (int trial = 0; trial < 300; ++trial) {
-    ModelBuilder b("random");
-    std::vector<int32_t> live = {b.Input("x", TSR_DTYPE_F32, {4}), b.Input("y", TSR_DTYPE_F32, {4})};
     const int n = 2 + static_cast<int>(rng() % 40);
-    std::vector<int> who(n);
-    for (int i = 0; i < n; ++i) {
-      const int32_t l = live[rng() % live.size()], r = live[live.size() - 1 - rng() % std::min<size_t>(live.size(), 4)];
-      live.push_back(b.Op(TSR_OP_ADD, {l, r}));
-      who[i] = static_cast<int>(rng() % 3);
-    }
-    b.Output(live.back());
-    Graph g = *std::move(b).Build();
+    std::vector<int> who;
+    Graph g = RandomDag(rng, n, 4, &who);
     auto plan = PlanPartitions(g, ThreeVendorClaims(who));
     ASSERT_TRUE(plan.ok()) << plan.status();
     ExpectExecutable(g, *plan);
@@ -310,17 +330,9 @@ TEST(Partitioner, LargeRandomDagHasAnAcyclicPartitionGraph) {
   // different partitions) being acyclic, which Kahn's algorithm checks in
   // linear time.
   std::mt19937 rng(5);
-  ModelBuilder b("big");
-  std::vector<int32_t> live = {b.Input("x", TSR_DTYPE_F32, {4})};
   constexpr int kOps = 20000;
-  std::vector<int> who(kOps);
-  for (int i = 0; i < kOps; ++i) {
-    const int32_t l = live[rng() % live.size()], r = live[live.size() - 1 - rng() % std::min<size_t>(live.size(), 16)];
-    live.push_back(b.Op(TSR_OP_ADD, {l, r}));
-    who[i] = static_cast<int>(rng() % 3);
-  }
-  b.Output(live.back());
-  Graph g = *std::move(b).Build();
+  std::vector<int> who;
+  Graph g = RandomDag(rng, kOps, 16, &who);
   auto plan = PlanPartitions(g, ThreeVendorClaims(who));
   ASSERT_TRUE(plan.ok()) << plan.status();
   const size_t parts = plan->partitions.size();
