@@ -37,7 +37,7 @@ namespace {
 // for one op visit at most kSearchBudget units in all. The first changes a
 // plan only when the sole joinable partition is older than the eight
 // newest of its vendor; the second only when a merge check must walk more
-// than 4096 units. Neither happens in the repository's tests.
+// than 4096 units.
 constexpr int kFallbackCandidates = 8;
 constexpr int kSearchBudget = 4096;
 
