@@ -149,13 +149,14 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
     if (WithdrawBrokenClaimPromises(model, graph)) continue;
     artifact_of.clear();
     views.assign(model.instances.size(), {});
+    const GraphUses uses(graph);
     std::vector<std::vector<int32_t>> partitions_of(model.instances.size());
     for (size_t p = 0; p < model.plan.partitions.size(); ++p)
       partitions_of[model.plan.partitions[p].accelerator].push_back(static_cast<int32_t>(p));
     bool failed = false;
     for (size_t a = 0; a < model.instances.size() && !failed; ++a) {
       if (partitions_of[a].empty()) continue;
-      for (int32_t p : partitions_of[a]) views[a].push_back(GraphView::Partition(graph, model.plan.partitions[p].ops));
+      for (int32_t p : partitions_of[a]) views[a].push_back(GraphView::Partition(graph, model.plan.partitions[p].ops, uses));
       std::vector<const GraphView*> ptrs;
       for (const GraphView& v : views[a]) ptrs.push_back(&v);
       absl::StatusOr<std::unique_ptr<CompiledArtifact>> artifact =

@@ -1,6 +1,7 @@
 #include "partition/partitioner.h"
 
-#include <set>
+#include <algorithm>
+#include <unordered_set>
 
 #include "absl/strings/str_cat.h"
 #include "base/dtype.h"
@@ -9,25 +10,126 @@
 namespace tessera {
 namespace {
 
-// Units are partitions (index p) and existing DISPATCH ops (index
-// partitions.size() + k). ancestors[u] holds every unit u depends on.
-struct UnitGraph {
-  std::vector<std::set<int32_t>> ancestors;
-  int32_t Add() {
-    ancestors.emplace_back();
-    return static_cast<int32_t>(ancestors.size() - 1);
+// How the grouping stays convex in near-linear time.
+//
+// Ops are visited in topological order. Units (partitions, and DISPATCH ops
+// already in the model) form a DAG: an edge d -> u when an op of u reads a
+// tensor made in d. Each unit keeps only its successor list and a level,
+// the length of the longest path reaching it, so every edge goes from a
+// lower level to a strictly higher one.
+//
+// Putting op o into unit u adds edges from o's other input units to u; that
+// is a cycle exactly when u already reaches one of them. Levels bound the
+// search: a path from u to `other` climbs strictly, so u cannot reach any
+// unit at its own level or below (the common case, answered without a
+// search), and a search from u never needs to enter a unit above the
+// highest input level (the "merge frontier"). A merge that raises u's
+// level pushes the rise forward to u's successors, which is the only
+// bookkeeping a merge costs.
+//
+// Choices are those of the previous ancestor-set partitioner: the first
+// input unit of the op's accelerator that it can join (no cut on that
+// edge); else the newest partition of that accelerator it can join, so
+// independent branches share one dispatch; else a new partition. Two
+// bounds keep the worst case linear, both conservative (they can only
+// refuse a merge, never allow a cycle): at most kFallbackCandidates
+// partitions are tried for the "newest partition" choice, and the searches
+// for one op visit at most kSearchBudget units in all. The first changes a
+// plan only when the sole joinable partition is older than the eight
+// newest of its vendor; the second only when a merge check must walk more
+// than 4096 units.
+constexpr int kFallbackCandidates = 8;
+constexpr int kSearchBudget = 4096;
+
+class UnitDag {
+ public:
+  int32_t Add(int32_t level) {
+    level_.push_back(level);
+    successors_.emplace_back();
+    seen_.push_back(0);
+    return static_cast<int32_t>(level_.size() - 1);
   }
-  // u now also depends on `deps` (and their ancestors); so does every unit
-  // that depended on u.
-  void AddDependencies(int32_t u, const std::set<int32_t>& deps) {
-    std::set<int32_t> added;
-    for (int32_t d : deps) {
-      added.insert(d);
-      added.insert(ancestors[d].begin(), ancestors[d].end());
+  size_t size() const { return level_.size(); }
+  bool cyclic() const { return cyclic_; }
+  int32_t level(int32_t u) const { return level_[u]; }
+  const std::vector<int32_t>& successors(int32_t u) const { return successors_[u]; }
+
+  // True when adding edges others -> u keeps the DAG acyclic, i.e. u
+  // reaches none of `others`. False too when the search would exceed the
+  // remaining *budget (a refused merge is always safe).
+  bool CanPointAt(int32_t u, const std::vector<int32_t>& others, int* budget) {
+    int32_t frontier = -1;
+    for (int32_t o : others)
+      if (o != u) frontier = std::max(frontier, level_[o]);
+    if (frontier <= level_[u]) return true;  // nothing above u to reach
+    const uint32_t stamp = NextStamp();
+    for (int32_t o : others)
+      if (o != u && level_[o] > level_[u]) seen_[o] = stamp | kTargetBit;
+    stack_.assign(1, u);
+    while (!stack_.empty()) {
+      const int32_t v = stack_.back();
+      stack_.pop_back();
+      for (int32_t s : successors_[v]) {
+        if (level_[s] > frontier) continue;
+        if (seen_[s] == (stamp | kTargetBit)) return false;
+        if (seen_[s] == stamp) continue;
+        if (--*budget < 0) return false;
+        seen_[s] = stamp;
+        stack_.push_back(s);
+      }
     }
-    for (size_t w = 0; w < ancestors.size(); ++w)
-      if (static_cast<int32_t>(w) == u || ancestors[w].count(u)) ancestors[w].insert(added.begin(), added.end());
+    return true;
   }
+
+  // Adds d -> u for every d in `from` (other than u) and restores the level
+  // order. The caller has checked with CanPointAt that this is acyclic.
+  void PointAt(int32_t u, const std::vector<int32_t>& from) {
+    int32_t need = level_[u];
+    for (int32_t d : from) {
+      if (d == u) continue;
+      if (edges_.insert(Key(d, u)).second) successors_[d].push_back(u);
+      need = std::max(need, level_[d] + 1);
+    }
+    if (need == level_[u]) return;
+    level_[u] = need;
+    stack_.assign(1, u);
+    while (!stack_.empty()) {
+      const int32_t v = stack_.back();
+      stack_.pop_back();
+      for (int32_t s : successors_[v])
+        if (level_[s] <= level_[v]) {
+          level_[s] = level_[v] + 1;
+          // A longest path is shorter than the unit count; a longer one
+          // means a cycle slipped in. Stop rather than climb forever.
+          if (static_cast<size_t>(level_[s]) >= level_.size()) {
+            cyclic_ = true;
+            return;
+          }
+          stack_.push_back(s);
+        }
+    }
+  }
+
+ private:
+  static constexpr uint32_t kTargetBit = 1u << 31;
+  static uint64_t Key(int32_t from, int32_t to) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(from)) << 32) | static_cast<uint32_t>(to);
+  }
+  uint32_t NextStamp() {
+    if (++stamp_ == kTargetBit) {  // wrapped: forget old marks
+      std::fill(seen_.begin(), seen_.end(), 0);
+      stamp_ = 1;
+    }
+    return stamp_;
+  }
+
+  std::vector<int32_t> level_;
+  std::vector<std::vector<int32_t>> successors_;
+  std::unordered_set<uint64_t> edges_;  // dedupes successor lists
+  std::vector<uint32_t> seen_;          // search marks, by stamp
+  uint32_t stamp_ = 0;
+  std::vector<int32_t> stack_;
+  bool cyclic_ = false;
 };
 
 }  // namespace
@@ -62,69 +164,74 @@ absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vect
                                                         claims.empty() ? ": no accelerators selected" : ""));
     }
   }
-  // 2. Grouping, in topological order.
+  // 2. Grouping, in topological order (see the comment at the top).
   const std::vector<int32_t> producer = graph.ProducerIndex();
   std::vector<int32_t> op_unit(op_count, -1);
-  UnitGraph units;
+  UnitDag units;
   std::vector<int32_t> unit_partition;    // unit -> partition or -1
   std::vector<int32_t> unit_dispatch_op;  // unit -> existing DISPATCH op or -1
+  std::vector<std::vector<int32_t>> units_of(claims.size());  // accelerator -> its units, oldest first
+  std::vector<int32_t> input_units;
   for (size_t o = 0; o < op_count; ++o) {
     const Op& op = graph.ops[o];
-    std::set<int32_t> input_units;
+    input_units.clear();
     for (int32_t t : op.inputs)
-      if (t >= 0 && producer[t] >= 0) input_units.insert(op_unit[producer[t]]);
+      if (t >= 0 && producer[t] >= 0) input_units.push_back(op_unit[producer[t]]);
+    std::sort(input_units.begin(), input_units.end());
+    input_units.erase(std::unique(input_units.begin(), input_units.end()), input_units.end());
     int32_t target = -1;
+    const int32_t acc = plan.placements[o].accelerator;
     if (op.type != TSR_OP_DISPATCH) {
-      const int32_t acc = plan.placements[o].accelerator;
-      // Joining unit u is safe iff no other input unit depends on u:
-      // otherwise u -> other -> op would be a cycle once op is inside u.
+      int budget = kSearchBudget;
       auto can_join = [&](int32_t u) {
         const int32_t p = unit_partition[u];
-        if (p < 0 || plan.partitions[p].accelerator != acc) return false;
-        for (int32_t other : input_units)
-          if (other != u && units.ancestors[other].count(u)) return false;
-        return true;
+        return p >= 0 && plan.partitions[p].accelerator == acc && units.CanPointAt(u, input_units, &budget);
       };
-      // Prefer a partition that produces one of the op's inputs (no cut on
-      // that edge); else any partition of the same accelerator, newest
-      // first, so independent branches share one dispatch.
       for (int32_t u : input_units)
         if (can_join(u)) { target = u; break; }
-      for (int32_t u = static_cast<int32_t>(unit_partition.size()) - 1; target < 0 && u >= 0; --u)
-        if (can_join(u)) target = u;
+      const std::vector<int32_t>& mine = units_of[acc];
+      int tried = 0;
+      for (auto it = mine.rbegin(); target < 0 && it != mine.rend() && tried < kFallbackCandidates; ++it) {
+        if (std::binary_search(input_units.begin(), input_units.end(), *it)) continue;  // tried above
+        ++tried;
+        if (can_join(*it)) target = *it;
+      }
     }
     if (target < 0) {
-      target = units.Add();
+      target = units.Add(0);
       if (op.type == TSR_OP_DISPATCH) {
         unit_partition.push_back(-1);
         unit_dispatch_op.push_back(static_cast<int32_t>(o));
       } else {
         unit_partition.push_back(static_cast<int32_t>(plan.partitions.size()));
         unit_dispatch_op.push_back(-1);
-        const int32_t acc = plan.placements[o].accelerator;
         plan.partitions.push_back({acc, claims[acc].vendor, {}});
+        units_of[acc].push_back(target);
       }
     }
-    input_units.erase(target);
-    units.AddDependencies(target, input_units);
+    units.PointAt(target, input_units);
+    if (units.cyclic()) return absl::InternalError("partitioner created a cycle");
     op_unit[o] = target;
     if (unit_partition[target] >= 0) {
       plan.partitions[unit_partition[target]].ops.push_back(static_cast<int32_t>(o));
       plan.op_partition[o] = unit_partition[target];
     }
   }
-  // 3. Order units topologically (fewest ancestors first is a valid order
-  // because ancestor sets are transitively closed and acyclic).
-  std::vector<int32_t> order(units.ancestors.size());
+  // 3. Order units topologically: by level (every edge climbs), then by
+  // creation. Check the invariant once, so a bug shows as an error and not
+  // as a deadlocked schedule.
+  std::vector<int32_t> order(units.size());
   for (size_t u = 0; u < order.size(); ++u) order[u] = static_cast<int32_t>(u);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
-    return units.ancestors[a].size() < units.ancestors[b].size();
-  });
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return units.level(a) < units.level(b); });
+  for (size_t u = 0; u < units.size(); ++u)
+    for (int32_t s : units.successors(static_cast<int32_t>(u)))
+      if (units.level(s) <= units.level(static_cast<int32_t>(u))) return absl::InternalError("partitioner created a cycle");
   // Number partitions in execution order, so reports and profiles agree.
   std::vector<int32_t> renumber(plan.partitions.size(), -1);
   std::vector<PlannedPartition> ordered;
+  ordered.reserve(plan.partitions.size());
+  plan.order.reserve(order.size());
   for (int32_t u : order) {
-    if (units.ancestors[u].count(u)) return absl::InternalError("partitioner created a cycle");
     int32_t p = unit_partition[u];
     if (p >= 0) {
       renumber[p] = static_cast<int32_t>(ordered.size());

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "gmock/gmock.h"
+#include "gtest/gtest-spi.h"
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
 #include "tessera/ops.h"
@@ -142,6 +143,221 @@ TEST(Partitioner, RandomGraphsAlwaysGiveAnExecutableOrder) {
     for (size_t o = 0; o < g.ops.size(); ++o)
       EXPECT_EQ(plan->partitions[plan->op_partition[o]].vendor, a_ops.count(static_cast<int>(o)) ? "a" : "cpu");
   }
+}
+
+// Brute force, independent of the partitioner: op-level reachability by
+// closure, then no path may leave a partition and come back into it.
+void ExpectConvex(const Graph& g, const PartitionPlan& plan) {
+  const size_t n = g.ops.size();
+  const std::vector<int32_t> producer = g.ProducerIndex();
+  std::vector<std::vector<bool>> reach(n, std::vector<bool>(n, false));  // reach[a][b]: a path a -> b
+  for (size_t b = 0; b < n; ++b)
+    for (int32_t t : g.ops[b].inputs) {
+      if (t < 0 || producer[t] < 0) continue;
+      const size_t a = static_cast<size_t>(producer[t]);
+      reach[a][b] = true;
+      for (size_t x = 0; x < n; ++x)
+        if (reach[x][a]) reach[x][b] = true;  // ops are topological: reach[x][a] is final
+    }
+  for (size_t x = 0; x < n; ++x)
+    for (size_t z = 0; z < n; ++z) {
+      if (!reach[x][z] || plan.op_partition[z] == plan.op_partition[x]) continue;
+      for (size_t y = 0; y < n; ++y)
+        EXPECT_FALSE(reach[z][y] && plan.op_partition[y] == plan.op_partition[x])
+            << "path op " << x << " -> op " << z << " (partition " << plan.op_partition[z] << ") -> op " << y
+            << " leaves partition " << plan.op_partition[x] << " and re-enters it";
+    }
+}
+
+TEST(Partitioner, ConvexityCheckCatchesAPathThatReenters) {
+  // The checker itself: op0 and op2 together with op1 (which sits on the
+  // path op0 -> op1 -> op2) elsewhere is not convex.
+  Graph g = Chain(3);
+  PartitionPlan bad;
+  bad.op_partition = {0, 1, 0};
+  EXPECT_NONFATAL_FAILURE(ExpectConvex(g, bad), "leaves partition 0 and re-enters it");
+  PartitionPlan good;
+  good.op_partition = {0, 0, 1};
+  ExpectConvex(g, good);
+}
+
+// Three vendors in priority order: "a" takes ops with a_or_b[o] == 1, "b"
+// those with 2, "cpu" everything.
+std::vector<AcceleratorClaims> ThreeVendorClaims(const std::vector<int>& a_or_b) {
+  AcceleratorClaims a{"a", {}}, b{"b", {}}, cpu{"cpu", {}};
+  for (int who : a_or_b) {
+    a.claims.push_back(who == 1 ? OpClaim{true} : OpClaim{false, TSR_REFUSAL_UNSUPPORTED_OP, ""});
+    b.claims.push_back(who == 2 ? OpClaim{true} : OpClaim{false, TSR_REFUSAL_UNSUPPORTED_OP, ""});
+    cpu.claims.push_back(OpClaim{true});
+  }
+  return {a, b, cpu};
+}
+
+// n ADDs, each reading one tensor from anywhere earlier and one of the
+// `recent` newest; (*who)[i] picks op i's vendor for ThreeVendorClaims.
+Graph RandomDag(std::mt19937& rng, int n, size_t recent, std::vector<int>* who) {
+  ModelBuilder b("random");
+  std::vector<int32_t> live = {b.Input("x", TSR_DTYPE_F32, {4}), b.Input("y", TSR_DTYPE_F32, {4})};
+  who->assign(n, 0);
+  for (int i = 0; i < n; ++i) {
+    const int32_t l = live[rng() % live.size()], r = live[live.size() - 1 - rng() % std::min(live.size(), recent)];
+    live.push_back(b.Op(TSR_OP_ADD, {l, r}));
+    (*who)[i] = static_cast<int>(rng() % 3);
+  }
+  b.Output(live.back());
+  return *std::move(b).Build();
+}
+
+TEST(Partitioner, RandomDagsGiveConvexPartitions) {
+  // Inputs drawn from anywhere earlier make diamonds and skip connections;
+  // three vendors make merges through a third party tempting.
+  std::mt19937 rng(2024);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int n = 2 + static_cast<int>(rng() % 40);
+    std::vector<int> who;
+    Graph g = RandomDag(rng, n, 4, &who);
+    auto plan = PlanPartitions(g, ThreeVendorClaims(who));
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    ExpectExecutable(g, *plan);
+    ExpectConvex(g, *plan);
+    for (int i = 0; i < n; ++i)
+      EXPECT_EQ(plan->partitions[plan->op_partition[i]].vendor, who[i] == 1 ? "a" : who[i] == 2 ? "b" : "cpu");
+    if (HasFailure()) FAIL() << "trial " << trial;
+  }
+}
+
+TEST(Partitioner, LadderKeepsEachRailInOnePartition) {
+  // Rail a: a0 -> a1 -> ...; each a_i also feeds b_i on the cpu, whose
+  // outputs leave the graph. Every b_i can share one partition (no b reads
+  // another b, and nothing on rail a reads a b), so 2 partitions suffice.
+  ModelBuilder b("ladder");
+  int32_t t = b.Input("x", TSR_DTYPE_F32, {4});
+  std::set<int> a_ops;
+  for (int i = 0; i < 20; ++i) {
+    t = b.Op(TSR_OP_RELU, {t});
+    a_ops.insert(2 * i);
+    b.Output(b.Op(TSR_OP_SIN, {t}));
+  }
+  Graph g = *std::move(b).Build();
+  auto plan = PlanPartitions(g, Claims(g, a_ops));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->partitions.size(), 2u);
+  ExpectConvex(g, *plan);
+  ExpectExecutable(g, *plan);
+}
+
+TEST(Partitioner, LadderWithRungsBackIsCutAtEveryRung) {
+  // Step i: a-op r = RELU(t), cpu-op s = SIN(r), a-op t = ADD(r, s). The ADD
+  // cannot join r's partition (s sits between them) but the next RELU joins
+  // the ADD's; no two SINs can merge (an a-partition sits between them).
+  // So {r0}, then {ADD_i, r_i+1} pairs, the last ADD alone, and 10 SINs:
+  // 11 + 10, the fewest convex partitions this graph allows.
+  ModelBuilder b("ladder");
+  int32_t t = b.Input("x", TSR_DTYPE_F32, {4});
+  std::set<int> a_ops;
+  for (int i = 0; i < 10; ++i) {
+    const int32_t r = b.Op(TSR_OP_RELU, {t});
+    const int32_t rung = b.Op(TSR_OP_SIN, {r});
+    t = b.Op(TSR_OP_ADD, {r, rung});
+    a_ops.insert({3 * i, 3 * i + 2});
+  }
+  b.Output(t);
+  Graph g = *std::move(b).Build();
+  auto plan = PlanPartitions(g, Claims(g, a_ops));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->partitions.size(), 21u);
+  for (int i = 0; i + 1 < 10; ++i) EXPECT_EQ(plan->op_partition[3 * i + 2], plan->op_partition[3 * i + 3]);
+  ExpectConvex(g, *plan);
+  ExpectExecutable(g, *plan);
+}
+
+TEST(Partitioner, HundredThousandOpAlternatingChain) {
+  // a, cpu, a, cpu, ...: no two ops can share a partition (each pair of
+  // same-vendor ops has the other vendor between them), so exactly one
+  // partition per op, in chain order, each on its claimant.
+  constexpr int kOps = 100000;
+  Graph g = Chain(kOps);
+  std::set<int> a_ops;
+  for (int i = 0; i < kOps; i += 2) a_ops.insert(i);
+  auto plan = PlanPartitions(g, Claims(g, a_ops));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->partitions.size(), static_cast<size_t>(kOps));
+  for (int i = 0; i < kOps; ++i) {
+    ASSERT_EQ(plan->op_partition[i], i);
+    ASSERT_EQ(plan->partitions[i].ops, std::vector<int32_t>{i});
+    ASSERT_EQ(plan->partitions[i].vendor, i % 2 == 0 ? "a" : "cpu");
+  }
+}
+
+TEST(Partitioner, HundredThousandOpChainOfRunsCutsOnlyAtChanges) {
+  // Runs of three a-ops then one cpu-op: one partition per run.
+  constexpr int kOps = 100000;
+  Graph g = Chain(kOps);
+  std::set<int> a_ops;
+  for (int i = 0; i < kOps; ++i)
+    if (i % 4 != 3) a_ops.insert(i);
+  auto plan = PlanPartitions(g, Claims(g, a_ops));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->partitions.size(), static_cast<size_t>(kOps / 2));
+  for (int i = 0; i < kOps; ++i) {
+    ASSERT_EQ(plan->op_partition[i], i / 4 * 2 + (i % 4 == 3 ? 1 : 0)) << "op " << i;
+    ASSERT_EQ(plan->partitions[plan->op_partition[i]].vendor, a_ops.count(i) ? "a" : "cpu");
+  }
+}
+
+TEST(Partitioner, HundredThousandIndependentBranchesShareTwoPartitions) {
+  // Every op reads the graph input only: all a-ops can share one dispatch,
+  // all cpu-ops another. This is the "newest partition of the vendor" path.
+  constexpr int kOps = 100000;
+  ModelBuilder b("fan");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {4});
+  std::set<int> a_ops;
+  for (int i = 0; i < kOps; ++i) {
+    b.Output(b.Op(TSR_OP_RELU, {x}));
+    if (i % 2 == 0) a_ops.insert(i);
+  }
+  Graph g = *std::move(b).Build();
+  auto plan = PlanPartitions(g, Claims(g, a_ops));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->partitions.size(), 2u);
+  EXPECT_EQ(plan->partitions[0].ops.size(), static_cast<size_t>(kOps / 2));
+  EXPECT_EQ(plan->partitions[1].ops.size(), static_cast<size_t>(kOps / 2));
+}
+
+TEST(Partitioner, LargeRandomDagHasAnAcyclicPartitionGraph) {
+  // Big enough that the search bounds are reached. Convexity of every
+  // partition is the same as the partition graph (op edges between
+  // different partitions) being acyclic, which Kahn's algorithm checks in
+  // linear time.
+  std::mt19937 rng(5);
+  constexpr int kOps = 20000;
+  std::vector<int> who;
+  Graph g = RandomDag(rng, kOps, 16, &who);
+  auto plan = PlanPartitions(g, ThreeVendorClaims(who));
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const size_t parts = plan->partitions.size();
+  std::vector<std::set<int32_t>> next(parts);
+  std::vector<int> indegree(parts, 0);
+  const std::vector<int32_t> producer = g.ProducerIndex();
+  for (int o = 0; o < kOps; ++o)
+    for (int32_t t : g.ops[o].inputs) {
+      if (t < 0 || producer[t] < 0) continue;
+      const int32_t from = plan->op_partition[producer[t]], to = plan->op_partition[o];
+      if (from != to && next[from].insert(to).second) ++indegree[to];
+    }
+  std::vector<int32_t> ready;
+  for (size_t p = 0; p < parts; ++p)
+    if (indegree[p] == 0) ready.push_back(static_cast<int32_t>(p));
+  size_t done = 0;
+  while (!ready.empty()) {
+    const int32_t p = ready.back();
+    ready.pop_back();
+    ++done;
+    for (int32_t q : next[p])
+      if (--indegree[q] == 0) ready.push_back(q);
+  }
+  EXPECT_EQ(done, parts) << "the partition graph has a cycle";
+  ExpectExecutable(g, *plan);
 }
 
 }  // namespace

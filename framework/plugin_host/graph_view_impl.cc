@@ -1,19 +1,39 @@
 #include "plugin_host/graph_view_impl.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <iterator>
-#include <set>
+#include <unordered_set>
 
 #include "tessera/ops.h"
 
 namespace tessera {
 
-GraphView::GraphView(const Graph& graph, std::vector<int32_t> op_indices)
+GraphUses::GraphUses(const Graph& graph)
+    : first_(graph.tensors.size() + 1, 0), is_graph_output_(graph.tensors.size(), false) {
+  const int32_t tensor_count = static_cast<int32_t>(graph.tensors.size());
+  auto valid = [&](int32_t t) { return t >= 0 && t < tensor_count; };
+  for (const Op& op : graph.ops)
+    for (int32_t t : op.inputs)
+      if (valid(t)) ++first_[t + 1];
+  for (size_t t = 0; t < graph.tensors.size(); ++t) first_[t + 1] += first_[t];
+  consumers_.resize(first_.back());
+  std::vector<int32_t> next(first_.begin(), first_.end() - 1);
+  for (size_t o = 0; o < graph.ops.size(); ++o)
+    for (int32_t t : graph.ops[o].inputs)
+      if (valid(t)) consumers_[next[t]++] = static_cast<int32_t>(o);
+  for (int32_t t : graph.outputs)
+    if (valid(t)) is_graph_output_[t] = true;
+}
+
+GraphView::GraphView(const Graph& graph, std::vector<int32_t> op_indices, const GraphUses& uses)
     : graph_(&graph), ops_(std::move(op_indices)) {
-  std::set<int32_t> produced_inside;
+  std::unordered_set<int32_t> produced_inside;
   for (int32_t o : ops_)
     for (int32_t t : graph.ops[o].outputs) produced_inside.insert(t);
-  std::set<int32_t> in_set(ops_.begin(), ops_.end());
+  std::vector<int32_t> in_set(ops_);  // sorted, for membership
+  std::sort(in_set.begin(), in_set.end());
+  local_.reserve(2 * ops_.size());
   // Inputs: read here, produced elsewhere (or graph inputs), not constants.
   for (int32_t o : ops_) {
     for (int32_t t : graph.ops[o].inputs) {
@@ -26,25 +46,30 @@ GraphView::GraphView(const Graph& graph, std::vector<int32_t> op_indices)
     for (int32_t t : graph.ops[o].outputs) Intern(t);
   }
   // Outputs: produced here and needed outside (another op or the graph).
-  std::set<int32_t> needed_outside(graph.outputs.begin(), graph.outputs.end());
-  for (size_t o = 0; o < graph.ops.size(); ++o) {
-    if (in_set.count(static_cast<int32_t>(o))) continue;
-    for (int32_t t : graph.ops[o].inputs) if (t >= 0) needed_outside.insert(t);
-  }
+  auto needed_outside = [&](int32_t t) {
+    if (uses.is_graph_output(t)) return true;
+    for (int32_t c : uses.consumers(t))
+      if (!std::binary_search(in_set.begin(), in_set.end(), c)) return true;
+    return false;
+  };
   for (int32_t o : ops_)
     for (int32_t t : graph.ops[o].outputs)
-      if (needed_outside.count(t)) outputs_.push_back(local_.at(t));
+      if (needed_outside(t)) outputs_.push_back(local_.at(t));
 }
 
 GraphView GraphView::Whole(const Graph& graph) {
   std::vector<int32_t> ops;
   for (size_t i = 0; i < graph.ops.size(); ++i)
     if (graph.ops[i].type != TSR_OP_DISPATCH) ops.push_back(static_cast<int32_t>(i));
-  return GraphView(graph, std::move(ops));
+  return GraphView(graph, std::move(ops), GraphUses(graph));
+}
+
+GraphView GraphView::Partition(const Graph& graph, std::vector<int32_t> op_indices, const GraphUses& uses) {
+  return GraphView(graph, std::move(op_indices), uses);
 }
 
 GraphView GraphView::Partition(const Graph& graph, std::vector<int32_t> op_indices) {
-  return GraphView(graph, std::move(op_indices));
+  return GraphView(graph, std::move(op_indices), GraphUses(graph));
 }
 
 int32_t GraphView::Intern(int32_t global) {

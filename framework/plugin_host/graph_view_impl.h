@@ -4,6 +4,7 @@
 #ifndef TESSERA_FRAMEWORK_PLUGIN_HOST_GRAPH_VIEW_IMPL_H_
 #define TESSERA_FRAMEWORK_PLUGIN_HOST_GRAPH_VIEW_IMPL_H_
 
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -12,12 +13,32 @@
 
 namespace tessera {
 
+// Who reads each tensor, built once per graph so that a partition's view
+// can find its outputs by looking only at its own ops' consumers: views of
+// P partitions then cost the sum of their sizes, not P times the graph.
+class GraphUses {
+ public:
+  explicit GraphUses(const Graph& graph);
+  // Ops reading tensor t (an op reading t twice appears twice).
+  std::span<const int32_t> consumers(int32_t t) const {
+    return {consumers_.data() + first_[t], consumers_.data() + first_[t + 1]};
+  }
+  bool is_graph_output(int32_t t) const { return is_graph_output_[t]; }
+
+ private:
+  std::vector<int32_t> first_;       // per tensor, into consumers_ (CSR)
+  std::vector<int32_t> consumers_;
+  std::vector<bool> is_graph_output_;
+};
+
 class GraphView {
  public:
   // All ops of `graph` except DISPATCH ops; boundary = graph inputs/outputs
   // plus any DISPATCH inputs/outputs.
   static GraphView Whole(const Graph& graph);
-  // `op_indices` in topological order.
+  // `op_indices` in topological order. Costs O(partition) given `uses`;
+  // the overload without it builds one, which costs O(graph).
+  static GraphView Partition(const Graph& graph, std::vector<int32_t> op_indices, const GraphUses& uses);
   static GraphView Partition(const Graph& graph, std::vector<int32_t> op_indices);
 
   tsr_graph handle() const { return reinterpret_cast<tsr_graph>(const_cast<GraphView*>(this)); }
@@ -32,7 +53,7 @@ class GraphView {
   const Tensor* LocalTensor(int32_t local) const;
 
  private:
-  GraphView(const Graph& graph, std::vector<int32_t> op_indices);
+  GraphView(const Graph& graph, std::vector<int32_t> op_indices, const GraphUses& uses);
   int32_t Intern(int32_t global);
 
   const Graph* graph_;

@@ -1,5 +1,9 @@
 #include "plugin_host/graph_view_impl.h"
 
+#include <algorithm>
+#include <random>
+#include <set>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
@@ -206,6 +210,47 @@ TEST_F(GraphViewTest, OmittedOptionalInput) {
   ASSERT_EQ(api_->op_input_count(v.handle(), 0), 3u);
   EXPECT_EQ(api_->op_input(v.handle(), 0, 2), TSR_NO_TENSOR);
   EXPECT_EQ(api_->tensor_count(v.handle()), 3u);  // x, w, y: no slot for the omitted bias
+}
+
+TEST(GraphViewPartition, SharedUsesGiveTheBoundaryOfABruteForceScan) {
+  // Views made from one GraphUses (O(partition) each) against the
+  // definition, by scanning the whole graph: inputs are tensors read here
+  // and made elsewhere (not constants); outputs are tensors made here and
+  // read outside or leaving the graph.
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 50; ++trial) {
+    ModelBuilder b("random");
+    std::vector<int32_t> live = {b.Input("x", TSR_DTYPE_F32, {4}),
+                                 b.Constant<float>("c", {4}, std::vector<float>{1, 2, 3, 4})};
+    const int n = 2 + static_cast<int>(rng() % 30);
+    for (int i = 0; i < n; ++i) live.push_back(b.Op(TSR_OP_ADD, {live[rng() % live.size()], live[rng() % live.size()]}));
+    b.Output(live.back());
+    b.Output(live[2 + rng() % n]);
+    Graph g = *std::move(b).Build();
+    const GraphUses uses(g);
+    std::vector<int32_t> ops;
+    for (int o = 0; o < n; ++o)
+      if (rng() % 2) ops.push_back(o);
+    GraphView v = GraphView::Partition(g, ops, uses);
+    std::set<int32_t> in(ops.begin(), ops.end()), made, want_inputs, want_outputs, got_inputs, got_outputs;
+    for (int32_t o : ops) made.insert(g.ops[o].outputs.begin(), g.ops[o].outputs.end());
+    for (int32_t o : ops)
+      for (int32_t t : g.ops[o].inputs)
+        if (!made.count(t) && !g.tensors[t].is_constant) want_inputs.insert(t);
+    for (int32_t t : made) {
+      bool outside = std::find(g.outputs.begin(), g.outputs.end(), t) != g.outputs.end();
+      for (int o = 0; o < n; ++o)
+        if (!in.count(o) && std::find(g.ops[o].inputs.begin(), g.ops[o].inputs.end(), t) != g.ops[o].inputs.end())
+          outside = true;
+      if (outside) want_outputs.insert(t);
+    }
+    for (int32_t l : v.inputs()) got_inputs.insert(v.tensors()[l]);
+    for (int32_t l : v.outputs()) got_outputs.insert(v.tensors()[l]);
+    EXPECT_EQ(got_inputs, want_inputs) << "trial " << trial;
+    EXPECT_EQ(got_outputs, want_outputs) << "trial " << trial;
+    EXPECT_EQ(v.inputs().size(), want_inputs.size()) << "an input listed twice";
+    EXPECT_EQ(v.outputs().size(), want_outputs.size()) << "an output listed twice";
+  }
 }
 
 }  // namespace

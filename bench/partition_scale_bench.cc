@@ -1,0 +1,178 @@
+// How the partitioner and the per-partition graph views scale with the op
+// count. Each (graph, size) runs in a forked child so that its peak RSS
+// (getrusage) is its own, and so that a run past the time cap can be killed
+// without ending the bench; once a size times out, larger sizes of that
+// graph are skipped. Figures go to docs/benchmarks.md.
+//
+//   partition_scale_bench [--max-ops N] [--cap-s S] [--only chain-single|chain-alternating|dag]
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "model/model_builder.h"
+#include "partition/partitioner.h"
+#include "plugin_host/graph_view_impl.h"
+#include "tessera/ops.h"
+
+namespace tessera {
+namespace {
+
+// Claims of "npu" (ops where npu_takes[o]) before "cpu" (every op): the
+// partitioner API directly, with no plugin in the way.
+std::vector<AcceleratorClaims> TwoVendorClaims(const std::vector<bool>& npu_takes) {
+  AcceleratorClaims npu{"npu", {}}, cpu{"cpu", {}};
+  npu.claims.reserve(npu_takes.size());
+  cpu.claims.assign(npu_takes.size(), OpClaim{true});
+  for (bool takes : npu_takes)
+    npu.claims.push_back(takes ? OpClaim{true} : OpClaim{false, TSR_REFUSAL_UNSUPPORTED_OP, ""});
+  return {npu, cpu};
+}
+
+struct Workload {
+  Graph graph;
+  std::vector<AcceleratorClaims> claims;
+};
+
+// x -> op0 -> op1 -> ...; `alternate` gives npu the even ops only, so every
+// op is a cut (the worst case for the partition count).
+Workload Chain(int n, bool alternate) {
+  ModelBuilder b("chain");
+  int32_t t = b.Input("x", TSR_DTYPE_F32, {4});
+  std::vector<bool> npu(n);
+  for (int i = 0; i < n; ++i) {
+    t = b.Op(TSR_OP_RELU, {t});
+    npu[i] = !alternate || i % 2 == 0;
+  }
+  b.Output(t);
+  return {*std::move(b).Build(), TwoVendorClaims(npu)};
+}
+
+// A wide branching DAG: each ADD reads two of the last 64 tensors, and npu
+// takes a random half, so there are many independent branches that the
+// partitioner may group and many tempting merges that would be cycles.
+Workload Dag(int n) {
+  std::mt19937 rng(7);
+  ModelBuilder b("dag");
+  std::vector<int32_t> live;
+  for (int i = 0; i < 8; ++i) live.push_back(b.Input(absl::StrCat("x", i), TSR_DTYPE_F32, {4}));
+  std::vector<bool> npu(n);
+  for (int i = 0; i < n; ++i) {
+    const size_t window = std::min<size_t>(live.size(), 64);
+    int32_t a = live[live.size() - 1 - rng() % window];
+    int32_t c = live[live.size() - 1 - rng() % window];
+    live.push_back(b.Op(TSR_OP_ADD, {a, c}));
+    npu[i] = rng() % 2;
+  }
+  for (size_t i = live.size() - 8; i < live.size(); ++i) b.Output(live[i]);
+  return {*std::move(b).Build(), TwoVendorClaims(npu)};
+}
+
+Workload Make(const std::string& kind, int n) {
+  if (kind == "chain-single") return Chain(n, false);
+  if (kind == "chain-alternating") return Chain(n, true);
+  return Dag(n);
+}
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+long PeakRssKb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+struct Result {
+  double plan_s = 0, views_s = 0;
+  long graph_rss_kb = 0, peak_rss_kb = 0;
+  long partitions = 0;
+};
+
+// In the child: build, plan, make every partition's view.
+Result Measure(const std::string& kind, int n) {
+  Result r;
+  Workload w = Make(kind, n);
+  r.graph_rss_kb = PeakRssKb();
+  auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<PartitionPlan> plan = PlanPartitions(w.graph, w.claims);
+  r.plan_s = Seconds(start);
+  if (!plan.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(plan.status().message()).c_str());
+    std::exit(2);
+  }
+  r.partitions = static_cast<long>(plan->partitions.size());
+  start = std::chrono::steady_clock::now();
+  {
+    const GraphUses uses(w.graph);
+    std::vector<GraphView> views;
+    views.reserve(plan->partitions.size());
+    for (const PlannedPartition& p : plan->partitions) views.push_back(GraphView::Partition(w.graph, p.ops, uses));
+  }
+  r.views_s = Seconds(start);
+  r.peak_rss_kb = PeakRssKb();
+  return r;
+}
+
+// Runs Measure in a child killed after cap_s; false if it did not finish.
+bool RunCapped(const std::string& kind, int n, int cap_s, Result* out) {
+  int fd[2];
+  if (pipe(fd) != 0) return false;
+  const pid_t child = fork();
+  if (child == 0) {
+    close(fd[0]);
+    alarm(static_cast<unsigned>(cap_s));  // SIGALRM ends a run past the cap
+    Result r = Measure(kind, n);
+    if (write(fd[1], &r, sizeof r) != static_cast<ssize_t>(sizeof r)) _exit(3);
+    _exit(0);
+  }
+  close(fd[1]);
+  Result r;
+  const bool got = read(fd[0], &r, sizeof r) == static_cast<ssize_t>(sizeof r);
+  close(fd[0]);
+  int status = 0;
+  waitpid(child, &status, 0);
+  if (!got || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return false;
+  *out = r;
+  return true;
+}
+
+}  // namespace
+}  // namespace tessera
+
+int main(int argc, char** argv) {
+  int max_ops = 1000000, cap_s = 60;
+  const char* only = nullptr;  // one graph kind, for profiling
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--max-ops") == 0) max_ops = std::atoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--cap-s") == 0) cap_s = std::atoi(argv[i + 1]);
+    else if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
+  }
+  std::printf("%-18s %9s %11s %10s %10s %13s %13s\n", "graph", "ops", "partitions", "plan_ms", "views_ms",
+              "graph_rss_MB", "peak_rss_MB");
+  for (const char* kind : {"chain-single", "chain-alternating", "dag"}) {
+    if (only != nullptr && std::strcmp(only, kind) != 0) continue;
+    for (int n = 1000; n <= max_ops; n *= 10) {
+      tessera::Result r;
+      if (!tessera::RunCapped(kind, n, cap_s, &r)) {
+        std::printf("%-18s %9d  did not finish within %d s (or failed); larger sizes skipped\n", kind, n, cap_s);
+        std::fflush(stdout);
+        break;
+      }
+      std::printf("%-18s %9d %11ld %10.1f %10.1f %13.1f %13.1f\n", kind, n, r.partitions, r.plan_s * 1e3,
+                  r.views_s * 1e3, r.graph_rss_kb / 1024.0, r.peak_rss_kb / 1024.0);
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
