@@ -107,16 +107,17 @@ namespace {
 // ---- MAX_POOL_2D / AVG_POOL_2D ------------------------------------------------
 
 // True when every window along one spatial axis sees at least one real tap.
+// Constant time, not a loop over the windows: `out` comes from the model, and
+// a 2^29-row input made loading take seconds
+// (fuzz/regressions/cpu_dispatch_load/pool_window_check_hang.bin). With
+// d <= in (the caller refuses wider dilations) consecutive taps are at most
+// `in` apart, so a window misses the input only when all its taps fall
+// before it or all after it; the first window's last tap and the last
+// window's first tap are the extreme cases.
 bool EveryWindowHasATap(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t pad_begin) {
-  for (int64_t o = 0; o < out; ++o) {
-    bool any = false;
-    for (int64_t j = 0; j < k && !any; ++j) {
-      const int64_t i = o * s - pad_begin + j * d;
-      any = i >= 0 && i < in;
-    }
-    if (!any) return false;
-  }
-  return true;
+  const int64_t first_window_last_tap = (k - 1) * d - pad_begin;
+  const int64_t last_window_first_tap = (out - 1) * s - pad_begin;
+  return first_window_last_tap >= 0 && last_window_first_tap < in;
 }
 
 
@@ -175,6 +176,7 @@ Act AppendPool(PlanOp& plan, int32_t op, const dnnl::engine& engine, const Attri
     pad_end[a] = (o - 1) * st[a] + e - in[a] - pd[a];
     if (pad_end[a] < 0) pad_end[a] = 0;
     if (include_pad && pad_end[a] != pd[a + 2]) Refuse("pool: COUNT_INCLUDE_PAD with ceil-mode windows");
+    if (dl[a] > in[a]) Refuse("pool: dilation wider than the input");  // see EveryWindowHasATap
     if (!EveryWindowHasATap(in[a], o, ks[a], st[a], dl[a], pd[a])) Refuse("pool: a window sees only padding");
     if (op == TSR_OP_AVG_POOL_2D && dl[a] != 1) Refuse("AVG_POOL_2D: dilation");
   }
