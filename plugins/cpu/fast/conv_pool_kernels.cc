@@ -107,16 +107,17 @@ namespace {
 // ---- MAX_POOL_2D / AVG_POOL_2D ------------------------------------------------
 
 // True when every window along one spatial axis sees at least one real tap.
+// Constant time, not a loop over the windows: `out` comes from the model, and
+// a 2^29-row input made loading take seconds
+// (fuzz/regressions/cpu_dispatch_load/pool_window_check_hang.bin). With
+// d <= in (the caller refuses wider dilations) consecutive taps are at most
+// `in` apart, so a window misses the input only when all its taps fall
+// before it or all after it; the first window's last tap and the last
+// window's first tap are the extreme cases.
 bool EveryWindowHasATap(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d, int64_t pad_begin) {
-  for (int64_t o = 0; o < out; ++o) {
-    bool any = false;
-    for (int64_t j = 0; j < k && !any; ++j) {
-      const int64_t i = o * s - pad_begin + j * d;
-      any = i >= 0 && i < in;
-    }
-    if (!any) return false;
-  }
-  return true;
+  const int64_t first_window_last_tap = (k - 1) * d - pad_begin;
+  const int64_t last_window_first_tap = (out - 1) * s - pad_begin;
+  return first_window_last_tap >= 0 && last_window_first_tap < in;
 }
 
 
@@ -161,6 +162,16 @@ Act AppendPool(PlanOp& plan, int32_t op, const dnnl::engine& engine, const Attri
   const auto pd = PairOrDefault(attrs, TSR_ATTR_PADS, 4, 0, 0, "PADS");
   const bool ceil_mode = attrs.GetInt(TSR_ATTR_CEIL_MODE, 0) != 0;
   const bool include_pad = op == TSR_OP_AVG_POOL_2D && attrs.GetInt(TSR_ATTR_COUNT_INCLUDE_PAD, 0) != 0;
+  // Untrusted attributes: bounded before any arithmetic, so the window and
+  // span sums below cannot overflow (a fuzzed PADS of 2^62 did). Nothing
+  // real comes near; the reference kernel takes what is refused here.
+  constexpr int64_t kMaxWindowAttribute = int64_t{1} << 24;
+  for (int a = 0; a < 2; ++a)
+    if (ks[a] > kMaxWindowAttribute || st[a] < 1 || st[a] > kMaxWindowAttribute || dl[a] < 1 ||
+        dl[a] > kMaxWindowAttribute)
+      Refuse("pool: KERNEL_SHAPE, STRIDES or DILATIONS out of range");
+  for (int a = 0; a < 4; ++a)
+    if (pd[a] < 0 || pd[a] > kMaxWindowAttribute) Refuse("pool: PADS out of range");
   const int64_t in[2] = {x.shape[2], x.shape[3]};
   int64_t out[2], pad_end[2];
   for (int a = 0; a < 2; ++a) {
@@ -175,6 +186,7 @@ Act AppendPool(PlanOp& plan, int32_t op, const dnnl::engine& engine, const Attri
     pad_end[a] = (o - 1) * st[a] + e - in[a] - pd[a];
     if (pad_end[a] < 0) pad_end[a] = 0;
     if (include_pad && pad_end[a] != pd[a + 2]) Refuse("pool: COUNT_INCLUDE_PAD with ceil-mode windows");
+    if (dl[a] > in[a]) Refuse("pool: dilation wider than the input");  // see EveryWindowHasATap
     if (!EveryWindowHasATap(in[a], o, ks[a], st[a], dl[a], pd[a])) Refuse("pool: a window sees only padding");
     if (op == TSR_OP_AVG_POOL_2D && dl[a] != 1) Refuse("AVG_POOL_2D: dilation");
   }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "absl/strings/str_join.h"
+#include "checked_math.h"
 #include "tessera/ops.h"
 
 namespace tessera::cpu::fast::detail {
@@ -13,8 +14,20 @@ namespace tessera::cpu::fast::detail {
 std::string ShapeText(std::span<const int64_t> s) { return absl::StrCat("[", absl::StrJoin(s, ","), "]"); }
 
 Dims RowMajorStrides(const Dims& dims) {
+  // Dims computed from op attributes (a pool's output from its pads and
+  // strides) need not be a verified tensor's, and their strides overflowed
+  // (fuzz/regressions/cpu_dispatch_load/pool_strides_overflow.bin): beyond
+  // the tensor size limit no real buffer matches them.
+  if (!checked::TensorBytes(dims, sizeof(float))) Refuse(absl::StrCat("dims ", ShapeText(dims), " exceed the tensor size limit"));
+  // A zero dimension makes the total size 0 however large the others are,
+  // so each stride is checked too (fuzz: [0, 30064, 7e18] overflowed here).
   Dims s(dims.size(), 1);
-  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) s[i] = s[i + 1] * dims[i + 1];
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) {
+    const std::optional<int64_t> stride = checked::Mul<int64_t>(s[i + 1], dims[i + 1]);
+    if (!stride || *stride > checked::kMaxTensorBytes)
+      Refuse(absl::StrCat("dims ", ShapeText(dims), ": a stride exceeds the tensor size limit"));
+    s[i] = *stride;
+  }
   return s;
 }
 

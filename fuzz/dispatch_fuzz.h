@@ -1,0 +1,83 @@
+// Shared body of the two dispatch fuzz targets: bytes -> load_executable
+// through the library's own C table (the host's path), then the executable
+// queries a host makes next, then unload.
+//
+// The checksum is recomputed over the fuzzed bytes first: an attacker can
+// do the same (issue 17), so without it almost every mutation would stop at
+// the CRC and never reach the envelope bounds or the vendor body.
+#ifndef TESSERA_FUZZ_DISPATCH_FUZZ_H_
+#define TESSERA_FUZZ_DISPATCH_FUZZ_H_
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "tessera/bytecode.h"
+#include "tessera/dispatch.h"
+
+namespace tessera::fuzz {
+
+using Negotiate = tsr_status (*)(tsr_version, tsr_version*, const tsr_dispatch_api**);
+
+// One context per process (created on the first input, default options,
+// as the CLI creates it): contexts are not what is being fuzzed.
+struct DispatchUnderTest {
+  const tsr_dispatch_api* api = nullptr;
+  tsr_device_context ctx = nullptr;
+};
+
+inline DispatchUnderTest OpenDispatch(Negotiate negotiate) {
+  DispatchUnderTest d;
+  tsr_version got{};
+  if (negotiate({TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR}, &got, &d.api) != TSR_OK) __builtin_trap();
+  tsr_device_context_options o{};
+  o.header = {sizeof(o), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  if (d.api->create_device_context(&o, &d.ctx) != TSR_OK) __builtin_trap();
+  return d;
+}
+
+// The first entry's name when the envelope holds one, else "main": loading
+// a real entry is what reaches the vendor body.
+inline void FirstEntryName(const std::vector<uint8_t>& blob, char (&name)[TSR_BYTECODE_ENTRY_NAME_SIZE]) {
+  std::strcpy(name, "main");
+  tsr_bytecode_header h;
+  if (tsr_bytecode_verify_ex(blob.data(), blob.size(), nullptr, TSR_BYTECODE_VERIFY_SKIP_CHECKSUM, &h, nullptr, 0) !=
+          TSR_OK ||
+      h.entry_count == 0)
+    return;
+  std::memcpy(name, blob.data() + h.entry_table_offset, sizeof(name));
+  name[sizeof(name) - 1] = '\0';
+}
+
+inline void FuzzLoadExecutable(const DispatchUnderTest& d, const uint8_t* data, size_t size) {
+  std::vector<uint8_t> blob(data, data + size);
+  if (blob.size() >= sizeof(tsr_bytecode_header)) {
+    const uint32_t crc = tsr_bytecode_compute_checksum(blob.data(), blob.size());
+    std::memcpy(blob.data() + offsetof(tsr_bytecode_header, checksum), &crc, sizeof(crc));
+  }
+  char entry[TSR_BYTECODE_ENTRY_NAME_SIZE];
+  FirstEntryName(blob, entry);
+  tsr_executable_source src{};
+  src.header = {sizeof(src), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  src.kind = TSR_EXECUTABLE_BYTECODE;
+  src.bytecode = blob.data();
+  src.bytecode_size = blob.size();
+  src.entry_point = entry;
+  tsr_executable exe = nullptr;
+  if (d.api->load_executable(d.ctx, &src, &exe) != TSR_OK) return;
+  size_t ins = 0, outs = 0;
+  if (d.api->executable_io_count(exe, &ins, &outs) == TSR_OK) {
+    for (int32_t kind : {TSR_IO_INPUT, TSR_IO_OUTPUT}) {
+      for (size_t i = 0; i < (kind == TSR_IO_INPUT ? ins : outs); ++i) {
+        tsr_buffer_requirements r{};
+        r.header = {sizeof(r), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+        (void)d.api->buffer_requirements(exe, kind, i, &r);
+      }
+    }
+  }
+  d.api->unload_executable(exe);
+}
+
+}  // namespace tessera::fuzz
+
+#endif  // TESSERA_FUZZ_DISPATCH_FUZZ_H_
