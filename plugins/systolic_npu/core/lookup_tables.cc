@@ -28,10 +28,15 @@ const std::vector<float>& TanhTable() {
   return t;
 }
 
-// p >= 0 and floor(p) + 1 < table size (the callers range-check first).
+// p >= 0 (the callers range-check first). p may land exactly on the last
+// sample: the callers' range checks are on x, and the scaling rounds (an
+// exp2 fraction 1 - 1e-9 rounds to 1.0f; a sigmoid argument just below 16
+// scales to 2048.0f). The last sample is then the value, not an
+// interpolation past the table's end (ASan caught the read).
 float Interp(const std::vector<float>& v, float p) {
   const float fi = std::floor(p);
   const size_t i = static_cast<size_t>(fi);
+  if (i + 1 >= v.size()) return v.back();
   const float u = p - fi;  // exact: p and fi share their leading bits
   return v[i] + u * (v[i + 1] - v[i]);
 }

@@ -165,3 +165,22 @@ TEST(LookupTables, Cycles) {
 
 }  // namespace
 }  // namespace tessera::systolic
+
+namespace tessera::systolic {
+namespace {
+
+// Arguments whose scaled table position rounds onto the last sample: the
+// table ends there, so the result is that sample, never a read past it
+// (ASan found the read). Expected values from <cmath> in double.
+TEST(LookupTables, PositionsThatRoundOntoTheLastSample) {
+  const float tiny = -1e-9f;                       // exp2 fraction 1 - 1e-9 rounds to 1.0f
+  EXPECT_NEAR(LutExp(tiny), std::exp(static_cast<double>(tiny)), 1e-5);
+  const float below16 = std::nextafter(16.0f, 0.0f);  // sigmoid position 2048.0f
+  EXPECT_NEAR(LutSigmoid(below16), 1.0 / (1.0 + std::exp(-static_cast<double>(below16))), 1e-6);
+  EXPECT_NEAR(LutSigmoid(-below16), 1.0 / (1.0 + std::exp(static_cast<double>(below16))), 1e-11);
+  const float below9 = std::nextafter(9.0f, 0.0f);    // tanh position 2304.0f
+  EXPECT_NEAR(LutTanh(below9), std::tanh(static_cast<double>(below9)), 1e-6);
+}
+
+}  // namespace
+}  // namespace tessera::systolic
