@@ -21,10 +21,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string BuildDir() {
-  const char* dir = std::getenv("TESSERA_BUILD_DIR");
-  return dir ? dir : "";
-}
 
 PluginRegistry Registry(std::vector<std::string> extra_dirs = {}) { return BundledPluginsForTest(std::move(extra_dirs)); }
 
@@ -85,7 +81,7 @@ std::vector<float> Expected() {
 
 TEST(CompileDriver, AotThroughAModelFileMatchesHandComputedValues) {
   PluginRegistry registry = Registry();
-  ASSERT_NE(registry.FindCompiler("cpu"), nullptr) << "bundled cpu plugin missing under " << BuildDir();
+  ASSERT_NE(registry.FindCompiler("cpu"), nullptr) << "bundled cpu plugin missing under " << TestBuildDir();
   CompileOptions options;
   options.accelerators = {"cpu"};
   auto compiled = CompileGraph(SmallModel(), registry, options);
@@ -131,7 +127,7 @@ TEST(CompileDriver, JitRunsInMemoryAndRefusesToBeWritten) {
 }
 
 TEST(CompileDriver, FailedCompileFallsBackToTheNextClaimantWithAReason) {
-  PluginRegistry registry = Registry({BuildDir() + "/test_plugins/failing_compile"});
+  PluginRegistry registry = Registry({TestBuildDir() + "/test_plugins/failing_compile"});
   ASSERT_NE(registry.FindCompiler("testvendor"), nullptr);
   CompileOptions options;
   options.accelerators = {"testvendor", "cpu"};
@@ -158,7 +154,7 @@ TEST(CompileDriver, UnknownAcceleratorIsAClearError) {
 }
 
 TEST(CompileDriver, CpuAlwaysRunsLastInPriority) {
-  PluginRegistry registry = Registry({BuildDir() + "/test_plugins/good"});
+  PluginRegistry registry = Registry({TestBuildDir() + "/test_plugins/good"});
   auto order = ResolveAccelerators(registry, {"cpu", "testvendor"});
   ASSERT_TRUE(order.ok()) << order.status();
   ASSERT_EQ(order->size(), 2u);

@@ -39,10 +39,6 @@
 namespace tessera {
 namespace {
 
-std::string BuildDir() {
-  const char* dir = std::getenv("TESSERA_BUILD_DIR");
-  return dir ? dir : "";
-}
 
 const PluginRegistry& Bundled() {
   static const PluginRegistry registry = BundledPluginsForTest();
@@ -98,7 +94,7 @@ class Contract : public ::testing::TestWithParam<const char*> {
   void SetUp() override {
     compiler_ = Bundled().FindCompiler(GetParam());
     dispatch_ = Bundled().FindDispatch(GetParam());
-    ASSERT_NE(compiler_, nullptr) << GetParam() << " compiler not loaded from " << BuildDir() << "/lib";
+    ASSERT_NE(compiler_, nullptr) << GetParam() << " compiler not loaded from " << TestBuildDir() << "/lib";
     ASSERT_NE(dispatch_, nullptr) << GetParam() << " dispatch not loaded";
     c_ = compiler_->api;
     d_ = dispatch_->api;

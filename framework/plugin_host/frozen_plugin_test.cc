@@ -22,13 +22,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-std::string BuildDir() {
-  const char* dir = std::getenv("TESSERA_BUILD_DIR");
-  return dir ? dir : "";
-}
 
 PluginRegistry Registry(const std::string& frozen) {
-  return BundledPluginsForTest({BuildDir() + "/test_plugins/frozen_" + frozen});
+  return BundledPluginsForTest({TestBuildDir() + "/test_plugins/frozen_" + frozen});
 }
 
 // out = relu((x + y) * z): ADD and MUL for the frozen plugin, RELU for cpu.
@@ -63,7 +59,7 @@ TEST_P(FrozenPlugin, LoadsAtItsOwnVersionAndClaimsItsOps) {
   const std::string v = GetParam();
   PluginRegistry registry = Registry(v);
   const CompilerPluginLibrary* lib = registry.FindCompiler("frozen");
-  ASSERT_NE(lib, nullptr) << "frozen " << v << " compiler not loaded from " << BuildDir();
+  ASSERT_NE(lib, nullptr) << "frozen " << v << " compiler not loaded from " << TestBuildDir();
   EXPECT_EQ(lib->version.major, 1);
   EXPECT_EQ(lib->version.minor, v == std::string("1_0") ? 0 : 1);
   ASSERT_NE(registry.FindDispatch("frozen"), nullptr);
