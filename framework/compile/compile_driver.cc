@@ -35,11 +35,11 @@ absl::StatusOr<std::vector<OpClaim>> ClaimAll(const CompilerInstance& instance, 
 
 // Withdraws `vendor`'s claims on `ops` with `reason`, and notes it.
 void Withdraw(CompiledModel& model, size_t accelerator, const Graph& graph, const std::vector<int32_t>& ops,
-              const std::string& reason) {
+              const std::string& reason, int32_t code = TSR_REFUSAL_OTHER) {
   FallbackNote note{model.accelerators[accelerator], {}, reason};
   for (int32_t o : ops) {
     note.op_ids.push_back(graph.ops[o].id);
-    model.claims[accelerator].claims[o] = {false, TSR_REFUSAL_OTHER, reason};
+    model.claims[accelerator].claims[o] = {false, code, reason};
   }
   model.fallbacks.push_back(std::move(note));
 }
@@ -170,7 +170,7 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
           absl::Status why = (*artifact)->PartitionFailure(i);
           if (why.ok()) continue;
           Withdraw(model, a, graph, model.plan.partitions[partitions_of[a][i]].ops,
-                   absl::StrCat("compile failed: ", why.message()));
+                   absl::StrCat("compile failed: ", why.message()), kRefusalCompileFailed);
           failed = true;
         }
         if (!failed) artifact_of[static_cast<int32_t>(a)] = *std::move(artifact);
@@ -180,7 +180,7 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
       for (int32_t p : partitions_of[a])
         for (int32_t o : model.plan.partitions[p].ops) {
           note.op_ids.push_back(graph.ops[o].id);
-          model.claims[a].claims[o] = {false, TSR_REFUSAL_OTHER, absl::StrCat("compile failed: ", note.reason)};
+          model.claims[a].claims[o] = {false, kRefusalCompileFailed, absl::StrCat("compile failed: ", note.reason)};
         }
       model.fallbacks.push_back(std::move(note));
       failed = true;

@@ -21,6 +21,9 @@ const char* RefusalReasonName(int32_t reason) {
     case TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE: return "attribute_out_of_range";
     case TSR_REFUSAL_TOO_LARGE: return "too_large";
     case TSR_REFUSAL_UNSUPPORTED_QUANTIZATION: return "unsupported_quantization";
+    case kRefusalNotProfitable: return "not_profitable";
+    case kRefusalPolicy: return "policy";
+    case kRefusalCompileFailed: return "compile_failed";
     default: return "other";
   }
 }

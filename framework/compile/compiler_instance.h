@@ -25,6 +25,15 @@ struct OpClaim {
   uint32_t group = 0;          // 0 = none; ops sharing a group go to one partition or none
 };
 
+// Reasons the host records on a plugin's behalf. They sit outside the ABI's
+// tsr_refusal_reason range and never cross the ABI.
+enum HostRefusalReason : int32_t {
+  kRefusalNotProfitable = 1 << 20,  // the cost model: the partition does not pay for itself
+  kRefusalPolicy,                   // --policy cpu, --min-ops, --max-partitions
+  kRefusalCompileFailed,            // the plugin's compile failed for these ops
+};
+
+// "unsupported_op", ..., "not_profitable", "policy", "compile_failed".
 const char* RefusalReasonName(int32_t reason);
 
 

@@ -11,82 +11,6 @@
 namespace tessera::systolic {
 namespace {
 
-// (This abseil build's string_view is not std::string_view.)
-std::string_view Strip(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
-  return s.substr(b, e - b);
-}
-
-bool IsNameChar(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-         c == '.' || c == '-';
-}
-
-bool IsName(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (!IsNameChar(c)) return false;
-  return true;
-}
-
-// Reads typed values out of one section, remembering which keys were used.
-class SectionReader {
- public:
-  SectionReader(const IniSection& s) : s_(s) {}
-
-  absl::StatusOr<const IniValue*> Get(const std::string& key) {
-    auto it = s_.values.find(key);
-    if (it == s_.values.end())
-      return absl::InvalidArgumentError(
-          absl::StrCat("soc: line ", s_.line, ": section [", s_.name,
-                       "] is missing key '", std::string(key), "'"));
-    return &it->second;
-  }
-
-  absl::StatusOr<double> Number(const std::string& key, double lo, double hi) {
-    auto v = Get(key);
-    if (!v.ok()) return v.status();
-    const std::string& t = (*v)->text;
-    errno = 0;
-    char* end = nullptr;
-    double d = std::strtod(t.c_str(), &end);
-    if (t.empty() || end != t.c_str() + t.size() || errno == ERANGE ||
-        !std::isfinite(d))
-      return absl::InvalidArgumentError(
-          absl::StrCat("soc: line ", (*v)->line, ": [", s_.name, "] ", std::string(key),
-                       " = '", t, "' is not a number"));
-    if (d < lo || d > hi)
-      return absl::InvalidArgumentError(
-          absl::StrCat("soc: line ", (*v)->line, ": [", s_.name, "] ", std::string(key),
-                       " = ", t, " is out of range [", lo, ", ", hi, "]"));
-    return d;
-  }
-
-  absl::StatusOr<int64_t> Integer(const std::string& key, int64_t lo,
-                                  int64_t hi) {
-    auto d = Number(key, static_cast<double>(lo), static_cast<double>(hi));
-    if (!d.ok()) return d.status();
-    if (std::floor(*d) != *d) {
-      const IniValue* v = *Get(key);
-      return absl::InvalidArgumentError(
-          absl::StrCat("soc: line ", v->line, ": [", s_.name, "] ", std::string(key),
-                       " = ", v->text, " must be an integer"));
-    }
-    return static_cast<int64_t>(*d);
-  }
-
-  absl::StatusOr<std::string> String(const std::string& key) {
-    auto v = Get(key);
-    if (!v.ok()) return v.status();
-    return (*v)->text;
-  }
-
- private:
-  const IniSection& s_;
-};
-
 #define SOC_ASSIGN(lhs, expr)            \
   do {                                   \
     auto _r = (expr);                    \
@@ -94,78 +18,13 @@ class SectionReader {
     lhs = *_r;                           \
   } while (0)
 
-const char* const kNpuKeys[] = {
+const std::vector<std::string> kNpuKeys = {
     "array_rows",      "array_cols",          "clock_mhz",
     "sram_input_kib",  "sram_weight_kib",     "sram_accum_kib",
     "dram_bandwidth_gbps", "dram_latency_cycles", "vector_width",
     "default_dataflow"};
 
 }  // namespace
-
-const IniSection* IniDocument::Find(std::string_view name) const {
-  for (const IniSection& s : sections)
-    if (s.name == name) return &s;
-  return nullptr;
-}
-
-absl::StatusOr<IniDocument> ParseIni(std::string_view text) {
-  IniDocument doc;
-  int line_no = 0;
-  size_t pos = 0;
-  IniSection* current = nullptr;
-  while (pos < text.size()) {
-    size_t eol = text.find('\n', pos);
-    if (eol == std::string_view::npos) eol = text.size();
-    std::string_view raw = text.substr(pos, eol - pos);
-    pos = eol + 1;
-    ++line_no;
-    std::string_view line = Strip(raw);
-    if (line.empty() || line[0] == '#') continue;
-    for (char c : line) {
-      if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
-        return absl::InvalidArgumentError(
-            absl::StrCat("soc: line ", line_no, ": control character"));
-    }
-    if (line[0] == '[') {
-      if (line.back() != ']')
-        return absl::InvalidArgumentError(absl::StrCat(
-            "soc: line ", line_no, ": section header missing ']'"));
-      std::string_view name =
-          Strip(line.substr(1, line.size() - 2));
-      if (!IsName(name))
-        return absl::InvalidArgumentError(
-            absl::StrCat("soc: line ", line_no, ": bad section name '", std::string(name),
-                         "' (want [a-z0-9_.-]+)"));
-      if (doc.Find(name) != nullptr)
-        return absl::InvalidArgumentError(absl::StrCat(
-            "soc: line ", line_no, ": duplicate section [", std::string(name), "]"));
-      doc.sections.push_back(IniSection{std::string(name), line_no, {}});
-      current = &doc.sections.back();
-      continue;
-    }
-    size_t eq = line.find('=');
-    if (eq == std::string_view::npos)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "soc: line ", line_no, ": expected 'key = value', '[section]' or '# comment'"));
-    std::string_view key = Strip(line.substr(0, eq));
-    std::string_view value = Strip(line.substr(eq + 1));
-    if (current == nullptr)
-      return absl::InvalidArgumentError(absl::StrCat(
-          "soc: line ", line_no, ": key '", std::string(key), "' before any [section]"));
-    if (!IsName(key))
-      return absl::InvalidArgumentError(absl::StrCat(
-          "soc: line ", line_no, ": bad key '", std::string(key), "' (want [a-z0-9_.-]+)"));
-    if (value.empty())
-      return absl::InvalidArgumentError(absl::StrCat(
-          "soc: line ", line_no, ": key '", std::string(key), "' has an empty value"));
-    if (current->values.count(std::string(key)))
-      return absl::InvalidArgumentError(
-          absl::StrCat("soc: line ", line_no, ": duplicate key '", std::string(key),
-                       "' in [", current->name, "]"));
-    current->values[std::string(key)] = IniValue{std::string(value), line_no};
-  }
-  return doc;
-}
 
 const char* DataflowName(Dataflow d) {
   switch (d) {
@@ -200,27 +59,19 @@ absl::StatusOr<SystolicSocConfig> ParseSocConfig(std::string_view text) {
     if (d != soc->values.end()) cfg.description = d->second.text;
   }
 
-  if (const IniSection* cpu = doc.Find("cpu")) {
-    SectionReader r(*cpu);
-    cfg.has_cpu = true;
-    SOC_ASSIGN(cfg.cpu.gflops_f32, r.Number("gflops_f32", 1e-3, 1e9));
-    SOC_ASSIGN(cfg.cpu.gops_int8, r.Number("gops_int8", 1e-3, 1e9));
-    SOC_ASSIGN(cfg.cpu.threads, r.Integer("threads", 1, 4096));
+  {
+    absl::StatusOr<kit::CpuSection> cpu = kit::ParseCpuSection(doc);
+    if (!cpu.ok()) return cpu.status();
+    cfg.has_cpu = cpu->present;
+    cfg.cpu = cpu->model;
   }
 
   const IniSection* npu = doc.Find("systolic_npu");
   if (npu == nullptr)
     return absl::InvalidArgumentError("soc: missing section [systolic_npu]");
   {
-    for (const auto& [key, v] : npu->values) {
-      bool known = false;
-      for (const char* k : kNpuKeys) known = known || key == k;
-      if (!known)
-        return absl::InvalidArgumentError(
-            absl::StrCat("soc: line ", v.line, ": unknown key '", std::string(key),
-                         "' in [systolic_npu]"));
-    }
     SectionReader r(*npu);
+    if (absl::Status st = r.OnlyKeys(kNpuKeys); !st.ok()) return st;
     SystolicNpuConfig& n = cfg.npu;
     SOC_ASSIGN(n.array_rows, r.Integer("array_rows", 1, 1024));
     SOC_ASSIGN(n.array_cols, r.Integer("array_cols", 1, 1024));
@@ -263,23 +114,10 @@ absl::StatusOr<SystolicSocConfig> ParseSocConfig(std::string_view text) {
                r.Integer("transcendental_cycles", 1, 100000));
   }
 
-  for (const IniSection& s : doc.sections) {
-    std::string_view name = s.name;
-    if (name.substr(0, 9) != "transfer.") continue;
-    std::string_view rest = name.substr(9);
-    size_t dot = rest.find('.');
-    if (dot == std::string_view::npos || dot == 0 || dot + 1 >= rest.size() ||
-        rest.find('.', dot + 1) != std::string_view::npos)
-      return absl::InvalidArgumentError(
-          absl::StrCat("soc: line ", s.line, ": transfer section [", std::string(name),
-                       "] must be [transfer.<from>.<to>]"));
-    SectionReader r(s);
-    TransferLink link;
-    SOC_ASSIGN(link.bandwidth_gbps, r.Number("bandwidth_gbps", 1e-6, 1e6));
-    SOC_ASSIGN(link.latency_us, r.Number("latency_us", 0, 1e9));
-    cfg.transfers[{std::string(rest.substr(0, dot)),
-                   std::string(rest.substr(dot + 1))}] = link;
-  }
+  // The framework's sections are checked here too, so a file the NPU
+  // accepts is one the cost model accepts.
+  SOC_ASSIGN(cfg.transfers, kit::ParseTransferSections(doc));
+  SOC_ASSIGN(cfg.dispatch, kit::ParseDispatchSections(doc));
   return cfg;
 }
 

@@ -16,29 +16,19 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "soc_format.h"
 
 namespace tessera::systolic {
 
-// ---- Generic INI document ------------------------------------------------
-
-struct IniValue {
-  std::string text;
-  int line = 0;  // 1-based source line, for error messages
-};
-
-struct IniSection {
-  std::string name;
-  int line = 0;
-  std::map<std::string, IniValue> values;
-};
-
-struct IniDocument {
-  std::vector<IniSection> sections;  // in file order, names unique
-  const IniSection* Find(std::string_view name) const;
-};
-
-// Parses the INI dialect. Errors name the offending line.
-absl::StatusOr<IniDocument> ParseIni(std::string_view text);
+// The INI dialect and the shared sections live in the plugin kit
+// (plugins/kit/soc_format.h), one parser for the framework and every plugin.
+using kit::IniDocument;
+using kit::IniSection;
+using kit::IniValue;
+using kit::ParseIni;
+using kit::SectionReader;
+using kit::CpuModel;
+using kit::TransferLink;
 
 // ---- Typed SoC view --------------------------------------------------------
 
@@ -52,12 +42,6 @@ inline constexpr Dataflow kAllDataflows[] = {Dataflow::kWeightStationary,
                                              Dataflow::kInputStationary};
 const char* DataflowName(Dataflow d);  // "ws" / "os" / "is"
 absl::StatusOr<Dataflow> ParseDataflow(std::string_view s);
-
-struct CpuModel {
-  double gflops_f32 = 0;
-  double gops_int8 = 0;
-  int64_t threads = 0;
-};
 
 struct SystolicNpuConfig {
   int64_t array_rows = 0;
@@ -87,11 +71,6 @@ struct MockDspConfig {
   int64_t transcendental_cycles = 0;
 };
 
-struct TransferLink {
-  double bandwidth_gbps = 0;
-  double latency_us = 0;
-};
-
 struct SystolicSocConfig {
   std::string name;
   std::string description;
@@ -101,7 +80,8 @@ struct SystolicSocConfig {
   bool has_mock_dsp = false;
   MockDspConfig mock_dsp;
   // Keyed by (from, to) buffer-type names, e.g. ("host", "device_dram").
-  std::map<std::pair<std::string, std::string>, TransferLink> transfers;
+  kit::TransferTable transfers;
+  kit::DispatchTable dispatch;  // [dispatch.VENDOR], read by the framework
 };
 
 // Parses a SoC description. [soc] (name) and [systolic_npu] (every key) are

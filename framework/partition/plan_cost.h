@@ -1,0 +1,92 @@
+// The modelled latency of a partition plan: compute, dispatch overhead and
+// transfers summed along the schedule (docs/partitioning.md). It depends
+// only on the graph, the claims' estimates and the SoC description, never
+// on the machine, so tests and benchmarks can compare plans with it.
+#ifndef TESSERA_FRAMEWORK_PARTITION_PLAN_COST_H_
+#define TESSERA_FRAMEWORK_PARTITION_PLAN_COST_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "partition/partition_plan.h"
+#include "partition/soc_cost_model.h"
+#include "plugin_host/graph_view_impl.h"
+
+namespace tessera {
+
+// What the cost model knows of one accelerator of the claims list.
+struct AcceleratorTraits {
+  std::string vendor;
+  std::string memory = "host";   // memory kind its partitions use
+  double overhead_us = 0;        // per partition per run
+  bool fallback = false;         // claims everything (the `cpu` policy's target)
+};
+
+// A tensor copied between memory kinds because a cut separates its
+// producer from a consumer in another memory.
+struct ModeledConversion {
+  int32_t tensor = -1;
+  std::string from_memory, to_memory;
+  uint64_t bytes = 0;
+  double us = 0;
+};
+
+struct PartitionCost {
+  double compute_us = 0;       // device time (or the CPU model's)
+  double dispatch_us = 0;
+  double work_ops = 0;         // OpWork sum (FLOPs)
+  bool whole_partition_estimate = false;  // compute_us came from estimate_partition
+};
+
+struct PlanCost {
+  double compute_us = 0;
+  double dispatch_us = 0;
+  double transfer_us = 0;
+  double total_us() const { return compute_us + dispatch_us + transfer_us; }
+  std::vector<PartitionCost> partitions;  // by plan partition index
+  std::vector<ModeledConversion> conversions;
+};
+
+// A plugin's estimate of one partition as a whole (estimate_partition),
+// nullopt when it gives none; the per-op sum is used then.
+using PartitionEstimator = std::function<std::optional<double>(const PlannedPartition&)>;
+
+class PlanCostModel {
+ public:
+  PlanCostModel(const Graph& graph, const SocCostModel& soc, std::vector<AcceleratorTraits> accelerators);
+
+  const Graph& graph() const { return graph_; }
+  const SocCostModel& soc() const { return soc_; }
+  const GraphUses& uses() const { return uses_; }
+  const std::vector<int32_t>& producer() const { return producer_; }
+  const std::vector<AcceleratorTraits>& accelerators() const { return accelerators_; }
+  double work_ops(size_t op) const { return work_[op]; }
+  double cpu_us(size_t op) const { return cpu_us_[op]; }
+
+  // Op `op` on accelerator `a`: the claim's estimate, or the CPU model's
+  // time when the plugin gave none.
+  double OpTimeUs(const std::vector<AcceleratorClaims>& claims, size_t a, size_t op) const;
+  // The memory kind op `op` reads and writes under `plan` (existing
+  // DISPATCH ops: their vendor's).
+  const std::string& MemoryOf(const PartitionPlan& plan, size_t op) const;
+
+  PlanCost Cost(const PartitionPlan& plan, const std::vector<AcceleratorClaims>& claims,
+                const PartitionEstimator* estimator = nullptr) const;
+
+ private:
+  const Graph& graph_;
+  const SocCostModel& soc_;
+  std::vector<AcceleratorTraits> accelerators_;
+  GraphUses uses_;
+  std::vector<int32_t> producer_;
+  std::vector<double> work_, cpu_us_;
+  std::vector<std::string> dispatch_memory_;  // per op: an existing DISPATCH op's vendor memory
+  std::string host_ = "host";
+};
+
+}  // namespace tessera
+
+#endif  // TESSERA_FRAMEWORK_PARTITION_PLAN_COST_H_

@@ -1,0 +1,49 @@
+// Partitioning policies (--policy cost|greedy|cpu). `greedy` is the peers'
+// way: every op goes to the first accelerator that claims it, and claimed
+// neighbours group. `cpu` runs everything on the fallback. `cost`, the
+// default, starts from greedy and gives back to the CPU every partition
+// whose modelled gain is not positive (its device time, dispatch overhead
+// and cut transfers against the CPU's time for the same ops), plans again
+// until nothing more pays, and keeps whichever of that plan, greedy and
+// cpu models fastest, so it is never worse than either baseline.
+#ifndef TESSERA_FRAMEWORK_PARTITION_POLICY_PLANNER_H_
+#define TESSERA_FRAMEWORK_PARTITION_POLICY_PLANNER_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "partition/partition_plan.h"
+#include "partition/plan_cost.h"
+
+namespace tessera {
+
+enum class PartitionPolicy { kCost, kGreedy, kCpu };
+const char* PartitionPolicyName(PartitionPolicy policy);  // "cost", "greedy", "cpu"
+absl::StatusOr<PartitionPolicy> ParsePartitionPolicy(std::string_view name);
+
+struct PolicyOptions {
+  PartitionPolicy policy = PartitionPolicy::kCost;
+  int32_t min_ops = 0;         // accelerator partitions with fewer ops go back (0 = any size)
+  int32_t max_partitions = 0;  // at most this many partitions in all (0 = no limit)
+};
+
+struct PolicyResult {
+  PartitionPlan plan;
+  // The claims that produced `plan`: the input's, with the policy's own
+  // withdrawals (reason not_profitable or policy, with a detail).
+  std::vector<AcceleratorClaims> claims;
+  PlanCost cost;
+  double greedy_us = -1;    // modelled latency of the greedy plan (-1: none)
+  double cpu_only_us = -1;  // of everything on the fallback (-1: no fallback claims all)
+  std::string chosen;       // which candidate won: "cost", "greedy" or "cpu"
+  int rounds = 0;           // refinement rounds the cost policy ran
+};
+
+absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const std::vector<AcceleratorClaims>& claims,
+                                            const PolicyOptions& options, const PartitionEstimator* estimator = nullptr);
+
+}  // namespace tessera
+
+#endif  // TESSERA_FRAMEWORK_PARTITION_POLICY_PLANNER_H_
