@@ -111,10 +111,14 @@ TEST(AppApi, CompilesReportsAndRunsOnNpuAndCpu) {
   CompileOptions options;
   options.accelerators = {"npu", "cpu"};
   options.soc = "ref-phone";
+  options.policy = "greedy";  // every op the NPU claims goes there, paying or not
   Result<CompiledModel> compiled = CompiledModel::Compile(env, *model, options);
   ASSERT_TRUE(compiled.ok()) << compiled.status().message();
   const PartitionReport& report = compiled->partition_report();
   EXPECT_EQ(report.op_count, 4u);
+  EXPECT_EQ(report.policy, "greedy");
+  EXPECT_GT(report.modeled_latency_us, 0);
+  EXPECT_GT(report.modeled_latency_us_cpu_only, 0);
   std::vector<std::string> vendors;
   for (const auto& p : report.partitions) vendors.push_back(p.vendor);
   EXPECT_THAT(vendors, ::testing::Contains("systolic_npu"));

@@ -154,6 +154,9 @@ tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const t
       for (size_t i = 0; i < opts->plugin_option_count; ++i)
         if (opts->plugin_options[i].key != nullptr && opts->plugin_options[i].value != nullptr)
           o.plugin_options.emplace_back(opts->plugin_options[i].key, opts->plugin_options[i].value);
+    if (TSR_APP_HAS(opts, tsr_app_compile_options, policy) && opts->policy != nullptr) o.policy = opts->policy;
+    if (TSR_APP_HAS(opts, tsr_app_compile_options, min_ops)) o.min_ops = opts->min_ops;
+    if (TSR_APP_HAS(opts, tsr_app_compile_options, max_partitions)) o.max_partitions = opts->max_partitions;
     tessera::app::Result<tessera::app::CompiledModel> compiled =
         tessera::app::CompiledModel::Compile(env->env, model->model, o);
     if (!compiled.ok()) return Fail(compiled.status());

@@ -2,6 +2,7 @@
 // libraries once, shared by every RunContext made from it.
 #include "app_internal.h"
 #include "base/install_layout.h"
+#include "compile/compile_driver.h"
 #include "model/model_writer.h"
 #include "partition/partition_report.h"
 
@@ -23,6 +24,12 @@ PartitionReport ToPublic(const tessera::PartitionReport& r) {
     for (const ReportedRefusal& refusal : f.refused_by) fb.refused_by.push_back({refusal.vendor, refusal.reason, refusal.detail});
     out.fallbacks.push_back(std::move(fb));
   }
+  out.policy = r.policy;
+  out.modeled_latency_us = r.modeled_latency_us;
+  out.modeled_latency_us_cpu_only = r.modeled_latency_us_cpu_only;
+  out.modeled_latency_us_greedy = r.modeled_latency_us_greedy;
+  out.transfer_us = r.transfer_us;
+  out.conversion_count = r.conversions.size();
   return out;
 }
 
@@ -38,6 +45,11 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
   if (!options.accelerators.empty()) internal.accelerators = options.accelerators;
   internal.mode = options.mode == CompileMode::kJit ? tessera::CompileMode::kJit : tessera::CompileMode::kAot;
   internal.plugin_options = options.plugin_options;
+  absl::StatusOr<PartitionPolicy> policy = ParsePartitionPolicy(options.policy);
+  if (!policy.ok()) return FromAbsl(policy.status());
+  if (options.min_ops < 0 || options.max_partitions < 0)
+    return Status(TSR_INVALID_ARGUMENT, "min_ops and max_partitions must not be negative");
+  internal.partitioning = {*policy, options.min_ops, options.max_partitions};
   if (!options.soc.empty()) {
     absl::StatusOr<SocSelection> soc = FindSoc(options.soc, impl->environment->soc_directory);
     if (!soc.ok()) return FromAbsl(soc.status());

@@ -39,6 +39,7 @@ std::unique_ptr<Executor> Prepare(const PluginRegistry& registry, const Graph& g
                                   std::vector<std::string> accelerators, CompiledModel& keep) {
   CompileOptions options;
   options.accelerators = std::move(accelerators);
+  options.partitioning.policy = PartitionPolicy::kGreedy;  // the NPU runs what it claims
   absl::StatusOr<CompiledModel> compiled = CompileGraph(graph, registry, options);
   EXPECT_TRUE(compiled.ok()) << compiled.status();
   keep = std::move(*compiled);

@@ -59,6 +59,7 @@ class Concurrent : public ::testing::TestWithParam<std::vector<std::string>> {
       if (a != "cpu" && registry_.FindCompilerByName(a) == nullptr) GTEST_SKIP() << a << " not built";
     CompileOptions options;
     options.accelerators = GetParam();
+    options.partitioning.policy = PartitionPolicy::kGreedy;  // the accelerator runs, even where it does not pay
     absl::StatusOr<CompiledModel> compiled = CompileGraph(Model(), registry_, options);
     ASSERT_TRUE(compiled.ok()) << compiled.status();
     compiled_ = std::move(*compiled);

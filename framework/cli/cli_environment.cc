@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -33,8 +34,29 @@ void AddPluginFlags(FlagSpec& spec) {
 
 void AddCompileFlags(FlagSpec& spec) {
   AddPluginFlags(spec);
-  spec.values.insert({"accelerators", "mode", "soc", "kernels"});
+  spec.values.insert({"accelerators", "mode", "soc", "kernels", "policy", "min-ops", "max-partitions"});
   spec.repeated.insert("option");
+}
+
+void AddStrictFlag(FlagSpec& spec) { spec.switches.insert("strict"); }
+
+PartitionReport ReportOf(const CompiledModel& model, double load_ms) {
+  PartitionReport report = BuildPartitionReport(model);
+  report.timings.load_ms = load_ms;
+  return report;
+}
+
+absl::Status CheckStrict(const Args& args, const PartitionReport& report) {
+  if (!args.Has("strict")) return absl::OkStatus();
+  const size_t count = report.fallback_op_count();
+  if (count == 0) return absl::OkStatus();
+  std::vector<std::string> what;
+  for (const ReportedFallbackGroup& g : report.fallback_groups)
+    what.push_back(absl::StrCat(g.op_ids.size(), "x ", g.op_type, " -> ", g.vendor, " (", g.reasons, ")"));
+  for (const FallbackNote& f : report.compile_fallbacks)
+    what.push_back(absl::StrCat(f.op_ids.size(), " ops given up by ", f.vendor, " (", f.reason, ")"));
+  return absl::FailedPreconditionError(
+      absl::StrCat("--strict: ", count, " ops fell back: ", absl::StrJoin(what, "; ")));
 }
 
 PluginRegistry LoadPlugins(const Args& args, PluginUse use) {
@@ -89,6 +111,18 @@ absl::StatusOr<CompileOptions> CompileOptionsFrom(const Args& args) {
       return absl::InvalidArgumentError(absl::StrCat("--kernels must be reference or fast, not '", *k, "'"));
     o.plugin_options.emplace_back(std::string(OptionForFlag("kernels")), *k);
   }
+  if (auto p = args.Value("policy")) {
+    absl::StatusOr<PartitionPolicy> policy = ParsePartitionPolicy(*p);
+    if (!policy.ok()) return policy.status();
+    o.partitioning.policy = *policy;
+  }
+  for (auto [flag, field] : {std::pair{"min-ops", &o.partitioning.min_ops},
+                             std::pair{"max-partitions", &o.partitioning.max_partitions}}) {
+    auto text = args.Value(flag);
+    if (!text) continue;
+    if (!absl::SimpleAtoi(*text, field) || *field < 1)
+      return absl::InvalidArgumentError(absl::StrCat("--", flag, " must be a positive integer, not '", *text, "'"));
+  }
   return o;
 }
 
@@ -111,7 +145,17 @@ absl::StatusOr<onnx_import::ImportOptions> ImportOptionsFrom(const Args& args) {
   return options;
 }
 
-absl::StatusOr<Graph> LoadModel(const Args& args) {
+static absl::StatusOr<Graph> LoadModelUntimed(const Args& args);
+
+absl::StatusOr<Graph> LoadModel(const Args& args, double* load_ms) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<Graph> graph = LoadModelUntimed(args);
+  if (load_ms != nullptr)
+    *load_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return graph;
+}
+
+static absl::StatusOr<Graph> LoadModelUntimed(const Args& args) {
   const std::string& path = args.positionals()[0];
   if (fs::path(path).extension() != ".onnx") {
     for (const char* flag : {"input-shape", "no-optimize", "max-folded-bytes"})

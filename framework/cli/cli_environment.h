@@ -14,14 +14,19 @@
 #include "compile/compile_driver.h"
 #include "graph/host_tensor.h"
 #include "onnx/onnx_importer.h"
+#include "partition/partition_report.h"
 #include "plugin_host/plugin_registry.h"
 
 namespace tessera::cli {
 
 // Flags understood by every command that loads plugins.
 void AddPluginFlags(FlagSpec& spec);
-// ... and by commands that compile.
+// ... and by commands that compile: --accelerators, --mode, --soc,
+// --kernels, --option, and the partitioning policy (--policy, --min-ops,
+// --max-partitions).
 void AddCompileFlags(FlagSpec& spec);
+// --strict (partition, compile, run, bench): any fallback is exit 1.
+void AddStrictFlag(FlagSpec& spec);
 
 
 // kRunOnly opens dispatch libraries only: what running an already compiled
@@ -36,8 +41,17 @@ PluginUse PluginUseFor(const Graph& graph);
 absl::StatusOr<SocSelection> ResolveSoc(const Args& args);
 std::vector<std::string> BundledSocNames();
 
-// --accelerators, --mode, --soc, --option, --kernels.
+// --accelerators, --mode, --soc, --option, --kernels, --policy, --min-ops,
+// --max-partitions.
 absl::StatusOr<CompileOptions> CompileOptionsFrom(const Args& args);
+
+// The partition report of a compile, with the model's load time (ms) that
+// the command measured.
+PartitionReport ReportOf(const CompiledModel& model, double load_ms);
+// With --strict, an error naming every fallback of `report` (by op type
+// and reason), for vendors and CI that must know; OK otherwise. Commands
+// print their report first, then return this.
+absl::Status CheckStrict(const Args& args, const PartitionReport& report);
 
 // Flags of every command that takes an .onnx: --input-shape NAME=D0,D1,...
 // (repeatable), --no-optimize, --max-folded-bytes N.
@@ -51,7 +65,8 @@ absl::StatusOr<onnx_import::ImportOptions> ImportOptionsFrom(const Args& args);
 // ImportOptionsFrom(args). When inputs are left dynamic and the command has
 // --inputs DIR (run, bench), DIR's input_K.pb shapes fill them, by
 // position, as onnx-test does.
-absl::StatusOr<Graph> LoadModel(const Args& args);
+// `load_ms`, when given, receives the time it took.
+absl::StatusOr<Graph> LoadModel(const Args& args, double* load_ms = nullptr);
 
 // True when every op is a DISPATCH op: an AOT-compiled model, which runs
 // where only the dispatch libraries are installed.

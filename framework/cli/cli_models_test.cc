@@ -55,7 +55,7 @@ void RunsOnTheNpuAndAgreesWithTheCpu(const std::string& model_name, const std::s
   ASSERT_EQ(saved.exit_code, 0) << saved.output;
   EXPECT_THAT(saved.output, HasSubstr("result: outputs agree with the cpu reference"));
 
-  const Result npu = Tessera("run " + model + " --accelerators npu,cpu --soc ref-phone --random --seed 3 --json --outputs " +
+  const Result npu = Tessera("run " + model + " --accelerators npu,cpu --policy greedy --soc ref-phone --random --seed 3 --json --outputs " +
                              (dir / "npu"));
   ASSERT_EQ(npu.exit_code, 0) << npu.output;
   EXPECT_THAT(npu.output, HasSubstr("\"vendor\":\"systolic_npu\""));
@@ -68,7 +68,7 @@ void RunsOnTheNpuAndAgreesWithTheCpu(const std::string& model_name, const std::s
   ASSERT_EQ(cpu.exit_code, 0) << cpu.output;
 
   // The partition plan: the layers the issue names run on the NPU.
-  const Result plan = Tessera("partition " + model + " --accelerators npu,cpu --soc ref-phone --json");
+  const Result plan = Tessera("partition " + model + " --accelerators npu,cpu --policy greedy --soc ref-phone --json");
   ASSERT_EQ(plan.exit_code, 0) << plan.output;
   EXPECT_THAT(plan.output, HasSubstr(npu_ops));
 

@@ -288,7 +288,7 @@ class QuantizeCli : public ::testing::Test {
 
 TEST_F(QuantizeCli, CompilesAnInt8ModelForTheNpuThatRuns) {
   Result c = Tessera("compile " + model_.path() + " --quantize int8 --calibration " + calibration() + " -o " + out() +
-                     " --accelerators npu,cpu --json");
+                     " --accelerators npu,cpu --policy greedy --json");
   ASSERT_EQ(c.exit_code, 0) << c.output;
   EXPECT_THAT(c.output, HasSubstr("\"quantization\":{\"scheme\":\"int8\",\"samples\":3,\"quantized_ops\":2,"
                                   "\"float_ops\":0,"));

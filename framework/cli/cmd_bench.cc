@@ -31,6 +31,7 @@ constexpr char kUsage[] =
     "tessera bench MODEL [--accelerators LIST] [--reps N] [--warmup N] [--threads N] [--concurrency N]\n"
     "                    [--inputs DIR | --seed N] [--json]\n"
     "                    [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
+    "                    [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
     "                    [--plugin-dir DIR]...\n"
     "                    [--input-shape NAME=D0,D1,...]... [--no-optimize] [--max-folded-bytes N]";
 
@@ -79,6 +80,8 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   const PluginRegistry registry = LoadPlugins(args, PluginUseFor(graph));
   const bool precompiled = IsCompiled(graph);
   ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
+  // --strict: a benchmark of a plan that fell back measures the wrong thing.
+  RETURN_IF_ERROR(CheckStrict(args, ReportOf(compiled, 0)));
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
                    Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
   ASSIGN_OR_RETURN(const std::vector<HostTensor> inputs, InputsFrom(args, graph));
@@ -176,6 +179,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
 int BenchCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
+  AddStrictFlag(spec);
   AddImportFlags(spec);
   spec.switches.insert("json");
   spec.values.insert({"reps", "warmup", "threads", "concurrency", "inputs", "seed"});

@@ -90,13 +90,14 @@ absl::Status Inspect(const Args& args) {
 }
 
 absl::Status Partition(const Args& args) {
-  ASSIGN_OR_RETURN(Graph g, LoadModel(args));
+  double load_ms = 0;
+  ASSIGN_OR_RETURN(Graph g, LoadModel(args, &load_ms));
   ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
   const PluginRegistry registry = LoadPlugins(args);
   // Partitioning is judged by compiling, so compile failures and their
   // fallbacks show up in the report too; nothing is written.
   ASSIGN_OR_RETURN(CompiledModel compiled, CompileGraph(g, registry, options));
-  const PartitionReport report = BuildPartitionReport(compiled);
+  const PartitionReport report = ReportOf(compiled, load_ms);
   if (args.Has("json")) {
     JsonWriter j;
     WritePartitionReportJson(report, j);
@@ -104,11 +105,12 @@ absl::Status Partition(const Args& args) {
   } else {
     std::cout << TerminalSafe(FormatPartitionReport(report), TerminalLayout::kText);
   }
-  return absl::OkStatus();
+  return CheckStrict(args, report);
 }
 
 absl::Status Compile(const Args& args) {
-  ASSIGN_OR_RETURN(Graph g, LoadModel(args));
+  double load_ms = 0;
+  ASSIGN_OR_RETURN(Graph g, LoadModel(args, &load_ms));
   ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
   if (options.mode == CompileMode::kJit)
     return absl::InvalidArgumentError("compile writes a model file, which only AOT bytecode can go into: "
@@ -125,8 +127,13 @@ absl::Status Compile(const Args& args) {
   ASSIGN_OR_RETURN(CompiledModel compiled, CompileGraph(g, registry, options));
   if (ptq) RETURN_IF_ERROR(quantize::MeasureAccuracy(compiled, registry, {options.soc, options.plugin_options}, *ptq));
   const std::string out = *args.Value("output");
+  // --strict refuses before anything is written.
+  const PartitionReport report = ReportOf(compiled, load_ms);
+  if (absl::Status strict = CheckStrict(args, report); !strict.ok()) {
+    std::cerr << TerminalSafe(FormatPartitionReport(report), TerminalLayout::kText);
+    return strict;
+  }
   RETURN_IF_ERROR(WriteModelFile(compiled.graph, out));
-  const PartitionReport report = BuildPartitionReport(compiled);
   if (args.Has("json")) {
     JsonWriter j;
     j.BeginObject().Field("output", out).Key("partitioning");
@@ -165,10 +172,12 @@ int InspectCommand(const Argv& argv) {
 int PartitionCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
+  AddStrictFlag(spec);
   AddImportFlags(spec);
   spec.switches.insert("json");
   const char* usage =
       "tessera partition MODEL [--json] [--accelerators LIST] [--mode aot|jit] [--soc NAME|FILE]\n"
+      "                        [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
       "                        [--option KEY=VALUE]... [--kernels reference|fast] [--plugin-dir DIR]...\n"
       "                        [--input-shape NAME=D0,D1,...]... [--no-optimize] [--max-folded-bytes N]";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
@@ -185,12 +194,14 @@ int PartitionCommand(const Argv& argv) {
 int CompileCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
+  AddStrictFlag(spec);
   AddImportFlags(spec);
   spec.switches.insert("json");
   spec.values.insert({"output", "quantize", "calibration"});
   const char* usage =
       "tessera compile MODEL -o OUT.tsr [--quantize int8 --calibration DIR] [--json] [--accelerators LIST]\n"
       "                      [--mode aot] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
+      "                      [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
       "                      [--plugin-dir DIR]...\n"
       "                      [--input-shape NAME=D0,D1,...]... [--no-optimize] [--max-folded-bytes N]";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);

@@ -20,16 +20,19 @@ namespace {
 constexpr char kUsage[] =
     "tessera run MODEL [--accelerators LIST] [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json]\n"
     "                  [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
+    "                  [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
     "                  [--plugin-dir DIR]...\n"
     "                  [--input-shape NAME=D0,D1,...]... [--no-optimize] [--max-folded-bytes N]";
 
 absl::Status Run(const Args& args) {
   const std::string& path = args.positionals()[0];
-  ASSIGN_OR_RETURN(Graph graph, LoadModel(args));
+  double load_ms = 0;
+  ASSIGN_OR_RETURN(Graph graph, LoadModel(args, &load_ms));
   ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
   const PluginRegistry registry = LoadPlugins(args, PluginUseFor(graph));
   const bool precompiled = IsCompiled(graph);
   ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
+  const PartitionReport report = ReportOf(compiled, load_ms);
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
                    Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
   ASSIGN_OR_RETURN(const std::vector<HostTensor> inputs, InputsFrom(args, graph));
@@ -42,7 +45,7 @@ absl::Status Run(const Args& args) {
     j.BeginObject().Field("model", path).Field("precompiled", precompiled);
     if (!precompiled) {
       j.Key("partitioning");
-      WritePartitionReportJson(BuildPartitionReport(compiled), j);
+      WritePartitionReportJson(report, j);
     }
     WriteProfileJson(profile, j);
     j.Key("outputs");
@@ -52,10 +55,10 @@ absl::Status Run(const Args& args) {
   } else {
     std::cout << "model: " << path << (precompiled ? " (precompiled)" : "") << "\n";
     // The reports quote names from the model and the plugins.
-    if (!precompiled) std::cout << TerminalSafe(FormatPartitionReport(BuildPartitionReport(compiled)), TerminalLayout::kText);
+    if (!precompiled) std::cout << TerminalSafe(FormatPartitionReport(report), TerminalLayout::kText);
     std::cout << TerminalSafe(FormatProfile(profile) + FormatOutputs(outputs, 16), TerminalLayout::kText);
   }
-  return absl::OkStatus();
+  return CheckStrict(args, report);
 }
 
 }  // namespace
@@ -63,6 +66,7 @@ absl::Status Run(const Args& args) {
 int RunCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
+  AddStrictFlag(spec);
   AddImportFlags(spec);
   spec.switches.insert({"json", "random"});
   spec.values.insert({"inputs", "outputs", "seed"});

@@ -1,6 +1,7 @@
 #include "compile/compile_driver.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 
@@ -9,7 +10,6 @@
 #include "base/status_macros.h"
 #include "compile/tensor_pruning.h"
 #include "graph/graph_verifier.h"
-#include "partition/partitioner.h"
 #include "plugin_host/graph_view_impl.h"
 #include "tessera/ops.h"
 
@@ -20,6 +20,68 @@ const char* CompileModeName(CompileMode mode) { return mode == CompileMode::kAot
 namespace {
 
 constexpr int kMaxFallbackRounds = 8;
+
+double MillisSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// What the cost model needs of each selected accelerator: its memory kind
+// and dispatch overhead from the SoC description, and whether it is the
+// fallback that claims everything.
+std::vector<AcceleratorTraits> TraitsOf(const std::vector<const CompilerPluginLibrary*>& libs,
+                                        const SocCostModel& soc) {
+  std::vector<AcceleratorTraits> out;
+  for (const CompilerPluginLibrary* lib : libs) {
+    const kit::DispatchModel d = soc.Dispatch(lib->vendor);
+    out.push_back({lib->vendor, d.memory, d.overhead_us, CompilerPriority(*lib) >= TSR_PRIORITY_FALLBACK});
+  }
+  return out;
+}
+
+// The SoC's cost figures; a description the cost model cannot read still
+// compiles (the plugins report their own view of it), on the defaults, and
+// says so.
+SocCostModel CostModelOf(const SocSelection& soc) {
+  absl::StatusOr<SocCostModel> parsed = SocCostModel::Parse(soc.description);
+  if (parsed.ok()) return *std::move(parsed);
+  return SocCostModel::Defaults(absl::StrCat("the cost model could not read the SoC description (",
+                                             parsed.status().message(), "); it uses its defaults"));
+}
+
+// Whole-partition estimates from the plugins (estimate_partition), asked
+// once per distinct partition.
+class EstimateCache {
+ public:
+  EstimateCache(const CompiledModel& model, const Graph& graph, const GraphUses& uses, const SocSelection& soc)
+      : model_(model), graph_(graph), uses_(uses), soc_(soc) {}
+  std::optional<double> operator()(const PlannedPartition& part) {
+    auto key = std::make_pair(part.accelerator, part.ops);
+    if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+    const GraphView view = GraphView::Partition(graph_, part.ops, uses_);
+    absl::StatusOr<std::optional<double>> e = model_.instances[part.accelerator]->EstimatePartition(view, soc_);
+    std::optional<double> value = e.ok() ? *e : std::nullopt;
+    cache_.emplace(std::move(key), value);
+    return value;
+  }
+
+ private:
+  const CompiledModel& model_;
+  const Graph& graph_;
+  const GraphUses& uses_;
+  const SocSelection& soc_;
+  std::map<std::pair<int32_t, std::vector<int32_t>>, std::optional<double>> cache_;
+};
+
+// The ops of `part` that the plugin named as the cause of its failure, as
+// op indices; empty when it named none, or all of them.
+std::vector<int32_t> CulpritOps(const Graph& graph, const PlannedPartition& part, const std::vector<uint32_t>& ids) {
+  std::set<uint32_t> named(ids.begin(), ids.end());
+  std::vector<int32_t> out;
+  for (int32_t o : part.ops)
+    if (named.count(graph.ops[o].id)) out.push_back(o);
+  if (out.size() == part.ops.size()) out.clear();
+  return out;
+}
 
 // Claims for every op of `graph`, indexed by global op index.
 absl::StatusOr<std::vector<OpClaim>> ClaimAll(const CompilerInstance& instance, const Graph& graph,
@@ -123,6 +185,7 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
   model.soc = options.soc;
   model.source = graph;
   const uint32_t mode_bit = options.mode == CompileMode::kAot ? TSR_COMPILE_MODE_AOT : TSR_COMPILE_MODE_JIT;
+  const auto claims_start = std::chrono::steady_clock::now();
   for (const CompilerPluginLibrary* lib : libs) {
     ASSIGN_OR_RETURN(std::shared_ptr<CompilerInstance> instance, CompilerInstance::Create(*lib, options.plugin_options));
     model.accelerators.push_back(lib->vendor);
@@ -139,17 +202,37 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
     model.instances.push_back(std::move(instance));
   }
 
-  // Plan, compile; on a failed compile, withdraw that vendor's claims on
-  // the affected ops and plan again.
+  model.timings.claims_ms = MillisSince(claims_start);
+
+  // Plan under the policy, compile; on a failed compile, withdraw that
+  // vendor's claims on the culprit ops (or the failed partition) and plan
+  // again.
+  const SocCostModel soc_costs = CostModelOf(options.soc);
+  const PlanCostModel cost_model(graph, soc_costs, TraitsOf(libs, soc_costs));
+  const GraphUses uses(graph);
+  EstimateCache estimates(model, graph, uses, options.soc);
+  const PartitionEstimator estimator = [&estimates](const PlannedPartition& p) { return estimates(p); };
+  model.summary.policy = PartitionPolicyName(options.partitioning.policy);
+  model.summary.accelerators = cost_model.accelerators();
+  model.summary.cost_notes = soc_costs.notes();
   std::map<int32_t, std::unique_ptr<CompiledArtifact>> artifact_of;  // accelerator -> artifact
   std::vector<std::vector<GraphView>> views;
   for (int round = 0;; ++round) {
     if (round == kMaxFallbackRounds) return absl::InternalError("compile fallback did not converge");
-    ASSIGN_OR_RETURN(model.plan, PlanPartitions(graph, model.claims));
+    const auto plan_start = std::chrono::steady_clock::now();
+    ASSIGN_OR_RETURN(PolicyResult planned, PlanWithPolicy(cost_model, model.claims, options.partitioning, &estimator));
+    model.timings.partition_ms += MillisSince(plan_start);
+    model.plan = std::move(planned.plan);
+    model.claims = std::move(planned.claims);
+    model.summary.chosen = planned.chosen;
+    model.summary.cost = std::move(planned.cost);
+    model.summary.greedy_us = planned.greedy_us;
+    model.summary.cpu_only_us = planned.cpu_only_us;
+    model.summary.rounds = planned.rounds;
     if (WithdrawBrokenClaimPromises(model, graph)) continue;
+    const auto compile_start = std::chrono::steady_clock::now();
     artifact_of.clear();
     views.assign(model.instances.size(), {});
-    const GraphUses uses(graph);
     std::vector<std::vector<int32_t>> partitions_of(model.instances.size());
     for (size_t p = 0; p < model.plan.partitions.size(); ++p)
       partitions_of[model.plan.partitions[p].accelerator].push_back(static_cast<int32_t>(p));
@@ -166,10 +249,14 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
       if (artifact.ok()) {
         // A 1.2 plugin compiles what it can: only the partitions that
         // failed lose their claims, not every partition of the vendor.
+        // When the plugin names the culprit ops, only they move: the
+        // partition splits around them on the next round.
         for (size_t i = 0; i < partitions_of[a].size(); ++i) {
           absl::Status why = (*artifact)->PartitionFailure(i);
           if (why.ok()) continue;
-          Withdraw(model, a, graph, model.plan.partitions[partitions_of[a][i]].ops,
+          const PlannedPartition& part = model.plan.partitions[partitions_of[a][i]];
+          const std::vector<int32_t> culprits = CulpritOps(graph, part, (*artifact)->PartitionCulprits(i));
+          Withdraw(model, a, graph, culprits.empty() ? part.ops : culprits,
                    absl::StrCat("compile failed: ", why.message()), kRefusalCompileFailed);
           failed = true;
         }
@@ -185,6 +272,7 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
       model.fallbacks.push_back(std::move(note));
       failed = true;
     }
+    model.timings.compile_ms += MillisSince(compile_start);
     if (!failed) break;
   }
 

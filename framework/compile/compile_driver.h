@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "compile/compiled_model.h"
+#include "partition/policy_planner.h"
 #include "plugin_host/plugin_registry.h"
 
 namespace tessera {
@@ -23,6 +24,7 @@ struct CompileOptions {
   CompileMode mode = CompileMode::kAot;
   SocSelection soc;
   std::vector<std::pair<std::string, std::string>> plugin_options;
+  PolicyOptions partitioning;  // --policy, --min-ops, --max-partitions
 };
 
 // Resolves names to loaded compiler plugins, cpu always last.

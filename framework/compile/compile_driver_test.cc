@@ -83,6 +83,7 @@ TEST(CompileDriver, AotThroughAModelFileMatchesHandComputedValues) {
   PluginRegistry registry = Registry();
   ASSERT_NE(registry.FindCompiler("cpu"), nullptr) << "bundled cpu plugin missing under " << TestBuildDir();
   CompileOptions options;
+  options.partitioning.policy = PartitionPolicy::kGreedy;  // these tests are about the plugin, not the cost model
   options.accelerators = {"cpu"};
   auto compiled = CompileGraph(SmallModel(), registry, options);
   ASSERT_TRUE(compiled.ok()) << compiled.status();
@@ -107,6 +108,7 @@ TEST(CompileDriver, AotThroughAModelFileMatchesHandComputedValues) {
 TEST(CompileDriver, JitRunsInMemoryAndRefusesToBeWritten) {
   PluginRegistry registry = Registry();
   CompileOptions options;
+  options.partitioning.policy = PartitionPolicy::kGreedy;  // these tests are about the plugin, not the cost model
   options.accelerators = {"cpu"};
   options.mode = CompileMode::kJit;
   auto compiled = CompileGraph(SmallModel(), registry, options);
@@ -130,6 +132,7 @@ TEST(CompileDriver, FailedCompileFallsBackToTheNextClaimantWithAReason) {
   PluginRegistry registry = Registry({TestBuildDir() + "/test_plugins/failing_compile"});
   ASSERT_NE(registry.FindCompiler("testvendor"), nullptr);
   CompileOptions options;
+  options.partitioning.policy = PartitionPolicy::kGreedy;  // these tests are about the plugin, not the cost model
   options.accelerators = {"testvendor", "cpu"};
   auto compiled = CompileGraph(SmallModel(), registry, options);
   ASSERT_TRUE(compiled.ok()) << compiled.status();
@@ -146,6 +149,7 @@ TEST(CompileDriver, FailedCompileFallsBackToTheNextClaimantWithAReason) {
 TEST(CompileDriver, UnknownAcceleratorIsAClearError) {
   PluginRegistry registry = Registry();
   CompileOptions options;
+  options.partitioning.policy = PartitionPolicy::kGreedy;  // these tests are about the plugin, not the cost model
   options.accelerators = {"warp_drive"};
   auto compiled = CompileGraph(SmallModel(), registry, options);
   ASSERT_FALSE(compiled.ok());
@@ -165,6 +169,7 @@ TEST(CompileDriver, CpuAlwaysRunsLastInPriority) {
 TEST(Executor, RejectsInputsOfTheWrongShape) {
   PluginRegistry registry = Registry();
   CompileOptions options;
+  options.partitioning.policy = PartitionPolicy::kGreedy;  // these tests are about the plugin, not the cost model
   options.accelerators = {"cpu"};
   auto compiled = CompileGraph(SmallModel(), registry, options);
   ASSERT_TRUE(compiled.ok()) << compiled.status();

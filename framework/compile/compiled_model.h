@@ -11,6 +11,7 @@
 #include "compile/compiler_instance.h"
 #include "graph/graph.h"
 #include "partition/partition_plan.h"
+#include "partition/plan_cost.h"
 
 namespace tessera {
 
@@ -23,6 +24,24 @@ struct FallbackNote {
   std::string reason;
 };
 
+// What the partitioning policy chose and what the cost model says of it.
+struct PlanSummary {
+  std::string policy;                 // "cost", "greedy", "cpu"
+  std::string chosen;                 // the candidate the cost policy kept
+  PlanCost cost;                      // of the plan that was compiled
+  double greedy_us = -1;              // the baselines, same model
+  double cpu_only_us = -1;
+  int rounds = 0;
+  std::vector<AcceleratorTraits> accelerators;  // per accelerator: memory, overhead
+  std::vector<std::string> cost_notes;          // defaults the SoC model used
+};
+
+struct CompileTimings {
+  double claims_ms = 0;     // every plugin's claim_ops/partition
+  double partition_ms = 0;  // planning, every policy round and fallback round
+  double compile_ms = 0;    // the plugins' compile calls
+};
+
 struct CompiledModel {
   Graph graph;                          // DISPATCH ops only
   CompileMode mode = CompileMode::kAot;
@@ -32,6 +51,8 @@ struct CompiledModel {
   PartitionPlan plan;                   // against `source`
   Graph source;                         // the graph that was partitioned
   std::vector<FallbackNote> fallbacks;
+  PlanSummary summary;
+  CompileTimings timings;
   // Alive while the model is: JIT handles point into these.
   std::vector<std::shared_ptr<CompilerInstance>> instances;
   std::vector<std::unique_ptr<CompiledArtifact>> artifacts;

@@ -149,6 +149,15 @@ bool GroupIsConvex(const GraphView& view, const std::vector<size_t>& members) {
   return true;
 }
 
+// The SoC members every option struct shares: borrowed from `soc` for
+// the call.
+template <typename Options>
+void FillSoc(Options& opts, const SocSelection& soc) {
+  opts.soc_model = soc.name.empty() ? nullptr : soc.name.c_str();
+  opts.soc_description = soc.description.empty() ? nullptr : soc.description.c_str();
+  opts.soc_description_size = soc.description.size();
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<OpClaim>> CompilerInstance::Partition(const GraphView& view, const SocSelection& soc) const {
@@ -156,9 +165,7 @@ absl::StatusOr<std::vector<OpClaim>> CompilerInstance::Partition(const GraphView
   const tsr_version v = library_.version;
   tsr_partition_options opts{};
   opts.header = HostFilledHeader(sizeof(opts), v);
-  opts.soc_model = soc.name.empty() ? nullptr : soc.name.c_str();
-  opts.soc_description = soc.description.empty() ? nullptr : soc.description.c_str();
-  opts.soc_description_size = soc.description.size();
+  FillSoc(opts, soc);
   const tsr_graph_view_api* view_api = GraphViewApiFor(v);
   std::vector<OpClaim> claims(n);
   ClaimSink sink;
@@ -242,9 +249,7 @@ absl::StatusOr<std::unique_ptr<CompiledArtifact>> CompilerInstance::Compile(
   if (partial_ok && AtLeast12(library_.version) &&
       TSR_ABI_HAS(library_.api, tsr_compiler_plugin_api, compiled_partition_status))
     opts.flags |= TSR_COMPILE_FLAG_PARTIAL_OK;
-  opts.soc_model = soc.name.empty() ? nullptr : soc.name.c_str();
-  opts.soc_description = soc.description.empty() ? nullptr : soc.description.c_str();
-  opts.soc_description_size = soc.description.size();
+  FillSoc(opts, soc);
   opts.constants_outlive_result = constants_outlive_result ? 1 : 0;
   tsr_compiled compiled = nullptr;
   tsr_status code =
@@ -254,15 +259,31 @@ absl::StatusOr<std::unique_ptr<CompiledArtifact>> CompilerInstance::Compile(
   return std::make_unique<CompiledArtifact>(shared_from_this(), compiled);
 }
 
+absl::StatusOr<std::optional<double>> CompilerInstance::EstimatePartition(const GraphView& partition,
+                                                                         const SocSelection& soc) const {
+  if (!AtLeast12(library_.version) || !TSR_ABI_HAS(library_.api, tsr_compiler_plugin_api, estimate_partition) ||
+      library_.api->estimate_partition == nullptr)
+    return std::optional<double>();
+  tsr_partition_options opts{};
+  opts.header = HostFilledHeader(sizeof(opts), library_.version);
+  FillSoc(opts, soc);
+  tsr_partition_estimate out{};
+  out.header = HostFilledHeader(sizeof(out), library_.version);
+  out.device_time_us = -1;
+  tsr_status code = library_.api->estimate_partition(plugin_, GraphViewApiFor(library_.version), partition.handle(),
+                                                     &opts, &out);
+  if (code != TSR_OK) return Status(code, "estimate_partition failed");
+  if (out.fits == 0 || !(out.device_time_us >= 0)) return std::optional<double>();
+  return std::optional<double>(out.device_time_us);
+}
+
 absl::StatusOr<std::string> CompilerInstance::CompatibilityInfo(uint32_t mode, const SocSelection& soc) const {
   if (!AtLeast12(library_.version) || !TSR_ABI_HAS(library_.api, tsr_compiler_plugin_api, compatibility_info))
     return std::string();
   tsr_compile_options opts{};
   opts.header = HostFilledHeader(sizeof(opts), library_.version);
   opts.mode = mode;
-  opts.soc_model = soc.name.empty() ? nullptr : soc.name.c_str();
-  opts.soc_description = soc.description.empty() ? nullptr : soc.description.c_str();
-  opts.soc_description_size = soc.description.size();
+  FillSoc(opts, soc);
   std::string text(256, '\0');
   size_t length = 0;
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -311,6 +332,18 @@ absl::Status CompiledArtifact::PartitionFailure(size_t partition) const {
   const absl::StatusCode c = partition_code > 0 && partition_code <= 16 ? static_cast<absl::StatusCode>(partition_code)
                                                                        : absl::StatusCode::kInternal;
   return absl::Status(c, text);
+}
+
+std::vector<uint32_t> CompiledArtifact::PartitionCulprits(size_t partition) const {
+  const CompilerPluginLibrary& lib = owner_->library();
+  if (tsr_version_compare(lib.version, tsr_version{1, 2}) < 0 ||
+      !TSR_ABI_HAS(lib.api, tsr_compiler_plugin_api, compiled_partition_culprits) ||
+      lib.api->compiled_partition_culprits == nullptr)
+    return {};
+  const uint32_t* ids = nullptr;
+  size_t count = 0;
+  if (lib.api->compiled_partition_culprits(compiled_, partition, &ids, &count) != TSR_OK || ids == nullptr) return {};
+  return std::vector<uint32_t>(ids, ids + count);
 }
 
 absl::StatusOr<tsr_jit_handle> CompiledArtifact::JitHandle(size_t partition) const {

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,10 @@ class CompiledArtifact {
   // The failure of partition `partition` (OK when it compiled), from the
   // plugin's compiled_partition_status; OK when the plugin has none.
   absl::Status PartitionFailure(size_t partition) const;
+  // The op ids that made partition `partition` fail, from the plugin's
+  // compiled_partition_culprits; empty when it names none or has no such
+  // call ("the partition as a whole").
+  std::vector<uint32_t> PartitionCulprits(size_t partition) const;
 
  private:
   std::shared_ptr<const CompilerInstance> owner_;
@@ -79,6 +84,9 @@ class CompilerInstance : public std::enable_shared_from_this<CompilerInstance> {
                                                             uint32_t mode, const SocSelection& soc,
                                                             bool constants_outlive_result,
                                                             bool partial_ok = false) const;
+  // The plugin's estimate of `partition` as a whole (estimate_partition):
+  // nullopt when it has none, gives none, or says the partition would not fit.
+  absl::StatusOr<std::optional<double>> EstimatePartition(const GraphView& partition, const SocSelection& soc) const;
   // The plugin's compatibility string for these options ("" when it has none).
   absl::StatusOr<std::string> CompatibilityInfo(uint32_t mode, const SocSelection& soc) const;
   absl::Status Status(tsr_status code, const std::string& context) const;

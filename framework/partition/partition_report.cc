@@ -1,6 +1,8 @@
 #include "partition/partition_report.h"
 
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -18,6 +20,8 @@ PartitionReport BuildPartitionReport(const CompiledModel& model) {
   r.mode = CompileModeName(model.mode);
   r.soc = model.soc.name;
   r.op_count = g.ops.size();
+  // A model compiled elsewhere was not partitioned here: nothing to report.
+  if (plan.op_partition.size() != g.ops.size() || plan.placements.size() != g.ops.size()) return r;
   for (size_t p = 0; p < plan.partitions.size(); ++p) {
     ReportedPartition rp;
     rp.index = static_cast<int32_t>(p);
@@ -25,6 +29,16 @@ PartitionReport BuildPartitionReport(const CompiledModel& model) {
     for (int32_t o : plan.partitions[p].ops) {
       rp.op_ids.push_back(g.ops[o].id);
       rp.op_types.push_back(OpTypeName(g.ops[o].type));
+    }
+    const int32_t a = plan.partitions[p].accelerator;
+    if (a >= 0 && static_cast<size_t>(a) < model.summary.accelerators.size())
+      rp.memory = model.summary.accelerators[a].memory;
+    if (p < model.summary.cost.partitions.size()) {
+      const PartitionCost& pc = model.summary.cost.partitions[p];
+      rp.flops = pc.work_ops;
+      rp.compute_us = pc.compute_us;
+      rp.dispatch_us = pc.dispatch_us;
+      rp.whole_partition_estimate = pc.whole_partition_estimate;
     }
     r.partitions.push_back(std::move(rp));
   }
@@ -63,8 +77,39 @@ PartitionReport BuildPartitionReport(const CompiledModel& model) {
       rp.refused_by.push_back({ref.vendor, RefusalReasonName(ref.claim.reason), ref.claim.detail});
     r.fallbacks.push_back(std::move(rp));
   }
+  std::map<std::tuple<std::string, std::string, std::string>, size_t> group_of;
+  for (const ReportedPlacement& f : r.fallbacks) {
+    std::vector<std::string> why;
+    for (const ReportedRefusal& ref : f.refused_by) why.push_back(absl::StrCat(ref.vendor, ": ", ref.reason));
+    auto key = std::make_tuple(f.op_type, f.vendor, absl::StrJoin(why, "; "));
+    auto [it, fresh] = group_of.emplace(key, r.fallback_groups.size());
+    if (fresh) r.fallback_groups.push_back({f.op_type, f.vendor, std::get<2>(key), {}});
+    r.fallback_groups[it->second].op_ids.push_back(f.op_id);
+  }
   r.compile_fallbacks = model.fallbacks;
+  const PlanSummary& s = model.summary;
+  r.policy = s.policy;
+  r.chosen = s.chosen;
+  r.modeled_latency_us = s.cost.total_us();
+  r.modeled_latency_us_cpu_only = s.cpu_only_us;
+  r.modeled_latency_us_greedy = s.greedy_us;
+  r.compute_us = s.cost.compute_us;
+  r.dispatch_us = s.cost.dispatch_us;
+  r.transfer_us = s.cost.transfer_us;
+  for (const ModeledConversion& c : s.cost.conversions)
+    r.conversions.push_back({g.tensors[c.tensor].name, c.from_memory, c.to_memory, c.bytes, c.us});
+  r.cost_notes = s.cost_notes;
+  r.timings.claims_ms = model.timings.claims_ms;
+  r.timings.partition_ms = model.timings.partition_ms;
+  r.timings.compile_ms = model.timings.compile_ms;
   return r;
+}
+
+size_t PartitionReport::fallback_op_count() const {
+  std::set<uint32_t> ops;
+  for (const ReportedPlacement& f : fallbacks) ops.insert(f.op_id);
+  for (const FallbackNote& f : compile_fallbacks) ops.insert(f.op_ids.begin(), f.op_ids.end());
+  return ops.size();
 }
 
 void WritePartitionReportJson(const PartitionReport& r, JsonWriter& j) {
@@ -82,7 +127,9 @@ void WritePartitionReportJson(const PartitionReport& r, JsonWriter& j) {
     for (uint32_t id : p.op_ids) j.Int(id);
     j.EndArray().Key("op_types").BeginArray();
     for (const std::string& t : p.op_types) j.String(t);
-    j.EndArray().Field("input_bytes", p.input_bytes).Field("output_bytes", p.output_bytes).EndObject();
+    j.EndArray().Field("input_bytes", p.input_bytes).Field("output_bytes", p.output_bytes);
+    j.Field("memory", p.memory).Field("flops", p.flops).Field("compute_us", p.compute_us);
+    j.Field("dispatch_us", p.dispatch_us).Field("whole_partition_estimate", p.whole_partition_estimate).EndObject();
   }
   j.EndArray().Key("cuts").BeginArray();
   for (const ReportedCut& c : r.cuts)
@@ -102,7 +149,28 @@ void WritePartitionReportJson(const PartitionReport& r, JsonWriter& j) {
     for (uint32_t id : f.op_ids) j.Int(id);
     j.EndArray().EndObject();
   }
-  j.EndArray().EndObject();
+  j.EndArray().Key("fallback_groups").BeginArray();
+  for (const ReportedFallbackGroup& f : r.fallback_groups) {
+    j.BeginObject().Field("op_type", f.op_type).Field("vendor", f.vendor).Field("reasons", f.reasons);
+    j.Field("count", static_cast<uint64_t>(f.op_ids.size())).Key("op_ids").BeginArray();
+    for (uint32_t id : f.op_ids) j.Int(id);
+    j.EndArray().EndObject();
+  }
+  j.EndArray();
+  j.Field("policy", r.policy).Field("chosen", r.chosen).Field("modeled_latency_us", r.modeled_latency_us);
+  j.Field("modeled_latency_us_cpu_only", r.modeled_latency_us_cpu_only);
+  j.Field("modeled_latency_us_greedy", r.modeled_latency_us_greedy);
+  j.Field("compute_us", r.compute_us).Field("dispatch_us", r.dispatch_us).Field("transfer_us", r.transfer_us);
+  j.Key("conversions").BeginArray();
+  for (const ReportedConversion& c : r.conversions)
+    j.BeginObject().Field("tensor", c.tensor).Field("from_memory", c.from_memory).Field("to_memory", c.to_memory)
+        .Field("bytes", c.bytes).Field("us", c.us).EndObject();
+  j.EndArray().Key("cost_notes").BeginArray();
+  for (const std::string& n : r.cost_notes) j.String(n);
+  j.EndArray().Key("timings_ms").BeginObject();
+  if (r.timings.load_ms >= 0) j.Field("load", r.timings.load_ms);
+  j.Field("claims", r.timings.claims_ms).Field("partition", r.timings.partition_ms).Field("compile", r.timings.compile_ms);
+  j.EndObject().EndObject();
 }
 
 std::string FormatPartitionReport(const PartitionReport& r) {
@@ -118,17 +186,36 @@ std::string FormatPartitionReport(const PartitionReport& r) {
     absl::StrAppendFormat(&out, "  #%-3d %-13s %3d ops  in %8d B  out %8d B  [%s]\n", p.index, p.vendor, p.op_ids.size(),
                           p.input_bytes, p.output_bytes, absl::StrJoin(parts, " "));
   }
-  if (!r.fallbacks.empty()) {
-    absl::StrAppend(&out, "ops refused by a higher-priority accelerator:\n");
-    for (const ReportedPlacement& f : r.fallbacks) {
-      std::vector<std::string> why;
-      for (const ReportedRefusal& ref : f.refused_by)
-        why.push_back(absl::StrCat(ref.vendor, ": ", ref.reason, ref.detail.empty() ? "" : absl::StrCat(" (", ref.detail, ")")));
-      absl::StrAppendFormat(&out, "  op %d %-16s -> %-12s %s\n", f.op_id, f.op_type, f.vendor, absl::StrJoin(why, "; "));
+  if (!r.fallback_groups.empty()) {
+    absl::StrAppend(&out, "ops refused by a higher-priority accelerator (grouped by op type and reason):\n");
+    for (const ReportedFallbackGroup& f : r.fallback_groups) {
+      std::vector<std::string> ids;
+      for (size_t i = 0; i < f.op_ids.size() && i < 6; ++i) ids.push_back(absl::StrCat(f.op_ids[i]));
+      if (f.op_ids.size() > 6) ids.push_back("...");
+      absl::StrAppendFormat(&out, "  %4dx %-16s -> %-12s %s  (op %s)\n", f.op_ids.size(), f.op_type, f.vendor,
+                            f.reasons, absl::StrJoin(ids, ","));
     }
+    // One detail per kind of refusal: the first op's; the rest share it in kind.
+    std::set<std::string> shown;
+    for (const ReportedPlacement& f : r.fallbacks)
+      for (const ReportedRefusal& ref : f.refused_by) {
+        if (ref.detail.empty() || !shown.insert(absl::StrCat(f.op_type, "/", ref.vendor, "/", ref.reason)).second) continue;
+        absl::StrAppendFormat(&out, "        %s, %s: %s\n", f.op_type, ref.vendor, ref.detail);
+      }
   }
   for (const FallbackNote& f : r.compile_fallbacks)
     absl::StrAppendFormat(&out, "compile fallback: %s gave up %d ops: %s\n", f.vendor, f.op_ids.size(), f.reason);
+  if (!r.policy.empty()) {
+    absl::StrAppendFormat(&out,
+                          "modelled latency (policy %s%s): %.2f us = compute %.2f + dispatch %.2f + transfer %.2f "
+                          "(%d conversions)\n",
+                          r.policy, r.policy == "cost" ? absl::StrCat(", kept ", r.chosen) : "", r.modeled_latency_us,
+                          r.compute_us, r.dispatch_us, r.transfer_us, r.conversions.size());
+    auto baseline = [](double us) { return us < 0 ? std::string("n/a") : absl::StrFormat("%.2f us", us); };
+    absl::StrAppendFormat(&out, "  baselines: cpu only %s, greedy %s\n", baseline(r.modeled_latency_us_cpu_only),
+                          baseline(r.modeled_latency_us_greedy));
+    for (const std::string& n : r.cost_notes) absl::StrAppend(&out, "  note: ", n, "\n");
+  }
   return out;
 }
 

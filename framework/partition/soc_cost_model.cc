@@ -29,6 +29,12 @@ absl::StatusOr<SocCostModel> SocCostModel::Parse(std::string_view text) {
   return m;
 }
 
+SocCostModel SocCostModel::Defaults(std::string why) {
+  SocCostModel m = *Parse("");
+  m.notes_.insert(m.notes_.begin(), std::move(why));
+  return m;
+}
+
 double SocCostModel::CpuTimeUs(double ops, bool int8) const {
   const double giga_per_s = int8 ? cpu_.gops_int8 : cpu_.gflops_f32;
   return ops / (giga_per_s * 1e3);  // 1 G/s = 1e3 per microsecond

@@ -27,6 +27,9 @@ class SocCostModel {
 
   // `text` is the SoC file's contents; "" means none (every default).
   static absl::StatusOr<SocCostModel> Parse(std::string_view text);
+  // Every default, with `why` as the first note (a description the model
+  // could not read).
+  static SocCostModel Defaults(std::string why);
 
   // Microseconds the host CPU needs for `ops` operations.
   double CpuTimeUs(double ops, bool int8) const;

@@ -81,6 +81,7 @@ TEST_P(FrozenPlugin, RunsAotAndJitBesideTheCpuPlugin) {
   PluginRegistry registry = Registry(GetParam());
   for (CompileMode mode : {CompileMode::kAot, CompileMode::kJit}) {
     CompileOptions options;
+    options.partitioning.policy = PartitionPolicy::kGreedy;  // these tests are about the plugin, not the cost model
     options.accelerators = {"frozen", "cpu"};
     options.mode = mode;
     auto compiled = CompileGraph(Model(), registry, options);

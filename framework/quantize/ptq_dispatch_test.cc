@@ -28,6 +28,7 @@ PluginRegistry Registry() {
 CompileOptions Options(std::vector<std::string> accelerators, bool reference_kernels) {
   CompileOptions o;
   o.accelerators = std::move(accelerators);
+  o.partitioning.policy = PartitionPolicy::kGreedy;  // every claimed op on the NPU: what these tests check
   if (reference_kernels) o.plugin_options.emplace_back("cpu.kernels", "reference");
   return o;
 }

@@ -18,7 +18,7 @@ static int fail(const char* what) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s MODEL.onnx [ACCELERATORS]\n", argv[0]);
+    fprintf(stderr, "usage: %s MODEL.onnx [ACCELERATORS [POLICY]]\n", argv[0]);
     return 2;
   }
   tsr_app_environment env = NULL;
@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   tsr_app_compile_options options = {0};
   options.struct_size = sizeof(options);
   options.accelerators = argc > 2 ? argv[2] : NULL;
+  options.policy = argc > 3 ? argv[3] : NULL; /* NULL = "cost" */
   if (tsr_app_compile(env, model, &options, &compiled) != TSR_OK) return fail("compile");
 
   char report[4096];

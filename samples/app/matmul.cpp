@@ -21,7 +21,7 @@ int Fail(const app::Status& s) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s MODEL.onnx [ACCELERATORS]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s MODEL.onnx [ACCELERATORS [POLICY]]\n", argv[0]);
     return 2;
   }
   app::Result<app::Environment> env = app::Environment::Create({});
@@ -38,6 +38,9 @@ int main(int argc, char** argv) {
       if (comma > start) options.accelerators.push_back(list.substr(start, comma - start));
     }
   }
+  // "cost" (the default) keeps the NPU only where the SoC's cost model says
+  // it pays; "greedy" gives it every op it claims.
+  if (argc > 3) options.policy = argv[3];
   app::Result<app::CompiledModel> compiled = app::CompiledModel::Compile(*env, *model, options);
   if (!compiled.ok()) return Fail(compiled.status());
 

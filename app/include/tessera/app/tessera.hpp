@@ -181,6 +181,13 @@ struct CompileOptions {
   std::string soc;
   // Vendor options, "vendor.key" = "value" (docs/cli.md lists them).
   std::vector<std::pair<std::string, std::string>> plugin_options;
+  // Partitioning (docs/partitioning.md): "cost" keeps an accelerator
+  // partition only when the SoC's cost model says it pays; "greedy" gives
+  // every op to the first accelerator that claims it; "cpu" runs all on
+  // the fallback.
+  std::string policy = "cost";
+  int32_t min_ops = 0;         // accelerator partitions need at least this many ops (0 = any)
+  int32_t max_partitions = 0;  // at most this many partitions (0 = no limit)
   // Reserved for the compile cache (not implemented yet: must be "").
   std::string cache_dir;
 };
@@ -213,6 +220,13 @@ struct PartitionReport {
   std::vector<Cut> cuts;
   std::vector<Fallback> fallbacks;
   uint64_t cut_bytes = 0;
+  // The cost model's view of the plan (machine-independent microseconds).
+  std::string policy;
+  double modeled_latency_us = 0;
+  double modeled_latency_us_cpu_only = -1;  // -1: no baseline
+  double modeled_latency_us_greedy = -1;
+  double transfer_us = 0;
+  size_t conversion_count = 0;
 };
 
 class CompiledModel {

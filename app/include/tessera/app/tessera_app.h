@@ -89,6 +89,10 @@ typedef struct tsr_app_compile_options {
   const char* soc;                    /* SoC name or .soc path; NULL = plugin defaults */
   const tsr_key_value* plugin_options;/* "vendor.key" = "value"; borrowed */
   size_t plugin_option_count;
+  /* appended: read only when struct_size covers them */
+  const char* policy;                 /* "cost" (NULL = default), "greedy", "cpu" */
+  int32_t min_ops;                    /* 0 = any size */
+  int32_t max_partitions;             /* 0 = no limit */
 } tsr_app_compile_options;
 
 /* Compiles `model`, or takes an already compiled one as it is (then no
