@@ -7,6 +7,7 @@
 #include "base/terminal_text.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
+#include "cli/measured_latency.h"
 #include "cli/run_report.h"
 #include "compile/compile_driver.h"
 #include "model_executor.h"
@@ -39,6 +40,7 @@ absl::Status Run(const Args& args) {
   RunProfile profile;
   ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, executor->Run(inputs, &profile));
   if (auto dir = args.Value("outputs")) RETURN_IF_ERROR(WriteTensorSet(outputs, *dir, "output"));
+  const std::optional<MeasuredLatency> measured = MeasureModeledLatency(compiled, profile);
 
   if (args.Has("json")) {
     JsonWriter j;
@@ -48,6 +50,10 @@ absl::Status Run(const Args& args) {
       WritePartitionReportJson(report, j);
     }
     WriteProfileJson(profile, j);
+    if (measured) {
+      j.Key("modeled_latency");
+      WriteMeasuredLatencyJson(*measured, j);
+    }
     j.Key("outputs");
     WriteOutputsJson(outputs, j, 4096);
     j.EndObject();
@@ -56,7 +62,9 @@ absl::Status Run(const Args& args) {
     std::cout << "model: " << path << (precompiled ? " (precompiled)" : "") << "\n";
     // The reports quote names from the model and the plugins.
     if (!precompiled) std::cout << TerminalSafe(FormatPartitionReport(report), TerminalLayout::kText);
-    std::cout << TerminalSafe(FormatProfile(profile) + FormatOutputs(outputs, 16), TerminalLayout::kText);
+    std::cout << TerminalSafe(FormatProfile(profile) + (measured ? FormatMeasuredLatency(*measured) : "") +
+                                  FormatOutputs(outputs, 16),
+                              TerminalLayout::kText);
   }
   return CheckStrict(args, report);
 }
