@@ -5,6 +5,12 @@
 // graph are skipped. Figures go to docs/benchmarks.md.
 //
 //   partition_scale_bench [--max-ops N] [--cap-s S] [--only chain-single|chain-alternating|dag]
+//                         [--policy plan|greedy|cost]
+//
+// --policy plan (the default) times the grouping alone (PlanPartitions);
+// greedy and cost time the whole policy step the compile driver runs
+// (PlanWithPolicy: both baselines, the cost policy's rounds, the plan
+// costs), with the npu's ops at 0.5 us each and ref-phone-like costs.
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -21,6 +27,7 @@
 #include "absl/strings/str_cat.h"
 #include "model/model_builder.h"
 #include "partition/partitioner.h"
+#include "partition/policy_planner.h"
 #include "plugin_host/graph_view_impl.h"
 #include "tessera/ops.h"
 
@@ -34,7 +41,7 @@ std::vector<AcceleratorClaims> TwoVendorClaims(const std::vector<bool>& npu_take
   npu.claims.reserve(npu_takes.size());
   cpu.claims.assign(npu_takes.size(), OpClaim{true});
   for (bool takes : npu_takes)
-    npu.claims.push_back(takes ? OpClaim{true} : OpClaim{false, TSR_REFUSAL_UNSUPPORTED_OP, ""});
+    npu.claims.push_back(takes ? OpClaim{true, 0, "", 0.5} : OpClaim{false, TSR_REFUSAL_UNSUPPORTED_OP, ""});
   return {npu, cpu};
 }
 
@@ -99,13 +106,30 @@ struct Result {
   long partitions = 0;
 };
 
+constexpr char kSoc[] =
+    "[cpu]\ngflops_f32 = 150\ngops_int8 = 600\nthreads = 8\n"
+    "[dispatch.npu]\noverhead_us = 25\nmemory = device_dram\n"
+    "[transfer.host.device_dram]\nbandwidth_gbps = 20\nlatency_us = 2\n"
+    "[transfer.device_dram.host]\nbandwidth_gbps = 20\nlatency_us = 2\n";
+
+absl::StatusOr<PartitionPlan> PlanUnder(const std::string& policy, const Workload& w) {
+  if (policy == "plan") return PlanPartitions(w.graph, w.claims);
+  const SocCostModel soc = *SocCostModel::Parse(kSoc);
+  const PlanCostModel model(w.graph, soc, {{"npu", "device_dram", 25, false}, {"cpu", "host", 0, true}});
+  PolicyOptions options;
+  options.policy = policy == "greedy" ? PartitionPolicy::kGreedy : PartitionPolicy::kCost;
+  absl::StatusOr<PolicyResult> r = PlanWithPolicy(model, w.claims, options);
+  if (!r.ok()) return r.status();
+  return std::move(r->plan);
+}
+
 // In the child: build, plan, make every partition's view.
-Result Measure(const std::string& kind, int n) {
+Result Measure(const std::string& kind, int n, const std::string& policy) {
   Result r;
   Workload w = Make(kind, n);
   r.graph_rss_kb = PeakRssKb();
   auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<PartitionPlan> plan = PlanPartitions(w.graph, w.claims);
+  absl::StatusOr<PartitionPlan> plan = PlanUnder(policy, w);
   r.plan_s = Seconds(start);
   if (!plan.ok()) {
     std::fprintf(stderr, "%s\n", std::string(plan.status().message()).c_str());
@@ -125,14 +149,14 @@ Result Measure(const std::string& kind, int n) {
 }
 
 // Runs Measure in a child killed after cap_s; false if it did not finish.
-bool RunCapped(const std::string& kind, int n, int cap_s, Result* out) {
+bool RunCapped(const std::string& kind, int n, int cap_s, const std::string& policy, Result* out) {
   int fd[2];
   if (pipe(fd) != 0) return false;
   const pid_t child = fork();
   if (child == 0) {
     close(fd[0]);
     alarm(static_cast<unsigned>(cap_s));  // SIGALRM ends a run past the cap
-    Result r = Measure(kind, n);
+    Result r = Measure(kind, n, policy);
     if (write(fd[1], &r, sizeof r) != static_cast<ssize_t>(sizeof r)) _exit(3);
     _exit(0);
   }
@@ -153,18 +177,21 @@ bool RunCapped(const std::string& kind, int n, int cap_s, Result* out) {
 int main(int argc, char** argv) {
   int max_ops = 1000000, cap_s = 60;
   const char* only = nullptr;  // one graph kind, for profiling
+  std::string policy = "plan";
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--max-ops") == 0) max_ops = std::atoi(argv[i + 1]);
     else if (std::strcmp(argv[i], "--cap-s") == 0) cap_s = std::atoi(argv[i + 1]);
     else if (std::strcmp(argv[i], "--only") == 0) only = argv[i + 1];
+    else if (std::strcmp(argv[i], "--policy") == 0) policy = argv[i + 1];
   }
+  std::printf("policy step: %s\n", policy.c_str());
   std::printf("%-18s %9s %11s %10s %10s %13s %13s\n", "graph", "ops", "partitions", "plan_ms", "views_ms",
               "graph_rss_MB", "peak_rss_MB");
   for (const char* kind : {"chain-single", "chain-alternating", "dag"}) {
     if (only != nullptr && std::strcmp(only, kind) != 0) continue;
     for (int n = 1000; n <= max_ops; n *= 10) {
       tessera::Result r;
-      if (!tessera::RunCapped(kind, n, cap_s, &r)) {
+      if (!tessera::RunCapped(kind, n, cap_s, policy, &r)) {
         std::printf("%-18s %9d  did not finish within %d s (or failed); larger sizes skipped\n", kind, n, cap_s);
         std::fflush(stdout);
         break;

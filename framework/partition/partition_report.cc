@@ -97,7 +97,7 @@ PartitionReport BuildPartitionReport(const CompiledModel& model) {
   r.dispatch_us = s.cost.dispatch_us;
   r.transfer_us = s.cost.transfer_us;
   for (const ModeledConversion& c : s.cost.conversions)
-    r.conversions.push_back({g.tensors[c.tensor].name, c.from_memory, c.to_memory, c.bytes, c.us});
+    r.conversions.push_back({g.tensors[c.tensor].name, s.cost.memories[c.from_memory], s.cost.memories[c.to_memory], c.bytes, c.us});
   r.cost_notes = s.cost_notes;
   r.timings.claims_ms = model.timings.claims_ms;
   r.timings.partition_ms = model.timings.partition_ms;

@@ -7,17 +7,39 @@
 
 namespace tessera {
 
+int32_t PlanCostModel::Intern(const std::string& memory) {
+  for (size_t i = 0; i < memories_.size(); ++i)
+    if (memories_[i] == memory) return static_cast<int32_t>(i);
+  memories_.push_back(memory);
+  return static_cast<int32_t>(memories_.size() - 1);
+}
+
 PlanCostModel::PlanCostModel(const Graph& graph, const SocCostModel& soc, std::vector<AcceleratorTraits> accelerators)
     : graph_(graph), soc_(soc), accelerators_(std::move(accelerators)), uses_(graph), producer_(graph.ProducerIndex()) {
+  memories_ = {"host"};
+  for (const AcceleratorTraits& a : accelerators_) {
+    accelerator_memory_.push_back(Intern(a.memory));
+    if (a.fallback) fallback_memory_ = accelerator_memory_.back();
+  }
   work_.resize(graph.ops.size());
   cpu_us_.resize(graph.ops.size());
-  dispatch_memory_.resize(graph.ops.size());
+  dispatch_memory_.assign(graph.ops.size(), kHost);
   for (size_t o = 0; o < graph.ops.size(); ++o) {
     const OpWork w = WorkOf(graph, graph.ops[o]);
     work_[o] = w.ops;
     cpu_us_[o] = soc.CpuTimeUs(w.ops, w.int8);
-    if (graph.ops[o].dispatch.has_value()) dispatch_memory_[o] = soc.Dispatch(graph.ops[o].dispatch->vendor).memory;
+    if (graph.ops[o].dispatch.has_value()) dispatch_memory_[o] = Intern(soc.Dispatch(graph.ops[o].dispatch->vendor).memory);
   }
+  // Every link is affine in the byte count (direct, through host, or the
+  // default), so two numbers per pair price any transfer.
+  const size_t n = memories_.size();
+  links_.resize(n * n);
+  for (size_t a = 0; a < n; ++a)
+    for (size_t b = 0; b < n; ++b) {
+      const double at0 = soc.TransferUs(memories_[a], memories_[b], 0);
+      const double at1m = soc.TransferUs(memories_[a], memories_[b], 1000000);
+      links_[a * n + b] = {(at1m - at0) / 1e6, at0};
+    }
 }
 
 double PlanCostModel::OpTimeUs(const std::vector<AcceleratorClaims>& claims, size_t a, size_t op) const {
@@ -25,15 +47,10 @@ double PlanCostModel::OpTimeUs(const std::vector<AcceleratorClaims>& claims, siz
   return e >= 0 ? e : cpu_us_[op];
 }
 
-const std::string& PlanCostModel::MemoryOf(const PartitionPlan& plan, size_t op) const {
-  const int32_t p = plan.op_partition[op];
-  if (p >= 0) return accelerators_[plan.partitions[p].accelerator].memory;
-  return dispatch_memory_[op].empty() ? host_ : dispatch_memory_[op];
-}
-
 PlanCost PlanCostModel::Cost(const PartitionPlan& plan, const std::vector<AcceleratorClaims>& claims,
                              const PartitionEstimator* estimator) const {
   PlanCost cost;
+  cost.memories = memories_;
   cost.partitions.resize(plan.partitions.size());
   for (size_t p = 0; p < plan.partitions.size(); ++p) {
     const PlannedPartition& part = plan.partitions[p];
@@ -54,21 +71,24 @@ PlanCost PlanCostModel::Cost(const PartitionPlan& plan, const std::vector<Accele
   }
   // Each tensor is copied once into every other memory kind that reads it:
   // the runtime keeps one converted copy per consumer type.
-  std::vector<const std::string*> memories;
+  std::vector<int32_t> readers;
   for (size_t t = 0; t < graph_.tensors.size(); ++t) {
     const Tensor& tensor = graph_.tensors[t];
     if (tensor.is_constant) continue;
     const int32_t prod = producer_[t];
-    const std::string& from = prod >= 0 ? MemoryOf(plan, static_cast<size_t>(prod)) : host_;
-    memories.clear();
-    for (int32_t c : uses_.consumers(static_cast<int32_t>(t))) memories.push_back(&MemoryOf(plan, static_cast<size_t>(c)));
-    if (uses_.is_graph_output(static_cast<int32_t>(t))) memories.push_back(&host_);
-    std::sort(memories.begin(), memories.end(), [](const std::string* a, const std::string* b) { return *a < *b; });
-    for (size_t i = 0; i < memories.size(); ++i) {
-      const std::string& to = *memories[i];
-      if (to == from || (i > 0 && *memories[i - 1] == to)) continue;
-      const uint64_t bytes = tensor.byte_size();
-      const double us = soc_.TransferUs(from, to, bytes);
+    const int32_t from = prod >= 0 ? MemoryOf(plan, static_cast<size_t>(prod)) : kHost;
+    readers.clear();
+    for (int32_t c : uses_.consumers(static_cast<int32_t>(t))) {
+      const int32_t m = MemoryOf(plan, static_cast<size_t>(c));
+      if (m != from) readers.push_back(m);
+    }
+    if (uses_.is_graph_output(static_cast<int32_t>(t)) && from != kHost) readers.push_back(kHost);
+    if (readers.empty()) continue;
+    std::sort(readers.begin(), readers.end());
+    readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
+    const uint64_t bytes = tensor.byte_size();
+    for (int32_t to : readers) {
+      const double us = TransferUs(from, to, bytes);
       cost.transfer_us += us;
       cost.conversions.push_back({static_cast<int32_t>(t), from, to, bytes, us});
     }

@@ -26,10 +26,11 @@ struct AcceleratorTraits {
 };
 
 // A tensor copied between memory kinds because a cut separates its
-// producer from a consumer in another memory.
+// producer from a consumer in another memory. Memories are ids into
+// PlanCost::memories.
 struct ModeledConversion {
   int32_t tensor = -1;
-  std::string from_memory, to_memory;
+  int32_t from_memory = 0, to_memory = 0;
   uint64_t bytes = 0;
   double us = 0;
 };
@@ -48,6 +49,7 @@ struct PlanCost {
   double total_us() const { return compute_us + dispatch_us + transfer_us; }
   std::vector<PartitionCost> partitions;  // by plan partition index
   std::vector<ModeledConversion> conversions;
+  std::vector<std::string> memories;      // memory id -> name ("host" is 0)
 };
 
 // A plugin's estimate of one partition as a whole (estimate_partition),
@@ -56,6 +58,8 @@ using PartitionEstimator = std::function<std::optional<double>(const PlannedPart
 
 class PlanCostModel {
  public:
+  static constexpr int32_t kHost = 0;  // memory id of "host"
+
   PlanCostModel(const Graph& graph, const SocCostModel& soc, std::vector<AcceleratorTraits> accelerators);
 
   const Graph& graph() const { return graph_; }
@@ -69,22 +73,43 @@ class PlanCostModel {
   // Op `op` on accelerator `a`: the claim's estimate, or the CPU model's
   // time when the plugin gave none.
   double OpTimeUs(const std::vector<AcceleratorClaims>& claims, size_t a, size_t op) const;
-  // The memory kind op `op` reads and writes under `plan` (existing
-  // DISPATCH ops: their vendor's).
-  const std::string& MemoryOf(const PartitionPlan& plan, size_t op) const;
+
+  // Memory kinds by id: every accelerator's, every existing DISPATCH op's
+  // vendor's, and host (id 0). Costs are looked up by id in the hot loops.
+  const std::vector<std::string>& memories() const { return memories_; }
+  int32_t accelerator_memory(size_t a) const { return accelerator_memory_[a]; }
+  int32_t fallback_memory() const { return fallback_memory_; }
+  // The memory op `op` reads and writes under `plan` (existing DISPATCH
+  // ops: their vendor's).
+  int32_t MemoryOf(const PartitionPlan& plan, size_t op) const {
+    const int32_t p = plan.op_partition[op];
+    return p >= 0 ? accelerator_memory_[plan.partitions[p].accelerator] : dispatch_memory_[op];
+  }
+  double TransferUs(int32_t from, int32_t to, uint64_t bytes) const {
+    const Link& l = links_[static_cast<size_t>(from) * memories_.size() + static_cast<size_t>(to)];
+    return from == to ? 0 : static_cast<double>(bytes) * l.us_per_byte + l.latency_us;
+  }
 
   PlanCost Cost(const PartitionPlan& plan, const std::vector<AcceleratorClaims>& claims,
                 const PartitionEstimator* estimator = nullptr) const;
 
  private:
+  struct Link {
+    double us_per_byte = 0, latency_us = 0;
+  };
+  int32_t Intern(const std::string& memory);
+
   const Graph& graph_;
   const SocCostModel& soc_;
   std::vector<AcceleratorTraits> accelerators_;
   GraphUses uses_;
   std::vector<int32_t> producer_;
   std::vector<double> work_, cpu_us_;
-  std::vector<std::string> dispatch_memory_;  // per op: an existing DISPATCH op's vendor memory
-  std::string host_ = "host";
+  std::vector<std::string> memories_;
+  std::vector<int32_t> accelerator_memory_;
+  std::vector<int32_t> dispatch_memory_;  // per op; host for ops that are not DISPATCH
+  int32_t fallback_memory_ = kHost;
+  std::vector<Link> links_;               // memories x memories, affine in bytes
 };
 
 }  // namespace tessera

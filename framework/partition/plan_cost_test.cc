@@ -81,8 +81,8 @@ TEST(PlanCost, SumsComputeDispatchAndEveryCrossingByHand) {
   // x host -> device_dram: 16 B / 1000 + 2; the npu's output back: 16 / 1000 + 3.
   EXPECT_DOUBLE_EQ(cost.transfer_us, (0.016 + 2) + (0.016 + 3));
   ASSERT_EQ(cost.conversions.size(), 2u);
-  EXPECT_EQ(cost.conversions[0].from_memory, "host");
-  EXPECT_EQ(cost.conversions[0].to_memory, "device_dram");
+  EXPECT_EQ(cost.memories[cost.conversions[0].from_memory], "host");
+  EXPECT_EQ(cost.memories[cost.conversions[0].to_memory], "device_dram");
   EXPECT_EQ(cost.conversions[1].bytes, 16u);
   EXPECT_DOUBLE_EQ(cost.total_us(), 0.504 + 10 + 5.032);
 

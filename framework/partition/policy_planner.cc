@@ -25,18 +25,16 @@ struct Gain {
 
 class GainModel {
  public:
-  GainModel(const PlanCostModel& model) : model_(model), seen_(model.graph().tensors.size(), -1) {
-    for (const AcceleratorTraits& a : model.accelerators())
-      if (a.fallback) fallback_memory_ = a.memory;
-  }
+  explicit GainModel(const PlanCostModel& model) : model_(model), seen_(model.graph().tensors.size(), -1) {}
 
   std::vector<Gain> Of(const PartitionPlan& plan, const PlanCost& cost) {
     std::fill(seen_.begin(), seen_.end(), -1);
     std::vector<Gain> gains(plan.partitions.size());
     const Graph& g = model_.graph();
+    const int32_t cpu = model_.fallback_memory();
     for (size_t p = 0; p < plan.partitions.size(); ++p) {
       const PlannedPartition& part = plan.partitions[p];
-      const std::string& here = model_.accelerators()[part.accelerator].memory;
+      const int32_t here = model_.accelerator_memory(static_cast<size_t>(part.accelerator));
       Gain& gain = gains[p];
       gain.compute_us = cost.partitions[p].compute_us;
       gain.dispatch_us = cost.partitions[p].dispatch_us;
@@ -47,24 +45,24 @@ class GainModel {
           const int32_t prod = model_.producer()[t];
           if (prod >= 0 && plan.op_partition[prod] == static_cast<int32_t>(p)) continue;
           seen_[t] = static_cast<int32_t>(p);
-          const std::string& from = prod >= 0 ? model_.MemoryOf(plan, static_cast<size_t>(prod)) : host_;
+          const int32_t from = prod >= 0 ? model_.MemoryOf(plan, static_cast<size_t>(prod)) : PlanCostModel::kHost;
           const uint64_t bytes = g.tensors[t].byte_size();
-          gain.transfer_us += model_.soc().TransferUs(from, here, bytes);
-          gain.cpu_us += model_.soc().TransferUs(from, fallback_memory_, bytes);
+          gain.transfer_us += model_.TransferUs(from, here, bytes);
+          gain.cpu_us += model_.TransferUs(from, cpu, bytes);
         }
         for (int32_t t : g.ops[o].outputs) {
           if (t < 0) continue;
           outside_.clear();
           for (int32_t c : model_.uses().consumers(t))
-            if (plan.op_partition[c] != static_cast<int32_t>(p)) outside_.push_back(&model_.MemoryOf(plan, static_cast<size_t>(c)));
-          if (model_.uses().is_graph_output(t)) outside_.push_back(&host_);
-          std::sort(outside_.begin(), outside_.end(), [](auto* a, auto* b) { return *a < *b; });
-          outside_.erase(std::unique(outside_.begin(), outside_.end(), [](auto* a, auto* b) { return *a == *b; }),
-                         outside_.end());
+            if (plan.op_partition[c] != static_cast<int32_t>(p)) outside_.push_back(model_.MemoryOf(plan, static_cast<size_t>(c)));
+          if (model_.uses().is_graph_output(t)) outside_.push_back(PlanCostModel::kHost);
+          if (outside_.empty()) continue;
+          std::sort(outside_.begin(), outside_.end());
+          outside_.erase(std::unique(outside_.begin(), outside_.end()), outside_.end());
           const uint64_t bytes = g.tensors[t].byte_size();
-          for (const std::string* to : outside_) {
-            gain.transfer_us += model_.soc().TransferUs(here, *to, bytes);
-            gain.cpu_us += model_.soc().TransferUs(fallback_memory_, *to, bytes);
+          for (int32_t to : outside_) {
+            gain.transfer_us += model_.TransferUs(here, to, bytes);
+            gain.cpu_us += model_.TransferUs(cpu, to, bytes);
           }
         }
       }
@@ -76,9 +74,7 @@ class GainModel {
  private:
   const PlanCostModel& model_;
   std::vector<int32_t> seen_;  // tensor -> partition that counted it as an input
-  std::vector<const std::string*> outside_;
-  std::string host_ = "host";
-  std::string fallback_memory_ = "host";
+  std::vector<int32_t> outside_;
 };
 
 struct Candidate {
@@ -230,6 +226,10 @@ absl::StatusOr<PartitionPolicy> ParsePartitionPolicy(std::string_view name) {
 absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const std::vector<AcceleratorClaims>& claims,
                                             const PolicyOptions& options, const PartitionEstimator* estimator) {
   PolicyResult result;
+  // Final figures use the plugins' whole-partition estimates where they
+  // give them; the search itself uses the per-op sums (no plugin calls).
+  const bool whole = estimator != nullptr && *estimator;
+  auto final_cost = [&](const Candidate& c) { return whole ? model.Cost(c.plan, c.claims, estimator) : c.cost; };
   // Both baselines, always: the report shows them beside the chosen plan.
   absl::StatusOr<Candidate> greedy = Evaluate(model, claims, nullptr);
   if (!greedy.ok()) return greedy.status();
@@ -260,7 +260,7 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
       double best = 0;
       for (size_t i = 0; i < options_in_order.size(); ++i) {
         Candidate& cand = *options_in_order[i].second;
-        cand.cost = model.Cost(cand.plan, cand.claims, estimator);
+        cand.cost = final_cost(cand);
         if (i == 0 || cand.cost.total_us() < best) {
           best = cand.cost.total_us();
           result.chosen = options_in_order[i].first;
@@ -281,9 +281,9 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
   }
   // Baselines and the chosen plan on the same footing: whole-partition
   // estimates where the plugins give them.
-  result.greedy_us = model.Cost(greedy->plan, greedy->claims, estimator).total_us();
-  if (cpu.ok()) result.cpu_only_us = model.Cost(cpu->plan, cpu->claims, estimator).total_us();
-  result.cost = model.Cost(chosen.plan, chosen.claims, estimator);
+  result.greedy_us = final_cost(*greedy).total_us();
+  if (cpu.ok()) result.cpu_only_us = final_cost(*cpu).total_us();
+  result.cost = final_cost(chosen);
   result.plan = std::move(chosen.plan);
   result.claims = std::move(chosen.claims);
   return result;
