@@ -32,7 +32,7 @@ constexpr char kUsage[] =
     "                    [--inputs DIR | --seed N] [--json]\n"
     "                    [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
     "                    [--plugin-dir DIR]...\n"
-    "                    [--input-shape NAME=D0,D1,...]... [--no-optimize] [--max-folded-bytes N]";
+    "                    [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N]";
 
 struct BenchSettings {
   int reps = 100;

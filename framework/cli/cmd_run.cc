@@ -21,7 +21,7 @@ constexpr char kUsage[] =
     "tessera run MODEL [--accelerators LIST] [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json]\n"
     "                  [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
     "                  [--plugin-dir DIR]...\n"
-    "                  [--input-shape NAME=D0,D1,...]... [--no-optimize] [--max-folded-bytes N]";
+    "                  [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N]";
 
 absl::Status Run(const Args& args) {
   const std::string& path = args.positionals()[0];

@@ -97,6 +97,20 @@ class ImportContext {
 
   std::string NewName(absl::string_view base);
 
+  // Subgraphs (If branches, Loop and Scan bodies) see the enclosing names
+  // and may shadow them; the caller saves the name map before and restores
+  // it after. `scope` prefixes the ONNX names of the tensors made inside,
+  // so an unrolled body's iterations stay apart.
+  std::map<std::string, int32_t> SaveNames() const { return values_; }
+  void RestoreNames(std::map<std::string, int32_t> names) { values_ = std::move(names); }
+  const std::string& scope() const { return scope_; }
+  void set_scope(std::string scope) { scope_ = std::move(scope); }
+  // Nesting depth of subgraphs being imported, and ONNX nodes imported
+  // from subgraphs so far (an unrolled Loop imports its body once per
+  // iteration): both bounded so a crafted model cannot exhaust memory.
+  int subgraph_depth = 0;
+  int64_t subgraph_nodes = 0;
+
   // Ops evaluated at import time instead of emitted (the constant_folding
   // entry of the optimization report).
   int64_t folded_ops() const { return folded_ops_; }
@@ -114,6 +128,7 @@ class ImportContext {
   std::map<std::string, int32_t> values_;
   std::map<int32_t, HostTensor> freezable_;
   std::string node_label_ = "onnx";
+  std::string scope_;
   int64_t counter_ = 0;
   int64_t folded_ops_ = 0;
 };
