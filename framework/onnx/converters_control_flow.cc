@@ -180,12 +180,118 @@ Outputs Loop(ImportContext& ctx, const Node& n) {
   return result;
 }
 
-// Scan (opset 9+): N state inputs then M scan inputs, sliced along their
-// scan axes; the body maps (state..., slice...) -> (state..., element...).
+// Unrolls a Scan body over `scan_in` sliced along `in_axes`; returns the
+// final states, then the scan outputs stacked along `out_axes` (-1 where
+// `wanted` is false).
+Outputs Unscan(ImportContext& ctx, const onnx::GraphProto& body, std::vector<int32_t> state,
+               const std::vector<int32_t>& scan_in, std::vector<int64_t> in_axes, const std::vector<int64_t>& in_dirs,
+               const std::vector<int64_t>& out_axes, const std::vector<int64_t>& out_dirs,
+               const std::vector<bool>& wanted) {
+  const int64_t states = static_cast<int64_t>(state.size()), m = static_cast<int64_t>(scan_in.size());
+  const int64_t scans = body.output_size() - states;
+  int64_t trips = -1;
+  for (int64_t k = 0; k < m; ++k) {
+    ASSIGN_OR_RETURN(in_axes[k], NormalizeAxis(in_axes[k], ctx.rank(scan_in[k])));
+    const int64_t len = ctx.shape(scan_in[k])[in_axes[k]];
+    if (trips >= 0 && len != trips) return absl::InvalidArgumentError("scan inputs differ in sequence length");
+    trips = len;
+  }
+  if (trips > kMaxTrips)
+    return Unsupported(absl::StrCat("a Scan of ", trips, " iterations (the unrolling limit is ", kMaxTrips, ")"));
+  std::vector<std::vector<int32_t>> parts(scans);
+  for (int64_t i = 0; i < trips; ++i) {
+    Scope scope(ctx, absl::StrCat("iter", i));
+    for (int64_t k = 0; k < states; ++k) ctx.Bind(body.input(static_cast<int>(k)).name(), state[k]);
+    for (int64_t k = 0; k < m; ++k) {
+      const int64_t t = in_dirs[k] != 0 ? trips - 1 - i : i;
+      ASSIGN_OR_RETURN(int32_t s, SliceOp(ctx, scan_in[k], {t}, {t + 1}, {in_axes[k]}, {1}));
+      std::vector<int64_t> shape = ctx.shape(s);
+      shape.erase(shape.begin() + in_axes[k]);
+      ASSIGN_OR_RETURN(s, ctx.Reshape(s, shape));
+      ctx.Bind(body.input(static_cast<int>(states + k)).name(), s);
+    }
+    ASSIGN_OR_RETURN(std::vector<int32_t> outs, ImportSubgraph(body, ctx));
+    for (int64_t k = 0; k < states; ++k) state[k] = outs[k];
+    for (int64_t k = 0; k < scans; ++k) parts[k].push_back(outs[states + k]);
+  }
+  std::vector<int32_t> result = state;
+  for (int64_t k = 0; k < scans; ++k) {
+    if (!wanted[states + k]) {
+      result.push_back(-1);
+      continue;
+    }
+    ASSIGN_OR_RETURN(int32_t s, StackValues(ctx, parts[k], out_axes[k], out_dirs[k] != 0));
+    result.push_back(s);
+  }
+  return result;
+}
+
+// Row b of `t` with axis 0 removed.
+absl::StatusOr<int32_t> BatchRow(ImportContext& ctx, int32_t t, int64_t b) {
+  if (ctx.rank(t) < 1) return absl::InvalidArgumentError("a Scan-8 input without a batch axis");
+  ASSIGN_OR_RETURN(int32_t s, SliceOp(ctx, t, {b}, {b + 1}, {0}, {1}));
+  return ctx.Reshape(s, std::vector<int64_t>(ctx.shape(t).begin() + 1, ctx.shape(t).end()));
+}
+
+// Scan-8: input 0 is sequence_lens, every other input has a leading batch
+// axis, scan inputs then their time axis; the body runs per batch entry.
+Outputs Scan8(ImportContext& ctx, const Node& n, const onnx::GraphProto& body, int64_t m) {
+  const int64_t inputs = static_cast<int64_t>(n.input_count()) - 1;
+  const int64_t states = inputs - m;
+  const int64_t scans = body.output_size() - states;
+  if (states < 0 || body.input_size() != inputs || scans < 0)
+    return absl::InvalidArgumentError("the body's inputs and outputs do not match the Scan's");
+  std::vector<int64_t> dirs = n.Ints("directions");
+  if (dirs.empty()) dirs.assign(m, 0);
+  if (static_cast<int64_t>(dirs.size()) != m) return absl::InvalidArgumentError("directions must have num_scan_inputs entries");
+  std::vector<int32_t> all;
+  for (int64_t k = 0; k < inputs; ++k) {
+    ASSIGN_OR_RETURN(int32_t v, Required(n, static_cast<size_t>(k + 1)));
+    if (ctx.rank(v) < (k < states ? 1 : 2)) return absl::InvalidArgumentError("a Scan-8 input without batch (and time) axes");
+    all.push_back(v);
+  }
+  if (all.empty()) return absl::InvalidArgumentError("Scan has no inputs");
+  const int64_t batch = ctx.shape(all[0])[0];
+  const int64_t steps = m > 0 ? ctx.shape(all[states])[1] : 0;
+  if (n.has_input(0)) {
+    ASSIGN_OR_RETURN(std::vector<int64_t> lens, ctx.ConstInts(n.input(0), "Scan sequence_lens"));
+    for (int64_t l : lens)
+      if (l != steps) return Unsupported("Scan-8 sequence_lens shorter than the sequence");
+  }
+  if (batch * std::max<int64_t>(steps, 1) > kMaxTrips)
+    return Unsupported(absl::StrCat("a Scan of ", batch, " x ", steps, " iterations (the unrolling limit is ", kMaxTrips, ")"));
+  std::vector<std::vector<int32_t>> per_output(states + scans);
+  for (int64_t b = 0; b < batch; ++b) {
+    std::vector<int32_t> state, scan_in;
+    for (int64_t k = 0; k < inputs; ++k) {
+      if (ctx.shape(all[k])[0] != batch) return absl::InvalidArgumentError("Scan-8 inputs differ in batch size");
+      ASSIGN_OR_RETURN(int32_t row, BatchRow(ctx, all[k], b));
+      (k < states ? state : scan_in).push_back(row);
+    }
+    ASSIGN_OR_RETURN(std::vector<int32_t> outs,
+                     Unscan(ctx, body, state, scan_in, std::vector<int64_t>(m, 0), dirs,
+                            std::vector<int64_t>(scans, 0), std::vector<int64_t>(scans, 0),
+                            std::vector<bool>(states + scans, true)));
+    for (size_t k = 0; k < outs.size(); ++k) per_output[k].push_back(outs[k]);
+  }
+  std::vector<int32_t> result;
+  for (int64_t k = 0; k < states + scans; ++k) {
+    ASSIGN_OR_RETURN(int32_t s, StackValues(ctx, per_output[k], 0, false));
+    result.push_back(s);
+  }
+  return result;
+}
+
+// Scan: N state inputs then M scan inputs, sliced along their scan axes;
+// the body maps (state..., slice...) -> (state..., element...).
 Outputs Scan(ImportContext& ctx, const Node& n) {
-  if (ctx.opset() < 9) return Unsupported("Scan before opset 9 (batched form with sequence_lens)");
   ASSIGN_OR_RETURN(const onnx::GraphProto* body, GraphAttr(n, "body"));
   const int64_t m = n.Int("num_scan_inputs", -1);
+  if (ctx.opset() < 9) {
+    if (m < 1 || m >= static_cast<int64_t>(n.input_count()))
+      return absl::InvalidArgumentError("num_scan_inputs must be in [1, number of inputs - 1]");
+    return Scan8(ctx, n, *body, m);
+  }
   const int64_t inputs = static_cast<int64_t>(n.input_count());
   if (m < 1 || m > inputs) return absl::InvalidArgumentError("num_scan_inputs must be in [1, number of inputs]");
   const int64_t states = inputs - m;
@@ -208,41 +314,9 @@ Outputs Scan(ImportContext& ctx, const Node& n) {
     ASSIGN_OR_RETURN(int32_t v, Required(n, static_cast<size_t>(k)));
     (k < states ? state : scan_in).push_back(v);
   }
-  int64_t trips = -1;
-  for (int64_t k = 0; k < m; ++k) {
-    ASSIGN_OR_RETURN(in_axes[k], NormalizeAxis(in_axes[k], ctx.rank(scan_in[k])));
-    const int64_t len = ctx.shape(scan_in[k])[in_axes[k]];
-    if (trips >= 0 && len != trips) return absl::InvalidArgumentError("scan inputs differ in sequence length");
-    trips = len;
-  }
-  if (trips > kMaxTrips)
-    return Unsupported(absl::StrCat("a Scan of ", trips, " iterations (the unrolling limit is ", kMaxTrips, ")"));
-  std::vector<std::vector<int32_t>> parts(scans);
-  for (int64_t i = 0; i < trips; ++i) {
-    Scope scope(ctx, absl::StrCat("iter", i));
-    for (int64_t k = 0; k < states; ++k) ctx.Bind(body->input(static_cast<int>(k)).name(), state[k]);
-    for (int64_t k = 0; k < m; ++k) {
-      const int64_t t = in_dirs[k] != 0 ? trips - 1 - i : i;
-      ASSIGN_OR_RETURN(int32_t s, SliceOp(ctx, scan_in[k], {t}, {t + 1}, {in_axes[k]}, {1}));
-      std::vector<int64_t> shape = ctx.shape(s);
-      shape.erase(shape.begin() + in_axes[k]);
-      ASSIGN_OR_RETURN(s, ctx.Reshape(s, shape));
-      ctx.Bind(body->input(static_cast<int>(states + k)).name(), s);
-    }
-    ASSIGN_OR_RETURN(std::vector<int32_t> outs, ImportSubgraph(*body, ctx));
-    for (int64_t k = 0; k < states; ++k) state[k] = outs[k];
-    for (int64_t k = 0; k < scans; ++k) parts[k].push_back(outs[states + k]);
-  }
-  std::vector<int32_t> result = state;
-  for (int64_t k = 0; k < scans; ++k) {
-    if (!n.wants_output(static_cast<size_t>(states + k))) {
-      result.push_back(-1);
-      continue;
-    }
-    ASSIGN_OR_RETURN(int32_t s, StackValues(ctx, parts[k], out_axes[k], out_dirs[k] != 0));
-    result.push_back(s);
-  }
-  return result;
+  std::vector<bool> wanted;
+  for (int64_t k = 0; k < states + scans; ++k) wanted.push_back(n.wants_output(static_cast<size_t>(k)));
+  return Unscan(ctx, *body, state, scan_in, in_axes, in_dirs, out_axes, out_dirs, wanted);
 }
 
 }  // namespace

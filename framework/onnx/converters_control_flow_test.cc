@@ -154,7 +154,8 @@ TEST(OnnxControlFlow, LoopPastTheUnrollingLimitIsRefused) {
   EXPECT_THAT(g.status().message(), HasSubstr("unrolling limit is 1024"));
 }
 
-TEST(OnnxControlFlow, ScanRunningSumReversedOutput) {
+// A Scan body: acc += row, also emitted as the scan output.
+OnnxModelBuilder RunningSumBody() {
   OnnxModelBuilder body;
   body.Input("acc", kFloat, {2});
   body.Input("row", kFloat, {2});
@@ -162,6 +163,11 @@ TEST(OnnxControlFlow, ScanRunningSumReversedOutput) {
   body.Node("Identity", {"acc_out"}, {"elem"});
   body.Output("acc_out");
   body.Output("elem");
+  return body;
+}
+
+TEST(OnnxControlFlow, ScanRunningSumReversedOutput) {
+  const OnnxModelBuilder body = RunningSumBody();
   OnnxModelBuilder b(11);
   b.Input("rows", kFloat, {3, 2});
   b.FloatInit("zero", {2}, {0, 0});
@@ -178,6 +184,26 @@ TEST(OnnxControlFlow, ScanRunningSumReversedOutput) {
   EXPECT_THAT(Floats((*out)[0]), ElementsAre(9, 12));
   // Partial sums (1,2), (4,6), (9,12), written last-first.
   EXPECT_THAT(Floats((*out)[1]), ElementsAre(9, 12, 4, 6, 1, 2));
+}
+
+TEST(OnnxControlFlow, Opset8ScanRunsTheBodyPerBatchEntry) {
+  const OnnxModelBuilder body = RunningSumBody();
+  OnnxModelBuilder b(8);
+  b.Input("rows", kFloat, {2, 2, 2});  // [batch, time, 2]
+  b.FloatInit("zero", {2, 2}, {0, 0, 100, 100});
+  onnx::NodeProto& n = b.Node("Scan", {"", "zero", "rows"}, {"total", "partial"}, "scan8");
+  AttrGraph(n, "body", body);
+  AttrInt(n, "num_scan_inputs", 1);
+  b.Output("total");
+  b.Output("partial");
+  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes());
+  ASSERT_TRUE(g.ok()) << g.status();
+  absl::StatusOr<std::vector<HostTensor>> out = RunReference(*g, {FloatTensor({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  // Entry 0 from (0,0): (1,2), (4,6); entry 1 from (100,100): (105,106), (112,114).
+  EXPECT_THAT(Floats((*out)[0]), ElementsAre(4, 6, 112, 114));
+  EXPECT_EQ((*out)[1].shape, (std::vector<int64_t>{2, 2, 2}));
+  EXPECT_THAT(Floats((*out)[1]), ElementsAre(1, 2, 4, 6, 105, 106, 112, 114));
 }
 
 }  // namespace
