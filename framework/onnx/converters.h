@@ -79,6 +79,12 @@ inline constexpr int kMaxSubgraphDepth = 16;
 inline constexpr int64_t kMaxSubgraphNodes = 200000;
 absl::StatusOr<std::vector<int32_t>> ImportSubgraph(const onnx::GraphProto& g, ImportContext& ctx);
 
+// Unrolled code (RNN steps, Loop/Scan iterations) over constants folds
+// once per step: the constants folded since `base` (a folded_bytes() value)
+// may total at most kUnrolledFoldFactor x the per-constant budget.
+inline constexpr int64_t kUnrolledFoldFactor = 4;
+absl::Status CheckUnrolledFolding(const ImportContext& ctx, int64_t base);
+
 // One SLICE (axes normalized and checked; steps default to 1).
 absl::StatusOr<int32_t> SliceOp(ImportContext& ctx, int32_t x, std::vector<int64_t> starts, std::vector<int64_t> ends,
                                 std::vector<int64_t> axes, std::vector<int64_t> steps);

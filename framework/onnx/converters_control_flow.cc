@@ -4,6 +4,7 @@
 // unrolled when their trip count folds, up to kMaxTrips iterations. The
 // subgraph's nodes are imported into the enclosing graph, seeing its names.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -131,6 +132,7 @@ Outputs Loop(ImportContext& ctx, const Node& n) {
   int64_t trips = -1;
   if (n.has_input(0)) {
     ASSIGN_OR_RETURN(double m, ConstantScalar(ctx, n.input(0), "the Loop trip count M"));
+    if (std::isnan(m)) return absl::InvalidArgumentError("the Loop trip count M is NaN");
     trips = m < 0 ? 0 : static_cast<int64_t>(std::min<double>(m, 9.0e18));
   }
   bool running = true;

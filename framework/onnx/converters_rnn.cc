@@ -164,6 +164,9 @@ class Unroller {
     dims_.batch = xs[layout_ == 0 ? 1 : 0];
     dims_.input = xs[2];
     dims_.hidden = n_.Int("hidden_size", ctx_.shape(r_)[2]);
+    // Bounded so gates x hidden cannot overflow (a real one is far smaller).
+    if (dims_.hidden < 1 || dims_.hidden > (int64_t{1} << 31))
+      return absl::InvalidArgumentError(absl::StrCat("hidden_size ", dims_.hidden, " out of range"));
     const int64_t gh = dims_.gates * dims_.hidden;
     if (ctx_.shape(w_) != std::vector<int64_t>{dims_.directions, gh, dims_.input} ||
         ctx_.shape(r_) != std::vector<int64_t>{dims_.directions, gh, dims_.hidden})
@@ -301,6 +304,7 @@ class Unroller {
       }
     }
     ys.assign(dims_.steps, -1);
+    const int64_t fold_base = ctx_.folded_bytes();
     const int32_t zero = ctx_.Scalar(dt_, 0.0);
     for (int64_t k = 0; k < dims_.steps; ++k) {
       const int64_t t = reverse ? dims_.steps - 1 - k : k;
@@ -379,6 +383,7 @@ class Unroller {
         }
       }
       ys[t] = y;
+      RETURN_IF_ERROR(CheckUnrolledFolding(ctx_, fold_base));
       hstate = hn;
       cstate = cn;
     }

@@ -252,6 +252,24 @@ TEST(OnnxRnn, RefusesClipAndOverlongSequencesNamingTheNode) {
   }
 }
 
+TEST(OnnxRnn, ConstantSequenceFoldingIsBoundedInTotal) {
+  // Over a constant X every step folds; each constant fits the budget, but
+  // 120 steps of five [4,8] results exceed 4 x the budget in total.
+  OnnxModelBuilder b;
+  b.FloatInit("x", {120, 4, 1}, std::vector<float>(480, 0.5f));
+  b.FloatInit("w", {1, 8, 1}, std::vector<float>(8, 0.1f));
+  b.FloatInit("r", {1, 8, 8}, std::vector<float>(64, 0.1f));
+  AttrInt(b.Node("RNN", {"x", "w", "r"}, {"y"}, "const_rnn"), "hidden_size", 8);
+  b.Output("y");
+  ImportOptions o;
+  o.max_folded_constant_bytes = 16000;
+  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes(), o);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(g.status().message(), HasSubstr("node 'const_rnn' (RNN): unrolled steps folded"));
+  EXPECT_TRUE(ImportOnnxBytes(b.Bytes()).ok());  // the default budget takes it
+}
+
 TEST(OnnxRnn, MalformedWeightsAreAnError) {
   OnnxModelBuilder b;
   b.Input("x", kFloat, {2, 1, 3});

@@ -114,6 +114,11 @@ class ImportContext {
   // Ops evaluated at import time instead of emitted (the constant_folding
   // entry of the optimization report).
   int64_t folded_ops() const { return folded_ops_; }
+  // Bytes of all constants made by folding so far. Unrolling multiplies
+  // folded ops, so unrolled code bounds their total, not just each one.
+  int64_t folded_bytes() const { return folded_bytes_; }
+  // folded_bytes() when the outermost subgraph import began.
+  int64_t unroll_base = 0;
 
  private:
   absl::StatusOr<std::vector<int32_t>> Fold(int32_t op_type, const std::vector<int32_t>& inputs,
@@ -131,6 +136,7 @@ class ImportContext {
   std::string scope_;
   int64_t counter_ = 0;
   int64_t folded_ops_ = 0;
+  int64_t folded_bytes_ = 0;
 };
 
 }  // namespace tessera::onnx_import

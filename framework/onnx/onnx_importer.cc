@@ -1,5 +1,6 @@
 #include "onnx/onnx_importer.h"
 
+#include <cstdint>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -349,6 +350,16 @@ absl::Status ImportNode(const onnx::NodeProto& node, int index, ImportContext& c
 
 }  // namespace
 
+absl::Status CheckUnrolledFolding(const ImportContext& ctx, int64_t base) {
+  const int64_t limit = ctx.max_folded_bytes() > INT64_MAX / kUnrolledFoldFactor
+                            ? INT64_MAX
+                            : ctx.max_folded_bytes() * kUnrolledFoldFactor;
+  if (ctx.folded_bytes() - base <= limit) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "unrolled steps folded ", ctx.folded_bytes() - base, " bytes of constants at import, above ",
+      kUnrolledFoldFactor, " x the import budget (", limit, " bytes; tessera import --max-folded-bytes)"));
+}
+
 absl::StatusOr<std::vector<int32_t>> ImportSubgraph(const onnx::GraphProto& g, ImportContext& ctx) {
   if (ctx.subgraph_depth >= kMaxSubgraphDepth)
     return absl::UnimplementedError(absl::StrCat("subgraphs nested deeper than ", kMaxSubgraphDepth));
@@ -362,9 +373,13 @@ absl::StatusOr<std::vector<int32_t>> ImportSubgraph(const onnx::GraphProto& g, I
     h.name = ctx.scope() + init.name();
     ctx.Bind(init.name(), ctx.AddConstant(std::move(h)));
   }
+  if (ctx.subgraph_depth == 0) ctx.unroll_base = ctx.folded_bytes();
   ++ctx.subgraph_depth;
   absl::Status status;
-  for (int i = 0; i < g.node_size() && status.ok(); ++i) status = ImportNode(g.node(i), i, ctx);
+  for (int i = 0; i < g.node_size() && status.ok(); ++i) {
+    status = ImportNode(g.node(i), i, ctx);
+    if (status.ok()) status = CheckUnrolledFolding(ctx, ctx.unroll_base);
+  }
   --ctx.subgraph_depth;
   RETURN_IF_ERROR(status);
   std::vector<int32_t> outputs;
