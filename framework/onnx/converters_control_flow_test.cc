@@ -1,5 +1,6 @@
 // If inlining, --freeze-input, Loop and Scan unrolling. Expected values are
 // written by hand.
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -204,6 +205,37 @@ TEST(OnnxControlFlow, Opset8ScanRunsTheBodyPerBatchEntry) {
   EXPECT_THAT(Floats((*out)[0]), ElementsAre(4, 6, 112, 114));
   EXPECT_EQ((*out)[1].shape, (std::vector<int64_t>{2, 2, 2}));
   EXPECT_THAT(Floats((*out)[1]), ElementsAre(1, 2, 4, 6, 105, 106, 112, 114));
+}
+
+// Truncated and bit-flipped control-flow and recurrent models: any status,
+// never a crash (the subgraph, trip-count and gate arithmetic all see
+// attacker-chosen values).
+TEST(OnnxControlFlow, MalformedModelsNeverCrash) {
+  OnnxModelBuilder lstm;
+  lstm.Input("x", kFloat, {3, 2, 2});
+  lstm.FloatInit("w", {2, 8, 2}, std::vector<float>(32, 0.1f));
+  lstm.FloatInit("r", {2, 8, 2}, std::vector<float>(32, 0.1f));
+  lstm.FloatInit("h0", {2, 2, 2}, std::vector<float>(8, 0.5f));
+  onnx::NodeProto& n = lstm.Node("LSTM", {"x", "w", "r", "", "", "h0"}, {"y", "yh", "yc"}, "l");
+  AttrInt(n, "hidden_size", 2);
+  testing::AttrString(n, "direction", "bidirectional");
+  lstm.Output("y");
+  lstm.Output("yc");
+  ImportOptions frozen, plain;
+  frozen.frozen_inputs["sr"] = {16000};
+  const std::vector<std::pair<std::vector<uint8_t>, ImportOptions>> models = {
+      {SumLoop(3), plain}, {SampleRateModel(), frozen}, {lstm.Bytes(), plain}};
+  for (const auto& [bytes, options] : models) {
+    ASSERT_TRUE(ImportOnnxBytes(bytes, options).ok());
+    for (size_t k = 0; k < bytes.size(); ++k) {
+      (void)ImportOnnxBytes(std::vector<uint8_t>(bytes.begin(), bytes.begin() + k), options);
+      for (uint8_t mask : {uint8_t{0x5a}, uint8_t{0xff}, uint8_t{0x01}}) {
+        std::vector<uint8_t> flipped = bytes;
+        flipped[k] ^= mask;
+        (void)ImportOnnxBytes(flipped, options);
+      }
+    }
+  }
 }
 
 }  // namespace
