@@ -155,6 +155,29 @@ TEST(OnnxRnn, LstmWithZeroWeightsFromInitialCell) {
   ExpectNear(Values((*out)[1]), {0.5});
 }
 
+TEST(OnnxRnn, LstmInputForgetCouplesTheForgetGate) {
+  // Zero weights, forget-gate bias 10, C0 = 1: the candidate is tanh(0) = 0,
+  // so C1 = f. Uncoupled f = sigmoid(10); coupled f = 1 - i = 1/2.
+  for (int coupled : {0, 1}) {
+    OnnxModelBuilder b;
+    b.Input("x", kFloat, {1, 1, 1});
+    b.FloatInit("w", {1, 4, 1}, std::vector<float>(4, 0));
+    b.FloatInit("r", {1, 4, 1}, std::vector<float>(4, 0));
+    b.FloatInit("b", {1, 8}, {0, 0, 10, 0, 0, 0, 0, 0});  // Wb i, o, f, c; Rb
+    b.FloatInit("h0", {1, 1, 1}, {0.0f});
+    b.FloatInit("c0", {1, 1, 1}, {1.0f});
+    onnx::NodeProto& n = b.Node("LSTM", {"x", "w", "r", "b", "", "h0", "c0"}, {"", "", "yc"}, "lstm");
+    AttrInt(n, "hidden_size", 1);
+    AttrInt(n, "input_forget", coupled);
+    b.Output("yc");
+    absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes());
+    ASSERT_TRUE(g.ok()) << g.status();
+    absl::StatusOr<std::vector<HostTensor>> out = RunReference(*g, {FloatTensor({1, 1, 1}, {2.0f})});
+    ASSERT_TRUE(out.ok()) << out.status();
+    ExpectNear(Values((*out)[0]), {coupled ? 0.5 : 1.0 / (1.0 + std::exp(-10.0))});
+  }
+}
+
 TEST(OnnxRnn, BidirectionalLstmWithSequenceLensMatchesTheEquations) {
   const int T = 4, B = 3, I = 2, H = 3;
   Weights wt{Floats(SeededFloats({2, 4 * H, I}, 2)), Floats(SeededFloats({2, 4 * H, H}, 3)),
