@@ -130,12 +130,15 @@ void AddImportFlags(FlagSpec& spec) {
   spec.switches.insert("no-optimize");
   spec.values.insert("max-folded-bytes");
   spec.repeated.insert("input-shape");
+  spec.repeated.insert("freeze-input");
 }
 
 absl::StatusOr<onnx_import::ImportOptions> ImportOptionsFrom(const Args& args) {
   onnx_import::ImportOptions options;
   for (const std::string& flag : args.All("input-shape"))
     RETURN_IF_ERROR(onnx_import::ParseInputShapeFlag(flag, options));
+  for (const std::string& flag : args.All("freeze-input"))
+    RETURN_IF_ERROR(onnx_import::ParseFreezeInputFlag(flag, options));
   options.optimize = !args.Has("no-optimize");
   if (auto text = args.Value("max-folded-bytes")) {
     if (!absl::SimpleAtoi(*text, &options.max_folded_constant_bytes) || options.max_folded_constant_bytes < 0)
@@ -158,7 +161,7 @@ absl::StatusOr<Graph> LoadModel(const Args& args, double* load_ms) {
 static absl::StatusOr<Graph> LoadModelUntimed(const Args& args) {
   const std::string& path = args.positionals()[0];
   if (fs::path(path).extension() != ".onnx") {
-    for (const char* flag : {"input-shape", "no-optimize", "max-folded-bytes"})
+    for (const char* flag : {"input-shape", "freeze-input", "no-optimize", "max-folded-bytes"})
       if (args.Has(flag))
         return absl::InvalidArgumentError(absl::StrCat("--", flag, " applies to .onnx models; '", path,
                                                        "' is a Tessera model, imported with fixed shapes"));

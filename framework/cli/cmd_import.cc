@@ -1,5 +1,5 @@
-// `tessera import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]...`:
-// ONNX (opsets 11..17) to a .tsr model over the Tessera op set, optimized
+// `tessera import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]...`:
+// ONNX (opsets 11..21) to a .tsr model over the Tessera op set, optimized
 // unless --no-optimize (docs/onnx_import.md).
 #include <iostream>
 
@@ -15,7 +15,7 @@ namespace tessera::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "tessera import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]... [--max-folded-bytes N] [--no-optimize] "
+    "tessera import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--max-folded-bytes N] [--no-optimize] "
     "[--json]";
 
 absl::Status Import(const Args& args) {

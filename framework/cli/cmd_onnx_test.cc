@@ -307,7 +307,7 @@ CaseResult RunCase(const Case& c, const PluginRegistry& registry, const CompileO
   r.max_abs_error = max_err;
   if (prepared && !prepared->frozen.empty())
     r.reason = absl::StrCat("specialized: input(s) ", absl::StrJoin(prepared->frozen, ","),
-                            " frozen to the test values (constant operands)");
+                            " frozen to the test values (constant operands, If conditions, Loop trip counts)");
   return r;
 }
 

@@ -31,8 +31,9 @@ commands:
              build, compile (AOT and JIT), run and check a demo model
   bench      MODEL [--reps N] [--warmup N] [--threads N] [--inputs DIR | --seed N] [--json] [COMPILE OPTIONS]
              time repeated runs after warm-up (latency min/median/mean/p90)
-  import     MODEL.onnx -o|--output OUT.tsr [--input-shape NAME=D0,D1,...]... [--max-folded-bytes N] [--no-optimize] [--json]
-             import an ONNX model (opsets 11-17) into a .tsr model
+  import     MODEL.onnx -o|--output OUT.tsr [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]...
+             [--max-folded-bytes N] [--no-optimize] [--json]
+             import an ONNX model (opsets 11-21) into a .tsr model
   onnx-test  DIR... [--list FILE [--root DIR]] [--expect-pass] [--require-vendor NAME] [--json] [COMPILE OPTIONS]
              run ONNX backend-test cases and compare with their expected outputs
   help       print this text (also --help, -h)
@@ -45,7 +46,8 @@ COMPILE OPTIONS (partition, compile, run, demo, bench, onnx-test):
   --kernels reference|fast   cpu plugin kernels (default fast)
   --plugin-dir DIR           also search DIR for plugins (repeatable; see also TESSERA_PLUGIN_PATH)
 
-MODEL is a .tsr file, or an .onnx file imported in memory.
+MODEL is a .tsr file, or an .onnx file imported in memory; an .onnx takes --input-shape NAME=D0,D1,...,
+--freeze-input NAME=V,... (the input becomes a constant), --no-optimize and --max-folded-bytes N.
 Exit codes: 0 success, 1 the command failed, 2 usage error (with the command's usage line).
 Details: docs/cli.md
 )";

@@ -58,6 +58,8 @@ void RegisterLayoutConverters(ConverterTable& table);
 void RegisterReduceConverters(ConverterTable& table);
 void RegisterConstantConverters(ConverterTable& table);
 void RegisterQuantConverters(ConverterTable& table);
+void RegisterRnnConverters(ConverterTable& table);
+void RegisterControlFlowConverters(ConverterTable& table);
 
 const ConverterTable& Converters();
 
@@ -67,6 +69,25 @@ absl::Status Unsupported(const std::string& what);
 absl::StatusOr<int32_t> Required(const Node& node, size_t i);
 // Normalizes a possibly negative axis against `rank`.
 absl::StatusOr<int64_t> NormalizeAxis(int64_t axis, int64_t rank);
+
+// Subgraphs (If branches, Loop/Scan bodies): the caller binds the
+// subgraph's inputs (and saves/restores the name map around the call); this
+// binds its initializers, imports its nodes into the enclosing graph and
+// returns the tensors of its outputs. Nesting and the total number of
+// nodes imported from subgraphs are bounded.
+inline constexpr int kMaxSubgraphDepth = 16;
+inline constexpr int64_t kMaxSubgraphNodes = 200000;
+absl::StatusOr<std::vector<int32_t>> ImportSubgraph(const onnx::GraphProto& g, ImportContext& ctx);
+
+// Unrolled code (RNN steps, Loop/Scan iterations) over constants folds
+// once per step: the constants folded since `base` (a folded_bytes() value)
+// may total at most kUnrolledFoldFactor x the per-constant budget.
+inline constexpr int64_t kUnrolledFoldFactor = 4;
+absl::Status CheckUnrolledFolding(const ImportContext& ctx, int64_t base);
+
+// One SLICE (axes normalized and checked; steps default to 1).
+absl::StatusOr<int32_t> SliceOp(ImportContext& ctx, int32_t x, std::vector<int64_t> starts, std::vector<int64_t> ends,
+                                std::vector<int64_t> axes, std::vector<int64_t> steps);
 
 inline Attribute IntsAttr(std::vector<int64_t> v) { return Attribute{std::move(v), {}}; }
 inline Attribute FloatsAttr(std::vector<float> v) { return Attribute{{}, std::move(v)}; }

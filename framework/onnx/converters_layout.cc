@@ -141,25 +141,6 @@ Outputs Gather(ImportContext& ctx, const Node& n) {
   return std::vector<int32_t>{y};
 }
 
-absl::StatusOr<int32_t> SliceOp(ImportContext& ctx, int32_t x, std::vector<int64_t> starts, std::vector<int64_t> ends,
-                                std::vector<int64_t> axes, std::vector<int64_t> steps) {
-  if (axes.empty())
-    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-  if (steps.empty()) steps.assign(starts.size(), 1);
-  if (starts.size() != ends.size() || axes.size() != starts.size() || steps.size() != starts.size())
-    return absl::InvalidArgumentError("starts, ends, axes and steps differ in length");
-  std::vector<bool> seen(ctx.rank(x), false);
-  for (int64_t& a : axes) {
-    ASSIGN_OR_RETURN(a, NormalizeAxis(a, ctx.rank(x)));
-    if (seen[a]) return absl::InvalidArgumentError("axes repeat");
-    seen[a] = true;
-  }
-  for (int64_t s : steps)
-    if (s == 0) return absl::InvalidArgumentError("step must not be 0");
-  return ctx.Emit(TSR_OP_SLICE, {x},
-                  {{TSR_ATTR_STARTS, IntsAttr(starts)}, {TSR_ATTR_ENDS, IntsAttr(ends)},
-                   {TSR_ATTR_AXES, IntsAttr(axes)}, {TSR_ATTR_STEPS, IntsAttr(steps)}});
-}
 
 Outputs Slice(ImportContext& ctx, const Node& n) {
   ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
@@ -184,6 +165,10 @@ Outputs Split(ImportContext& ctx, const Node& n) {
   const int64_t dim = ctx.shape(x)[axis];
   const int64_t count = static_cast<int64_t>(n.output_count());
   if (count == 0) return absl::InvalidArgumentError("Split has no outputs");
+  // Opset 18: num_outputs, equal parts (the last one smaller), as below.
+  if (n.Has("num_outputs") && n.Int("num_outputs", count) != count)
+    return absl::InvalidArgumentError(
+        absl::StrCat("num_outputs is ", n.Int("num_outputs", count), " but the node has ", count, " outputs"));
   std::vector<int64_t> split;
   if (n.has_input(1)) {
     ASSIGN_OR_RETURN(split, ctx.ConstInts(n.input(1), "split"));
@@ -221,7 +206,23 @@ Outputs Pad(ImportContext& ctx, const Node& n) {
   if (n.has_input(1)) {
     ASSIGN_OR_RETURN(pads, ctx.ConstInts(n.input(1), "Pad pads"));
     if (n.has_input(2)) { ASSIGN_OR_RETURN(value, ctx.ConstScalar(n.input(2), "Pad constant_value")); }
-    if (n.has_input(3)) return Unsupported("Pad axes input unsupported");
+    if (n.has_input(3)) {
+      // Opset 18: pads [b(axes)..., e(axes)...] for the listed axes only.
+      ASSIGN_OR_RETURN(std::vector<int64_t> axes, ctx.ConstInts(n.input(3), "Pad axes"));
+      const int64_t rank = ctx.rank(x);
+      if (pads.size() != 2 * axes.size())
+        return absl::InvalidArgumentError(absl::StrCat("Pad has ", pads.size(), " pads for ", axes.size(), " axes"));
+      std::vector<int64_t> full(2 * rank, 0);
+      std::vector<bool> seen(rank, false);
+      for (size_t i = 0; i < axes.size(); ++i) {
+        ASSIGN_OR_RETURN(int64_t a, NormalizeAxis(axes[i], rank));
+        if (seen[a]) return absl::InvalidArgumentError("Pad axes repeat");
+        seen[a] = true;
+        full[a] = pads[i];
+        full[rank + a] = pads[axes.size() + i];
+      }
+      pads = std::move(full);
+    }
   } else {
     pads = n.Ints("pads");
     value = n.Float("value", 0.0f);
@@ -348,6 +349,26 @@ Outputs Trilu(ImportContext& ctx, const Node& n) {
 }
 
 }  // namespace
+
+absl::StatusOr<int32_t> SliceOp(ImportContext& ctx, int32_t x, std::vector<int64_t> starts, std::vector<int64_t> ends,
+                                std::vector<int64_t> axes, std::vector<int64_t> steps) {
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (starts.size() != ends.size() || axes.size() != starts.size() || steps.size() != starts.size())
+    return absl::InvalidArgumentError("starts, ends, axes and steps differ in length");
+  std::vector<bool> seen(ctx.rank(x), false);
+  for (int64_t& a : axes) {
+    ASSIGN_OR_RETURN(a, NormalizeAxis(a, ctx.rank(x)));
+    if (seen[a]) return absl::InvalidArgumentError("axes repeat");
+    seen[a] = true;
+  }
+  for (int64_t s : steps)
+    if (s == 0) return absl::InvalidArgumentError("step must not be 0");
+  return ctx.Emit(TSR_OP_SLICE, {x},
+                  {{TSR_ATTR_STARTS, IntsAttr(starts)}, {TSR_ATTR_ENDS, IntsAttr(ends)},
+                   {TSR_ATTR_AXES, IntsAttr(axes)}, {TSR_ATTR_STEPS, IntsAttr(steps)}});
+}
 
 void RegisterLayoutConverters(ConverterTable& t) {
   t["Reshape"] = Reshape;

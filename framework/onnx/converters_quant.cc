@@ -44,6 +44,8 @@ absl::StatusOr<Quantization> ReadParams(ImportContext& ctx, const Node& n, const
 }
 
 Outputs QuantizeLinear(ImportContext& ctx, const Node& n) {
+  // Opset 21: blocked quantization (scales per block of an axis).
+  if (n.Int("block_size", 0) != 0) return Unsupported("attribute 'block_size' (blocked quantization)");
   ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
   RETURN_IF_ERROR(Required(n, 1).status());
   const int32_t out_dtype = n.has_input(2) ? ctx.dtype(n.input(2)) : TSR_DTYPE_U8;
@@ -62,6 +64,8 @@ bool SameQuant(const Quantization& a, const Quantization& b) {
 }
 
 Outputs DequantizeLinear(ImportContext& ctx, const Node& n) {
+  // Opset 21: blocked quantization (scales per block of an axis).
+  if (n.Int("block_size", 0) != 0) return Unsupported("attribute 'block_size' (blocked quantization)");
   ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
   RETURN_IF_ERROR(Required(n, 1).status());
   const int32_t dt = ctx.dtype(x);

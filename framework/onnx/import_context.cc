@@ -102,6 +102,7 @@ absl::StatusOr<std::vector<int32_t>> ImportContext::Fold(int32_t op_type, const 
   ++folded_ops_;
   std::vector<int32_t> ids;
   for (size_t i = 0; i < results.size(); ++i) {
+    folded_bytes_ += static_cast<int64_t>(results[i].data.size());
     results[i].name = NewName(OpTypeName(op_type));
     ids.push_back(AddConstant(std::move(results[i]), i < quants.size() ? quants[i] : Quantization{}));
   }

@@ -97,9 +97,28 @@ class ImportContext {
 
   std::string NewName(absl::string_view base);
 
+  // Subgraphs (If branches, Loop and Scan bodies) see the enclosing names
+  // and may shadow them; the caller saves the name map before and restores
+  // it after. `scope` prefixes the ONNX names of the tensors made inside,
+  // so an unrolled body's iterations stay apart.
+  std::map<std::string, int32_t> SaveNames() const { return values_; }
+  void RestoreNames(std::map<std::string, int32_t> names) { values_ = std::move(names); }
+  const std::string& scope() const { return scope_; }
+  void set_scope(std::string scope) { scope_ = std::move(scope); }
+  // Nesting depth of subgraphs being imported, and ONNX nodes imported
+  // from subgraphs so far (an unrolled Loop imports its body once per
+  // iteration): both bounded so a crafted model cannot exhaust memory.
+  int subgraph_depth = 0;
+  int64_t subgraph_nodes = 0;
+
   // Ops evaluated at import time instead of emitted (the constant_folding
   // entry of the optimization report).
   int64_t folded_ops() const { return folded_ops_; }
+  // Bytes of all constants made by folding so far. Unrolling multiplies
+  // folded ops, so unrolled code bounds their total, not just each one.
+  int64_t folded_bytes() const { return folded_bytes_; }
+  // folded_bytes() when the outermost subgraph import began.
+  int64_t unroll_base = 0;
 
  private:
   absl::StatusOr<std::vector<int32_t>> Fold(int32_t op_type, const std::vector<int32_t>& inputs,
@@ -114,8 +133,10 @@ class ImportContext {
   std::map<std::string, int32_t> values_;
   std::map<int32_t, HostTensor> freezable_;
   std::string node_label_ = "onnx";
+  std::string scope_;
   int64_t counter_ = 0;
   int64_t folded_ops_ = 0;
+  int64_t folded_bytes_ = 0;
 };
 
 }  // namespace tessera::onnx_import

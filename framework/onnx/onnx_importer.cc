@@ -1,5 +1,6 @@
 #include "onnx/onnx_importer.h"
 
+#include <cstdint>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -14,6 +15,8 @@
 #include "base/status_macros.h"
 #include "compile/tensor_pruning.h"
 #include "graph/graph_verifier.h"
+#include "checked_math.h"
+#include "onnx/constant_folding.h"
 #include "onnx/converters.h"
 #include "onnx/initializers.h"
 #include "onnx/model_reader.h"
@@ -114,6 +117,8 @@ const ConverterTable& Converters() {
     RegisterReduceConverters(*t);
     RegisterConstantConverters(*t);
     RegisterQuantConverters(*t);
+    RegisterRnnConverters(*t);
+    RegisterControlFlowConverters(*t);
     return t;
   }();
   return *table;
@@ -189,11 +194,59 @@ absl::Status CheckGivenShape(const std::string& label, const onnx::TypeProto::Te
   return absl::OkStatus();
 }
 
+// The shape of a frozen input whose declared shape is dynamic: no shape
+// declared takes [] for one value and [n] for n; a single dynamic dim is
+// whatever makes the element count match.
+absl::StatusOr<std::vector<int64_t>> FrozenShape(const std::string& label, const onnx::TypeProto::Tensor& tt,
+                                                 size_t count) {
+  if (!tt.has_shape()) return count == 1 ? std::vector<int64_t>{} : std::vector<int64_t>{static_cast<int64_t>(count)};
+  std::vector<int64_t> shape;
+  int dynamic = -1;
+  int64_t known = 1;
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const onnx::TensorShapeProto::Dimension& d = tt.shape().dim(i);
+    if (!IsFixed(d)) {
+      if (dynamic >= 0)
+        return absl::InvalidArgumentError(absl::StrCat("--freeze-input: ", label, " ", DeclaredText(tt),
+                                                       " has several dynamic dimensions; give --input-shape too"));
+      dynamic = i;
+      shape.push_back(0);
+      continue;
+    }
+    // Past the value count the product can only fail (and must not overflow).
+    const std::optional<int64_t> next = checked::Mul(known, d.dim_value());
+    known = next && *next <= static_cast<int64_t>(count) ? *next : 0;
+    shape.push_back(d.dim_value());
+  }
+  if (known <= 0 || count % known != 0)
+    return absl::InvalidArgumentError(
+        absl::StrCat("--freeze-input: ", count, " values do not fill ", label, " ", DeclaredText(tt)));
+  shape[dynamic] = static_cast<int64_t>(count) / known;
+  return shape;
+}
+
+// Makes input `t` the constant `values` (converted to its dtype).
+absl::Status Freeze(const std::string& label, int32_t t, const std::vector<double>& values, ImportContext& ctx) {
+  const Tensor& x = ctx.tensor(t);
+  if (x.element_count() != static_cast<int64_t>(values.size()))
+    return absl::InvalidArgumentError(absl::StrCat("--freeze-input gives ", values.size(), " values; ", label, " ",
+                                                   DimsText(x.shape), " holds ", x.element_count()));
+  HostTensor h;
+  h.dtype = x.dtype;
+  h.shape = x.shape;
+  ASSIGN_OR_RETURN(const size_t bytes, ctx.FoldedBytes(x.dtype, x.shape, label));
+  h.data.resize(bytes);
+  for (size_t i = 0; i < values.size(); ++i) StoreElement(x.dtype, values[i], h.data.data(), static_cast<int64_t>(i));
+  ctx.SetFreezableValue(t, std::move(h));
+  if (!ctx.RequireConstant(t)) return absl::InternalError(absl::StrCat(label, ": could not be frozen"));
+  return absl::OkStatus();
+}
+
 absl::Status ImportInputs(const onnx::GraphProto& g, const ImportOptions& options, ImportContext& ctx) {
   std::set<std::string> initializer_names;
   for (const onnx::TensorProto& init : g.initializer()) initializer_names.insert(init.name());
   size_t position = 0;
-  std::set<std::string> used_overrides;
+  std::set<std::string> used_overrides, used_frozen;
   // Every input still dynamic, so one message names them all.
   std::vector<std::string> dynamic, advice;
   for (const onnx::ValueInfoProto& in : g.input()) {
@@ -206,6 +259,8 @@ absl::Status ImportInputs(const onnx::GraphProto& g, const ImportOptions& option
     absl::StatusOr<int32_t> dtype = DTypeFromOnnx(tt.elem_type());
     if (!dtype.ok()) return WithPrefix(dtype.status(), label);
     std::vector<int64_t> shape;
+    const auto frozen = options.frozen_inputs.find(in.name());
+    if (frozen != options.frozen_inputs.end()) used_frozen.insert(in.name());
     if (auto it = options.input_shapes.find(in.name()); it != options.input_shapes.end()) {
       shape = it->second;
       used_overrides.insert(in.name());
@@ -221,6 +276,10 @@ absl::Status ImportInputs(const onnx::GraphProto& g, const ImportOptions& option
         fixed = fixed && IsFixed(d);
         shape.push_back(d.dim_value());
       }
+      if (!fixed && frozen != options.frozen_inputs.end()) {
+        ASSIGN_OR_RETURN(shape, FrozenShape(label, tt, frozen->second.size()));
+        fixed = true;
+      }
       if (!fixed) {
         dynamic.push_back(absl::StrCat("'", in.name(), "' ", DeclaredText(tt)));
         advice.push_back(ExampleFlag(in.name(), tt));
@@ -234,7 +293,11 @@ absl::Status ImportInputs(const onnx::GraphProto& g, const ImportOptions& option
     if (pos < options.positional_input_values.size() && options.positional_input_values[pos])
       ctx.SetFreezableValue(t, *options.positional_input_values[pos]);
     ctx.Bind(in.name(), t);
+    if (frozen != options.frozen_inputs.end()) RETURN_IF_ERROR(Freeze(label, t, frozen->second, ctx));
   }
+  for (const auto& [name, values] : options.frozen_inputs)
+    if (!used_frozen.count(name))
+      return absl::InvalidArgumentError(absl::StrCat("--freeze-input names '", name, "', which is not a graph input"));
   for (const auto& [name, shape] : options.input_shapes)
     if (!used_overrides.count(name))
       return absl::InvalidArgumentError(absl::StrCat("--input-shape names '", name, "', which is not a graph input"));
@@ -279,13 +342,54 @@ absl::Status ImportNode(const onnx::NodeProto& node, int index, ImportContext& c
     const int32_t t = static_cast<size_t>(i) < outputs->size() ? (*outputs)[i] : -1;
     if (t < 0)
       return absl::UnimplementedError(absl::StrCat(label, ": output ", i, " ('", name, "') unsupported"));
-    if (t >= first_new) ctx.graph().tensors[t].name = name;
+    if (t >= first_new) ctx.graph().tensors[t].name = ctx.scope() + name;
     ctx.Bind(name, t);
   }
   return absl::OkStatus();
 }
 
 }  // namespace
+
+absl::Status CheckUnrolledFolding(const ImportContext& ctx, int64_t base) {
+  const int64_t limit = ctx.max_folded_bytes() > INT64_MAX / kUnrolledFoldFactor
+                            ? INT64_MAX
+                            : ctx.max_folded_bytes() * kUnrolledFoldFactor;
+  if (ctx.folded_bytes() - base <= limit) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "unrolled steps folded ", ctx.folded_bytes() - base, " bytes of constants at import, above ",
+      kUnrolledFoldFactor, " x the import budget (", limit, " bytes; tessera import --max-folded-bytes)"));
+}
+
+absl::StatusOr<std::vector<int32_t>> ImportSubgraph(const onnx::GraphProto& g, ImportContext& ctx) {
+  if (ctx.subgraph_depth >= kMaxSubgraphDepth)
+    return absl::UnimplementedError(absl::StrCat("subgraphs nested deeper than ", kMaxSubgraphDepth));
+  if (g.sparse_initializer_size() > 0) return absl::UnimplementedError("sparse initializers unsupported");
+  if (g.node_size() > kMaxSubgraphNodes - ctx.subgraph_nodes)
+    return absl::ResourceExhaustedError(absl::StrCat("unrolled subgraphs would import more than ", kMaxSubgraphNodes,
+                                                     " nodes (the unrolling limit)"));
+  ctx.subgraph_nodes += g.node_size();
+  for (const onnx::TensorProto& init : g.initializer()) {
+    ASSIGN_OR_RETURN(HostTensor h, ConvertTensorProto(init));
+    h.name = ctx.scope() + init.name();
+    ctx.Bind(init.name(), ctx.AddConstant(std::move(h)));
+  }
+  if (ctx.subgraph_depth == 0) ctx.unroll_base = ctx.folded_bytes();
+  ++ctx.subgraph_depth;
+  absl::Status status;
+  for (int i = 0; i < g.node_size() && status.ok(); ++i) {
+    status = ImportNode(g.node(i), i, ctx);
+    if (status.ok()) status = CheckUnrolledFolding(ctx, ctx.unroll_base);
+  }
+  --ctx.subgraph_depth;
+  RETURN_IF_ERROR(status);
+  std::vector<int32_t> outputs;
+  for (const onnx::ValueInfoProto& out : g.output()) {
+    std::optional<int32_t> t = ctx.Lookup(out.name());
+    if (!t) return absl::InvalidArgumentError(absl::StrCat("subgraph output '", out.name(), "' is never produced"));
+    outputs.push_back(*t);
+  }
+  return outputs;
+}
 
 namespace {
 
@@ -389,6 +493,21 @@ absl::Status ParseInputShapeFlag(const std::string& text, ImportOptions& options
     }
   }
   options.input_shapes[text.substr(0, eq)] = std::move(dims);
+  return absl::OkStatus();
+}
+
+absl::Status ParseFreezeInputFlag(const std::string& text, ImportOptions& options) {
+  const size_t eq = text.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
+    return absl::InvalidArgumentError(absl::StrCat("--freeze-input wants NAME=VALUE[,VALUE...], got '", text, "'"));
+  std::vector<double> values;
+  for (absl::string_view part : absl::StrSplit(text.substr(eq + 1), ',')) {
+    double v = 0;
+    if (!absl::SimpleAtod(part, &v))
+      return absl::InvalidArgumentError(absl::StrCat("--freeze-input: bad value '", part, "' in '", text, "'"));
+    values.push_back(v);
+  }
+  options.frozen_inputs[text.substr(0, eq)] = std::move(values);
   return absl::OkStatus();
 }
 

@@ -1,4 +1,4 @@
-// ONNX import: an ONNX ModelProto (opsets 11..17 of the default domain)
+// ONNX import: an ONNX ModelProto (opsets 11..21 of the default domain)
 // becomes a Tessera Graph over the v1 op set (docs/onnx_import.md).
 //
 // * Shapes are static: every graph input needs concrete dims, from the
@@ -34,7 +34,9 @@ inline constexpr int64_t kMinOpset = 11;
 // Opsets 6..10 are accepted too: converters read the older attribute forms
 // (Slice/Pad/Clip/Split/Squeeze attributes, legacy broadcast=1 with axis).
 inline constexpr int64_t kMinLegacyOpset = 6;
-inline constexpr int64_t kMaxOpset = 17;
+// Opsets 18..21 moved attributes to inputs (Reduce* axes, Pad axes) and
+// added Split's num_outputs; the converters read both forms.
+inline constexpr int64_t kMaxOpset = 21;
 
 // The default bound on one constant made at import time (a folded op's
 // result, an Expand condition, a Trilu mask, ConstantOfShape, ...): 256 MiB.
@@ -56,6 +58,13 @@ struct ImportOptions {
   // Slice starts, reduction axes, ...) is frozen into a constant and leaves
   // the graph's inputs; metadata "onnx.frozen_inputs" lists the positions.
   std::vector<std::optional<HostTensor>> positional_input_values;
+  // Values by graph input name (`--freeze-input NAME=V0,V1,...`): the
+  // input becomes a constant before any node is converted, so it folds
+  // (an If on a sample rate, a shape computed from it) and leaves the
+  // graph's inputs. Its shape is the declared one (a --input-shape fills
+  // dynamic dims; a single dynamic dim is inferred from the value count);
+  // values are converted to the input's dtype like CAST.
+  std::map<std::string, std::vector<double>> frozen_inputs;
   // The largest constant the importer may create (bytes); `tessera import
   // --max-folded-bytes N` sets it.
   int64_t max_folded_constant_bytes = kDefaultMaxFoldedConstantBytes;
@@ -84,6 +93,9 @@ bool IsDynamicInputsError(const absl::Status& status);
 
 // Parses "name=1,3,224,224" (a --input-shape flag value).
 absl::Status ParseInputShapeFlag(const std::string& text, ImportOptions& options);
+
+// Parses "name=16000" or "name=1,2,3" (a --freeze-input flag value).
+absl::Status ParseFreezeInputFlag(const std::string& text, ImportOptions& options);
 
 // True when this build can import ONNX (protobuf and onnx.proto were found).
 bool OnnxImportAvailable();

@@ -107,11 +107,34 @@ TEST(OnnxImporter, OpsetOutOfRange) {
   ASSERT_FALSE(g.ok());
   EXPECT_EQ(g.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(g.status().message(), HasSubstr("opset 5"));
-  OnnxModelBuilder newer(18);
+  OnnxModelBuilder newer(22);
   newer.Input("x", kFloat, {4});
   newer.Node("Relu", {"x"}, {"y"});
   newer.Output("y");
   EXPECT_FALSE(ImportOnnxBytes(newer.Bytes()).ok());
+}
+
+// Opset 18 moved ReduceX axes and Pad axes to inputs and added Split's
+// num_outputs.
+TEST(OnnxImporter, Opset18AxesInputsAndSplitNumOutputs) {
+  OnnxModelBuilder b(18);
+  b.Input("x", kFloat, {2, 3});
+  b.Int64Init("ax1", {1}, {1});
+  b.Int64Init("pads", {2}, {1, 2});
+  AttrInt(b.Node("ReduceMean", {"x", "ax1"}, {"m"}), "keepdims", 0);
+  b.Node("Pad", {"x", "pads", "", "ax1"}, {"p"});
+  AttrInt(b.Node("Split", {"x"}, {"s0", "s1"}), "num_outputs", 2);
+  b.Output("m");
+  b.Output("p");
+  b.Output("s1");
+  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes());
+  ASSERT_TRUE(g.ok()) << g.status();
+  absl::StatusOr<std::vector<HostTensor>> out = RunReference(*g, {FloatTensor({2, 3}, {1, 2, 3, 4, 5, 6})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Floats((*out)[0]), ::testing::ElementsAre(2, 5));
+  EXPECT_EQ((*out)[1].shape, (std::vector<int64_t>{2, 6}));
+  EXPECT_THAT(Floats((*out)[1]), ::testing::ElementsAre(0, 1, 2, 3, 0, 0, 0, 4, 5, 6, 0, 0));
+  EXPECT_THAT(Floats((*out)[2]), ::testing::ElementsAre(4, 5, 6));
 }
 
 TEST(OnnxImporter, LegacyBroadcastAxis) {
