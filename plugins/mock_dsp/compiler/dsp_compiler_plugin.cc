@@ -164,9 +164,15 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
           for (const kit::SnapshotOp& op : g->ops) {
             const Verdict v = JudgeOp(*g, op);
             if (!v.ok()) return absl::InvalidArgumentError(absl::StrCat("op id ", op.id, ": ", v.detail));
-            if (op.type == plugin->options.fail_compile_op)
-              return absl::InternalError(absl::StrCat("mock_dsp: compiling ", OpName(op.type), " (op id ", op.id,
-                                                      ") failed (fault injection: mock_dsp.fail_compile_op)"));
+            if (op.type == plugin->options.fail_compile_op) {
+              // Named as the culprit, so the host can split around it.
+              kit::PartitionCode failed;
+              failed.status = absl::InternalError(absl::StrCat("mock_dsp: compiling ", OpName(op.type), " (op id ",
+                                                               op.id, ") failed (fault injection: mock_dsp.fail_compile_op)"));
+              failed.culprit_op_ids.push_back(op.id);
+              if ((flags & TSR_COMPILE_FLAG_PARTIAL_OK) == 0) return failed.status;
+              return failed;
+            }
           }
           return kit::PartitionCode{.entry_point = absl::StrCat("mock_dsp_partition_", p),
                                     .body = kit::EncodeSnapshot(*g),
