@@ -4,6 +4,7 @@
 // types and conversions, and what every fault-injection option does today
 // (a clear error with exit code 1, or correct output; never a crash).
 // Drives the CLI only; the plugin libraries themselves see api/ and kit.
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr char kNodeDir[] = "/usr/share/libonnx-testdata/data/node/";
+
+// scripts/dev.sh installs libonnx-testdata; without it the ONNX cases skip.
+#define REQUIRE_ONNX_TESTDATA() \
+  if (!std::filesystem::exists(kNodeDir)) GTEST_SKIP() << kNodeDir << " missing (apt-get install libonnx-testdata)"
 
 // The attention block of `tessera demo`, saved once (cpu-only compile, so
 // the file holds the uncompiled FP32 model).
@@ -85,6 +90,7 @@ TEST_F(MockDspCli, AotCompileOnAJitOnlyVendorRunsOnTheNextAndSaysWhy) {
   EXPECT_THAT(r.output, HasSubstr("(precompiled)"));
   EXPECT_THAT(r.output, Not(HasSubstr("mock_dsp")));
   // onnx-test in AOT: the required vendor ran nothing, and the case says why.
+  REQUIRE_ONNX_TESTDATA();
   Result t = Tessera(std::string("onnx-test ") + kNodeDir + "test_sin --accelerators dsp,cpu --require-vendor mock_dsp");
   EXPECT_EQ(t.exit_code, 1) << t.output;
   EXPECT_THAT(t.output, HasSubstr("no op ran on mock_dsp (other: mock_dsp does not support aot compilation)"));
@@ -92,6 +98,7 @@ TEST_F(MockDspCli, AotCompileOnAJitOnlyVendorRunsOnTheNextAndSaysWhy) {
 
 // ONNX's own reference outputs, one case per op family the DSP claims.
 TEST_F(MockDspCli, OnnxNodeTestsPassOnTheDsp) {
+  REQUIRE_ONNX_TESTDATA();
   std::string cases;
   for (const char* c : {"test_sin", "test_cos", "test_exp", "test_log", "test_tanh", "test_sigmoid", "test_sqrt",
                         "test_erf", "test_pow", "test_reciprocal", "test_softmax_axis_1", "test_softmax_large_number",
@@ -107,6 +114,7 @@ TEST_F(MockDspCli, OnnxNodeTestsPassOnTheDsp) {
 }
 
 TEST_F(MockDspCli, RefusalsCarryAReasonAndADetail) {
+  REQUIRE_ONNX_TESTDATA();
   Result r = Tessera(std::string("onnx-test ") + kNodeDir + "test_equal " + kNodeDir +
                      "test_maxpool_2d_default --accelerators dsp,cpu --mode jit --require-vendor mock_dsp");
   EXPECT_EQ(r.exit_code, 1);

@@ -32,8 +32,8 @@ uint64_t OpCycles(const DspSoc& soc, const kit::GraphSnapshot& g, const kit::Sna
     case OpClass::kReduce: return std::max<uint64_t>(in_vectors, 1);
     // max pass, exp, sum pass, scale pass.
     case OpClass::kSoftmax: return std::max<uint64_t>(in_vectors, 1) * (tc + 3);
-    // mean pass, variance pass, normalize + scale + bias, and one rsqrt per
-    // row (output elements / row length = rows; bounded by out_vectors).
+    // mean pass, variance pass, normalize, scale + bias; the per-row rsqrt
+    // runs on one vector of row statistics.
     case OpClass::kLayerNorm: return std::max<uint64_t>(in_vectors, 1) * 4 + tc;
     case OpClass::kNone: break;
   }

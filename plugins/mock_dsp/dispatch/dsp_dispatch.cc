@@ -231,11 +231,7 @@ tsr_status Invoke(tsr_invocation inv) {
 }
 
 // Descriptors are fixed per library; values per invoke.
-struct MetricDescriptor {
-  const char* name;
-  const char* unit;
-};
-constexpr MetricDescriptor kMetrics[] = {
+constexpr kit::MetricDescriptor kMetrics[] = {
     {"cycles", "cycles"},          // modelled vector-unit cycles ([mock_dsp] throughput model)
     {"time_us", "us"},             // the same at clock_mhz: the modelled device time
     {"kernel_time_us", "us"},      // host time of the simulation
@@ -257,20 +253,11 @@ tsr_status MetricCount(tsr_invocation inv, size_t* out) {
   return TSR_OK;
 }
 
-tsr_status FillMetric(size_t index, double value, tsr_metric* out) {
-  if (!TSR_ABI_HAS_FIELD(out, tsr_metric, unit)) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL or too small metric");
-  if (index >= kMetricCount) return kit::ReportError(TSR_OUT_OF_RANGE, "metric index out of range");
-  out->name = kMetrics[index].name;
-  out->unit = kMetrics[index].unit;
-  out->value = value;
-  return TSR_OK;
-}
-
 tsr_status GetMetric(tsr_invocation inv, size_t index, tsr_metric* out) {
   if (inv == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL invocation");
   double values[kMetricCount];
   MetricValues(*inv, values);
-  return FillMetric(index, index < kMetricCount ? values[index] : 0, out);
+  return kit::FillMetric(kMetrics, index, index < kMetricCount ? values[index] : 0, out);
 }
 
 tsr_status ExecutableMetricCount(tsr_executable exe, size_t* out) {
@@ -281,7 +268,7 @@ tsr_status ExecutableMetricCount(tsr_executable exe, size_t* out) {
 
 tsr_status ExecutableMetricInfo(tsr_executable exe, size_t index, tsr_metric* out) {
   if (exe == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL executable");
-  return FillMetric(index, 0, out);
+  return kit::FillMetric(kMetrics, index, 0, out);
 }
 
 tsr_status InvocationMetricValues(tsr_invocation inv, double* out, size_t count) {
@@ -299,10 +286,7 @@ tsr_status InvocationTiming(tsr_invocation inv, tsr_invocation_timing* out) {
 
 tsr_status Detach(tsr_invocation inv, int32_t io_kind, size_t index) {
   if (inv == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL invocation");
-  auto& slots = io_kind == TSR_IO_INPUT ? inv->inputs : inv->outputs;
-  if (index >= slots.size()) return kit::ReportError(TSR_OUT_OF_RANGE, "detach: index out of range");
-  slots[index] = nullptr;
-  return TSR_OK;
+  return kit::DetachSlot(io_kind == TSR_IO_INPUT ? inv->inputs : inv->outputs, index);
 }
 tsr_status DetachInput(tsr_invocation inv, size_t i) { return Detach(inv, TSR_IO_INPUT, i); }
 tsr_status DetachOutput(tsr_invocation inv, size_t i) { return Detach(inv, TSR_IO_OUTPUT, i); }
