@@ -110,6 +110,18 @@ TEST(DspKernels, LayoutOps) {
               HasSubstr("out of range"));
 }
 
+TEST(DspKernels, EmptyAxesAndMissingInputsAreHandled) {
+  std::vector<float> none, out;
+  DspTensor empty[] = {F32(none, {0, 3})};
+  // A reversed slice of an empty axis takes nothing.
+  EXPECT_TRUE(RunDspOp(TSR_OP_SLICE, {{TSR_ATTR_STARTS, {{-1}, {}}}, {TSR_ATTR_ENDS, {{INT64_MIN}, {}}},
+                                      {TSR_ATTR_STEPS, {{-1}, {}}}},
+                       empty, {{F32(out, {0, 3})}}).ok());
+  std::vector<float> x = {1, 2};
+  DspTensor missing[] = {F32(x, {2}), DspTensor{}};
+  EXPECT_THAT(RunDspOp(TSR_OP_CONCAT, {}, missing, {{F32(x, {2})}}).message(), HasSubstr("an input is missing"));
+}
+
 TEST(DspKernels, SelectAndComparisons) {
   std::vector<float> a = {1, 5, 3}, b = {2}, y(3);
   uint8_t less[3] = {9, 9, 9};

@@ -83,7 +83,9 @@ absl::Status Slice(const Attrs& attrs, std::span<const DspTensor> in, const DspT
     // Clamp as ONNX does; INT64 extremes mean "to the end".
     auto wrap = [&](int64_t v) { return v < 0 ? (v < -dim ? -dim - 1 : v) + dim : v; };
     int64_t s = wrap(starts[i]), e = wrap(ends[i]);
-    if (st > 0) {
+    if (dim == 0) {
+      s = e = 0;  // nothing to take (and std::clamp below needs lo <= hi)
+    } else if (st > 0) {
       s = std::clamp<int64_t>(s, 0, dim);
       e = std::clamp<int64_t>(e, 0, dim);
     } else {
@@ -111,6 +113,7 @@ absl::Status Concat(const Attrs& attrs, std::span<const DspTensor> in, const Dsp
   std::vector<int64_t> shape = in[0].shape;
   shape[*axis] = 0;
   for (const DspTensor& t : in) {
+    if (!Present(t)) return absl::InvalidArgumentError("CONCAT: an input is missing");
     if (t.shape.size() != rank) return absl::InvalidArgumentError("CONCAT: inputs differ in rank");
     for (size_t d = 0; d < rank; ++d)
       if (static_cast<int64_t>(d) != *axis && t.shape[d] != in[0].shape[d])
