@@ -70,4 +70,19 @@ tsr_status FillTiming(uint64_t start_ns, uint64_t end_ns, double device_time_us,
   return TSR_OK;
 }
 
+tsr_status FillMetric(std::span<const MetricDescriptor> table, size_t index, double value, tsr_metric* out) {
+  if (!TSR_ABI_HAS_FIELD(out, tsr_metric, unit)) return ReportError(TSR_INVALID_ARGUMENT, "NULL or too small tsr_metric");
+  if (index >= table.size()) return ReportError(TSR_OUT_OF_RANGE, "metric index out of range");
+  out->name = table[index].name;
+  out->unit = table[index].unit;
+  out->value = value;
+  return TSR_OK;
+}
+
+tsr_status DetachSlot(std::vector<tsr_buffer>& slots, size_t index) {
+  if (index >= slots.size()) return ReportError(TSR_OUT_OF_RANGE, "detach: index out of range");
+  slots[index] = nullptr;
+  return TSR_OK;
+}
+
 }  // namespace tessera::kit

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "tessera/dispatch.h"
 
@@ -31,6 +32,21 @@ uint64_t MonotonicNowNs();
 
 // Fills a tsr_invocation_timing, honouring out->header.struct_size.
 tsr_status FillTiming(uint64_t start_ns, uint64_t end_ns, double device_time_us, tsr_invocation_timing* out);
+
+// A metric a library reports with a fixed descriptor (name and unit are
+// static), so the descriptors are the same for every executable.
+struct MetricDescriptor {
+  const char* name;
+  const char* unit;
+};
+
+// Fills `out` with descriptor `index` of `table` and `value`: OUT_OF_RANGE
+// past the table, INVALID_ARGUMENT for a NULL or too small struct. The
+// body of get_metric and executable_metric_info for such libraries.
+tsr_status FillMetric(std::span<const MetricDescriptor> table, size_t index, double value, tsr_metric* out);
+
+// detach_input/detach_output over an invocation's slots of one kind.
+tsr_status DetachSlot(std::vector<tsr_buffer>& slots, size_t index);
 
 }  // namespace tessera::kit
 

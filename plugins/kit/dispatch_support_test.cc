@@ -49,5 +49,26 @@ TEST(FillTiming, HonoursStructSize) {
   EXPECT_EQ(t.end_ns, 2u);
 }
 
+TEST(FillMetric, ChecksTheIndexAndTheStruct) {
+  constexpr MetricDescriptor table[] = {{"cycles", "cycles"}, {"time_us", "us"}};
+  tsr_metric m{};
+  m.header.struct_size = sizeof(m);
+  ASSERT_EQ(FillMetric(table, 1, 2.5, &m), TSR_OK);
+  EXPECT_STREQ(m.name, "time_us");
+  EXPECT_STREQ(m.unit, "us");
+  EXPECT_EQ(m.value, 2.5);
+  EXPECT_EQ(FillMetric(table, 2, 0, &m), TSR_OUT_OF_RANGE);
+  EXPECT_EQ(FillMetric(table, 0, 0, nullptr), TSR_INVALID_ARGUMENT);
+}
+
+TEST(DetachSlot, ClearsOneSlotInRange) {
+  tsr_buffer fake = reinterpret_cast<tsr_buffer>(&fake);
+  std::vector<tsr_buffer> slots = {fake, fake};
+  EXPECT_EQ(DetachSlot(slots, 1), TSR_OK);
+  EXPECT_EQ(slots[0], fake);
+  EXPECT_EQ(slots[1], nullptr);
+  EXPECT_EQ(DetachSlot(slots, 2), TSR_OUT_OF_RANGE);
+}
+
 }  // namespace
 }  // namespace tessera::kit

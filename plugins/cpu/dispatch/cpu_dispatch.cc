@@ -242,11 +242,7 @@ tsr_status Invoke(tsr_invocation inv) {
 
 // The metrics: descriptors fixed per library (so stable per executable),
 // values per invoke.
-struct MetricDescriptor {
-  const char* name;
-  const char* unit;
-};
-constexpr MetricDescriptor kMetrics[] = {
+constexpr kit::MetricDescriptor kMetrics[] = {
     {"kernel_time_us", "us"},
     {"ops_executed", "ops"},
     // How many of them ran a fast kernel (oneDNN or a vectorized loop); the
@@ -268,14 +264,10 @@ tsr_status MetricCount(tsr_invocation inv, size_t* out) {
 }
 
 tsr_status GetMetric(tsr_invocation inv, size_t index, tsr_metric* out) {
-  if (inv == nullptr || !TSR_ABI_HAS_FIELD(out, tsr_metric, unit)) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
-  if (index >= kMetricCount) return kit::ReportError(TSR_OUT_OF_RANGE, "metric index out of range");
+  if (inv == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
   double values[kMetricCount];
   MetricValues(*inv, values);
-  out->name = kMetrics[index].name;
-  out->unit = kMetrics[index].unit;
-  out->value = values[index];
-  return TSR_OK;
+  return kit::FillMetric(kMetrics, index, index < kMetricCount ? values[index] : 0, out);
 }
 
 tsr_status ExecutableMetricCount(tsr_executable exe, size_t* out) {
@@ -285,12 +277,8 @@ tsr_status ExecutableMetricCount(tsr_executable exe, size_t* out) {
 }
 
 tsr_status ExecutableMetricInfo(tsr_executable exe, size_t index, tsr_metric* out) {
-  if (exe == nullptr || !TSR_ABI_HAS_FIELD(out, tsr_metric, unit)) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
-  if (index >= kMetricCount) return kit::ReportError(TSR_OUT_OF_RANGE, "metric index out of range");
-  out->name = kMetrics[index].name;
-  out->unit = kMetrics[index].unit;
-  out->value = 0;
-  return TSR_OK;
+  if (exe == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  return kit::FillMetric(kMetrics, index, 0, out);
 }
 
 tsr_status InvocationMetricValues(tsr_invocation inv, double* out, size_t count) {
@@ -307,10 +295,7 @@ tsr_status InvocationTiming(tsr_invocation inv, tsr_invocation_timing* out) {
 
 tsr_status Detach(tsr_invocation inv, int32_t io_kind, size_t index) {
   if (inv == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL invocation");
-  auto& slots = io_kind == TSR_IO_INPUT ? inv->inputs : inv->outputs;
-  if (index >= slots.size()) return kit::ReportError(TSR_OUT_OF_RANGE, "detach: index out of range");
-  slots[index] = nullptr;
-  return TSR_OK;
+  return kit::DetachSlot(io_kind == TSR_IO_INPUT ? inv->inputs : inv->outputs, index);
 }
 tsr_status DetachInput(tsr_invocation inv, size_t i) { return Detach(inv, TSR_IO_INPUT, i); }
 tsr_status DetachOutput(tsr_invocation inv, size_t i) { return Detach(inv, TSR_IO_OUTPUT, i); }

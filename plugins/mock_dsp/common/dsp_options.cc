@@ -1,0 +1,77 @@
+#include "common/dsp_options.h"
+
+#include <map>
+#include <set>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "common/dsp_contract.h"
+#include "options.h"
+#include "tessera/ops.h"
+
+namespace tessera::mock_dsp {
+namespace {
+
+// Indexed by tsr_op_type (api/tessera/ops.h), v1 op set. The cpu plugin has
+// its own table; plugins share no code but the kit, and the ABI has none.
+constexpr const char* kOpNames[TSR_OP_COUNT_V1] = {
+    "UNKNOWN", "ADD", "SUB", "MUL", "DIV", "POW", "NEG", "ABS", "SQRT", "RSQRT", "EXP", "LOG", "SIN", "COS",
+    "TANH", "SIGMOID", "RELU", "CLIP", "ERF", "MAXIMUM", "MINIMUM", "EQUAL", "LESS", "GREATER", "SELECT",
+    "REDUCE_MEAN", "REDUCE_SUM", "REDUCE_MAX", "MATMUL", "FULLY_CONNECTED", "CONV_2D", "MAX_POOL_2D",
+    "AVG_POOL_2D", "GLOBAL_AVG_POOL", "SOFTMAX", "LAYER_NORM", "RESHAPE", "TRANSPOSE", "SLICE", "CONCAT",
+    "GATHER", "SQUEEZE", "UNSQUEEZE", "PAD", "CAST", "QUANTIZE", "DEQUANTIZE", "DISPATCH"};
+
+absl::Status Count(const std::map<std::string, std::string>& kv, const char* key, int64_t max, int64_t* out) {
+  auto it = kv.find(key);
+  if (it == kv.end()) return absl::OkStatus();
+  if (!absl::SimpleAtoi(it->second, out) || *out < 0 || *out > max)
+    return absl::InvalidArgumentError(absl::StrCat("option 'mock_dsp.", key, "' has value '", it->second,
+                                                   "'; expected an integer in [0, ", max, "]"));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+const char* const kDspOptionKeys[] = {"refuse_load", "fail_compile_op", "fail_invoke", "fail_after", "latency_us",
+                                      "corrupt", "device_lost_after", "hang_invoke", "hang_ms", nullptr};
+
+int32_t OpTypeFromName(const std::string& name) {
+  for (int32_t t = TSR_OP_UNKNOWN + 1; t < TSR_OP_COUNT_V1; ++t)
+    if (name == kOpNames[t]) return t;
+  return 0;
+}
+
+const char* OpName(int32_t type) {
+  return type > TSR_OP_UNKNOWN && type < TSR_OP_COUNT_V1 ? kOpNames[type] : "UNKNOWN";
+}
+
+absl::StatusOr<DspOptions> ParseDspOptions(const tsr_key_value* options, size_t count) {
+  std::map<std::string, std::set<std::string>> allowed;
+  for (const char* const* k = kDspOptionKeys; *k != nullptr; ++k) allowed[*k] = {};
+  allowed["refuse_load"] = {"0", "1"};
+  allowed["corrupt"] = {"0", "1"};
+  absl::StatusOr<std::map<std::string, std::string>> kv = kit::ParseVendorOptions(options, count, kDspVendor, allowed);
+  if (!kv.ok()) return kv.status();
+  DspOptions o;
+  o.refuse_load = kv->count("refuse_load") && kv->at("refuse_load") == "1";
+  o.corrupt = kv->count("corrupt") && kv->at("corrupt") == "1";
+  if (auto it = kv->find("fail_compile_op"); it != kv->end()) {
+    o.fail_compile_op = OpTypeFromName(it->second);
+    if (o.fail_compile_op == 0 || o.fail_compile_op == TSR_OP_DISPATCH)
+      return absl::InvalidArgumentError(absl::StrCat("option 'mock_dsp.fail_compile_op' has value '", it->second,
+                                                     "'; expected an op name such as SIN (docs/ops.md)"));
+  }
+  constexpr int64_t kMaxCount = int64_t{1} << 40;
+  absl::Status s = Count(*kv, "fail_invoke", kMaxCount, &o.fail_invoke);
+  if (s.ok()) s = Count(*kv, "fail_after", kMaxCount, &o.fail_after);
+  // A minute: latency is for timing-shaped tests, not for stalling CI.
+  if (s.ok()) s = Count(*kv, "latency_us", 60'000'000, &o.latency_us);
+  if (s.ok()) s = Count(*kv, "device_lost_after", kMaxCount, &o.device_lost_after);
+  if (s.ok()) s = Count(*kv, "hang_invoke", kMaxCount, &o.hang_invoke);
+  // Bounded at 10 s so a hung invoke can never hold a test run forever.
+  if (s.ok()) s = Count(*kv, "hang_ms", 10'000, &o.hang_ms);
+  if (!s.ok()) return s;
+  return o;
+}
+
+}  // namespace tessera::mock_dsp

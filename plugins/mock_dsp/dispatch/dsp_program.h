@@ -1,0 +1,32 @@
+// A loaded mock DSP program: the partition's graph (decoded from the JIT
+// payload), checked against what the DSP runs, with its modelled cycles.
+#ifndef TESSERA_PLUGINS_MOCK_DSP_DISPATCH_DSP_PROGRAM_H_
+#define TESSERA_PLUGINS_MOCK_DSP_DISPATCH_DSP_PROGRAM_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "common/dsp_soc.h"
+#include "graph_snapshot.h"
+
+namespace tessera::mock_dsp {
+
+struct DspProgram {
+  kit::GraphSnapshot graph;
+  std::vector<uint64_t> tensor_bytes;  // per tensor
+  uint64_t cycles = 0;                 // modelled, per invoke
+  bool has_f16 = false;                // any f16 tensor (sets the declared tolerance)
+};
+
+// Decodes and checks `encoded` (untrusted: every op must be one the DSP
+// runs). `encoded` must outlive the program (constants point into it).
+absl::StatusOr<DspProgram> LoadDspProgram(std::span<const uint8_t> encoded, const DspSoc& soc);
+
+// Runs every op in order; `inputs`/`outputs` are the graph's, dense.
+absl::Status RunDspProgram(const DspProgram& program, std::span<void* const> inputs, std::span<void* const> outputs);
+
+}  // namespace tessera::mock_dsp
+
+#endif  // TESSERA_PLUGINS_MOCK_DSP_DISPATCH_DSP_PROGRAM_H_

@@ -1,0 +1,223 @@
+// The mock DSP end to end, through the built `tessera` binary as users run
+// it: discovery and the `dsp` alias, the attention demo and ONNX node
+// tests against independent references, AOT on a JIT-only vendor, buffer
+// types and conversions, and what every fault-injection option does today
+// (a clear error with exit code 1, or correct output; never a crash).
+// Drives the CLI only; the plugin libraries themselves see api/ and kit.
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/cli_test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tessera {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr char kNodeDir[] = "/usr/share/libonnx-testdata/data/node/";
+
+// scripts/dev.sh installs libonnx-testdata; without it the ONNX cases skip.
+#define REQUIRE_ONNX_TESTDATA() \
+  if (!std::filesystem::exists(kNodeDir)) GTEST_SKIP() << kNodeDir << " missing (apt-get install libonnx-testdata)"
+
+// The attention block of `tessera demo`, saved once (cpu-only compile, so
+// the file holds the uncompiled FP32 model).
+class MockDspCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    model_ = new TempFile();
+    Result r = Tessera("demo --save-model " + model_->path() + " --accelerators cpu");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  static void TearDownTestSuite() {
+    delete model_;
+    model_ = nullptr;
+  }
+  // One JIT run of the attention block on dsp,cpu with `extra` flags.
+  static Result RunJit(const std::string& extra) {
+    return Tessera("run " + model_->path() + " --accelerators dsp,cpu --mode jit --random --seed 3 " + extra);
+  }
+  // The first line of the printed output values (stable across runs).
+  static std::string Values(const std::string& output) {
+    const size_t at = output.find("output 'o_proj'");
+    if (at == std::string::npos) return "";
+    const size_t line = output.find('\n', at);
+    return output.substr(line + 1, output.find('\n', line + 1) - line - 1);
+  }
+  static TempFile* model_;
+};
+TempFile* MockDspCli::model_ = nullptr;
+
+TEST_F(MockDspCli, IsDiscoveredInTheBundledDirectoryWithJitOnly) {
+  Result r = Tessera("plugins --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("\"vendor\":\"mock_dsp\",\"path\":"));
+  EXPECT_THAT(r.output, HasSubstr("libtessera_compiler_mock_dsp.so\",\"abi_version\":\"1.2\",\"plugin_version\":\"0.1.0\",\"modes\":\"jit\""));
+  EXPECT_THAT(r.output, HasSubstr("libtessera_dispatch_mock_dsp.so"));
+}
+
+TEST_F(MockDspCli, AttentionDemoAgreesWithTheCpuReferenceThroughTheAlias) {
+  for (const char* list : {"dsp,cpu", "npu,dsp,cpu"}) {
+    Result r = Tessera(std::string("demo --json --accelerators ") + list);
+    ASSERT_EQ(r.exit_code, 0) << list << ": " << r.output;
+    EXPECT_THAT(r.output, HasSubstr("\"ok\":true")) << list;
+    // The JIT pass ran partitions on the DSP (the AOT pass cannot, below).
+    EXPECT_THAT(r.output, HasSubstr("\"vendor\":\"mock_dsp\"")) << list;
+  }
+}
+
+TEST_F(MockDspCli, ReportsModelledDeviceTimeInTheInvocationMetrics) {
+  Result r = RunJit("");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // Partition #3 is MUL, SELECT, SOFTMAX on the scores, 4 heads x 16 x 16
+  // f32 = 1024 elements = 16 vectors of 64 lanes on ref-phone:
+  // 16 + 16 + 16 * (16 + 3) = 336 cycles, at 1200 MHz 0.28 us.
+  EXPECT_THAT(r.output, HasSubstr("mock_dsp         3 ops"));
+  EXPECT_THAT(r.output, HasSubstr("cycles=336 cycles time_us=0.28 us"));
+}
+
+TEST_F(MockDspCli, AotCompileOnAJitOnlyVendorRunsOnTheNextAndSaysWhy) {
+  TempFile out;
+  Result c = Tessera("compile " + model_->path() + " -o " + out.path() + " --accelerators dsp,cpu --mode aot");
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  EXPECT_THAT(c.output, HasSubstr("op 2 SIN              -> cpu          mock_dsp: other (mock_dsp does not support aot compilation)"));
+  Result r = Tessera("run " + out.path() + " --random --seed 3");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("(precompiled)"));
+  EXPECT_THAT(r.output, Not(HasSubstr("mock_dsp")));
+  // onnx-test in AOT: the required vendor ran nothing, and the case says why.
+  REQUIRE_ONNX_TESTDATA();
+  Result t = Tessera(std::string("onnx-test ") + kNodeDir + "test_sin --accelerators dsp,cpu --require-vendor mock_dsp");
+  EXPECT_EQ(t.exit_code, 1) << t.output;
+  EXPECT_THAT(t.output, HasSubstr("no op ran on mock_dsp (other: mock_dsp does not support aot compilation)"));
+}
+
+// ONNX's own reference outputs, one case per op family the DSP claims.
+TEST_F(MockDspCli, OnnxNodeTestsPassOnTheDsp) {
+  REQUIRE_ONNX_TESTDATA();
+  std::string cases;
+  for (const char* c : {"test_sin", "test_cos", "test_exp", "test_log", "test_tanh", "test_sigmoid", "test_sqrt",
+                        "test_erf", "test_pow", "test_reciprocal", "test_softmax_axis_1", "test_softmax_large_number",
+                        "test_layer_normalization_4d_axis_negative_2", "test_layer_normalization_3d_axis1_epsilon",
+                        "test_reduce_sum_keepdims_random", "test_reduce_mean_do_not_keepdims_random",
+                        "test_reduce_max_negative_axes_keepdims_random", "test_where_example", "test_less_bcast",
+                        "test_greater_equal", "test_clip_splitbounds", "test_add_bcast", "test_div", "test_max_float16",
+                        "test_min_float16", "test_expand_dim_changed", "test_logsoftmax_axis_0"})
+    cases += std::string(" ") + kNodeDir + c;
+  Result r = Tessera("onnx-test" + cases + " --accelerators dsp,cpu --mode jit --require-vendor mock_dsp --expect-pass");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("passed 27, failed 0, skipped 0"));
+}
+
+TEST_F(MockDspCli, RefusalsCarryAReasonAndADetail) {
+  REQUIRE_ONNX_TESTDATA();
+  Result r = Tessera(std::string("onnx-test ") + kNodeDir + "test_equal " + kNodeDir +
+                     "test_maxpool_2d_default --accelerators dsp,cpu --mode jit --require-vendor mock_dsp");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("unsupported_dtype: mock_dsp: EQUAL on i32 (the DSP computes f32 and f16 only)"));
+  EXPECT_THAT(r.output, HasSubstr("unsupported_op: mock_dsp: MAX_POOL_2D is not implemented by the DSP vector unit"));
+}
+
+TEST_F(MockDspCli, OwnBufferTypeIsConvertedAtEveryEdge) {
+  Result r = RunJit("");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("conversion 'q_proj' host -> vendor+1  4096 bytes for mock_dsp"));
+  EXPECT_THAT(r.output, HasSubstr("conversion 'probs' vendor+1 -> host  4096 bytes for cpu"));
+}
+
+TEST_F(MockDspCli, AcceptsDmabufWhereTheSocSaysSo) {
+  // ref-server has [mock_dsp] accepts_dmabuf = 1: the DSP's outputs live in
+  // shared dma-buf memory, so the plan converts dmabuf (not the TCM).
+  Result r = RunJit("--soc ref-server");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("conversion 'probs' dmabuf -> host  4096 bytes for cpu"));
+  EXPECT_THAT(r.output, Not(HasSubstr("vendor+1")));
+  // Same numbers either way: buffer types move bytes, never change them.
+  EXPECT_EQ(Values(r.output), Values(RunJit("").output));
+}
+
+TEST_F(MockDspCli, NoDspSectionMeansEveryOpIsRefusedWithTheReason) {
+  TempFile soc;
+  soc.Write(std::vector<uint8_t>{'[', 's', 'o', 'c', ']', '\n', 'n', 'a', 'm', 'e', ' ', '=', ' ', 'x', '\n'});
+  Result r = Tessera("partition " + model_->path() + " --accelerators dsp,cpu --mode jit --soc " + soc.path() + ".soc");
+  EXPECT_EQ(r.exit_code, 2) << r.output;  // the .soc path does not exist: a usage error
+  const std::string path = soc.path() + ".soc";
+  std::rename(soc.path().c_str(), path.c_str());
+  r = Tessera("partition " + model_->path() + " --accelerators dsp,cpu --mode jit --soc " + path);
+  std::remove(path.c_str());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("mock_dsp: other (mock_dsp: no usable DSP on this SoC: the SoC description has no "
+                                  "[mock_dsp] section)"));
+}
+
+// ---- Fault injection (docs/mock_dsp.md §Options) ----------------------------
+
+TEST_F(MockDspCli, RefuseLoadFailsTheCompileClearly) {
+  Result r = RunJit("--option mock_dsp.refuse_load=1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("tessera: error: mock_dsp compiler: create failed: mock_dsp: refusing to load"));
+}
+
+TEST_F(MockDspCli, FailCompileOpFallsBackToTheCpuWithTheSameOutput) {
+  const std::string clean = Values(RunJit("").output);
+  Result r = RunJit("--option mock_dsp.fail_compile_op=SIN");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("compile failed: mock_dsp: compiling SIN (op id 2) failed (fault injection"));
+  EXPECT_EQ(Values(r.output), clean);
+  ASSERT_FALSE(clean.empty());
+}
+
+TEST_F(MockDspCli, FailedInvokesAreErrors) {
+  Result first = RunJit("--option mock_dsp.fail_invoke=1");
+  EXPECT_EQ(first.exit_code, 1) << first.output;
+  EXPECT_THAT(first.output, HasSubstr("entry 'mock_dsp_partition_0'): mock_dsp: invoke 1 failed (fault injection"));
+  Result second = RunJit("--option mock_dsp.fail_invoke=2");
+  EXPECT_EQ(second.exit_code, 1) << second.output;
+  EXPECT_THAT(second.output, HasSubstr("entry 'mock_dsp_partition_1'): mock_dsp: invoke 2 failed"));
+  Result after = RunJit("--option mock_dsp.fail_after=1");
+  EXPECT_EQ(after.exit_code, 1) << after.output;
+  EXPECT_THAT(after.output, HasSubstr("mock_dsp: invoke 2 failed (fault injection: mock_dsp.fail_after=1)"));
+  // Two invokes per run: fail_after=2 never fires.
+  EXPECT_EQ(RunJit("--option mock_dsp.fail_after=2").exit_code, 0);
+}
+
+TEST_F(MockDspCli, LatencyOnlyDelays) {
+  Result r = RunJit("--option mock_dsp.latency_us=2000");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(Values(r.output), Values(RunJit("").output));
+}
+
+TEST_F(MockDspCli, CorruptResultsAreReportedNotReturned) {
+  Result r = RunJit("--option mock_dsp.corrupt=1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("mock_dsp: the result is corrupt (fault injection: mock_dsp.corrupt=1)"));
+  EXPECT_THAT(r.output, Not(HasSubstr("output 'o_proj'")));
+}
+
+TEST_F(MockDspCli, DeviceLostIsAnError) {
+  Result r = RunJit("--option mock_dsp.device_lost_after=1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("mock_dsp: invoke: the device is lost (fault injection: mock_dsp.device_lost_after=1)"));
+}
+
+TEST_F(MockDspCli, HungInvokeEndsBoundedWithAnError) {
+  Result r = RunJit("--option mock_dsp.hang_invoke=1 --option mock_dsp.hang_ms=200");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("mock_dsp: invoke 1 hung for 200 ms (fault injection: mock_dsp.hang_invoke=1)"));
+}
+
+TEST_F(MockDspCli, BadOptionsAreUsageErrorsOfThePlugin) {
+  Result r = RunJit("--option mock_dsp.fail_invoke=soon");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("option 'mock_dsp.fail_invoke' has value 'soon'; expected an integer"));
+  r = RunJit("--option mock_dsp.nope=1");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("unknown option 'mock_dsp.nope'"));
+}
+
+}  // namespace
+}  // namespace tessera
