@@ -155,3 +155,42 @@ TEST(CliRunLatency, MeasuredModelledLatencyMatchesTheEstimateOnTheDemoModels) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(CliCompileRecovery, AFailedCompileMovesOnlyTheCulpritOps) {
+  // The mock DSP fails to compile any partition holding a SIN, and names
+  // the SIN as the culprit (compiled_partition_culprits): only that op
+  // moves to the cpu; the rest of its partition and the DSP's other
+  // partition stay on the DSP.
+  TempFile file;
+  const std::string path = file.path() + ".tsr";
+  ASSERT_EQ(Tessera("demo --model attention --accelerators cpu --save-model " + path).exit_code, 0);
+  const std::string base = "partition " + path + " --accelerators dsp,cpu --policy greedy --mode jit --json";
+  const Result good = Tessera(base);
+  const Result bad = Tessera(base + " --option mock_dsp.fail_compile_op=SIN");
+  std::remove(path.c_str());
+  ASSERT_EQ(good.exit_code, 0) << good.output;
+  ASSERT_EQ(bad.exit_code, 0) << bad.output;
+  const std::regex note(R"(\{"vendor":"mock_dsp","reason":"compile failed: [^"]*SIN[^"]*","op_ids":\[([0-9,]*)\]\})");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(bad.output, m, note)) << bad.output;
+  EXPECT_EQ(m[1].str(), "2");  // the SIN alone (op id 2 of the demo graph)
+  // Every other op the DSP ran before still runs there.
+  auto dsp_ops = [](const std::string& json) {
+    const std::regex part(R"("vendor":"mock_dsp","op_ids":\[([0-9,]*)\])");
+    size_t n = 0;
+    for (auto it = std::sregex_iterator(json.begin(), json.end(), part); it != std::sregex_iterator(); ++it)
+    {
+      const std::string ids = (*it)[1].str();
+      n += static_cast<size_t>(std::count(ids.begin(), ids.end(), ',')) + 1;
+    }
+    return n;
+  };
+  EXPECT_EQ(dsp_ops(bad.output), dsp_ops(good.output) - 1);
+  EXPECT_THAT(bad.output, HasSubstr("\"reason\":\"compile_failed\""));
+}
+
+}  // namespace
+}  // namespace tessera

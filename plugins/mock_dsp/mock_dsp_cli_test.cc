@@ -39,7 +39,7 @@ class MockDspCli : public ::testing::Test {
   }
   // One JIT run of the attention block on dsp,cpu with `extra` flags.
   static Result RunJit(const std::string& extra) {
-    return Tessera("run " + model_->path() + " --accelerators dsp,cpu --mode jit --random --seed 3 " + extra);
+    return Tessera("run " + model_->path() + " --accelerators dsp,cpu --policy greedy --mode jit --random --seed 3 " + extra);
   }
   // The first line of the printed output values (stable across runs).
   static std::string Values(const std::string& output) {
@@ -62,7 +62,7 @@ TEST_F(MockDspCli, IsDiscoveredInTheBundledDirectoryWithJitOnly) {
 
 TEST_F(MockDspCli, AttentionDemoAgreesWithTheCpuReferenceThroughTheAlias) {
   for (const char* list : {"dsp,cpu", "npu,dsp,cpu"}) {
-    Result r = Tessera(std::string("demo --json --accelerators ") + list);
+    Result r = Tessera(std::string("demo --json --policy greedy --accelerators ") + list);
     ASSERT_EQ(r.exit_code, 0) << list << ": " << r.output;
     EXPECT_THAT(r.output, HasSubstr("\"ok\":true")) << list;
     // The JIT pass ran partitions on the DSP (the AOT pass cannot, below).
@@ -84,14 +84,16 @@ TEST_F(MockDspCli, AotCompileOnAJitOnlyVendorRunsOnTheNextAndSaysWhy) {
   TempFile out;
   Result c = Tessera("compile " + model_->path() + " -o " + out.path() + " --accelerators dsp,cpu --mode aot");
   ASSERT_EQ(c.exit_code, 0) << c.output;
-  EXPECT_THAT(c.output, HasSubstr("op 2 SIN              -> cpu          mock_dsp: other (mock_dsp does not support aot compilation)"));
+  // One line per op type and reason, with the refusal's detail once.
+  EXPECT_THAT(c.output, HasSubstr("1x SIN              -> cpu          mock_dsp: other  (op 2)"));
+  EXPECT_THAT(c.output, HasSubstr("SIN, mock_dsp: mock_dsp does not support aot compilation"));
   Result r = Tessera("run " + out.path() + " --random --seed 3");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("(precompiled)"));
   EXPECT_THAT(r.output, Not(HasSubstr("mock_dsp")));
   // onnx-test in AOT: the required vendor ran nothing, and the case says why.
   REQUIRE_ONNX_TESTDATA();
-  Result t = Tessera(std::string("onnx-test ") + kNodeDir + "test_sin --accelerators dsp,cpu --require-vendor mock_dsp");
+  Result t = Tessera(std::string("onnx-test ") + kNodeDir + "test_sin --accelerators dsp,cpu --policy greedy --require-vendor mock_dsp");
   EXPECT_EQ(t.exit_code, 1) << t.output;
   EXPECT_THAT(t.output, HasSubstr("no op ran on mock_dsp (other: mock_dsp does not support aot compilation)"));
 }
@@ -108,7 +110,7 @@ TEST_F(MockDspCli, OnnxNodeTestsPassOnTheDsp) {
                         "test_greater_equal", "test_clip_splitbounds", "test_add_bcast", "test_div", "test_max_float16",
                         "test_min_float16", "test_expand_dim_changed", "test_logsoftmax_axis_0"})
     cases += std::string(" ") + kNodeDir + c;
-  Result r = Tessera("onnx-test" + cases + " --accelerators dsp,cpu --mode jit --require-vendor mock_dsp --expect-pass");
+  Result r = Tessera("onnx-test" + cases + " --accelerators dsp,cpu --policy greedy --mode jit --require-vendor mock_dsp --expect-pass");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("passed 27, failed 0, skipped 0"));
 }
@@ -116,7 +118,7 @@ TEST_F(MockDspCli, OnnxNodeTestsPassOnTheDsp) {
 TEST_F(MockDspCli, RefusalsCarryAReasonAndADetail) {
   REQUIRE_ONNX_TESTDATA();
   Result r = Tessera(std::string("onnx-test ") + kNodeDir + "test_equal " + kNodeDir +
-                     "test_maxpool_2d_default --accelerators dsp,cpu --mode jit --require-vendor mock_dsp");
+                     "test_maxpool_2d_default --accelerators dsp,cpu --policy greedy --mode jit --require-vendor mock_dsp");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_THAT(r.output, HasSubstr("unsupported_dtype: mock_dsp: EQUAL on i32 (the DSP computes f32 and f16 only)"));
   EXPECT_THAT(r.output, HasSubstr("unsupported_op: mock_dsp: MAX_POOL_2D is not implemented by the DSP vector unit"));
@@ -143,15 +145,16 @@ TEST_F(MockDspCli, AcceptsDmabufWhereTheSocSaysSo) {
 TEST_F(MockDspCli, NoDspSectionMeansEveryOpIsRefusedWithTheReason) {
   TempFile soc;
   soc.Write(std::vector<uint8_t>{'[', 's', 'o', 'c', ']', '\n', 'n', 'a', 'm', 'e', ' ', '=', ' ', 'x', '\n'});
-  Result r = Tessera("partition " + model_->path() + " --accelerators dsp,cpu --mode jit --soc " + soc.path() + ".soc");
+  Result r = Tessera("partition " + model_->path() + " --accelerators dsp,cpu --policy greedy --mode jit --soc " + soc.path() + ".soc");
   EXPECT_EQ(r.exit_code, 2) << r.output;  // the .soc path does not exist: a usage error
   const std::string path = soc.path() + ".soc";
   std::rename(soc.path().c_str(), path.c_str());
-  r = Tessera("partition " + model_->path() + " --accelerators dsp,cpu --mode jit --soc " + path);
+  r = Tessera("partition " + model_->path() + " --accelerators dsp,cpu --policy greedy --mode jit --soc " + path);
   std::remove(path.c_str());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("mock_dsp: other (mock_dsp: no usable DSP on this SoC: the SoC description has no "
-                                  "[mock_dsp] section)"));
+  EXPECT_THAT(r.output, HasSubstr("-> cpu          mock_dsp: other"));
+  EXPECT_THAT(r.output, HasSubstr("mock_dsp: mock_dsp: no usable DSP on this SoC: the SoC description has no "
+                                  "[mock_dsp] section"));
 }
 
 // ---- Fault injection (docs/mock_dsp.md §Options) ----------------------------
