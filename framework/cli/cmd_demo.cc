@@ -1,4 +1,4 @@
-// `tessera demo [--model attention|mlp|cnn]`: builds a demo model in code
+// `tessera demo [--model attention|mlp|cnn|frag-chain|frag-gated]`: builds a demo model in code
 // (cli/demo_model.h), compiles it for the selected accelerators ahead of
 // time, writes and memory-maps the model file, runs it through the dispatch
 // libraries, runs it again compiled just in time, and checks both against
@@ -163,7 +163,7 @@ absl::Status Demo(const Args& args) {
 }  // namespace
 
 constexpr char kUsage[] =
-    "tessera demo [--model attention|mlp|cnn] [--save-model FILE] [--json] [--accelerators LIST] [--mode aot|jit]\n"
+    "tessera demo [--model attention|mlp|cnn|frag-chain|frag-gated] [--save-model FILE] [--json] [--accelerators LIST] [--mode aot|jit]\n"
     "             [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast] [--plugin-dir DIR]...";
 
 int DemoCommand(const Argv& argv) {

@@ -1,4 +1,5 @@
 #include "cli/demo_model.h"
+#include "cli/fragmenting_models.h"
 
 #include <cmath>
 #include <random>
@@ -137,7 +138,10 @@ absl::StatusOr<Graph> BuildDemoModel(const std::string& name) {
   if (name == "attention") return BuildAttentionRopeModel({});
   if (name == "mlp") return BuildMlpModel(16);
   if (name == "cnn") return BuildSmallCnnModel(2);
-  return absl::InvalidArgumentError("unknown demo model '" + name + "' (attention, mlp, cnn)");
+  if (name == "frag-chain") return BuildFragmentingChain(64);
+  if (name == "frag-gated") return BuildFragmentingGatedMlp(4);
+  return absl::InvalidArgumentError("unknown demo model '" + name +
+                                    "' (attention, mlp, cnn, frag-chain, frag-gated)");
 }
 
 }  // namespace tessera::cli

@@ -32,7 +32,7 @@ absl::StatusOr<Graph> BuildMlpModel(int64_t batch);
 // x [batch, 3, 32, 32] -> logits [batch, 10].
 absl::StatusOr<Graph> BuildSmallCnnModel(int64_t batch);
 
-// "attention" | "mlp" | "cnn"; anything else is InvalidArgument naming them.
+// "attention" | "mlp" | "cnn" | "frag-chain" | "frag-gated"; anything else is InvalidArgument naming them.
 absl::StatusOr<Graph> BuildDemoModel(const std::string& name);
 
 }  // namespace tessera::cli

@@ -27,7 +27,7 @@ commands:
              --quantize int8, post-training INT8 calibrated on DIR, with an accuracy report
   run        MODEL [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json] [COMPILE OPTIONS]
              compile unless precompiled, run, print the outputs and a profile
-  demo       [--model attention|mlp|cnn] [--save-model FILE] [--json] [COMPILE OPTIONS]
+  demo       [--model attention|mlp|cnn|frag-chain|frag-gated] [--save-model FILE] [--json] [COMPILE OPTIONS]
              build, compile (AOT and JIT), run and check a demo model
   bench      MODEL [--reps N] [--warmup N] [--threads N] [--inputs DIR | --seed N] [--json] [COMPILE OPTIONS]
              time repeated runs after warm-up (latency min/median/mean/p90)
