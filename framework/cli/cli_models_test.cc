@@ -90,7 +90,7 @@ TEST(CliModels, SmallCnnRunsOnTheNpu) { RunsOnTheNpuAndAgreesWithTheCpu("cnn", "
 TEST(CliModels, UnknownDemoModelIsAUsageError) {
   const Result r = Tessera("demo --model resnet");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.output, HasSubstr("unknown demo model 'resnet' (attention, mlp, cnn)"));
+  EXPECT_THAT(r.output, HasSubstr("unknown demo model 'resnet' (attention, mlp, cnn, frag-chain, frag-gated)"));
 }
 
 }  // namespace

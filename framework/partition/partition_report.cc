@@ -1,5 +1,6 @@
 #include "partition/partition_report.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
@@ -195,13 +196,24 @@ std::string FormatPartitionReport(const PartitionReport& r) {
       absl::StrAppendFormat(&out, "  %4dx %-16s -> %-12s %s  (op %s)\n", f.op_ids.size(), f.op_type, f.vendor,
                             f.reasons, absl::StrJoin(ids, ","));
     }
-    // One detail per kind of refusal: the first op's; the rest share it in kind.
-    std::set<std::string> shown;
+    // Each distinct refusal text once, with the op types that share it;
+    // long texts are cut in the text form (the JSON keeps them whole).
+    std::vector<std::pair<std::string, std::vector<std::string>>> details;  // "vendor: detail" -> op types
+    std::map<std::string, size_t> index_of;
     for (const ReportedPlacement& f : r.fallbacks)
       for (const ReportedRefusal& ref : f.refused_by) {
-        if (ref.detail.empty() || !shown.insert(absl::StrCat(f.op_type, "/", ref.vendor, "/", ref.reason)).second) continue;
-        absl::StrAppendFormat(&out, "        %s, %s: %s\n", f.op_type, ref.vendor, ref.detail);
+        if (ref.detail.empty()) continue;
+        const std::string key = absl::StrCat(ref.vendor, ": ", ref.detail);
+        auto [it, fresh] = index_of.emplace(key, details.size());
+        if (fresh) details.push_back({key, {}});
+        std::vector<std::string>& types = details[it->second].second;
+        if (std::find(types.begin(), types.end(), f.op_type) == types.end()) types.push_back(f.op_type);
       }
+    constexpr size_t kMaxDetail = 150;
+    for (const auto& [text, types] : details) {
+      const std::string shown = text.size() > kMaxDetail ? absl::StrCat(text.substr(0, kMaxDetail), "...") : text;
+      absl::StrAppendFormat(&out, "        [%s] %s\n", absl::StrJoin(types, " "), shown);
+    }
   }
   for (const FallbackNote& f : r.compile_fallbacks)
     absl::StrAppendFormat(&out, "compile fallback: %s gave up %d ops: %s\n", f.vendor, f.op_ids.size(), f.reason);
