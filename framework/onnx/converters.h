@@ -58,6 +58,7 @@ void RegisterLayoutConverters(ConverterTable& table);
 void RegisterReduceConverters(ConverterTable& table);
 void RegisterConstantConverters(ConverterTable& table);
 void RegisterQuantConverters(ConverterTable& table);
+void RegisterResizeConverters(ConverterTable& table);
 
 const ConverterTable& Converters();
 

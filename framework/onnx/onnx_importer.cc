@@ -114,6 +114,7 @@ const ConverterTable& Converters() {
     RegisterReduceConverters(*t);
     RegisterConstantConverters(*t);
     RegisterQuantConverters(*t);
+    RegisterResizeConverters(*t);
     return t;
   }();
   return *table;
