@@ -145,8 +145,11 @@ std::vector<double> ResizeAxis(const std::vector<double>& cur, Shape& shape, siz
         if (t.extrapolate[o]) {
           acc = extrapolation;
         } else {
+          // A tap of weight 0 is not read: nearest then selects exactly
+          // (an inf or NaN beside the chosen element does not leak in).
           for (int64_t k = 0; k < t.width; ++k)
-            acc += t.weight[o * t.width + k] * cur[(a * in + t.index[o * t.width + k]) * inner + b];
+            if (t.weight[o * t.width + k] != 0)
+              acc += t.weight[o * t.width + k] * cur[(a * in + t.index[o * t.width + k]) * inner + b];
         }
         next[(a * out + o) * inner + b] = acc;
       }
