@@ -86,7 +86,7 @@ enum tsr_attr_key {
   TSR_ATTR_AXES = 2,              /* ints: reduce, squeeze, unsqueeze, slice */
   TSR_ATTR_KEEP_DIMS = 3,         /* int 0/1: reductions (default 1) */
   TSR_ATTR_PERM = 4,              /* ints: transpose */
-  TSR_ATTR_SHAPE = 5,             /* ints: reshape target (static) */
+  TSR_ATTR_SHAPE = 5,             /* ints: reshape target, resize output sizes (static) */
   TSR_ATTR_STARTS = 6,            /* ints: slice */
   TSR_ATTR_ENDS = 7,              /* ints: slice */
   TSR_ATTR_STEPS = 8,             /* ints: slice */
