@@ -70,6 +70,10 @@ enum tsr_op_type {
   /* A compiled partition: runs bytecode through a dispatch library. */
   TSR_OP_DISPATCH = 47,
   TSR_OP_COUNT_V1 = 48, /* one past the last v1 op */
+  /* since 1.3 */
+  TSR_OP_RESIZE = 48,           /* interpolation (nearest, linear, cubic) */
+  TSR_OP_CONV_TRANSPOSE_2D = 49,/* transposed (fractionally strided) conv */
+  TSR_OP_COUNT_V1_3 = 50,       /* one past the last 1.3 op */
   TSR_OP_MAX_ENUM = INT32_MAX
 };
 
@@ -82,7 +86,7 @@ enum tsr_attr_key {
   TSR_ATTR_AXES = 2,              /* ints: reduce, squeeze, unsqueeze, slice */
   TSR_ATTR_KEEP_DIMS = 3,         /* int 0/1: reductions (default 1) */
   TSR_ATTR_PERM = 4,              /* ints: transpose */
-  TSR_ATTR_SHAPE = 5,             /* ints: reshape target (static) */
+  TSR_ATTR_SHAPE = 5,             /* ints: reshape target, resize output sizes (static) */
   TSR_ATTR_STARTS = 6,            /* ints: slice */
   TSR_ATTR_ENDS = 7,              /* ints: slice */
   TSR_ATTR_STEPS = 8,             /* ints: slice */
@@ -105,6 +109,17 @@ enum tsr_attr_key {
                                          1 with no axes = identity, not a
                                          reduction over every axis */
   TSR_ATTR_KEY_COUNT_V1_2 = 23,
+  /* since 1.3 */
+  TSR_ATTR_RESIZE_MODE = 23,          /* int tsr_resize_mode: resize */
+  TSR_ATTR_COORD_TRANSFORM = 24,      /* int tsr_coord_transform: resize */
+  TSR_ATTR_NEAREST_MODE = 25,         /* int tsr_nearest_mode: resize */
+  TSR_ATTR_CUBIC_COEFF_A = 26,        /* float: resize cubic (default -0.75) */
+  TSR_ATTR_EXCLUDE_OUTSIDE = 27,      /* int 0/1: resize (default 0) */
+  TSR_ATTR_EXTRAPOLATION_VALUE = 28,  /* float: resize crop (default 0) */
+  TSR_ATTR_SCALES = 29,               /* floats, one per axis: resize */
+  TSR_ATTR_ROI = 30,                  /* floats [starts, ends]: resize crop */
+  TSR_ATTR_OUTPUT_PADDING = 31,       /* ints [oh, ow]: conv transpose */
+  TSR_ATTR_KEY_COUNT_V1_3 = 32,
   TSR_ATTR_MAX_ENUM = INT32_MAX
 };
 
@@ -118,13 +133,16 @@ enum tsr_attr_key {
 static inline int32_t tsr_attr_key_since_minor(int32_t key) {
   if (key > TSR_ATTR_UNKNOWN && key < TSR_ATTR_KEY_COUNT_V1) return 0;
   if (key >= TSR_ATTR_KEY_COUNT_V1 && key < TSR_ATTR_KEY_COUNT_V1_2) return 2;
+  if (key >= TSR_ATTR_KEY_COUNT_V1_2 && key < TSR_ATTR_KEY_COUNT_V1_3) return 3;
   return -1;
 }
 
-/* The same for op types: every op of this header is from 1.0; ops appended
- * later get their own COUNT marker and a branch here. */
+/* The same for op types: the ops before TSR_OP_COUNT_V1 are from 1.0; ops
+ * appended later get their own COUNT marker and a branch here. A host
+ * refuses a newer op on behalf of a plugin that negotiated an older minor. */
 static inline int32_t tsr_op_type_since_minor(int32_t type) {
   if (type > TSR_OP_UNKNOWN && type < TSR_OP_COUNT_V1) return 0;
+  if (type >= TSR_OP_COUNT_V1 && type < TSR_OP_COUNT_V1_3) return 3;
   return -1;
 }
 
@@ -133,6 +151,34 @@ enum tsr_activation {
   TSR_ACTIVATION_RELU = 1,
   TSR_ACTIVATION_CLIP = 2, /* bounds in TSR_ATTR_CLIP_MIN / TSR_ATTR_CLIP_MAX */
   TSR_ACTIVATION_MAX_ENUM = INT32_MAX
+};
+
+/* Resize (since 1.3); semantics in docs/ops.md (RESIZE), after ONNX Resize. */
+enum tsr_resize_mode {
+  TSR_RESIZE_NEAREST = 0,
+  TSR_RESIZE_LINEAR = 1, /* n-linear over every axis */
+  TSR_RESIZE_CUBIC = 2,  /* n-cubic, coefficient TSR_ATTR_CUBIC_COEFF_A */
+  TSR_RESIZE_MODE_MAX_ENUM = INT32_MAX
+};
+
+/* How an output coordinate maps onto the input axis. */
+enum tsr_coord_transform {
+  TSR_COORD_HALF_PIXEL = 0,
+  TSR_COORD_ASYMMETRIC = 1,
+  TSR_COORD_PYTORCH_HALF_PIXEL = 2,
+  TSR_COORD_TF_HALF_PIXEL_FOR_NN = 3,
+  TSR_COORD_ALIGN_CORNERS = 4,
+  TSR_COORD_TF_CROP_AND_RESIZE = 5, /* reads TSR_ATTR_ROI */
+  TSR_COORD_TRANSFORM_MAX_ENUM = INT32_MAX
+};
+
+/* How a nearest resize rounds a fractional input coordinate. */
+enum tsr_nearest_mode {
+  TSR_NEAREST_ROUND_PREFER_FLOOR = 0,
+  TSR_NEAREST_ROUND_PREFER_CEIL = 1,
+  TSR_NEAREST_FLOOR = 2,
+  TSR_NEAREST_CEIL = 3,
+  TSR_NEAREST_MODE_MAX_ENUM = INT32_MAX
 };
 
 enum tsr_pad_mode {

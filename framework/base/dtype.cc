@@ -10,7 +10,7 @@
 namespace tessera {
 namespace {
 
-constexpr std::array<const char*, TSR_OP_COUNT_V1> kOpNames = {
+constexpr std::array<const char*, TSR_OP_COUNT_V1_3> kOpNames = {
     "UNKNOWN", "ADD", "SUB", "MUL", "DIV", "POW", "NEG", "ABS", "SQRT",
     "RSQRT", "EXP", "LOG", "SIN", "COS", "TANH", "SIGMOID", "RELU", "CLIP",
     "ERF", "MAXIMUM", "MINIMUM", "EQUAL", "LESS", "GREATER", "SELECT",
@@ -18,14 +18,18 @@ constexpr std::array<const char*, TSR_OP_COUNT_V1> kOpNames = {
     "CONV_2D", "MAX_POOL_2D", "AVG_POOL_2D", "GLOBAL_AVG_POOL", "SOFTMAX",
     "LAYER_NORM", "RESHAPE", "TRANSPOSE", "SLICE", "CONCAT", "GATHER",
     "SQUEEZE", "UNSQUEEZE", "PAD", "CAST", "QUANTIZE", "DEQUANTIZE",
-    "DISPATCH"};
+    "DISPATCH",
+    "RESIZE", "CONV_TRANSPOSE_2D"};  // since ABI 1.3
 
-constexpr std::array<const char*, TSR_ATTR_KEY_COUNT_V1_2> kAttrNames = {
+constexpr std::array<const char*, TSR_ATTR_KEY_COUNT_V1_3> kAttrNames = {
     "unknown", "axis", "axes", "keep_dims", "perm", "shape", "starts", "ends",
     "steps", "pads", "pad_mode", "pad_value", "strides", "dilations",
     "kernel_shape", "groups", "clip_min", "clip_max", "activation", "epsilon",
     "ceil_mode", "count_include_pad",
-    "noop_with_empty_axes"};  // since ABI 1.2
+    "noop_with_empty_axes",  // since ABI 1.2
+    "resize_mode", "coord_transform", "nearest_mode", "cubic_coeff_a",
+    "exclude_outside", "extrapolation_value", "scales", "roi",
+    "output_padding"};  // since ABI 1.3
 
 constexpr std::array<const char*, 8> kDTypeNames = {
     "unknown", "f32", "f16", "i8", "u8", "i32", "i64", "bool"};
@@ -57,7 +61,7 @@ std::optional<int32_t> DTypeFromName(std::string_view name) {
 std::optional<int64_t> ShapeElementCount(std::span<const int64_t> shape) { return checked::ElementCount(shape); }
 
 const char* OpTypeName(int32_t op_type) {
-  if (op_type <= 0 || op_type >= TSR_OP_COUNT_V1) return kOpNames[0];
+  if (op_type <= 0 || op_type >= TSR_OP_COUNT_V1_3) return kOpNames[0];
   return kOpNames[op_type];
 }
 
@@ -68,7 +72,7 @@ std::optional<int32_t> OpTypeFromName(std::string_view name) {
 }
 
 const char* AttrKeyName(int32_t key) {
-  if (key <= 0 || key >= TSR_ATTR_KEY_COUNT_V1_2) return kAttrNames[0];
+  if (key <= 0 || key >= TSR_ATTR_KEY_COUNT_V1_3) return kAttrNames[0];
   return kAttrNames[key];
 }
 

@@ -66,7 +66,7 @@ absl::Status VerifyGraph(const Graph& g) {
   }
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const Op& op = g.ops[i];
-    if (op.type <= TSR_OP_UNKNOWN || op.type >= TSR_OP_COUNT_V1)
+    if (tsr_op_type_since_minor(op.type) < 0)
       return absl::InvalidArgumentError(absl::StrCat("op ", i, ": unknown op type ", op.type));
     if (op.type == TSR_OP_DISPATCH) {
       if (!op.dispatch)

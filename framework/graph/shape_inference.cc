@@ -102,6 +102,51 @@ absl::StatusOr<std::vector<TensorType>> Window2D(int32_t op, const Inputs& in, c
   return std::vector<TensorType>{{x.dtype, {x.shape[0], out_channels, *oh, *ow}}};
 }
 
+// RESIZE: the output sizes are the SHAPE attribute (one per axis).
+absl::StatusOr<std::vector<TensorType>> Resize(int32_t op, const TensorType& x, const Attrs& attrs) {
+  const std::vector<int64_t> out = Ints(attrs, TSR_ATTR_SHAPE);
+  if (out.size() != x.shape.size())
+    return Error(op, absl::StrCat("SHAPE [", absl::StrJoin(out, ","), "] must give one size per axis of [",
+                                  absl::StrJoin(x.shape, ","), "]"));
+  for (int64_t d : out)
+    if (d <= 0) return Error(op, "output sizes must be positive");
+  if (!checked::ElementCount(out)) return Error(op, "output element count overflows");
+  return std::vector<TensorType>{{x.dtype, out}};
+}
+
+// CONV_TRANSPOSE_2D: OH = sh(H-1) + dh(kH-1) + 1 + oph - pt - pb, likewise W.
+absl::StatusOr<std::vector<TensorType>> ConvTranspose(int32_t op, const Inputs& in, const Attrs& attrs) {
+  const TensorType &x = *in[0], &w = *in[1];
+  if (x.shape.size() != 4 || w.shape.size() != 4) return Error(op, "input must be NCHW and weights [C, M/groups, kH, kW]");
+  const int64_t groups = Int(attrs, TSR_ATTR_GROUPS, 1);
+  if (groups <= 0 || x.shape[1] % groups != 0 || w.shape[0] != x.shape[1])
+    return Error(op, absl::StrCat("channels ", x.shape[1], " and weights [", absl::StrJoin(w.shape, ","),
+                                  "] do not fit groups=", groups));
+  const std::optional<int64_t> m = checked::Mul<int64_t>(w.shape[1], groups);
+  if (!m) return Error(op, "output channel count overflows");
+  if (in.size() > 2 && in[2] && (in[2]->shape.size() != 1 || in[2]->shape[0] != *m)) return Error(op, "bias must be [M]");
+  std::vector<int64_t> strides = Ints(attrs, TSR_ATTR_STRIDES), dil = Ints(attrs, TSR_ATTR_DILATIONS),
+                       pads = Ints(attrs, TSR_ATTR_PADS), opad = Ints(attrs, TSR_ATTR_OUTPUT_PADDING);
+  if (strides.empty()) strides = {1, 1};
+  if (dil.empty()) dil = {1, 1};
+  if (pads.empty()) pads = {0, 0, 0, 0};
+  if (opad.empty()) opad = {0, 0};
+  if (strides.size() != 2 || dil.size() != 2 || pads.size() != 4 || opad.size() != 2)
+    return Error(op, "strides/dilations/output_padding need 2 entries, pads 4");
+  std::vector<int64_t> out = {x.shape[0], *m, 0, 0};
+  constexpr int64_t kLimit = int64_t{1} << 31;  // keeps every product below in int64
+  for (int i = 0; i < 2; ++i) {
+    const int64_t in_size = x.shape[2 + i], k = w.shape[2 + i];
+    if (strides[i] <= 0 || dil[i] <= 0 || k <= 0 || in_size <= 0) return Error(op, "strides, dilations, kernel and input must be positive");
+    if (strides[i] > kLimit || dil[i] > kLimit || k > kLimit || in_size > kLimit || opad[i] < 0 || opad[i] > kLimit ||
+        pads[i] < 0 || pads[i] > kLimit || pads[i + 2] < 0 || pads[i + 2] > kLimit)
+      return Error(op, "pads, output_padding, strides, dilations and kernel must be in [0, 2^31]");
+    out[2 + i] = strides[i] * (in_size - 1) + dil[i] * (k - 1) + 1 + opad[i] - pads[i] - pads[i + 2];
+    if (out[2 + i] <= 0) return Error(op, "pads leave an empty output");
+  }
+  return std::vector<TensorType>{{x.dtype, out}};
+}
+
 absl::StatusOr<std::vector<TensorType>> MatMul(int32_t op, const Inputs& in) {
   std::vector<int64_t> a = in[0]->shape, b = in[1]->shape;
   if (a.empty() || b.empty()) return Error(op, "operands must have rank >= 1");
@@ -349,6 +394,12 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(int32_t op, const Input
     case TSR_OP_MAX_POOL_2D: case TSR_OP_AVG_POOL_2D:
       RETURN_IF_ERROR(Need(op, in, 1, 1));
       return Window2D(op, in, attrs);
+    case TSR_OP_CONV_TRANSPOSE_2D:
+      RETURN_IF_ERROR(Need(op, in, 2, 3));
+      return ConvTranspose(op, in, attrs);
+    case TSR_OP_RESIZE:
+      RETURN_IF_ERROR(Need(op, in, 1, 1));
+      return Resize(op, *in[0], attrs);
     case TSR_OP_GLOBAL_AVG_POOL: {
       RETURN_IF_ERROR(Need(op, in, 1, 1));
       if (in[0]->shape.size() < 3) return Error(op, "input rank must be >= 3");

@@ -276,5 +276,26 @@ TEST(ShapeInferenceTest, ReduceTransposeAndConversions) {
   EXPECT_THAT(ErrorOf(9999, {T({2})}), HasSubstr("no shape rule"));
 }
 
+
+// ABI 1.3 ops. CONV_TRANSPOSE_2D: OH = s(H−1) + d(k−1) + 1 + output_padding − pads.
+TEST(ShapeInferenceTest, ConvTransposeAndResize) {
+  EXPECT_EQ(ShapeOf(TSR_OP_CONV_TRANSPOSE_2D, {T({1, 4, 3, 3}), T({4, 3, 3, 3})},
+                    {{TSR_ATTR_STRIDES, I({3, 2})}, {TSR_ATTR_OUTPUT_PADDING, I({1, 1})}, {TSR_ATTR_GROUPS, I({2})}}),
+            (Shape{1, 6, 10, 8}));
+  EXPECT_EQ(ShapeOf(TSR_OP_CONV_TRANSPOSE_2D, {T({1, 1, 3, 3}), T({1, 2, 3, 3}), T({2})},
+                    {{TSR_ATTR_PADS, I({1, 2, 1, 2})}}),
+            (Shape{1, 2, 3, 1}));
+  EXPECT_THAT(ErrorOf(TSR_OP_CONV_TRANSPOSE_2D, {T({1, 1, 3, 3}), T({1, 1, 3, 3})}, {{TSR_ATTR_PADS, I({3, 3, 3, 3})}}),
+              HasSubstr("empty output"));
+  EXPECT_THAT(ErrorOf(TSR_OP_CONV_TRANSPOSE_2D, {T({1, 1, 3, 3}), T({1, 1, 3, 3})},
+                      {{TSR_ATTR_STRIDES, I({int64_t{1} << 62, 1})}}),
+              HasSubstr("2^31"));
+  EXPECT_THAT(ErrorOf(TSR_OP_CONV_TRANSPOSE_2D, {T({1, 3, 3, 3}), T({3, 1, 3, 3})}, {{TSR_ATTR_GROUPS, I({2})}}),
+              HasSubstr("groups=2"));
+  EXPECT_EQ(ShapeOf(TSR_OP_RESIZE, {T({1, 3, 4, 4})}, {{TSR_ATTR_SHAPE, I({1, 3, 8, 2})}}), (Shape{1, 3, 8, 2}));
+  EXPECT_THAT(ErrorOf(TSR_OP_RESIZE, {T({1, 3, 4, 4})}, {{TSR_ATTR_SHAPE, I({8, 2})}}), HasSubstr("one size per axis"));
+  EXPECT_THAT(ErrorOf(TSR_OP_RESIZE, {T({4})}, {{TSR_ATTR_SHAPE, I({0})}}), HasSubstr("positive"));
+}
+
 }  // namespace
 }  // namespace tessera

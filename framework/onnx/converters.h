@@ -60,6 +60,7 @@ void RegisterConstantConverters(ConverterTable& table);
 void RegisterQuantConverters(ConverterTable& table);
 void RegisterRnnConverters(ConverterTable& table);
 void RegisterControlFlowConverters(ConverterTable& table);
+void RegisterResizeConverters(ConverterTable& table);
 
 const ConverterTable& Converters();
 

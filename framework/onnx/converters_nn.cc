@@ -1,4 +1,4 @@
-// Neural-network ONNX ops: MatMul, Gemm, Conv, pools, Softmax/LogSoftmax,
+// Neural-network ONNX ops: MatMul, Gemm, Conv, ConvTranspose, pools, Softmax/LogSoftmax,
 // LayerNormalization, BatchNormalization (inference), InstanceNormalization.
 #include <numeric>
 
@@ -156,6 +156,79 @@ Outputs Conv(ImportContext& ctx, const Node& n) {
     ASSIGN_OR_RETURN(w, Unsqueeze2(ctx, w));
   }
   ASSIGN_OR_RETURN(int32_t y, ctx.Emit(TSR_OP_CONV_2D, {x, w, bias}, attrs));
+  if (rank == 3) { ASSIGN_OR_RETURN(y, Squeeze2(ctx, y)); }
+  return std::vector<int32_t>{y};
+}
+
+// ConvTranspose (1-D, 2-D) -> CONV_TRANSPOSE_2D. output_shape and auto_pad
+// become explicit pads: total = s(in-1) + output_padding + d(k-1) + 1 -
+// out, the odd one at the end (SAME_UPPER, NOTSET) or start (SAME_LOWER),
+// as ONNX's test data has it; a negative total (an output larger than
+// the full one) becomes extra output padding at the end.
+Outputs ConvTranspose(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  ASSIGN_OR_RETURN(int32_t w, Required(n, 1));
+  const int32_t bias = n.input(2);
+  const int64_t rank = ctx.rank(x);
+  if (rank != 3 && rank != 4)
+    return Unsupported(absl::StrCat("ConvTranspose with ", rank - 2, " spatial dims unsupported (1-D and 2-D only)"));
+  if (ctx.rank(w) != rank) return absl::InvalidArgumentError("weights rank differs from the input's");
+  const int64_t spatial = rank - 2;
+  std::vector<int64_t> kernel(ctx.shape(w).begin() + 2, ctx.shape(w).end());
+  if (n.Has("kernel_shape") && n.Ints("kernel_shape") != kernel)
+    return absl::InvalidArgumentError("kernel_shape differs from the weights' shape");
+  std::vector<int64_t> strides = n.Ints("strides"), dil = n.Ints("dilations"), pads = n.Ints("pads"),
+                       opad = n.Ints("output_padding"), out_shape = n.Ints("output_shape");
+  if (strides.empty()) strides.assign(spatial, 1);
+  if (dil.empty()) dil.assign(spatial, 1);
+  if (pads.empty()) pads.assign(2 * spatial, 0);
+  if (opad.empty()) opad.assign(spatial, 0);
+  if (static_cast<int64_t>(out_shape.size()) == rank) out_shape.erase(out_shape.begin(), out_shape.begin() + 2);
+  if (static_cast<int64_t>(strides.size()) != spatial || static_cast<int64_t>(dil.size()) != spatial ||
+      static_cast<int64_t>(pads.size()) != 2 * spatial || static_cast<int64_t>(opad.size()) != spatial ||
+      (!out_shape.empty() && static_cast<int64_t>(out_shape.size()) != spatial))
+    return absl::InvalidArgumentError("strides/dilations/pads/output_padding/output_shape do not match the spatial rank");
+  constexpr int64_t kLimit = int64_t{1} << 31;  // keeps the arithmetic below in int64
+  for (int64_t i = 0; i < spatial; ++i)
+    if (strides[i] <= 0 || dil[i] <= 0 || kernel[i] <= 0 || strides[i] > kLimit || dil[i] > kLimit ||
+        kernel[i] > kLimit || opad[i] < 0 || opad[i] > kLimit || (!out_shape.empty() && (out_shape[i] < 1 || out_shape[i] > kLimit)))
+      return absl::InvalidArgumentError("kernel, strides, dilations, output_padding or output_shape out of range");
+  const std::string auto_pad = n.String("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" && auto_pad != "SAME_LOWER")
+    return absl::InvalidArgumentError(absl::StrCat("unknown auto_pad '", auto_pad, "'"));
+  if (auto_pad == "VALID") pads.assign(2 * spatial, 0);
+  if (out_shape.empty() && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER"))
+    for (int64_t i = 0; i < spatial; ++i) out_shape.push_back(ctx.shape(x)[2 + i] * strides[i]);
+  if (!out_shape.empty()) {
+    for (int64_t i = 0; i < spatial; ++i) {
+      const int64_t full = strides[i] * (ctx.shape(x)[2 + i] - 1) + opad[i] + dil[i] * (kernel[i] - 1) + 1;
+      const int64_t total = full - out_shape[i];
+      if (total < 0) {
+        pads[i] = pads[i + spatial] = 0;
+        opad[i] -= total;
+        continue;
+      }
+      const int64_t small = total / 2, big = total - small;
+      pads[i] = auto_pad == "SAME_LOWER" ? big : small;
+      pads[i + spatial] = auto_pad == "SAME_LOWER" ? small : big;
+    }
+  }
+  std::map<int32_t, Attribute> attrs;
+  attrs[TSR_ATTR_GROUPS] = IntsAttr({n.Int("group", 1)});
+  if (rank == 3) {
+    attrs[TSR_ATTR_STRIDES] = IntsAttr({1, strides[0]});
+    attrs[TSR_ATTR_DILATIONS] = IntsAttr({1, dil[0]});
+    attrs[TSR_ATTR_PADS] = IntsAttr({0, pads[0], 0, pads[1]});
+    attrs[TSR_ATTR_OUTPUT_PADDING] = IntsAttr({0, opad[0]});
+    ASSIGN_OR_RETURN(x, Unsqueeze2(ctx, x));
+    ASSIGN_OR_RETURN(w, Unsqueeze2(ctx, w));
+  } else {
+    attrs[TSR_ATTR_STRIDES] = IntsAttr(strides);
+    attrs[TSR_ATTR_DILATIONS] = IntsAttr(dil);
+    attrs[TSR_ATTR_PADS] = IntsAttr(pads);
+    attrs[TSR_ATTR_OUTPUT_PADDING] = IntsAttr(opad);
+  }
+  ASSIGN_OR_RETURN(int32_t y, ctx.Emit(TSR_OP_CONV_TRANSPOSE_2D, {x, w, bias}, attrs));
   if (rank == 3) { ASSIGN_OR_RETURN(y, Squeeze2(ctx, y)); }
   return std::vector<int32_t>{y};
 }
@@ -352,6 +425,7 @@ void RegisterNnConverters(ConverterTable& t) {
   t["MatMul"] = MatMul;
   t["Gemm"] = Gemm;
   t["Conv"] = Conv;
+  t["ConvTranspose"] = ConvTranspose;
   t["MaxPool"] = Pool(TSR_OP_MAX_POOL_2D);
   t["AveragePool"] = Pool(TSR_OP_AVG_POOL_2D);
   t["GlobalAveragePool"] = GlobalAveragePool;

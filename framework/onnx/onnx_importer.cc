@@ -119,6 +119,7 @@ const ConverterTable& Converters() {
     RegisterQuantConverters(*t);
     RegisterRnnConverters(*t);
     RegisterControlFlowConverters(*t);
+    RegisterResizeConverters(*t);
     return t;
   }();
   return *table;

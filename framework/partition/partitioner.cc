@@ -1,7 +1,6 @@
 #include "partition/partitioner.h"
 
 #include <algorithm>
-#include <unordered_set>
 
 #include "absl/strings/str_cat.h"
 #include "base/dtype.h"
@@ -47,6 +46,7 @@ class UnitDag {
     level_.push_back(level);
     successors_.emplace_back();
     seen_.push_back(0);
+    last_target_.push_back(-1);
     return static_cast<int32_t>(level_.size() - 1);
   }
   size_t size() const { return level_.size(); }
@@ -87,7 +87,14 @@ class UnitDag {
     int32_t need = level_[u];
     for (int32_t d : from) {
       if (d == u) continue;
-      if (edges_.insert(Key(d, u)).second) successors_[d].push_back(u);
+      // Edges into u are added while u takes ops, so a repeat of d -> u
+      // is almost always the last edge d got: that check replaces a hash
+      // set. A rarer repeat (d -> u, d -> v, d -> u) only lists u twice,
+      // which the searches' marks make harmless.
+      if (last_target_[d] != u) {
+        successors_[d].push_back(u);
+        last_target_[d] = u;
+      }
       need = std::max(need, level_[d] + 1);
     }
     if (need == level_[u]) return;
@@ -112,9 +119,6 @@ class UnitDag {
 
  private:
   static constexpr uint32_t kTargetBit = 1u << 31;
-  static uint64_t Key(int32_t from, int32_t to) {
-    return (static_cast<uint64_t>(static_cast<uint32_t>(from)) << 32) | static_cast<uint32_t>(to);
-  }
   uint32_t NextStamp() {
     if (++stamp_ == kTargetBit) {  // wrapped: forget old marks
       std::fill(seen_.begin(), seen_.end(), 0);
@@ -125,7 +129,7 @@ class UnitDag {
 
   std::vector<int32_t> level_;
   std::vector<std::vector<int32_t>> successors_;
-  std::unordered_set<uint64_t> edges_;  // dedupes successor lists
+  std::vector<int32_t> last_target_;    // per unit: the target of its newest edge
   std::vector<uint32_t> seen_;          // search marks, by stamp
   uint32_t stamp_ = 0;
   std::vector<int32_t> stack_;

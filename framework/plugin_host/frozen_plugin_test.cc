@@ -111,7 +111,7 @@ TEST_P(FrozenPlugin, TheHostRefusesOnItsBehalfAnOpWithANewerAttribute) {
   EXPECT_EQ((*claims)[0].reason, TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE);
   EXPECT_THAT((*claims)[0].detail, HasSubstr("newer than the ABI"));
   EXPECT_TRUE((*claims)[1].supported);  // the MUL has no new attribute
-  // The cpu plugin speaks 1.2, sees the attribute itself, and refuses it
+  // The cpu plugin speaks 1.3, sees the attribute itself, and refuses it
   // because its kernels do not implement it.
   auto cpu = CompilerInstance::Create(*registry.FindCompiler("cpu"), {});
   ASSERT_TRUE(cpu.ok());
@@ -120,6 +120,32 @@ TEST_P(FrozenPlugin, TheHostRefusesOnItsBehalfAnOpWithANewerAttribute) {
   EXPECT_FALSE((*cpu_claims)[0].supported);
   EXPECT_EQ((*cpu_claims)[0].reason, TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE);
   EXPECT_TRUE((*cpu_claims)[1].supported);
+}
+
+// An op type of ABI 1.3 (RESIZE) never reaches an older plugin as
+// claimable: the host refuses it on the plugin's behalf, whatever the
+// plugin would have answered; the cpu plugin (1.3) claims it.
+TEST_P(FrozenPlugin, TheHostRefusesOnItsBehalfAnOpTypeNewerThanItsVersion) {
+  PluginRegistry registry = Registry(GetParam());
+  ModelBuilder b("frozen_resize");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {1, 1, 2, 2});
+  const int32_t up = b.Op(TSR_OP_RESIZE, {x}, {{TSR_ATTR_SHAPE, Ints({1, 1, 4, 4})}});
+  b.Output(b.Op(TSR_OP_ADD, {up, up}, {}, {.name = "out"}));
+  Graph g = *std::move(b).Build();
+  GraphView whole = GraphView::Whole(g);
+  auto frozen = CompilerInstance::Create(*registry.FindCompiler("frozen"), {});
+  ASSERT_TRUE(frozen.ok());
+  auto claims = (*frozen)->Partition(whole, {});
+  ASSERT_TRUE(claims.ok()) << claims.status();
+  EXPECT_FALSE((*claims)[0].supported);
+  EXPECT_EQ((*claims)[0].reason, TSR_REFUSAL_UNSUPPORTED_OP);
+  EXPECT_THAT((*claims)[0].detail, HasSubstr("newer than the ABI"));
+  EXPECT_TRUE((*claims)[1].supported);  // the ADD is from 1.0
+  auto cpu = CompilerInstance::Create(*registry.FindCompiler("cpu"), {});
+  ASSERT_TRUE(cpu.ok());
+  auto cpu_claims = (*cpu)->Partition(whole, {});
+  ASSERT_TRUE(cpu_claims.ok()) << cpu_claims.status();
+  EXPECT_TRUE((*cpu_claims)[0].supported) << (*cpu_claims)[0].detail;
 }
 
 INSTANTIATE_TEST_SUITE_P(Snapshots, FrozenPlugin, ::testing::Values("1_0", "1_1"));

@@ -82,7 +82,9 @@ absl::StatusOr<GraphSnapshot> SnapshotGraph(const tsr_graph_view_api* v,
     op.id = v->op_id(g, o);
     for (size_t i = 0; i < v->op_input_count(g, o); ++i) op.inputs.push_back(v->op_input(g, o, i));
     for (size_t i = 0; i < v->op_output_count(g, o); ++i) op.outputs.push_back(v->op_output(g, o, i));
-    for (int32_t key = 1; key < TSR_ATTR_KEY_COUNT_V1; ++key) {
+    // Every key this header knows; the host refuses, on a plugin's behalf,
+    // ops carrying keys newer than the plugin negotiated.
+    for (int32_t key = 1; key < TSR_ATTR_KEY_COUNT_V1_3; ++key) {
       const int64_t* ints = nullptr;
       const float* floats = nullptr;
       size_t n = 0;
@@ -182,7 +184,7 @@ absl::StatusOr<GraphSnapshot> DecodeSnapshot(std::span<const uint8_t> bytes) {
     if (!r.I32(op.type) || !r.U32(op.id) || !r.I32Array(op.inputs) ||
         !r.I32Array(op.outputs) || !r.U32(attr_count) || attr_count > r.remaining() / 12)
       return r.Fail(absl::StrCat("graph encoding: op ", i, " truncated"));
-    if (op.type <= TSR_OP_UNKNOWN || op.type >= TSR_OP_COUNT_V1)
+    if (tsr_op_type_since_minor(op.type) < 0)
       return r.Fail(absl::StrCat("graph encoding: op ", i, " has unknown type ", op.type));
     for (int32_t t : op.inputs) if (!valid_tensor(t, true)) return r.Fail(absl::StrCat("graph encoding: op ", i, " input out of range"));
     for (int32_t t : op.outputs) if (!valid_tensor(t, false)) return r.Fail(absl::StrCat("graph encoding: op ", i, " output out of range"));

@@ -191,7 +191,7 @@ absl::StatusOr<std::pair<std::string, std::string>> SplitSectionName(const IniSe
                                 rest.find('.', dot + 1) == std::string_view::npos);
   if (!ok)
     return absl::InvalidArgumentError(
-        absl::StrCat("soc: line ", s.line, ": section [", s.name, "] must be [", std::string(shape), "]"));
+        absl::StrCat("soc: line ", s.line, ": ", std::string(prefix.substr(0, prefix.size() - 1)), " section [", s.name, "] must be [", std::string(shape), "]"));
   if (parts == 1) return std::make_pair(std::string(rest), std::string());
   return std::make_pair(std::string(rest.substr(0, dot)), std::string(rest.substr(dot + 1)));
 }

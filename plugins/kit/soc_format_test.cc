@@ -33,7 +33,7 @@ TEST(SocFormat, DispatchSectionErrorsNameTheLine) {
       {"[dispatch.npu]\noverhead_us = -1\nmemory = host\n", "line 2: [dispatch.npu] overhead_us = -1 is out of range"},
       {"[dispatch.npu]\nmemory = host\n", "line 1: section [dispatch.npu] is missing key 'overhead_us'"},
       {"[dispatch.npu]\noverhead_us = 1\nmemory = host\nover_head = 2\n", "line 4: unknown key 'over_head' in [dispatch.npu]"},
-      {"[dispatch.a.b]\noverhead_us = 1\nmemory = host\n", "line 1: section [dispatch.a.b] must be [dispatch.<vendor>]"},
+      {"[dispatch.a.b]\noverhead_us = 1\nmemory = host\n", "line 1: dispatch section [dispatch.a.b] must be [dispatch.<vendor>]"},
   };
   for (const Case& c : cases) {
     absl::StatusOr<DispatchTable> table = ParseDispatchSections(Doc(c.text));

@@ -11,6 +11,7 @@
 #include "cli/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tessera/common.h"
 
 namespace tessera {
 namespace {
@@ -56,7 +57,10 @@ TEST_F(MockDspCli, IsDiscoveredInTheBundledDirectoryWithJitOnly) {
   Result r = Tessera("plugins --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("\"vendor\":\"mock_dsp\",\"path\":"));
-  EXPECT_THAT(r.output, HasSubstr("libtessera_compiler_mock_dsp.so\",\"abi_version\":\"1.2\",\"plugin_version\":\"0.1.0\",\"modes\":\"jit\""));
+  // It negotiates the host's ABI version (the header it was built with).
+  const std::string abi = std::to_string(TSR_ABI_VERSION_MAJOR) + "." + std::to_string(TSR_ABI_VERSION_MINOR);
+  EXPECT_THAT(r.output, HasSubstr("libtessera_compiler_mock_dsp.so\",\"abi_version\":\"" + abi +
+                                  "\",\"plugin_version\":\"0.1.0\",\"modes\":\"jit\""));
   EXPECT_THAT(r.output, HasSubstr("libtessera_dispatch_mock_dsp.so"));
 }
 
@@ -86,7 +90,7 @@ TEST_F(MockDspCli, AotCompileOnAJitOnlyVendorRunsOnTheNextAndSaysWhy) {
   ASSERT_EQ(c.exit_code, 0) << c.output;
   // One line per op type and reason, with the refusal's detail once.
   EXPECT_THAT(c.output, HasSubstr("1x SIN              -> cpu          mock_dsp: other  (op 2)"));
-  EXPECT_THAT(c.output, HasSubstr("SIN SLICE SUB ADD CONCAT MATMUL SELECT SOFTMAX] mock_dsp: mock_dsp does not support aot compilation"));
+  EXPECT_THAT(c.output, HasSubstr("SIN FULLY_CONNECTED RESHAPE TRANSPOSE SLICE SUB ADD CONCAT MATMUL SELECT SOFTMAX] mock_dsp: mock_dsp does not support aot compilation"));
   Result r = Tessera("run " + out.path() + " --random --seed 3");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("(precompiled)"));

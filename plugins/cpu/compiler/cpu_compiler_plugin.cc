@@ -51,6 +51,8 @@ const std::vector<int32_t>& KnownAttributes() {
   static const std::vector<int32_t> keys = [] {
     std::vector<int32_t> k;
     for (int32_t key = TSR_ATTR_UNKNOWN + 1; key < TSR_ATTR_KEY_COUNT_V1; ++key) k.push_back(key);
+    // The resize and transposed-convolution keys of ABI 1.3.
+    for (int32_t key = TSR_ATTR_KEY_COUNT_V1_2; key < TSR_ATTR_KEY_COUNT_V1_3; ++key) k.push_back(key);
     return k;
   }();
   return keys;
@@ -115,7 +117,7 @@ absl::StatusOr<kit::ClaimSet> Judge(const tsr_graph_view_api* view, tsr_graph gr
     int32_t unknown_key = 0;
     if (op.type == TSR_OP_DISPATCH) {
       v = {.supported = false, .reason = TSR_REFUSAL_UNSUPPORTED_OP, .detail = "DISPATCH is already compiled"};
-    } else if (op.type <= TSR_OP_UNKNOWN || op.type >= TSR_OP_COUNT_V1) {
+    } else if (tsr_op_type_since_minor(op.type) < 0) {
       v = {.supported = false, .reason = TSR_REFUSAL_UNSUPPORTED_OP, .detail = absl::StrCat("op type ", op.type, " is unknown")};
     } else if (kit::HasUnknownAttribute(view, graph, i, KnownAttributes(), &unknown_key)) {
       v = {.supported = false, .reason = TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE,

@@ -84,6 +84,7 @@ class DnnlEngine : public FastEngine {
         case TSR_OP_UNSQUEEZE: return PrepareReshape(op_type, inputs, outputs);
         case TSR_OP_CONCAT: return PrepareConcat(attrs, inputs, outputs);
         case TSR_OP_GATHER: return PrepareGather(attrs, inputs, outputs);
+        case TSR_OP_RESIZE: return PrepareResize(attrs, inputs, outputs);
         case TSR_OP_PAD: return PreparePad(attrs, inputs, outputs);
         case TSR_OP_SOFTMAX: return PrepareSoftmax(engine_, attrs, inputs, outputs);
         case TSR_OP_TRANSPOSE: return PrepareTranspose(engine_, attrs, inputs, outputs);

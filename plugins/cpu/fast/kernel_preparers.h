@@ -51,6 +51,8 @@ std::unique_ptr<FastOp> PrepareLayerNorm(const Attributes& attrs, Ins ins, Outs 
 std::unique_ptr<FastOp> PrepareReshape(int32_t op, Ins ins, Outs outs);
 std::unique_ptr<FastOp> PrepareConcat(const Attributes& attrs, Ins ins, Outs outs);
 std::unique_ptr<FastOp> PrepareGather(const Attributes& attrs, Ins ins, Outs outs);
+// RESIZE, nearest mode (index maps from the reference kernel).
+std::unique_ptr<FastOp> PrepareResize(const Attributes& attrs, Ins ins, Outs outs);
 
 // pad_kernels.cc
 std::unique_ptr<FastOp> PreparePad(const Attributes& attrs, Ins ins, Outs outs);

@@ -6,6 +6,7 @@
 // Float: f64 accumulation, bias, activation, one rounding. i8/u8: the
 // integer pipeline of fused.h with per-channel weights along axis 0.
 #include "absl/strings/str_cat.h"
+#include "fixed_ints_attr.h"
 #include "fused.h"
 #include "kernel_util.h"
 #include "ops_internal.h"
@@ -21,22 +22,6 @@ struct ConvGeometry {
   int64_t pt, pl, pb, pr;
   int64_t oh, ow;
 };
-
-absl::StatusOr<std::vector<int64_t>> PairAttr(int32_t op, const Attributes& attrs,
-                                              int32_t key, const char* name,
-                                              size_t len, int64_t dflt,
-                                              int64_t min_value) {
-  auto v = attrs.GetInts(key);
-  if (v.empty()) return std::vector<int64_t>(len, dflt);
-  if (v.size() != len)
-    return OpError(op, absl::StrCat(name, " must have ", len, " values, got ",
-                                    v.size()));
-  for (int64_t e : v)
-    if (e < min_value)
-      return OpError(op, absl::StrCat(name, " values must be >= ", min_value,
-                                      ", got ", e));
-  return std::vector<int64_t>(v.begin(), v.end());
-}
 
 absl::StatusOr<ConvGeometry> MakeGeometry(int32_t op, const Attributes& attrs,
                                           const TensorRef& x,
@@ -55,11 +40,11 @@ absl::StatusOr<ConvGeometry> MakeGeometry(int32_t op, const Attributes& attrs,
   if (g.cg != g.c / g.groups)
     return OpError(op, absl::StrCat("weights dim 1 is ", g.cg,
                                     " but C/groups is ", g.c / g.groups));
-  auto st = PairAttr(op, attrs, TSR_ATTR_STRIDES, "STRIDES", 2, 1, 1);
+  auto st = FixedIntsAttr(op, attrs, TSR_ATTR_STRIDES, "STRIDES", 2, 1, 1);
   if (!st.ok()) return st.status();
-  auto dl = PairAttr(op, attrs, TSR_ATTR_DILATIONS, "DILATIONS", 2, 1, 1);
+  auto dl = FixedIntsAttr(op, attrs, TSR_ATTR_DILATIONS, "DILATIONS", 2, 1, 1);
   if (!dl.ok()) return dl.status();
-  auto pd = PairAttr(op, attrs, TSR_ATTR_PADS, "PADS", 4, 0, 0);
+  auto pd = FixedIntsAttr(op, attrs, TSR_ATTR_PADS, "PADS", 4, 0, 0);
   if (!pd.ok()) return pd.status();
   g.sh = (*st)[0]; g.sw = (*st)[1]; g.dh = (*dl)[0]; g.dw = (*dl)[1];
   g.pt = (*pd)[0]; g.pl = (*pd)[1]; g.pb = (*pd)[2]; g.pr = (*pd)[3];

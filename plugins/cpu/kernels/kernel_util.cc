@@ -1,5 +1,7 @@
 #include "kernel_util.h"
 
+#include "fixed_ints_attr.h"
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -190,6 +192,23 @@ absl::StatusOr<std::vector<int64_t>> IntsFromInputOrAttr(
   }
   *found = attrs.Has(key);
   auto v = attrs.GetInts(key);
+  return std::vector<int64_t>(v.begin(), v.end());
+}
+
+absl::StatusOr<std::vector<int64_t>> FixedIntsAttr(
+    int32_t op, const Attributes& attrs, int32_t key, const char* name,
+    size_t len, int64_t dflt, int64_t min_value, int64_t max_value) {
+  auto v = attrs.GetInts(key);
+  if (v.empty()) return std::vector<int64_t>(len, dflt);
+  if (v.size() != len)
+    return OpError(op, absl::StrCat(name, " must have ", len, " values, got ",
+                                    v.size()));
+  for (int64_t e : v)
+    if (e < min_value || e > max_value)
+      return OpError(op, max_value == std::numeric_limits<int64_t>::max()
+                             ? absl::StrCat(name, " values must be >= ", min_value, ", got ", e)
+                             : absl::StrCat(name, " value ", e, " is out of range [",
+                                            min_value, ", ", max_value, "]"));
   return std::vector<int64_t>(v.begin(), v.end());
 }
 

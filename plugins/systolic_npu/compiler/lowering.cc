@@ -105,9 +105,10 @@ const char* OpName(int32_t t) {
       "LESS", "GREATER", "SELECT", "REDUCE_MEAN", "REDUCE_SUM", "REDUCE_MAX", "MATMUL",
       "FULLY_CONNECTED", "CONV_2D", "MAX_POOL_2D", "AVG_POOL_2D", "GLOBAL_AVG_POOL", "SOFTMAX",
       "LAYER_NORM", "RESHAPE", "TRANSPOSE", "SLICE", "CONCAT", "GATHER", "SQUEEZE", "UNSQUEEZE",
-      "PAD", "CAST", "QUANTIZE", "DEQUANTIZE", "DISPATCH"};
-  static_assert(sizeof(kNames) / sizeof(kNames[0]) == TSR_OP_COUNT_V1);
-  return t >= 0 && t < TSR_OP_COUNT_V1 ? kNames[t] : "an unknown op";
+      "PAD", "CAST", "QUANTIZE", "DEQUANTIZE", "DISPATCH",
+      "RESIZE", "CONV_TRANSPOSE_2D"};  // since ABI 1.3
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == TSR_OP_COUNT_V1_3);
+  return t >= 0 && t < TSR_OP_COUNT_V1_3 ? kNames[t] : "an unknown op";
 }
 
 OpSupport CheckOpSupport(const GraphSnapshot& g, const SnapshotOp& op) {
