@@ -1,7 +1,8 @@
 // `tessera partition --html FILE | --svg FILE` on the attention demo (a
 // graph the NPU fragments under --policy greedy): the picture is written
 // beside an unchanged report, the page fetches nothing, and a missing
-// Graphviz or a bad flag combination is a clear error.
+// Graphviz or a bad flag combination is a clear error, and names from a
+// hostile model reach the page and the SVG escaped.
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -11,6 +12,10 @@
 #include "cli/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "model/model_builder.h"
+#include "model/model_writer.h"
+#include "tessera/common.h"
+#include "tessera/ops.h"
 
 namespace tessera {
 namespace {
@@ -126,6 +131,36 @@ TEST_F(CliPicture, AnUnwritablePathIsAnError) {
   const Result r = Partition("--html /nonexistent-tessera-dir/plan.html");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("/nonexistent-tessera-dir/plan.html"));
+}
+
+TEST(CliPictureHostile, NamesFromTheModelAreEscapedAndGraphvizAcceptsThem) {
+  // relu -> sin -> relu: the NPU refuses SIN, so both hostile tensors cross
+  // a cut and reach edge labels. Names carry markup, a control byte and a
+  // byte that is not UTF-8.
+  ModelBuilder b("evil</title><script>");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {4});
+  const int32_t a = b.Op(TSR_OP_RELU, {x}, {}, {.name = "a<script>&\"\x1b[2J"});
+  const int32_t s = b.Op(TSR_OP_SIN, {a}, {}, {.name = "s</svg>\xff"});
+  b.Output(b.Op(TSR_OP_RELU, {s}, {}, {.name = "y"}));
+  absl::StatusOr<Graph> g = std::move(b).Build();
+  ASSERT_TRUE(g.ok()) << g.status();
+  OutputFile model(".tsr"), html(".html"), svg(".svg");
+  ASSERT_TRUE(WriteModelFile(*g, model.path()).ok());
+  const std::string partition = "partition " + model.path() + " --accelerators npu,cpu --policy greedy ";
+  const Result r = Tessera(partition + "--html " + html.path());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string page = ReadAll(html.path());
+  EXPECT_THAT(page, HasSubstr("a&lt;script&gt;&amp;&quot;\\x1b[2J"));
+  EXPECT_THAT(page, HasSubstr("s&lt;/svg&gt;\\xff"));
+  EXPECT_THAT(page, Not(HasSubstr("<script")));
+  EXPECT_EQ(Count(page, "</svg>"), 1u);  // only the picture's own
+  EXPECT_EQ(Count(page, "<text class=\"cut-label\""), 2u);
+  if (!HaveDot()) GTEST_SKIP() << "Graphviz `dot` is not installed (Debian package graphviz)";
+  const Result d = Tessera(partition + "--svg " + svg.path());
+  ASSERT_EQ(d.exit_code, 0) << d.output;
+  const std::string text = ReadAll(svg.path());
+  EXPECT_THAT(text, HasSubstr("a&lt;script&gt;&amp;&quot;"));
+  EXPECT_THAT(text, Not(HasSubstr("<script")));
 }
 
 }  // namespace

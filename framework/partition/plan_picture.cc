@@ -162,7 +162,7 @@ std::string PlanPictureDot(const CompiledModel& model, const PartitionReport& re
   const Graph& g = model.source;
   const Picture p = Analyse(model);
   std::string out = "digraph plan {\n";
-  absl::StrAppend(&out, "  graph [rankdir=TB, fontname=\"Helvetica\", labelloc=t, label=<",
+  absl::StrAppend(&out, "  graph [rankdir=TB, fontname=\"Helvetica\", fontsize=11, labelloc=t, label=<",
                   XmlEscape(g.name.empty() ? "model" : g.name), ">];\n",
                   "  node [shape=box, style=\"filled,rounded\", fillcolor=\"#ffffff\", fontname=\"Helvetica\", "
                   "fontsize=10];\n",
