@@ -14,6 +14,7 @@ PACKAGES=(
   googletest libgtest-dev libgmock-dev
   libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
   libdnnl-dev
+  graphviz  # `dot`, for `tessera partition --svg` and its test
 )
 BUILD_DIR=${TESSERA_BUILD_DIR:-build}
 BUILD_TYPE=${TESSERA_BUILD_TYPE:-RelWithDebInfo}

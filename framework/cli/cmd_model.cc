@@ -12,6 +12,7 @@
 #include "base/terminal_text.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
+#include "cli/plan_picture_files.h"
 #include "compile/compile_driver.h"
 #include "model/model_writer.h"
 #include "partition/partition_report.h"
@@ -105,6 +106,8 @@ absl::Status Partition(const Args& args) {
   } else {
     std::cout << TerminalSafe(FormatPartitionReport(report), TerminalLayout::kText);
   }
+  // The picture is written in addition to the report, which stays as it is.
+  RETURN_IF_ERROR(WritePlanPicture(args, compiled, report));
   return CheckStrict(args, report);
 }
 
@@ -174,15 +177,17 @@ int PartitionCommand(const Argv& argv) {
   AddCompileFlags(spec);
   AddStrictFlag(spec);
   AddImportFlags(spec);
+  AddPictureFlags(spec);
   spec.switches.insert("json");
   const char* usage =
-      "tessera partition MODEL [--json] [--accelerators LIST] [--mode aot|jit] [--soc NAME|FILE]\n"
+      "tessera partition MODEL [--json] [--svg FILE | --html FILE] [--accelerators LIST] [--mode aot|jit] [--soc NAME|FILE]\n"
       "                        [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
       "                        [--option KEY=VALUE]... [--kernels reference|fast] [--plugin-dir DIR]...\n"
       "                        [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N]";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1)
     return UsageError(args.ok() ? "partition needs exactly one MODEL" : std::string(args.status().message()), usage);
+  if (const std::string e = PictureFlagsError(*args); !e.empty()) return UsageError(e, usage);
   if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), usage);
   if (absl::StatusOr<onnx_import::ImportOptions> o = ImportOptionsFrom(*args); !o.ok())

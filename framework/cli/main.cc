@@ -20,8 +20,9 @@ commands:
              list the plugin libraries found, loaded and skipped, and the directories searched
   inspect    MODEL [--json]
              describe a model: tensors, ops, bytecode (loads no plugins)
-  partition  MODEL [--json] [COMPILE OPTIONS]
-             show how MODEL would be partitioned (compiles in memory, writes nothing)
+  partition  MODEL [--json] [--svg FILE | --html FILE] [COMPILE OPTIONS]
+             show how MODEL would be partitioned (compiles in memory; writes only the
+             picture --svg or --html asks for: ops coloured by device, cuts and their bytes)
   compile    MODEL -o|--output OUT.tsr [--quantize int8 --calibration DIR] [--json] [COMPILE OPTIONS]
              compile ahead of time into a new .tsr model (--mode jit is refused); with
              --quantize int8, post-training INT8 calibrated on DIR, with an accuracy report

@@ -1,0 +1,40 @@
+// The partition picture: the partitioned graph drawn with each op coloured
+// by the device it runs on, the cuts in bold red labelled with the bytes
+// that cross them, and the modelled latency beside it. Two forms:
+//  * Graphviz DOT (a cluster per partition), for `dot -Tsvg`;
+//  * one self-contained HTML page (inline CSS and SVG, a layered layout
+//    computed here, no scripts, fonts or anything fetched from a network),
+//    for machines without Graphviz.
+// Tensor, graph and vendor names come from untrusted files: everything
+// they reach is XML-escaped.
+#ifndef TESSERA_FRAMEWORK_PARTITION_PLAN_PICTURE_H_
+#define TESSERA_FRAMEWORK_PARTITION_PLAN_PICTURE_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+#include "compile/compiled_model.h"
+#include "partition/partition_report.h"
+
+namespace tessera {
+
+// Fill colour ("#rrggbb") for a vendor: fixed for the SDK's own
+// accelerators (systolic_npu, mock_dsp, cpu) and existing DISPATCH ops
+// ("dispatch"), hashed into a fixed palette for any other vendor, so a
+// vendor keeps its colour from one picture to the next.
+std::string VendorFillColour(absl::string_view vendor);
+
+// `text` safe inside XML/HTML text and attribute values (also Graphviz
+// HTML-like labels): & < > " ' become entities; control characters and
+// bytes that are not valid UTF-8 become the visible text "\xNN".
+std::string XmlEscape(absl::string_view text);
+
+// The picture of `model.source` partitioned by `model.plan`; `report` (of
+// the same model) gives the legend its figures. A model whose plan does not
+// cover its source graph (compiled elsewhere) is drawn uncoloured.
+std::string PlanPictureDot(const CompiledModel& model, const PartitionReport& report);
+std::string PlanPictureHtml(const CompiledModel& model, const PartitionReport& report);
+
+}  // namespace tessera
+
+#endif  // TESSERA_FRAMEWORK_PARTITION_PLAN_PICTURE_H_
