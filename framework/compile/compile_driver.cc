@@ -223,7 +223,7 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
     ASSIGN_OR_RETURN(PolicyResult planned, PlanWithPolicy(cost_model, model.claims, options.partitioning, &estimator));
     model.timings.partition_ms += MillisSince(plan_start);
     model.plan = std::move(planned.plan);
-    model.claims = std::move(planned.claims);
+    if (planned.claims.get() != &model.claims) model.claims = *planned.claims;
     model.summary.chosen = planned.chosen;
     model.summary.cost = std::move(planned.cost);
     model.summary.greedy_us = planned.greedy_us;

@@ -77,19 +77,23 @@ class GainModel {
   std::vector<int32_t> outside_;
 };
 
+// Candidates share claim sets: a copy of a million-op claim list costs more
+// than planning it, so only a policy that withdraws claims makes one.
+using Claims = std::vector<AcceleratorClaims>;
+using ClaimsPtr = std::shared_ptr<const Claims>;
+
 struct Candidate {
-  std::vector<AcceleratorClaims> claims;
+  ClaimsPtr claims;
   PartitionPlan plan;
   PlanCost cost;
 };
 
-absl::StatusOr<Candidate> Evaluate(const PlanCostModel& model, std::vector<AcceleratorClaims> claims,
-                                   const PartitionEstimator* estimator) {
+absl::StatusOr<Candidate> Evaluate(const PlanCostModel& model, ClaimsPtr claims, const PartitionEstimator* estimator) {
   Candidate c;
-  absl::StatusOr<PartitionPlan> plan = PlanPartitions(model.graph(), claims);
+  absl::StatusOr<PartitionPlan> plan = PlanPartitions(model.graph(), *claims);
   if (!plan.ok()) return plan.status();
   c.plan = *std::move(plan);
-  c.cost = model.Cost(c.plan, claims, estimator);
+  c.cost = model.Cost(c.plan, *claims, estimator);
   c.claims = std::move(claims);
   return c;
 }
@@ -151,8 +155,8 @@ absl::StatusOr<Candidate> Constrain(const PlanCostModel& model, Candidate c, con
     std::vector<std::string> why;
     const std::vector<size_t> drop = OverLimits(model, c.plan, gains.Of(c.plan, c.cost), options, &why);
     if (drop.empty()) return c;
-    std::vector<AcceleratorClaims> claims = c.claims;
-    for (size_t i = 0; i < drop.size(); ++i) Withdraw(claims, c.plan.partitions[drop[i]], kRefusalPolicy, why[i]);
+    auto claims = std::make_shared<Claims>(*c.claims);
+    for (size_t i = 0; i < drop.size(); ++i) Withdraw(*claims, c.plan.partitions[drop[i]], kRefusalPolicy, why[i]);
     absl::StatusOr<Candidate> next = Evaluate(model, std::move(claims), nullptr);
     if (!next.ok()) return next.status();
     c = *std::move(next);
@@ -160,12 +164,12 @@ absl::StatusOr<Candidate> Constrain(const PlanCostModel& model, Candidate c, con
   return absl::InternalError("--min-ops/--max-partitions did not converge");
 }
 
-std::vector<AcceleratorClaims> CpuOnly(const PlanCostModel& model, std::vector<AcceleratorClaims> claims,
-                                       int32_t code, const std::string& detail) {
-  for (size_t a = 0; a < claims.size(); ++a) {
+ClaimsPtr CpuOnly(const PlanCostModel& model, const Claims& input, int32_t code, const std::string& detail) {
+  auto claims = std::make_shared<Claims>(input);
+  for (size_t a = 0; a < claims->size(); ++a) {
     if (model.accelerators()[a].fallback) continue;
-    for (size_t o = 0; o < claims[a].claims.size(); ++o)
-      if (claims[a].claims[o].supported) claims[a].claims[o] = OpClaim{false, code, detail};
+    for (OpClaim& claim : (*claims)[a].claims)
+      if (claim.supported) claim = OpClaim{false, code, detail};
   }
   return claims;
 }
@@ -183,9 +187,9 @@ absl::StatusOr<Candidate> Refine(const PlanCostModel& model, Candidate c, const 
       if (!IsFallback(model, c.plan.partitions[p]) && gains[p].gain() <= 0) losing.push_back(p);
     if (losing.empty()) break;
     auto attempt = [&](const std::vector<size_t>& drop) -> absl::StatusOr<Candidate> {
-      std::vector<AcceleratorClaims> claims = c.claims;
+      auto claims = std::make_shared<Claims>(*c.claims);
       for (size_t p : drop)
-        Withdraw(claims, c.plan.partitions[p], kRefusalNotProfitable, GainDetail(c.plan.partitions[p], gains[p]));
+        Withdraw(*claims, c.plan.partitions[p], kRefusalNotProfitable, GainDetail(c.plan.partitions[p], gains[p]));
       absl::StatusOr<Candidate> next = Evaluate(model, std::move(claims), nullptr);
       if (!next.ok()) return next.status();
       return Constrain(model, *std::move(next), options);
@@ -229,13 +233,15 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
   // Final figures use the plugins' whole-partition estimates where they
   // give them; the search itself uses the per-op sums (no plugin calls).
   const bool whole = estimator != nullptr && *estimator;
-  auto final_cost = [&](const Candidate& c) { return whole ? model.Cost(c.plan, c.claims, estimator) : c.cost; };
+  auto final_cost = [&](const Candidate& c) { return whole ? model.Cost(c.plan, *c.claims, estimator) : c.cost; };
+  // The caller's claims, not copied (and not owned).
+  const ClaimsPtr input(std::shared_ptr<const Claims>(), &claims);
   // Both baselines, always: the report shows them beside the chosen plan.
-  absl::StatusOr<Candidate> greedy = Evaluate(model, claims, nullptr);
+  absl::StatusOr<Candidate> greedy = Evaluate(model, input, nullptr);
   if (!greedy.ok()) return greedy.status();
   absl::StatusOr<Candidate> cpu =
       Evaluate(model, CpuOnly(model, claims, kRefusalPolicy, "--policy cpu runs every op on the cpu"), nullptr);
-  absl::StatusOr<Candidate> constrained_greedy = Constrain(model, *greedy, options);
+  absl::StatusOr<Candidate> constrained_greedy = Constrain(model, *greedy, options);  // shares greedy's claims
   if (!constrained_greedy.ok()) return constrained_greedy.status();
 
   Candidate chosen;
@@ -285,7 +291,7 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
   if (cpu.ok()) result.cpu_only_us = final_cost(*cpu).total_us();
   result.cost = final_cost(chosen);
   result.plan = std::move(chosen.plan);
-  result.claims = std::move(chosen.claims);
+  result.claims = std::move(chosen.claims);  // the caller's own when the policy withdrew nothing
   return result;
 }
 

@@ -9,6 +9,7 @@
 #ifndef TESSERA_FRAMEWORK_PARTITION_POLICY_PLANNER_H_
 #define TESSERA_FRAMEWORK_PARTITION_POLICY_PLANNER_H_
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,8 +33,10 @@ struct PolicyOptions {
 struct PolicyResult {
   PartitionPlan plan;
   // The claims that produced `plan`: the input's, with the policy's own
-  // withdrawals (reason not_profitable or policy, with a detail).
-  std::vector<AcceleratorClaims> claims;
+  // withdrawals (reason not_profitable or policy, with a detail). When the
+  // policy withdrew nothing this points at the caller's own claims (not
+  // owned: valid while they are).
+  std::shared_ptr<const std::vector<AcceleratorClaims>> claims;
   PlanCost cost;
   double greedy_us = -1;    // modelled latency of the greedy plan (-1: none)
   double cpu_only_us = -1;  // of everything on the fallback (-1: no fallback claims all)
