@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -24,6 +25,7 @@
 #include "model/model_writer.h"
 #include "onnx/onnx_test_util.h"
 #include "tessera/app/tessera.hpp"
+#include "tessera/app/tessera_app.h"
 #include "tessera/ops.h"
 
 namespace tessera {
@@ -213,6 +215,25 @@ TEST(BadInputApi, LoadOptionsBudgetsRefuseAndNameTheBudget) {
   app::Result<app::Model> unknown = app::Model::Load(file.path(), options);
   ASSERT_FALSE(unknown.ok());
   EXPECT_THAT(unknown.status().message(), HasSubstr("unknown budget 'max_everything'"));
+}
+
+// The C API's appended members: read when struct_size covers them, and
+// ignored for a caller compiled against the struct before them.
+TEST(BadInputApi, CLoadOptionsBudgetsAreReadOnlyWhenStructSizeCoversThem) {
+  TempFile file;
+  file.Write(GoodModel());
+  const tsr_app_budget budget{"max_tensor_count", 2};
+  tsr_app_load_options options{};
+  options.struct_size = sizeof(options);
+  options.format = TSR_APP_FORMAT_TSR;
+  options.budgets = &budget;
+  options.budget_count = 1;
+  tsr_app_model model = nullptr;
+  EXPECT_EQ(tsr_app_model_load(file.path().c_str(), &options, &model), TSR_RESOURCE_EXHAUSTED);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("above the budget max_tensor_count = 2"));
+  options.struct_size = offsetof(tsr_app_load_options, budgets);
+  ASSERT_EQ(tsr_app_model_load(file.path().c_str(), &options, &model), TSR_OK) << tsr_app_last_error();
+  tsr_app_model_destroy(model);
 }
 
 }  // namespace
