@@ -104,6 +104,7 @@ struct BadInput {
   int exit_code = 1;
   std::string message;
   bool api = true;                   // also through tessera::app::Model::Load
+  uint64_t sparse_size = 0;          // when set, the file is extended (sparse) to this size
 };
 
 // Cases print by name, not as bytes.
@@ -157,6 +158,14 @@ std::vector<BadInput> Table() {
        "the op count is 1, above the budget max_op_count = 0", false},
       {"budget_partition_count", "m.tsr", GoodModel, {}, {}, "--budget max_partition_count=0 --accelerators cpu",
        "partition", 1, "the partition count after planning is 1, above the budget max_partition_count = 0", false},
+      // 17 GiB, sparse: refused from its size, before a byte is read or
+      // mapped (reading the .onnx whole would take 17 GB of memory).
+      {"budget_default_model_bytes_tsr", "m.tsr", GoodModel, {}, {}, "", "inspect", 1,
+       "the model file is 18253611008 bytes, above the budget max_model_bytes = 17179869184", true,
+       uint64_t{17} << 30},
+      {"budget_default_model_bytes_onnx", "m.onnx", [] { return OnnxRelu({4}); }, {}, {}, "", "inspect", 1,
+       "the model file is 18253611008 bytes, above the budget max_model_bytes = 17179869184", true,
+       uint64_t{17} << 30},
       {"budget_unknown_name", "m.tsr", GoodModel, {}, {}, "--budget max_cats=1", "inspect", 2,
        "unknown budget 'max_cats'", false},
   };
@@ -171,6 +180,7 @@ TEST_P(BadInputTable, ClearMessageDocumentedExitCodeNoCrash) {
   const fs::path dir = tmpl;
   const std::string model = (dir / c.file).string();
   WriteBytes(model, c.bytes());
+  if (c.sparse_size != 0) fs::resize_file(model, c.sparse_size);
   std::string inputs;
   if (!c.inputs.empty() || !c.raw_input.empty()) {
     fs::create_directory(dir / "in");
