@@ -136,7 +136,7 @@ std::vector<BadInput> Table() {
       {"wrong_tsr_identifier", "m.tsr", [] { auto f = GoodModel(); f[8] = 'X'; return Refooted(f); }, {}, {}, "",
        "run", 1, "missing the 'TSR1' file identifier"},
       {"not_onnx", "m.onnx", [] { return std::vector<uint8_t>{0xff, 0xff, 0xff, 0xff, 0x01}; }, {}, {}, "", "run", 1,
-       "ONNX"},
+       "not a valid ONNX ModelProto"},
       {"cyclic_graph", "m.onnx", OnnxCycle, {}, {}, "", "run", 1,
        "input 'b' is not a graph input, initializer or earlier node output"},
       {"shape_mismatch_in_graph", "m.onnx", OnnxShapeMismatch, {}, {}, "", "run", 1, "broadcast"},
