@@ -33,6 +33,7 @@ struct Environment::Impl {
 
 struct Model::Impl {
   tessera::Graph graph;
+  tessera::Budgets budgets;  // LoadOptions::budgets over the defaults; compiling reads max_partition_count
 };
 
 struct CompiledModel::Impl {

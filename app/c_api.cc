@@ -68,6 +68,9 @@ tessera::app::LoadOptions LoadOptionsFrom(const tsr_app_load_options* opts) {
       const tsr_app_input_shape& s = opts->input_shapes[i];
       if (s.name != nullptr) o.input_shapes[s.name] = std::vector<int64_t>(s.dims, s.dims + s.rank);
     }
+  if (TSR_APP_HAS(opts, tsr_app_load_options, budget_count) && opts->budgets != nullptr)
+    for (size_t i = 0; i < opts->budget_count; ++i)
+      if (opts->budgets[i].name != nullptr) o.budgets[opts->budgets[i].name] = opts->budgets[i].value;
   return o;
 }
 

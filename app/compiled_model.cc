@@ -50,6 +50,7 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
   if (options.min_ops < 0 || options.max_partitions < 0)
     return Status(TSR_INVALID_ARGUMENT, "min_ops and max_partitions must not be negative");
   internal.partitioning = {*policy, options.min_ops, options.max_partitions};
+  internal.budgets = model.impl()->budgets;
   if (!options.soc.empty()) {
     absl::StatusOr<SocSelection> soc = FindSoc(options.soc, impl->environment->soc_directory);
     if (!soc.ok()) return FromAbsl(soc.status());

@@ -15,6 +15,13 @@ tessera_test(model_loader_test
   SOURCES ${TSR_FW}/model/model_loader_test.cc
   LIBS tessera_framework tessera_io)
 
+tessera_test(model_footer_test
+  SOURCES ${TSR_FW}/model/model_footer_test.cc
+  LIBS tessera_core)
+tessera_test(budgets_test
+  SOURCES ${TSR_FW}/base/budgets_test.cc
+  LIBS tessera_core)
+
 tessera_test(atomic_file_test
   SOURCES ${TSR_FW}/base/atomic_file_test.cc
   LIBS tessera_atomic_file)

@@ -100,6 +100,7 @@ absl::StatusOr<CompileOptions> CompileOptionsFrom(const Args& args) {
   absl::StatusOr<SocSelection> soc = ResolveSoc(args);
   if (!soc.ok()) return soc.status();
   o.soc = *soc;
+  ASSIGN_OR_RETURN(o.budgets, BudgetsFrom(args));
   for (const std::string& kv : args.All("option")) {
     size_t eq = kv.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -128,13 +129,21 @@ absl::StatusOr<CompileOptions> CompileOptionsFrom(const Args& args) {
 
 void AddImportFlags(FlagSpec& spec) {
   spec.switches.insert("no-optimize");
+  spec.repeated.insert("budget");
   spec.values.insert("max-folded-bytes");
   spec.repeated.insert("input-shape");
   spec.repeated.insert("freeze-input");
 }
 
+absl::StatusOr<Budgets> BudgetsFrom(const Args& args) {
+  Budgets budgets;
+  for (const std::string& flag : args.All("budget")) RETURN_IF_ERROR(SetBudget(budgets, flag));
+  return budgets;
+}
+
 absl::StatusOr<onnx_import::ImportOptions> ImportOptionsFrom(const Args& args) {
   onnx_import::ImportOptions options;
+  ASSIGN_OR_RETURN(options.budgets, BudgetsFrom(args));
   for (const std::string& flag : args.All("input-shape"))
     RETURN_IF_ERROR(onnx_import::ParseInputShapeFlag(flag, options));
   for (const std::string& flag : args.All("freeze-input"))
@@ -165,7 +174,8 @@ static absl::StatusOr<Graph> LoadModelUntimed(const Args& args) {
       if (args.Has(flag))
         return absl::InvalidArgumentError(absl::StrCat("--", flag, " applies to .onnx models; '", path,
                                                        "' is a Tessera model, imported with fixed shapes"));
-    return LoadModelFile(path);
+    ASSIGN_OR_RETURN(const Budgets budgets, BudgetsFrom(args));
+    return LoadModelFile(path, budgets);
   }
   ASSIGN_OR_RETURN(onnx_import::ImportOptions options, ImportOptionsFrom(args));
   absl::StatusOr<Graph> graph = onnx_import::ImportOnnxFile(path, options);

@@ -53,9 +53,13 @@ PartitionReport ReportOf(const CompiledModel& model, double load_ms);
 // print their report first, then return this.
 absl::Status CheckStrict(const Args& args, const PartitionReport& report);
 
-// Flags of every command that takes an .onnx: --input-shape NAME=D0,D1,...
+// Flags of every command that takes a model: --budget NAME=VALUE
+// (repeatable, any model), and for an .onnx --input-shape NAME=D0,D1,...
 // (repeatable), --no-optimize, --max-folded-bytes N.
 void AddImportFlags(FlagSpec& spec);
+// The --budget flags over the defaults (base/budgets.h); an unknown name
+// or a bad value is a usage error.
+absl::StatusOr<Budgets> BudgetsFrom(const Args& args);
 // The import options of those flags (`import` and LoadModel use these
 // alone); an error is a bad flag value, a usage error.
 absl::StatusOr<onnx_import::ImportOptions> ImportOptionsFrom(const Args& args);

@@ -15,7 +15,7 @@ namespace tessera::cli {
 namespace {
 
 constexpr char kUsage[] =
-    "tessera import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--max-folded-bytes N] [--no-optimize] "
+    "tessera import MODEL.onnx -o OUT.tsr [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--max-folded-bytes N] [--budget NAME=VALUE]... [--no-optimize] "
     "[--json]";
 
 absl::Status Import(const Args& args) {

@@ -162,7 +162,7 @@ int InspectCommand(const Argv& argv) {
   AddImportFlags(spec);
   spec.switches.insert("json");
   const char* usage =
-      "tessera inspect MODEL [--json] [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N]";
+      "tessera inspect MODEL [--json] [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1)
     return UsageError(args.ok() ? "inspect needs exactly one MODEL" : std::string(args.status().message()), usage);
@@ -183,7 +183,7 @@ int PartitionCommand(const Argv& argv) {
       "tessera partition MODEL [--json] [--svg FILE | --html FILE] [--accelerators LIST] [--mode aot|jit] [--soc NAME|FILE]\n"
       "                        [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
       "                        [--option KEY=VALUE]... [--kernels reference|fast] [--plugin-dir DIR]...\n"
-      "                        [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N]";
+      "                        [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1)
     return UsageError(args.ok() ? "partition needs exactly one MODEL" : std::string(args.status().message()), usage);
@@ -208,7 +208,7 @@ int CompileCommand(const Argv& argv) {
       "                      [--mode aot] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
       "                      [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
       "                      [--plugin-dir DIR]...\n"
-      "                      [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N]";
+      "                      [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1 || !args->Has("output"))
     return UsageError(args.ok() ? "compile needs one MODEL and -o OUT.tsr" : std::string(args.status().message()), usage);

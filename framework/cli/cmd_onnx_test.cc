@@ -54,7 +54,7 @@ namespace fs = std::filesystem;
 constexpr char kUsage[] =
     "tessera onnx-test DIR... [--list FILE [--root DIR]] [--expect-pass] [--accelerators LIST] [--kernels reference|fast] [--json]\n"
     "                         [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--require-vendor NAME]\n"
-    "                         [--plugin-dir DIR]... [--no-optimize] [--max-folded-bytes N]";
+    "                         [--plugin-dir DIR]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
 
 struct Case {
   std::string name;
@@ -346,6 +346,7 @@ int OnnxTestCommand(const Argv& argv) {
   // The import flags but --input-shape: each case's data gives its shapes.
   spec.switches.insert("no-optimize");
   spec.values.insert("max-folded-bytes");
+  spec.repeated.insert("budget");
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
   if (args->positionals().empty() && !args->Has("list")) return UsageError("onnx-test needs DIR... or --list FILE", kUsage);

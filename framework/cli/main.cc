@@ -33,7 +33,7 @@ commands:
   bench      MODEL [--reps N] [--warmup N] [--threads N] [--inputs DIR | --seed N] [--json] [COMPILE OPTIONS]
              time repeated runs after warm-up (latency min/median/mean/p90)
   import     MODEL.onnx -o|--output OUT.tsr [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]...
-             [--max-folded-bytes N] [--no-optimize] [--json]
+             [--max-folded-bytes N] [--budget NAME=VALUE]... [--no-optimize] [--json]
              import an ONNX model (opsets 11-21) into a .tsr model
   onnx-test  DIR... [--list FILE [--root DIR]] [--expect-pass] [--require-vendor NAME] [--json] [COMPILE OPTIONS]
              run ONNX backend-test cases and compare with their expected outputs
@@ -49,6 +49,9 @@ COMPILE OPTIONS (partition, compile, run, demo, bench, onnx-test):
 
 MODEL is a .tsr file, or an .onnx file imported in memory; an .onnx takes --input-shape NAME=D0,D1,...,
 --freeze-input NAME=V,... (the input becomes a constant), --no-optimize and --max-folded-bytes N.
+Every command that loads a MODEL takes --budget NAME=VALUE (repeatable): max_model_bytes, max_tensor_count,
+max_tensor_bytes, max_activation_bytes, max_op_count, max_partition_count, max_bytecode_bytes
+(defaults and meaning: docs/reliability.md section 2; VALUE may end in K, M, G or T).
 Exit codes: 0 success, 1 the command failed, 2 usage error (with the command's usage line).
 Details: docs/cli.md
 )";

@@ -229,6 +229,8 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
     model.summary.greedy_us = planned.greedy_us;
     model.summary.cpu_only_us = planned.cpu_only_us;
     model.summary.rounds = planned.rounds;
+    RETURN_IF_ERROR(CheckBudget(options.budgets, &Budgets::max_partition_count, model.plan.partitions.size(),
+                                "the partition count after planning"));
     if (WithdrawBrokenClaimPromises(model, graph)) continue;
     const auto compile_start = std::chrono::steady_clock::now();
     artifact_of.clear();

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/budgets.h"
 #include "compile/compiled_model.h"
 #include "partition/policy_planner.h"
 #include "plugin_host/plugin_registry.h"
@@ -25,6 +26,9 @@ struct CompileOptions {
   SocSelection soc;
   std::vector<std::pair<std::string, std::string>> plugin_options;
   PolicyOptions partitioning;  // --policy, --min-ops, --max-partitions
+  // Only max_partition_count is read here, after planning; the rest are
+  // checked where the graph was loaded or imported.
+  Budgets budgets;
 };
 
 // Resolves names to loaded compiler plugins, cpu always last.

@@ -6,8 +6,10 @@
 #include "base/exception_boundary.h"
 #include "base/status_macros.h"
 #include "flatbuffers/flatbuffers.h"
+#include "graph/graph_budgets.h"
 #include "graph/graph_verifier.h"
 #include "model/mapped_file.h"
+#include "model/model_footer.h"
 #include "schema/model_format_version.h"
 #include "tessera_model_generated.h"
 
@@ -46,7 +48,13 @@ bool LooksLikeTsr(std::span<const uint8_t> bytes) {
 
 namespace {
 
-absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared_ptr<const void> keep_alive) {
+absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared_ptr<const void> keep_alive,
+                                     const Budgets& budgets) {
+  RETURN_IF_ERROR(CheckBudget(budgets, &Budgets::max_model_bytes, bytes.size(), "the model file"));
+  // The CRC comes before any parsing: an edited byte anywhere, tables
+  // included, then reads as what it is rather than as a format error.
+  const bool has_footer = HasModelFooter(bytes);
+  if (has_footer) { ASSIGN_OR_RETURN(bytes, CheckModelFooter(bytes)); }
   if (bytes.size() < 12) return absl::InvalidArgumentError("not a Tessera model: file shorter than the header");
   if (!LooksLikeTsr(bytes))
     return absl::InvalidArgumentError("not a Tessera model: missing the 'TSR1' file identifier");
@@ -63,8 +71,16 @@ absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared
     return absl::FailedPreconditionError(absl::StrCat("model format version ", model->format_version(),
                                                       " is not supported (this build reads ",
                                                       kOldestReadableModelFormatVersion, "..", kModelFormatVersion, ")"));
+  if (model->checksum_footer() && !has_footer)
+    return absl::DataLossError("the model's tables declare a checksum footer, but the file does not end with a "
+                               "valid one (truncated, or its last 16 bytes were modified)");
   if (!model->subgraphs() || model->subgraphs()->size() == 0)
     return absl::InvalidArgumentError("model has no subgraphs");
+  // Counts first, before a vector of that many is built.
+  const fb::Subgraph* sg = model->subgraphs()->Get(0);
+  RETURN_IF_ERROR(CheckBudget(budgets, &Budgets::max_tensor_count, sg->tensors() ? sg->tensors()->size() : 0,
+                              "the tensor count"));
+  RETURN_IF_ERROR(CheckBudget(budgets, &Budgets::max_op_count, sg->ops() ? sg->ops()->size() : 0, "the op count"));
 
   Graph g;
   g.KeepAlive(std::move(keep_alive));
@@ -89,7 +105,6 @@ absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared
     for (const fb::Metadata* m : *model->metadata())
       g.metadata.emplace_back(ToString(m->key()), ToString(m->value()));
 
-  const fb::Subgraph* sg = model->subgraphs()->Get(0);
   g.name = ToString(sg->name());
   if (sg->tensors()) {
     for (flatbuffers::uoffset_t i = 0; i < sg->tensors()->size(); ++i) {
@@ -140,19 +155,22 @@ absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared
   g.inputs = ToVector(sg->inputs());
   g.outputs = ToVector(sg->outputs());
   RETURN_IF_ERROR(VerifyGraph(g));
+  RETURN_IF_ERROR(CheckGraphBudgets(g, budgets));
   return g;
 }
 
 }  // namespace
 
-absl::StatusOr<Graph> ParseModel(std::span<const uint8_t> bytes, std::shared_ptr<const void> keep_alive) {
-  return CatchAsStatus("loading the model", [&] { return ParseUnguarded(bytes, std::move(keep_alive)); });
+absl::StatusOr<Graph> ParseModel(std::span<const uint8_t> bytes, std::shared_ptr<const void> keep_alive,
+                                 const Budgets& budgets) {
+  return CatchAsStatus("loading the model", [&] { return ParseUnguarded(bytes, std::move(keep_alive), budgets); });
 }
 
-absl::StatusOr<Graph> LoadModelFile(const std::string& path) {
+absl::StatusOr<Graph> LoadModelFile(const std::string& path, const Budgets& budgets) {
+  RETURN_IF_ERROR(CheckModelFileBudget(budgets, path));
   ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file,
                    CatchAsStatus(absl::StrCat("opening '", path, "'"), [&] { return MappedFile::Open(path); }));
-  absl::StatusOr<Graph> g = ParseModel(file->bytes(), file);
+  absl::StatusOr<Graph> g = ParseModel(file->bytes(), file, budgets);
   if (!g.ok())
     return absl::Status(g.status().code(), absl::StrCat("'", path, "': ", g.status().message()));
   return g;

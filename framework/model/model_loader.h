@@ -10,15 +10,20 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "base/budgets.h"
 #include "graph/graph.h"
 
 namespace tessera {
 
-absl::StatusOr<Graph> LoadModelFile(const std::string& path);
+// The file's size is held to budgets.max_model_bytes before it is opened;
+// the parsed graph to CheckGraphBudgets (graph/graph_budgets.h).
+absl::StatusOr<Graph> LoadModelFile(const std::string& path, const Budgets& budgets = {});
 
-// Parses `bytes`, which `keep_alive` owns (the Graph co-owns it).
+// Parses `bytes`, which `keep_alive` owns (the Graph co-owns it). A file
+// that ends with the checksum footer (model/model_footer.h) is checked
+// against it first, so any edited byte is reported as a checksum mismatch.
 absl::StatusOr<Graph> ParseModel(std::span<const uint8_t> bytes,
-                                 std::shared_ptr<const void> keep_alive);
+                                 std::shared_ptr<const void> keep_alive, const Budgets& budgets = {});
 
 // True when the bytes start like a .tsr (size prefix + "TSR1").
 bool LooksLikeTsr(std::span<const uint8_t> bytes);

@@ -7,6 +7,7 @@
 #include "base/status_macros.h"
 #include "flatbuffers/flatbuffers.h"
 #include "graph/graph_verifier.h"
+#include "model/model_footer.h"
 #include "schema/model_format_version.h"
 #include "tessera/ops.h"
 #include "tessera_model_generated.h"
@@ -50,7 +51,7 @@ DataLayout PlanData(const Graph& g) {
   return d;
 }
 
-std::vector<uint8_t> BuildTables(const Graph& g, const DataLayout& d, uint64_t data_start) {
+std::vector<uint8_t> BuildTables(const Graph& g, const DataLayout& d, uint64_t data_start, bool footer) {
   flatbuffers::FlatBufferBuilder b(4096);
   b.ForceDefaults(true);  // fixed table size regardless of offset values
   std::vector<flatbuffers::Offset<fb::Tensor>> tensors;
@@ -90,14 +91,14 @@ std::vector<uint8_t> BuildTables(const Graph& g, const DataLayout& d, uint64_t d
   for (const auto& [k, v] : g.metadata) metadata.push_back(fb::CreateMetadata(b, b.CreateString(k), b.CreateString(v)));
   auto subgraphs = b.CreateVector(std::vector{subgraph});
   auto model = fb::CreateModel(b, kModelFormatVersion, b.CreateString("tessera"), subgraphs, b.CreateVector(buffers),
-                               b.CreateVector(bytecodes), b.CreateVector(metadata));
+                               b.CreateVector(bytecodes), b.CreateVector(metadata), footer);
   fb::FinishSizePrefixedModelBuffer(b, model);
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& g) {
+absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& g, const ModelWriteOptions& options) {
   RETURN_IF_ERROR(VerifyGraph(g));
   for (const Op& op : g.ops)
     if (op.dispatch && op.dispatch->jit_slot >= 0)
@@ -108,9 +109,9 @@ absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& g) {
   // Offsets are absolute, so the tables depend on their own size. With
   // forced defaults the size does not depend on the offset values: two
   // passes settle it.
-  std::vector<uint8_t> tables = BuildTables(g, d, 0);
+  std::vector<uint8_t> tables = BuildTables(g, d, 0, options.checksum_footer);
   const uint64_t data_start = AlignUp(tables.size());
-  tables = BuildTables(g, d, data_start);
+  tables = BuildTables(g, d, data_start, options.checksum_footer);
   if (AlignUp(tables.size()) != data_start)
     return absl::InternalError("model writer: table size changed between passes");
   std::vector<uint8_t> out(data_start + d.size, 0);
@@ -119,6 +120,7 @@ absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& g) {
     if (!d.buffers[i].empty()) std::memcpy(out.data() + data_start + d.buffer_offset[i], d.buffers[i].data(), d.buffers[i].size());
   for (size_t i = 0; i < g.bytecodes.size(); ++i)
     std::memcpy(out.data() + data_start + d.bytecode_offset[i], g.bytecodes[i].bytes.data(), g.bytecodes[i].bytes.size());
+  if (options.checksum_footer) AppendModelFooter(out);
   return out;
 }
 

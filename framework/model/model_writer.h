@@ -13,7 +13,14 @@
 
 namespace tessera {
 
-absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& graph);
+struct ModelWriteOptions {
+  // End the file with the whole-file CRC-32 footer (model/model_footer.h).
+  // False writes the file as writers before the footer did; tests use it
+  // to check that such files still load.
+  bool checksum_footer = true;
+};
+
+absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& graph, const ModelWriteOptions& options = {});
 
 // Writes through WriteFileAtomically (base/atomic_file.h): a failure never
 // leaves a half-written model behind, and no symlink is followed.

@@ -14,6 +14,7 @@
 #include "base/exception_boundary.h"
 #include "base/status_macros.h"
 #include "compile/tensor_pruning.h"
+#include "graph/graph_budgets.h"
 #include "graph/graph_verifier.h"
 #include "checked_math.h"
 #include "onnx/constant_folding.h"
@@ -460,13 +461,19 @@ absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const Impo
                                       std::vector<OptimizationStats>* out_optimizations) {
   std::vector<OptimizationStats> report;
   absl::StatusOr<Graph> g =
-      CatchAsStatus("ONNX import", [&] { return ImportUnguarded(bytes, options, fallback_name, report); });
+      CatchAsStatus("ONNX import", [&]() -> absl::StatusOr<Graph> {
+        RETURN_IF_ERROR(CheckBudget(options.budgets, &Budgets::max_model_bytes, bytes.size(), "the model file"));
+        ASSIGN_OR_RETURN(Graph imported, ImportUnguarded(bytes, options, fallback_name, report));
+        RETURN_IF_ERROR(CheckGraphBudgets(imported, options.budgets));
+        return imported;
+      });
   if (g.ok() && out_optimizations != nullptr) *out_optimizations = std::move(report);
   return g;
 }
 
 absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options,
                                      std::vector<OptimizationStats>* out_optimizations) {
+  RETURN_IF_ERROR(CheckModelFileBudget(options.budgets, path));
   ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,
                    CatchAsStatus(absl::StrCat("reading '", path, "'"), [&] { return ReadFileBytes(path); }));
   absl::StatusOr<Graph> g = ImportOnnxBytes(bytes, options, "onnx_model", out_optimizations);

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/budgets.h"
 #include "graph/graph.h"
 #include "graph/host_tensor.h"
 #include "onnx/passes/import_optimizations.h"
@@ -74,6 +75,9 @@ struct ImportOptions {
   // way: static shapes and constant operands (a Reshape's shape, Slice
   // starts, ...) depend on it.
   bool optimize = true;
+  // The file's size (max_model_bytes, before it is read) and the imported
+  // graph (graph/graph_budgets.h) are held to these; `--budget NAME=VALUE`.
+  Budgets budgets;
 };
 
 // `out_optimizations`, when given, receives one entry per optimization

@@ -143,6 +143,12 @@ struct LoadOptions {
   ModelFormat format = ModelFormat::kDetect;  // kDetect: by content
   // ONNX models with symbolic dimensions: the concrete shape per input name.
   std::map<std::string, std::vector<int64_t>> input_shapes;
+  // Resource budgets over the defaults, by name: "max_model_bytes",
+  // "max_tensor_count", "max_tensor_bytes", "max_activation_bytes",
+  // "max_op_count", "max_partition_count" (read when the model is
+  // compiled), "max_bytecode_bytes" (docs/reliability.md section 2 lists
+  // the defaults). An unknown name fails the load.
+  std::map<std::string, uint64_t> budgets;
 };
 
 class Model {

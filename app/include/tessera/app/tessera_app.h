@@ -68,11 +68,21 @@ typedef struct tsr_app_input_shape {
   size_t rank;
 } tsr_app_input_shape;
 
+/* One resource budget over its default: name as in LoadOptions::budgets
+ * ("max_tensor_bytes", ...). */
+typedef struct tsr_app_budget {
+  const char* name;
+  uint64_t value;
+} tsr_app_budget;
+
 typedef struct tsr_app_load_options {
   uint32_t struct_size;                 /* sizeof(tsr_app_load_options) */
   int32_t format;                       /* tsr_app_model_format */
   const tsr_app_input_shape* input_shapes;  /* ONNX with symbolic dims; borrowed */
   size_t input_shape_count;
+  /* appended: read only when struct_size covers them */
+  const tsr_app_budget* budgets;        /* LoadOptions::budgets; borrowed */
+  size_t budget_count;
 } tsr_app_load_options;
 
 /* opts may be NULL. */
