@@ -164,7 +164,8 @@ absl::Status Demo(const Args& args) {
 
 constexpr char kUsage[] =
     "tessera demo [--model attention|mlp|cnn|frag-chain|frag-gated] [--save-model FILE] [--json] [--accelerators LIST] [--mode aot|jit]\n"
-    "             [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast] [--plugin-dir DIR]...";
+    "             [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast] [--plugin-dir DIR]...\n"
+    "             [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N]";
 
 int DemoCommand(const Argv& argv) {
   FlagSpec spec;

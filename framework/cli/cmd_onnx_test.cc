@@ -54,6 +54,7 @@ namespace fs = std::filesystem;
 constexpr char kUsage[] =
     "tessera onnx-test DIR... [--list FILE [--root DIR]] [--expect-pass] [--accelerators LIST] [--kernels reference|fast] [--json]\n"
     "                         [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--require-vendor NAME]\n"
+    "                         [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N]\n"
     "                         [--plugin-dir DIR]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
 
 struct Case {

@@ -21,6 +21,8 @@ PlanCostModel::PlanCostModel(const Graph& graph, const SocCostModel& soc, std::v
     accelerator_memory_.push_back(Intern(a.memory));
     if (a.fallback) fallback_memory_ = accelerator_memory_.back();
   }
+  bytes_.resize(graph.tensors.size());
+  for (size_t t = 0; t < graph.tensors.size(); ++t) bytes_[t] = graph.tensors[t].byte_size();
   work_.resize(graph.ops.size());
   cpu_us_.resize(graph.ops.size());
   dispatch_memory_.assign(graph.ops.size(), kHost);
@@ -86,7 +88,7 @@ PlanCost PlanCostModel::Cost(const PartitionPlan& plan, const std::vector<Accele
     if (readers.empty()) continue;
     std::sort(readers.begin(), readers.end());
     readers.erase(std::unique(readers.begin(), readers.end()), readers.end());
-    const uint64_t bytes = tensor.byte_size();
+    const uint64_t bytes = bytes_[t];
     for (int32_t to : readers) {
       const double us = TransferUs(from, to, bytes);
       cost.transfer_us += us;

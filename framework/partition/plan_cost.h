@@ -68,6 +68,8 @@ class PlanCostModel {
   const std::vector<int32_t>& producer() const { return producer_; }
   const std::vector<AcceleratorTraits>& accelerators() const { return accelerators_; }
   double work_ops(size_t op) const { return work_[op]; }
+  // Tensor byte sizes, computed once (the planner's loops ask often).
+  uint64_t bytes(int32_t tensor) const { return bytes_[static_cast<size_t>(tensor)]; }
   double cpu_us(size_t op) const { return cpu_us_[op]; }
 
   // Op `op` on accelerator `a`: the claim's estimate, or the CPU model's
@@ -105,6 +107,7 @@ class PlanCostModel {
   GraphUses uses_;
   std::vector<int32_t> producer_;
   std::vector<double> work_, cpu_us_;
+  std::vector<uint64_t> bytes_;
   std::vector<std::string> memories_;
   std::vector<int32_t> accelerator_memory_;
   std::vector<int32_t> dispatch_memory_;  // per op; host for ops that are not DISPATCH

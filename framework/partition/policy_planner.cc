@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/status_macros.h"
+#include "partition/boundary_moves.h"
 #include "partition/partitioner.h"
 #include "tessera/ops.h"
 
@@ -46,7 +48,7 @@ class GainModel {
           if (prod >= 0 && plan.op_partition[prod] == static_cast<int32_t>(p)) continue;
           seen_[t] = static_cast<int32_t>(p);
           const int32_t from = prod >= 0 ? model_.MemoryOf(plan, static_cast<size_t>(prod)) : PlanCostModel::kHost;
-          const uint64_t bytes = g.tensors[t].byte_size();
+          const uint64_t bytes = model_.bytes(t);
           gain.transfer_us += model_.TransferUs(from, here, bytes);
           gain.cpu_us += model_.TransferUs(from, cpu, bytes);
         }
@@ -59,7 +61,7 @@ class GainModel {
           if (outside_.empty()) continue;
           std::sort(outside_.begin(), outside_.end());
           outside_.erase(std::unique(outside_.begin(), outside_.end()), outside_.end());
-          const uint64_t bytes = g.tensors[t].byte_size();
+          const uint64_t bytes = model_.bytes(t);
           for (int32_t to : outside_) {
             gain.transfer_us += model_.TransferUs(here, to, bytes);
             gain.cpu_us += model_.TransferUs(cpu, to, bytes);
@@ -174,10 +176,12 @@ ClaimsPtr CpuOnly(const PlanCostModel& model, const Claims& input, int32_t code,
   return claims;
 }
 
-// The cost policy's search, from the greedy plan: give back every
-// partition that does not pay for itself, all at once; if that models
-// slower (neighbours interact), give back only the worst one; stop when
-// neither helps.
+// The cost policy's search, from the greedy plan. Each round tries two
+// steps and keeps the one that models faster, if either improves on the
+// plan: give back every partition that does not pay for itself (all at
+// once; if that models slower, because neighbours interact, only the
+// worst), and move every edge op that models cheaper on the cpu (all at
+// once, else only the best). It stops when neither step helps.
 absl::StatusOr<Candidate> Refine(const PlanCostModel& model, Candidate c, const PolicyOptions& options, int* rounds) {
   GainModel gains_of(model);
   for (*rounds = 0; *rounds < kMaxRounds; ++*rounds) {
@@ -185,8 +189,9 @@ absl::StatusOr<Candidate> Refine(const PlanCostModel& model, Candidate c, const 
     std::vector<size_t> losing;
     for (size_t p = 0; p < c.plan.partitions.size(); ++p)
       if (!IsFallback(model, c.plan.partitions[p]) && gains[p].gain() <= 0) losing.push_back(p);
-    if (losing.empty()) break;
-    auto attempt = [&](const std::vector<size_t>& drop) -> absl::StatusOr<Candidate> {
+    const std::vector<BoundaryMove> moves = ProfitableBoundaryMoves(model, c.plan, *c.claims);
+    if (losing.empty() && moves.empty()) break;
+    auto give_back = [&](const std::vector<size_t>& drop) -> absl::StatusOr<Candidate> {
       auto claims = std::make_shared<Claims>(*c.claims);
       for (size_t p : drop)
         Withdraw(*claims, c.plan.partitions[p], kRefusalNotProfitable, GainDetail(c.plan.partitions[p], gains[p]));
@@ -194,18 +199,50 @@ absl::StatusOr<Candidate> Refine(const PlanCostModel& model, Candidate c, const 
       if (!next.ok()) return next.status();
       return Constrain(model, *std::move(next), options);
     };
-    absl::StatusOr<Candidate> all = attempt(losing);
-    if (!all.ok()) return all.status();
-    if (all->cost.total_us() < c.cost.total_us()) {
-      c = *std::move(all);
-      continue;
+    auto move = [&](size_t count) -> absl::StatusOr<Candidate> {
+      auto claims = std::make_shared<Claims>(*c.claims);
+      for (size_t i = 0; i < count; ++i) {
+        const BoundaryMove& m = moves[i];
+        const int32_t a = c.plan.partitions[c.plan.op_partition[m.op]].accelerator;
+        (*claims)[a].claims[m.op] = OpClaim{
+            false, kRefusalNotProfitable,
+            absl::StrFormat("an edge op of its partition: %.2f us on %s (device time and the transfers it causes) "
+                            "against %.2f us on the cpu",
+                            m.here_us, (*claims)[a].vendor, m.cpu_us)};
+      }
+      absl::StatusOr<Candidate> next = Evaluate(model, std::move(claims), nullptr);
+      if (!next.ok()) return next.status();
+      return Constrain(model, *std::move(next), options);
+    };
+    std::vector<Candidate> tries;
+    auto consider = [&](absl::StatusOr<Candidate> t) -> absl::Status {
+      if (!t.ok()) return t.status();
+      if (t->cost.total_us() < c.cost.total_us()) tries.push_back(*std::move(t));
+      return absl::OkStatus();
+    };
+    if (!losing.empty()) {
+      RETURN_IF_ERROR(consider(give_back(losing)));
+      if (tries.empty()) {
+        const size_t worst = *std::min_element(losing.begin(), losing.end(),
+                                               [&](size_t a, size_t b) { return gains[a].gain() < gains[b].gain(); });
+        RETURN_IF_ERROR(consider(give_back({worst})));
+      }
     }
-    const size_t worst = *std::min_element(losing.begin(), losing.end(),
-                                           [&](size_t a, size_t b) { return gains[a].gain() < gains[b].gain(); });
-    absl::StatusOr<Candidate> one = attempt({worst});
-    if (!one.ok()) return one.status();
-    if (!(one->cost.total_us() < c.cost.total_us())) break;
-    c = *std::move(one);
+    // Edge moves cost another planning round: try them when giving back
+    // did not help, or when their local gains promise more than it did.
+    double move_gain = 0;
+    for (const BoundaryMove& m : moves) move_gain += m.gain_us();
+    const double given_back = tries.empty() ? 0 : c.cost.total_us() - tries.front().cost.total_us();
+    if (!moves.empty() && (tries.empty() || move_gain > given_back)) {
+      const size_t before = tries.size();
+      RETURN_IF_ERROR(consider(move(moves.size())));
+      if (tries.size() == before && moves.size() > 1) RETURN_IF_ERROR(consider(move(1)));
+    }
+    if (tries.empty()) break;
+    auto best = std::min_element(tries.begin(), tries.end(), [](const Candidate& x, const Candidate& y) {
+      return x.cost.total_us() < y.cost.total_us();
+    });
+    c = std::move(*best);
   }
   return c;
 }

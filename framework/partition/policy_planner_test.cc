@@ -104,6 +104,38 @@ TEST(PolicyPlanner, APartitionThatPaysForItselfStays) {
   EXPECT_LT(cost->cost.total_us(), cost->cpu_only_us);
 }
 
+TEST(PolicyPlanner, AnEdgeOpThatBlowsUpItsOutputMovesToTheCpu) {
+  // mm = x[64,512] · W[512,1] on "a" pays (65.5 us on the 1 GFLOP/s cpu,
+  // 1 us on "a"); y = mm + bias[1,4096] makes 1 MiB that must go back to
+  // the host over a 1 GB/s link. The best plan keeps mm on "a" and moves
+  // only the ADD, which neither greedy nor giving back whole partitions
+  // finds. By hand (100 GB/s in, 1 GB/s out, 2 us latency, 10 us dispatch):
+  //   greedy:   2 + 10 + (131072/1e5 + 2) + (1048576/1e3 + 2) = 1065.88672
+  //   cpu only: 65.536 + 262.144                               =  327.68
+  //   the move: 1 + 262.144 + 10 + 3.31072 + (256/1e3 + 2)     =  278.71072
+  ModelBuilder b("blowup");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {64, 512});
+  const int32_t w = b.Constant("w", {512, 1}, std::vector<float>(512, 0.25f));
+  const int32_t bias = b.Constant("bias", {1, 4096}, std::vector<float>(4096, 1.0f));
+  b.Output(b.Op(TSR_OP_ADD, {b.Op(TSR_OP_MATMUL, {x, w}), bias}));
+  Graph g = *std::move(b).Build();
+  Fixture f{*SocCostModel::Parse("[cpu]\ngflops_f32 = 1\ngops_int8 = 4\nthreads = 1\n"
+                                 "[transfer.host.device_dram]\nbandwidth_gbps = 100\nlatency_us = 2\n"
+                                 "[transfer.device_dram.host]\nbandwidth_gbps = 1\nlatency_us = 2\n"),
+            {{"a", "device_dram", 10, false}, {"cpu", "host", 0, true}}};
+  const auto claims = TwoVendor(g, [](size_t) { return true; }, 1.0);
+  absl::StatusOr<PolicyResult> greedy = Plan(g, claims, f, {PartitionPolicy::kGreedy});
+  absl::StatusOr<PolicyResult> cost = Plan(g, claims, f, {PartitionPolicy::kCost});
+  ASSERT_TRUE(greedy.ok() && cost.ok());
+  EXPECT_NEAR(greedy->cost.total_us(), 1065.88672, 1e-9);
+  EXPECT_NEAR(cost->cpu_only_us, 327.68, 1e-9);
+  EXPECT_NEAR(cost->cost.total_us(), 278.71072, 1e-9);
+  EXPECT_EQ(cost->plan.partitions[cost->plan.op_partition[0]].vendor, "a");    // the MATMUL
+  EXPECT_EQ(cost->plan.partitions[cost->plan.op_partition[1]].vendor, "cpu");  // the ADD
+  EXPECT_EQ(cost->plan.placements[1].refusals.at(0).claim.reason, kRefusalNotProfitable);
+  EXPECT_NE(cost->plan.placements[1].refusals.at(0).claim.detail.find("edge op"), std::string::npos);
+}
+
 TEST(PolicyPlanner, CpuPolicyRunsEverythingOnTheFallback) {
   Graph g = AddChain(6, 4);
   const Fixture f = Make({"a", "cpu"});
