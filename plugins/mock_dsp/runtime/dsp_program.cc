@@ -1,4 +1,4 @@
-#include "dispatch/dsp_program.h"
+#include "runtime/dsp_program.h"
 
 #include <memory>
 

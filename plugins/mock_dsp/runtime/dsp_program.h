@@ -1,7 +1,7 @@
 // A loaded mock DSP program: the partition's graph (decoded from the JIT
 // payload), checked against what the DSP runs, with its modelled cycles.
-#ifndef TESSERA_PLUGINS_MOCK_DSP_DISPATCH_DSP_PROGRAM_H_
-#define TESSERA_PLUGINS_MOCK_DSP_DISPATCH_DSP_PROGRAM_H_
+#ifndef TESSERA_PLUGINS_MOCK_DSP_RUNTIME_DSP_PROGRAM_H_
+#define TESSERA_PLUGINS_MOCK_DSP_RUNTIME_DSP_PROGRAM_H_
 
 #include <cstdint>
 #include <span>
@@ -29,4 +29,4 @@ absl::Status RunDspProgram(const DspProgram& program, std::span<void* const> inp
 
 }  // namespace tessera::mock_dsp
 
-#endif  // TESSERA_PLUGINS_MOCK_DSP_DISPATCH_DSP_PROGRAM_H_
+#endif  // TESSERA_PLUGINS_MOCK_DSP_RUNTIME_DSP_PROGRAM_H_

@@ -2,8 +2,8 @@
 // per invoke of one device context, whether the invoke runs, is delayed,
 // fails, hangs, reports corruption or loses the device. Counting is per
 // context, so two runs in one process see independent devices.
-#ifndef TESSERA_PLUGINS_MOCK_DSP_DISPATCH_FAULT_INJECTOR_H_
-#define TESSERA_PLUGINS_MOCK_DSP_DISPATCH_FAULT_INJECTOR_H_
+#ifndef TESSERA_PLUGINS_MOCK_DSP_RUNTIME_FAULT_INJECTOR_H_
+#define TESSERA_PLUGINS_MOCK_DSP_RUNTIME_FAULT_INJECTOR_H_
 
 #include <atomic>
 #include <cstdint>
@@ -42,4 +42,4 @@ class FaultInjector {
 
 }  // namespace tessera::mock_dsp
 
-#endif  // TESSERA_PLUGINS_MOCK_DSP_DISPATCH_FAULT_INJECTOR_H_
+#endif  // TESSERA_PLUGINS_MOCK_DSP_RUNTIME_FAULT_INJECTOR_H_

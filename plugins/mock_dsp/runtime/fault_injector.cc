@@ -1,4 +1,4 @@
-#include "dispatch/fault_injector.h"
+#include "runtime/fault_injector.h"
 
 #include <chrono>
 #include <thread>

@@ -1,4 +1,4 @@
-#include "dispatch/fault_injector.h"
+#include "runtime/fault_injector.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
