@@ -5,11 +5,15 @@
 #define TESSERA_APP_APP_INTERNAL_H_
 
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "compile/compile_driver.h"
+#include "partition/partition_report.h"
+#include "quantize/post_training_quantization.h"
 #include "graph/graph.h"
 #include "loaded_model.h"
 #include "plugin_host/plugin_registry.h"
@@ -34,7 +38,12 @@ struct Environment::Impl {
 struct Model::Impl {
   tessera::Graph graph;
   tessera::Budgets budgets;  // LoadOptions::budgets over the defaults; compiling reads max_partition_count
+  double load_ms = 0;
+  std::vector<Model::OptimizationPass> optimizations;
 };
+
+// True when every op is a DISPATCH op: an AOT-compiled model.
+bool IsCompiledGraph(const tessera::Graph& graph);
 
 struct CompiledModel::Impl {
   tessera::CompiledModel compiled;
@@ -42,6 +51,8 @@ struct CompiledModel::Impl {
   std::shared_ptr<const LoadedModel> loaded;
   bool precompiled = false;
   PartitionReport report;
+  tessera::PartitionReport internal_report;  // what the JSON and text are written from
+  std::optional<quantize::PtqModel> ptq;     // CompileOptions::quantize
 };
 
 struct RunContext::Impl {

@@ -2,9 +2,12 @@
 // libraries once, shared by every RunContext made from it.
 #include "app_internal.h"
 #include "base/install_layout.h"
+#include "base/json_writer.h"
+#include "declared_numerics.h"
 #include "compile/compile_driver.h"
 #include "model/model_writer.h"
 #include "partition/partition_report.h"
+#include "partition/plan_picture.h"
 
 namespace tessera::app {
 namespace {
@@ -24,16 +27,86 @@ PartitionReport ToPublic(const tessera::PartitionReport& r) {
     for (const ReportedRefusal& refusal : f.refused_by) fb.refused_by.push_back({refusal.vendor, refusal.reason, refusal.detail});
     out.fallbacks.push_back(std::move(fb));
   }
+  for (const ReportedFallbackGroup& g : r.fallback_groups) out.fallback_groups.push_back({g.op_type, g.vendor, g.reasons, g.op_ids});
+  for (const FallbackNote& f : r.compile_fallbacks) out.compile_fallbacks.push_back({f.vendor, f.reason, f.op_ids});
   out.policy = r.policy;
+  out.chosen = r.chosen;
   out.modeled_latency_us = r.modeled_latency_us;
   out.modeled_latency_us_cpu_only = r.modeled_latency_us_cpu_only;
   out.modeled_latency_us_greedy = r.modeled_latency_us_greedy;
   out.transfer_us = r.transfer_us;
+  out.compute_us = r.compute_us;
+  out.dispatch_us = r.dispatch_us;
   out.conversion_count = r.conversions.size();
+  out.cost_notes = r.cost_notes;
+  out.load_ms = r.timings.load_ms;
+  out.claims_ms = r.timings.claims_ms;
+  out.partition_ms = r.timings.partition_ms;
+  out.compile_ms = r.timings.compile_ms;
   return out;
 }
 
+absl::StatusOr<tessera::CompileOptions> InternalOptions(const CompileOptions& options, const Model& model,
+                                                        const std::string& soc_directory) {
+  tessera::CompileOptions internal;
+  if (!options.accelerators.empty()) internal.accelerators = options.accelerators;
+  internal.mode = options.mode == CompileMode::kJit ? tessera::CompileMode::kJit : tessera::CompileMode::kAot;
+  internal.plugin_options = options.plugin_options;
+  absl::StatusOr<PartitionPolicy> policy = ParsePartitionPolicy(options.policy);
+  if (!policy.ok()) return policy.status();
+  if (options.min_ops < 0 || options.max_partitions < 0)
+    return absl::InvalidArgumentError("min_ops and max_partitions must not be negative");
+  internal.partitioning = {*policy, options.min_ops, options.max_partitions};
+  internal.budgets = model.impl()->budgets;
+  if (!options.soc.empty()) {
+    absl::StatusOr<SocSelection> soc = FindSoc(options.soc, soc_directory);
+    if (!soc.ok()) return soc.status();
+    internal.soc = *std::move(soc);
+  }
+  return internal;
+}
+
+// Compiles the model (quantized first when asked) into `impl`.
+absl::Status CompileInto(CompiledModel::Impl& impl, const Model& model, const CompileOptions& options,
+                         const tessera::CompileOptions& internal, const PluginRegistry& registry) {
+  const tessera::Graph* graph = &model.impl()->graph;
+  if (!options.quantize.empty()) {
+    if (options.quantize != "int8")
+      return absl::InvalidArgumentError("quantize supports only int8 (post-training, calibrated), not '" +
+                                        options.quantize + "'");
+    if (options.calibration_dir.empty())
+      return absl::InvalidArgumentError("quantize int8 needs calibration_dir (representative inputs)");
+    if (internal.mode == tessera::CompileMode::kJit)
+      return absl::InvalidArgumentError("quantize measures accuracy through an AOT compile; use mode AOT");
+    absl::StatusOr<quantize::PtqModel> ptq = quantize::QuantizeInt8(*graph, options.calibration_dir);
+    if (!ptq.ok()) return ptq.status();
+    impl.ptq = *std::move(ptq);
+    graph = &impl.ptq->graph;
+  } else if (!options.calibration_dir.empty()) {
+    return absl::InvalidArgumentError("calibration_dir is only used with quantize int8");
+  }
+  absl::StatusOr<tessera::CompiledModel> compiled = CompileGraph(*graph, registry, internal);
+  if (!compiled.ok()) return compiled.status();
+  impl.compiled = *std::move(compiled);
+  if (impl.ptq)
+    if (absl::Status s = quantize::MeasureAccuracy(impl.compiled, registry, {internal.soc, internal.plugin_options}, *impl.ptq);
+        !s.ok())
+      return s;
+  impl.internal_report = BuildPartitionReport(impl.compiled);
+  impl.internal_report.timings.load_ms = model.load_ms();
+  impl.report = ToPublic(impl.internal_report);
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+size_t PartitionReport::fallback_op_count() const {
+  std::vector<uint32_t> ops;
+  for (const Fallback& f : fallbacks) ops.push_back(f.op_id);
+  for (const CompileFallback& f : compile_fallbacks) ops.insert(ops.end(), f.op_ids.begin(), f.op_ids.end());
+  std::sort(ops.begin(), ops.end());
+  return static_cast<size_t>(std::unique(ops.begin(), ops.end()) - ops.begin());
+}
 
 Result<CompiledModel> CompiledModel::Compile(const Environment& environment, const Model& model,
                                              const CompileOptions& options) {
@@ -41,37 +114,22 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
     return Status(TSR_UNIMPLEMENTED, "the compile cache is not implemented yet: leave cache_dir empty");
   auto impl = std::make_shared<Impl>();
   impl->environment = environment.impl();
-  tessera::CompileOptions internal;
-  if (!options.accelerators.empty()) internal.accelerators = options.accelerators;
-  internal.mode = options.mode == CompileMode::kJit ? tessera::CompileMode::kJit : tessera::CompileMode::kAot;
-  internal.plugin_options = options.plugin_options;
-  absl::StatusOr<PartitionPolicy> policy = ParsePartitionPolicy(options.policy);
-  if (!policy.ok()) return FromAbsl(policy.status());
-  if (options.min_ops < 0 || options.max_partitions < 0)
-    return Status(TSR_INVALID_ARGUMENT, "min_ops and max_partitions must not be negative");
-  internal.partitioning = {*policy, options.min_ops, options.max_partitions};
-  internal.budgets = model.impl()->budgets;
-  if (!options.soc.empty()) {
-    absl::StatusOr<SocSelection> soc = FindSoc(options.soc, impl->environment->soc_directory);
-    if (!soc.ok()) return FromAbsl(soc.status());
-    internal.soc = *std::move(soc);
-  }
-  const tessera::Graph& graph = model.impl()->graph;
+  absl::StatusOr<tessera::CompileOptions> internal = InternalOptions(options, model, impl->environment->soc_directory);
+  if (!internal.ok()) return FromAbsl(internal.status());
   impl->precompiled = model.is_compiled();
   // A compiled model needs dispatch libraries only: no compiler is opened.
   const PluginRegistry& registry = impl->environment->Registry(/*with_compilers=*/!impl->precompiled);
   if (impl->precompiled) {
-    impl->compiled.graph = graph;
-    impl->compiled.source = graph;
-    impl->compiled.soc = internal.soc;
-  } else {
-    absl::StatusOr<tessera::CompiledModel> compiled = CompileGraph(graph, registry, internal);
-    if (!compiled.ok()) return FromAbsl(compiled.status());
-    impl->compiled = *std::move(compiled);
-    impl->report = ToPublic(BuildPartitionReport(impl->compiled));
+    if (!options.quantize.empty()) return Status(TSR_INVALID_ARGUMENT, "a compiled model cannot be quantized");
+    impl->compiled.graph = model.impl()->graph;
+    impl->compiled.source = model.impl()->graph;
+    impl->compiled.soc = internal->soc;
+  } else if (absl::Status s = CompileInto(*impl, model, options, *internal, registry); !s.ok()) {
+    return FromAbsl(s);
   }
+  if (!options.prepare_to_run) return CompiledModel(std::move(impl));
   absl::StatusOr<std::shared_ptr<const LoadedModel>> loaded =
-      LoadedModel::Create(impl->compiled.graph, impl->compiled.jit_slots, registry, {internal.soc, internal.plugin_options});
+      LoadedModel::Create(impl->compiled.graph, impl->compiled.jit_slots, registry, {internal->soc, internal->plugin_options});
   if (!loaded.ok()) return FromAbsl(loaded.status());
   impl->loaded = *std::move(loaded);
   return CompiledModel(std::move(impl));
@@ -85,6 +143,45 @@ std::vector<TensorInfo> CompiledModel::outputs() const {
 }
 bool CompiledModel::was_precompiled() const { return impl_->precompiled; }
 const PartitionReport& CompiledModel::partition_report() const { return impl_->report; }
+
+std::string CompiledModel::partition_report_json() const {
+  if (impl_->precompiled) return "";
+  JsonWriter j;
+  WritePartitionReportJson(impl_->internal_report, j);
+  return j.str();
+}
+
+std::string CompiledModel::partition_report_text() const {
+  return impl_->precompiled ? "" : FormatPartitionReport(impl_->internal_report);
+}
+
+Result<std::string> CompiledModel::partition_picture(PictureFormat format) const {
+  if (impl_->precompiled)
+    return Status(TSR_FAILED_PRECONDITION, "a precompiled model has no partitioning of its own to draw");
+  return format == PictureFormat::kDot ? PlanPictureDot(impl_->compiled, impl_->internal_report)
+                                       : PlanPictureHtml(impl_->compiled, impl_->internal_report);
+}
+
+std::string CompiledModel::quantization_report_json() const {
+  if (!impl_->ptq) return "";
+  JsonWriter j;
+  quantize::WriteQuantizationReportJson(impl_->ptq->report, j);
+  return j.str();
+}
+
+std::string CompiledModel::quantization_report_text() const {
+  return impl_->ptq ? quantize::FormatQuantizationReport(impl_->ptq->report) : "";
+}
+
+CompiledModel::OutputTolerance CompiledModel::output_tolerance(size_t index, double own_rtol, double own_atol) const {
+  if (impl_->loaded == nullptr) return {own_rtol, own_atol, {}, ""};
+  const tessera::OutputTolerance t = impl_->loaded->OutputToleranceFor(index, own_rtol, own_atol);
+  OutputTolerance out{t.relative, t.absolute, {}, t.Describe()};
+  for (const DeclaredNumerics& n : t.reduced_by)
+    out.reduced_by.push_back({n.vendor, PrecisionName(n.precision), n.relative_tolerance, n.absolute_tolerance,
+                              n.description, n.declared, n.reduced()});
+  return out;
+}
 
 Status CompiledModel::Save(const std::string& path) const {
   if (impl_->compiled.mode == tessera::CompileMode::kJit)

@@ -1,6 +1,9 @@
 // RunContext and Tensor: one thread's buffers and invocations over a
 // shared CompiledModel, with host tensors in and out.
 #include "app_internal.h"
+#include "buffer_negotiation.h"
+#include "declared_numerics.h"
+#include "modeled_latency.h"
 
 namespace tessera::app {
 
@@ -27,6 +30,8 @@ RunContext& RunContext::operator=(RunContext&&) noexcept = default;
 Result<RunContext> RunContext::Create(const CompiledModel& model) {
   auto impl = std::make_unique<Impl>();
   impl->model = model.impl();
+  if (impl->model->loaded == nullptr)
+    return Status(TSR_FAILED_PRECONDITION, "this model was compiled with prepare_to_run = false: compile it again to run it");
   absl::StatusOr<std::unique_ptr<tessera::RunContext>> context = tessera::RunContext::Create(impl->model->loaded);
   if (!context.ok()) return FromAbsl(context.status());
   impl->context = *std::move(context);
@@ -58,12 +63,16 @@ Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, R
     *profile = RunProfile{};
     profile->total_us = internal.total_us;
     for (const StepProfile& s : internal.steps) {
-      RunProfile::Step step{s.vendor, s.entry_point, s.source_op_ids, s.host_time_us, {}};
+      RunProfile::Step step{s.vendor, s.entry_point, s.source_op_ids, s.host_time_us, {}, s.op_id, {}};
       for (const StepProfile::Metric& m : s.metrics) step.metrics.push_back({m.name, m.value, m.unit});
+      step.numerics = {s.numerics.vendor, PrecisionName(s.numerics.precision), s.numerics.relative_tolerance, s.numerics.absolute_tolerance,
+                       s.numerics.description, s.numerics.declared, s.numerics.reduced()};
       profile->steps.push_back(std::move(step));
     }
     for (const ConversionRecord& c : internal.conversions)
-      profile->conversions.push_back({c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us});
+      profile->conversions.push_back({c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us,
+                                      BufferTypeName(c.from_type), BufferTypeName(c.to_type)});
+    if (!impl_->model->precompiled) profile->modeled = ModeledLatencyOf(impl_->model->compiled, internal);
   }
   return outputs;
 }

@@ -20,7 +20,8 @@
 #include <vector>
 
 #include "cli/demo_model.h"
-#include "cli/cli_environment.h"
+#include "base/install_layout.h"
+#include "cli/app_flags.h"
 #include "compile/compile_driver.h"
 #include "plugin_host/plugin_registry.h"
 #include "run_context.h"
@@ -117,7 +118,15 @@ int main(int argc, char** argv) {
   if (!loaded.ok()) return 1;
   absl::StatusOr<std::unique_ptr<RunContext>> context = RunContext::Create(*loaded);
   if (!context.ok()) return 1;
-  const std::vector<HostTensor> inputs = cli::RandomInputs(*graph, 1);
+  // The CLI's seeded inputs (`--seed 1`), as host tensors for the runtime.
+  std::vector<app::TensorInfo> infos;
+  for (int32_t t : graph->inputs)
+    infos.push_back({graph->tensors[t].name, static_cast<tsr_dtype>(graph->tensors[t].dtype), graph->tensors[t].shape});
+  std::vector<HostTensor> inputs;
+  for (const app::Tensor& t : cli::RandomTensors(infos, 1)) {
+    const auto* p = static_cast<const uint8_t*>(t.data());
+    inputs.push_back({t.info().name, t.info().dtype, t.info().shape, std::vector<uint8_t>(p, p + t.size())});
+  }
   for (int i = 0; i < 10; ++i)
     if (!(*context)->Run(inputs).ok()) return 1;
   record_sites = std::getenv("TSR_ALLOC_SITES") != nullptr;

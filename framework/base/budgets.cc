@@ -86,4 +86,10 @@ absl::Status SetBudget(Budgets& budgets, absl::string_view text) {
   return absl::OkStatus();
 }
 
+std::optional<uint64_t> BudgetByName(const Budgets& budgets, absl::string_view name) {
+  for (const BudgetField& f : kFields)
+    if (f.name == name) return budgets.*(f.member);
+  return std::nullopt;
+}
+
 }  // namespace tessera

@@ -6,6 +6,7 @@
 #define TESSERA_FRAMEWORK_BASE_BUDGETS_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -50,6 +51,10 @@ absl::Status CheckModelFileBudget(const Budgets& budgets, const std::string& pat
 // non-negative integer, optionally with a K/M/G/T suffix (powers of 1024).
 // An unknown NAME is an error listing the known ones.
 absl::Status SetBudget(Budgets& budgets, absl::string_view name_equals_value);
+
+// The value of the budget called `name` ("max_model_bytes", ...); nullopt
+// for an unknown name.
+std::optional<uint64_t> BudgetByName(const Budgets& budgets, absl::string_view name);
 
 }  // namespace tessera
 

@@ -72,5 +72,6 @@ JsonWriter& JsonWriter::Number(double v) {
 JsonWriter& JsonWriter::Int(int64_t v) { BeforeValue(); out_ += std::to_string(v); return *this; }
 JsonWriter& JsonWriter::Bool(bool v) { BeforeValue(); out_ += v ? "true" : "false"; return *this; }
 JsonWriter& JsonWriter::Null() { BeforeValue(); out_ += "null"; return *this; }
+JsonWriter& JsonWriter::Raw(std::string_view json) { BeforeValue(); out_ += json; return *this; }
 
 }  // namespace tessera

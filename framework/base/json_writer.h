@@ -22,6 +22,9 @@ class JsonWriter {
   JsonWriter& Int(int64_t value);
   JsonWriter& Bool(bool value);
   JsonWriter& Null();
+  // A value that is already JSON (another writer's str(), e.g. the app
+  // API's report), written as it is.
+  JsonWriter& Raw(std::string_view json);
   // Key + value shorthands.
   JsonWriter& Field(std::string_view key, std::string_view value) { return Key(key).String(value); }
   JsonWriter& Field(std::string_view key, const char* value) { return Key(key).String(value); }

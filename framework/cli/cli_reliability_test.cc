@@ -8,6 +8,7 @@
 #include <string>
 
 #include "cli/cli_args.h"
+#include "cli/app_flags.h"
 #include "cli/cli_environment.h"
 #include "cli/cli_test_util.h"
 #include "gmock/gmock.h"
@@ -33,16 +34,12 @@ TEST(CliReliability, RandomInputThatDoesNotFitIsAnErrorNotAnAbort) {
   // std::bad_alloc can reach the boundary under test.
   GTEST_SKIP() << "ASan intercepts the oversized allocation";
 #endif
-  ModelBuilder b("huge_input");
-  const int32_t x = b.Input("x", TSR_DTYPE_F32, {int64_t{1} << 44});
-  b.Output(b.Op(TSR_OP_RELU, {x}));
-  absl::StatusOr<Graph> g = std::move(b).Build();
-  ASSERT_TRUE(g.ok()) << g.status();
+  const std::vector<app::TensorInfo> model_inputs = {{"x", TSR_DTYPE_F32, {int64_t{1} << 44}}};
   cli::FlagSpec spec;
   spec.switches.insert("random");
   absl::StatusOr<cli::Args> args = cli::Args::Parse({"--random"}, spec);
   ASSERT_TRUE(args.ok()) << args.status();
-  absl::StatusOr<std::vector<HostTensor>> inputs = cli::InputsFrom(*args, *g);
+  absl::StatusOr<std::vector<app::Tensor>> inputs = cli::AppInputsFrom(*args, model_inputs);
   ASSERT_FALSE(inputs.ok());
   EXPECT_EQ(inputs.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_THAT(inputs.status().message(), HasSubstr("out of memory"));

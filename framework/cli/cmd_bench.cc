@@ -1,5 +1,5 @@
 // `tessera bench`: load, partition, compile and prepare a model once, then
-// time repeated runs after a warm-up. Each timed run is one Executor::Run
+// time repeated runs after a warm-up. Each timed run is one app::RunContext::Run
 // (inputs copied in, every dispatch step invoked, outputs copied out): what
 // an application pays per inference. The peer for comparisons is
 // bench/ort_bench.js (ONNX Runtime), which prints the same JSON fields.
@@ -15,14 +15,12 @@
 #include "base/json_writer.h"
 #include "base/status_macros.h"
 #include "base/terminal_text.h"
+#include "cli/app_flags.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
-#include "cli/shorthand_flags.h"
 #include "cli/concurrent_runs.h"
-#include "compile/compile_driver.h"
-#include "model_executor.h"
-#include "io/tensor_proto.h"
-#include "tessera/ops.h"
+#include "cli/shorthand_flags.h"
+#include "tessera/app/tessera.hpp"
 
 namespace tessera::cli {
 namespace {
@@ -72,51 +70,29 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   using Clock = std::chrono::steady_clock;
   const std::string& path = args.positionals()[0];
   const Clock::time_point load_start = Clock::now();
-  ASSIGN_OR_RETURN(Graph graph, LoadModel(args));
-  ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
+  ASSIGN_OR_RETURN(const app::Environment env, EnvironmentFrom(args));
+  ASSIGN_OR_RETURN(const app::Model model, LoadAppModel(args));
+  ASSIGN_OR_RETURN(app::CompileOptions options, AppCompileOptionsFrom(args));
   // Thread count of the cpu fast kernels (single-threaded by default);
   // an explicit --option cpu.threads=N wins.
   SetOptionUnlessGiven(options.plugin_options, OptionForFlag("threads"), std::to_string(settings.threads));
-  const PluginRegistry registry = LoadPlugins(args, PluginUseFor(graph));
-  const bool precompiled = IsCompiled(graph);
-  ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
+  ASSIGN_OR_RETURN(const app::CompiledModel compiled, ToAbsl(app::CompiledModel::Compile(env, model, options)));
+  const bool precompiled = compiled.was_precompiled();
   // --strict: a benchmark of a plan that fell back measures the wrong thing.
-  RETURN_IF_ERROR(CheckStrict(args, ReportOf(compiled, 0)));
-  ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
-                   Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
-  ASSIGN_OR_RETURN(const std::vector<HostTensor> inputs, InputsFrom(args, graph));
+  RETURN_IF_ERROR(CheckStrict(args, compiled.partition_report()));
+  ASSIGN_OR_RETURN(const std::vector<app::Tensor> inputs, AppInputsFrom(args, compiled.inputs()));
+  ASSIGN_OR_RETURN(app::RunContext context, ToAbsl(app::RunContext::Create(compiled)));
   const double prepare_ms = std::chrono::duration<double, std::milli>(Clock::now() - load_start).count();
 
   // One profiled run (not timed) to say where the steps went; its outputs
   // are the single-threaded answer every later run must equal.
-  RunProfile profile;
-  ASSIGN_OR_RETURN(const std::vector<HostTensor> want, executor->Run(inputs, &profile));
-  std::vector<double> us;
-  int mismatches = 0;
-  double wall_us = 0;
-  if (settings.concurrency == 1) {
-    for (int i = 0; i < settings.warmup; ++i) RETURN_IF_ERROR(executor->Run(inputs).status());
-    us.reserve(settings.reps);
-    const Clock::time_point wall_start = Clock::now();
-    for (int i = 0; i < settings.reps; ++i) {
-      const Clock::time_point start = Clock::now();
-      absl::StatusOr<std::vector<HostTensor>> out = executor->Run(inputs);
-      const double elapsed = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-      if (!out.ok()) return out.status();
-      us.push_back(elapsed);
-      bool same = out->size() == want.size();
-      for (size_t k = 0; same && k < out->size(); ++k) same = (*out)[k].data == want[k].data;
-      mismatches += same ? 0 : 1;
-    }
-    wall_us = std::chrono::duration<double, std::micro>(Clock::now() - wall_start).count();
-  } else {
-    ASSIGN_OR_RETURN(ConcurrentRuns runs, RunConcurrently(executor->model(), inputs, want, settings.concurrency,
-                                                          settings.warmup, settings.reps));
-    us = std::move(runs.latency_us);
-    mismatches = runs.mismatches;
-    wall_us = runs.wall_us;
-  }
-  const double runs_per_second = wall_us > 0 ? static_cast<double>(us.size()) * 1e6 / wall_us : 0;
+  app::RunProfile profile;
+  ASSIGN_OR_RETURN(const std::vector<app::Tensor> want, ToAbsl(context.Run(inputs, &profile)));
+  ASSIGN_OR_RETURN(ConcurrentRuns runs, RunConcurrently(compiled, inputs, want, settings.concurrency, settings.warmup,
+                                                        settings.reps));
+  const std::vector<double>& us = runs.latency_us;
+  const double runs_per_second = runs.wall_us > 0 ? static_cast<double>(us.size()) * 1e6 / runs.wall_us : 0;
+  const int mismatches = runs.mismatches;
 
   std::vector<double> sorted = us;
   std::sort(sorted.begin(), sorted.end());
@@ -144,7 +120,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
         .Field("latency_us_p90", p90)
         .Field("prepare_ms", prepare_ms);
     j.Key("steps").BeginArray();
-    for (const StepProfile& s : profile.steps) {
+    for (const app::RunProfile::Step& s : profile.steps) {
       j.BeginObject().Field("vendor", s.vendor).Field("entry_point", s.entry_point).Field("host_time_us", s.host_time_us);
       for (const auto& m : s.metrics) j.Field(m.name, m.value);
       j.EndObject();
@@ -164,7 +140,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
                                  "latency_us_p90     %12.1f\n",
                                  min, median, mean, p90);
     std::cout << "steps (one profiled run):\n";
-    for (const StepProfile& s : profile.steps) {
+    for (const app::RunProfile::Step& s : profile.steps) {
       std::cout << absl::StrFormat("  %-14s %-22s %10.1f us", TerminalSafe(s.vendor), TerminalSafe(s.entry_point), s.host_time_us);
       for (const auto& m : s.metrics)  // as `tessera run` prints them: name=value unit
         std::cout << absl::StrFormat("  %s=%g%s%s", TerminalSafe(m.name), m.value, m.unit.empty() ? "" : " ", TerminalSafe(m.unit));
@@ -189,10 +165,7 @@ int BenchCommand(const Argv& argv) {
   if (args->Has("inputs") && args->Has("seed")) return UsageError("--inputs and --seed exclude each other", kUsage);
   absl::StatusOr<BenchSettings> settings = SettingsFrom(*args);
   if (!settings.ok()) return UsageError(std::string(settings.status().message()), kUsage);
-  if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
-    return UsageError(std::string(o.status().message()), kUsage);
-  if (absl::StatusOr<onnx_import::ImportOptions> o = ImportOptionsFrom(*args); !o.ok())
-    return UsageError(std::string(o.status().message()), kUsage);
+  if (absl::Status s = CheckAppFlags(*args); !s.ok()) return UsageError(std::string(s.message()), kUsage);
   absl::Status s = Bench(*args, *settings);
   return s.ok() ? 0 : Fail(s);
 }

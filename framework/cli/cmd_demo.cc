@@ -12,23 +12,21 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "base/dtype.h"
 #include "base/json_writer.h"
 #include "base/status_macros.h"
+#include "cli/app_flags.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
-#include "cli/shorthand_flags.h"
 #include "cli/demo_model.h"
 #include "cli/run_report.h"
-#include "compile/compile_driver.h"
-#include "model_executor.h"
-#include "model/model_loader.h"
-#include "model/model_writer.h"
-#include "partition/partition_report.h"
+#include "cli/shorthand_flags.h"
+#include "tessera/app/model_summary.hpp"
+#include "tessera/app/tessera.hpp"
 
 namespace tessera::cli {
 namespace {
@@ -38,14 +36,14 @@ double Ms(Clock::time_point start) { return std::chrono::duration<double, std::m
 
 struct Pass {
   std::string name;
-  std::vector<HostTensor> outputs;
-  RunProfile profile;
+  std::vector<app::Tensor> outputs;
+  app::RunProfile profile;
   double compile_ms = 0;
   double max_abs_error = 0;
   uint64_t model_file_bytes = 0;
 };
 
-double MaxAbsDiff(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b) {
+double MaxAbsDiff(const std::vector<app::Tensor>& a, const std::vector<app::Tensor>& b) {
   double worst = 0;
   for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
     const int64_t n = Summarize(a[i]).elements;
@@ -54,61 +52,68 @@ double MaxAbsDiff(const std::vector<HostTensor>& a, const std::vector<HostTensor
   return worst;
 }
 
-absl::StatusOr<Pass> RunPass(const std::string& name, const Graph& model, const PluginRegistry& registry,
-                             CompileOptions options, const std::vector<HostTensor>& inputs, bool through_file,
-                             CompiledModel* compiled_out) {
+// Compiles `model` and runs it once; `through_file`: the AOT path end to
+// end, the compiled model written as a .tsr, then loaded (memory-mapped and
+// verified) and run from the file with dispatch libraries only.
+absl::StatusOr<Pass> RunPass(const std::string& name, const app::Environment& env, const app::Model& model,
+                             const app::CompileOptions& options, const std::vector<app::Tensor>& inputs,
+                             bool through_file, std::optional<app::CompiledModel>* compiled_out) {
   Pass pass;
   pass.name = name;
   const Clock::time_point start = Clock::now();
-  ASSIGN_OR_RETURN(CompiledModel compiled, CompileGraph(model, registry, options));
+  ASSIGN_OR_RETURN(const app::CompiledModel compiled, ToAbsl(app::CompiledModel::Compile(env, model, options)));
   pass.compile_ms = Ms(start);
-  Graph to_run = compiled.graph;
+  app::CompiledModel to_run = compiled;
   if (through_file) {
-    // The AOT path end to end: write the .tsr, then memory-map and verify it.
     char path[] = "/tmp/tessera_demo_XXXXXX";
     const int fd = ::mkstemp(path);
     if (fd < 0) return absl::InternalError("cannot create a temporary file for the demo model");
     ::close(fd);
-    absl::Status written = WriteModelFile(compiled.graph, path);
-    absl::StatusOr<Graph> loaded = written.ok() ? LoadModelFile(path) : absl::StatusOr<Graph>(written);
+    app::Status written = compiled.Save(path);
+    app::Result<app::Model> loaded = written.ok() ? app::Model::Load(path, {.format = app::ModelFormat::kTsr})
+                                                  : app::Result<app::Model>(written);
     std::error_code ec;
     pass.model_file_bytes = std::filesystem::file_size(path, ec);
     std::remove(path);  // the mapping keeps the data alive
-    if (!loaded.ok()) return loaded.status();
-    to_run = *std::move(loaded);
+    if (!loaded.ok()) return ToAbsl(loaded.status());
+    ASSIGN_OR_RETURN(to_run, ToAbsl(app::CompiledModel::Compile(env, *loaded, options)));
   }
-  ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
-                   Executor::Create(to_run, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
-  ASSIGN_OR_RETURN(pass.outputs, executor->Run(inputs, &pass.profile));
-  if (compiled_out != nullptr) *compiled_out = std::move(compiled);
+  ASSIGN_OR_RETURN(app::RunContext context, ToAbsl(app::RunContext::Create(to_run)));
+  ASSIGN_OR_RETURN(pass.outputs, ToAbsl(context.Run(inputs, &pass.profile)));
+  if (compiled_out != nullptr) *compiled_out = compiled;
   return pass;
 }
 
 absl::Status Demo(const Args& args) {
-  ASSIGN_OR_RETURN(Graph model, BuildDemoModel(args.ValueOr("model", "attention")));
-  if (auto path = args.Value("save-model")) RETURN_IF_ERROR(WriteModelFile(model, *path));
-  ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
-  const PluginRegistry registry = LoadPlugins(args);
-  const std::vector<HostTensor> inputs = RandomInputs(model, 7);
+  const std::string name = args.ValueOr("model", "attention");
+  ASSIGN_OR_RETURN(const std::vector<uint8_t> bytes, DemoModelBytes(name));
+  ASSIGN_OR_RETURN(const app::Model model,
+                   ToAbsl(app::Model::FromMemory(bytes.data(), bytes.size(), {.format = app::ModelFormat::kTsr})));
+  if (auto path = args.Value("save-model")) RETURN_IF_ERROR(ToAbsl(model.Save(*path)));
+  ASSIGN_OR_RETURN(const app::ModelSummary summary, ToAbsl(app::Summarize(model)));
+  ASSIGN_OR_RETURN(const app::Environment env, EnvironmentFrom(args));
+  ASSIGN_OR_RETURN(const app::CompileOptions options, AppCompileOptionsFrom(args));
+  const std::vector<app::Tensor> inputs = RandomTensors(model.inputs(), 7);
 
-  CompileOptions reference_options = options;
+  app::CompileOptions reference_options = options;
   reference_options.accelerators = {"cpu"};
-  reference_options.mode = CompileMode::kAot;
+  reference_options.mode = app::CompileMode::kAot;
   reference_options.plugin_options.emplace_back(std::string(OptionForFlag("kernels")), "reference");
-  ASSIGN_OR_RETURN(Pass reference, RunPass("cpu reference", model, registry, reference_options, inputs, false, nullptr));
+  ASSIGN_OR_RETURN(Pass reference, RunPass("cpu reference", env, model, reference_options, inputs, false, nullptr));
 
-  CompiledModel aot_model;
-  CompileOptions aot_options = options;
-  aot_options.mode = CompileMode::kAot;
-  ASSIGN_OR_RETURN(Pass aot, RunPass("aot (via .tsr file)", model, registry, aot_options, inputs, true, &aot_model));
-  CompileOptions jit_options = options;
-  jit_options.mode = CompileMode::kJit;
-  ASSIGN_OR_RETURN(Pass jit, RunPass("jit (in memory)", model, registry, jit_options, inputs, false, nullptr));
+  std::optional<app::CompiledModel> aot_model;
+  app::CompileOptions aot_options = options;
+  aot_options.mode = app::CompileMode::kAot;
+  ASSIGN_OR_RETURN(Pass aot, RunPass("aot (via .tsr file)", env, model, aot_options, inputs, true, &aot_model));
+  app::CompileOptions jit_options = options;
+  jit_options.mode = app::CompileMode::kJit;
+  ASSIGN_OR_RETURN(Pass jit, RunPass("jit (in memory)", env, model, jit_options, inputs, false, nullptr));
   aot.max_abs_error = MaxAbsDiff(aot.outputs, reference.outputs);
   jit.max_abs_error = MaxAbsDiff(jit.outputs, reference.outputs);
 
   bool all_cpu = true;
-  for (const PlannedPartition& p : aot_model.plan.partitions) all_cpu = all_cpu && p.vendor == "cpu";
+  for (const app::PartitionReport::Partition& p : aot_model->partition_report().partitions)
+    all_cpu = all_cpu && p.vendor == "cpu";
   // The cpu plugin's kernels for the AOT/JIT passes: fast (oneDNN, the
   // default) unless cpu.kernels=reference was asked for.
   const bool cpu_reference_kernels = OptionValue(options.plugin_options, OptionForFlag("kernels")) == "reference";
@@ -118,17 +123,17 @@ absl::Status Demo(const Args& args) {
   const double scale = std::max(1.0, std::max(std::abs(Summarize(reference.outputs[0]).min), std::abs(Summarize(reference.outputs[0]).max)));
   const double tolerance = !all_cpu ? 2e-2 * scale : cpu_reference_kernels ? 0.0 : 1e-4 * scale;
   const bool ok = aot.max_abs_error <= tolerance && jit.max_abs_error <= tolerance;
-  const PartitionReport report = BuildPartitionReport(aot_model);
-
   std::map<std::string, int> op_counts;
-  for (const Op& op : model.ops) ++op_counts[OpTypeName(op.type)];
+  for (const app::ModelSummary::Op& op : summary.ops) ++op_counts[op.type];
+  std::string description = summary.name;
+  for (const auto& [key, value] : summary.metadata)
+    if (key == "description") description = value;
   if (args.Has("json")) {
     JsonWriter j;
-    j.BeginObject().Field("model", model.name).Field("op_count", static_cast<uint64_t>(model.ops.size()));
+    j.BeginObject().Field("model", summary.name).Field("op_count", static_cast<uint64_t>(summary.ops.size()));
     j.Key("op_types").BeginObject();
     for (const auto& [t, n] : op_counts) j.Field(t, n);
-    j.EndObject().Key("partitioning");
-    WritePartitionReportJson(report, j);
+    j.EndObject().Key("partitioning").Raw(aot_model->partition_report_json());
     j.Key("passes").BeginArray();
     for (const Pass* p : {&reference, &aot, &jit}) {
       j.BeginObject().Field("name", p->name).Field("compile_ms", p->compile_ms).Field("max_abs_error", p->max_abs_error)
@@ -143,9 +148,9 @@ absl::Status Demo(const Args& args) {
   } else {
     std::vector<std::string> counts;
     for (const auto& [t, n] : op_counts) counts.push_back(absl::StrCat(t, " x", n));
-    std::cout << "Tessera demo: " << model.FindMetadata("description").value_or(model.name) << "\n"
-              << "model: " << model.ops.size() << " ops: " << absl::StrJoin(counts, ", ") << "\n\n"
-              << FormatPartitionReport(report) << "\n";
+    std::cout << "Tessera demo: " << description << "\n"
+              << "model: " << summary.ops.size() << " ops: " << absl::StrJoin(counts, ", ") << "\n\n"
+              << aot_model->partition_report_text() << "\n";
     for (const Pass* p : {&reference, &aot, &jit}) {
       std::cout << absl::StrFormat("%-22s compile %8.2f ms   run %9.1f us   max |err| vs reference %.3g%s\n", p->name,
                                    p->compile_ms, p->profile.total_us, p->max_abs_error,
@@ -175,9 +180,9 @@ int DemoCommand(const Argv& argv) {
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || !args->positionals().empty())
     return UsageError(args.ok() ? "demo takes no positional arguments" : std::string(args.status().message()), kUsage);
-  if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
+  if (absl::StatusOr<app::CompileOptions> o = AppCompileOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), kUsage);
-  if (absl::StatusOr<Graph> m = BuildDemoModel(args->ValueOr("model", "attention")); !m.ok())
+  if (absl::StatusOr<std::vector<uint8_t>> m = DemoModelBytes(args->ValueOr("model", "attention")); !m.ok())
     return UsageError(std::string(m.status().message()), kUsage);
   absl::Status s = Demo(*args);
   return s.ok() ? 0 : Fail(s);

@@ -6,10 +6,11 @@
 #include "absl/strings/str_cat.h"
 #include "base/json_writer.h"
 #include "base/status_macros.h"
+#include "cli/app_flags.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
-#include "model/model_writer.h"
-#include "onnx/onnx_importer.h"
+#include "tessera/app/model_summary.hpp"
+#include "tessera/app/tessera.hpp"
 
 namespace tessera::cli {
 namespace {
@@ -19,36 +20,35 @@ constexpr char kUsage[] =
     "[--json]";
 
 absl::Status Import(const Args& args) {
-  ASSIGN_OR_RETURN(const onnx_import::ImportOptions options, ImportOptionsFrom(args));
   const std::string& path = args.positionals()[0];
   const std::string out = *args.Value("output");
-  std::vector<onnx_import::OptimizationStats> optimizations;
-  ASSIGN_OR_RETURN(Graph graph, onnx_import::ImportOnnxFile(path, options, &optimizations));
-  RETURN_IF_ERROR(WriteModelFile(graph, out));
-  int64_t constants = 0;
-  for (const Tensor& t : graph.tensors) constants += t.is_constant ? 1 : 0;
+  // Whatever the file is called, it is read as ONNX.
+  ASSIGN_OR_RETURN(const app::LoadOptions options, OnnxLoadOptionsFrom(args));
+  ASSIGN_OR_RETURN(const app::Model model, ToAbsl(app::Model::Load(path, options)));
+  RETURN_IF_ERROR(ToAbsl(model.Save(out)));
+  ASSIGN_OR_RETURN(const app::ModelSummary summary, ToAbsl(app::Summarize(model)));
   if (args.Has("json")) {
     JsonWriter j;
     j.BeginObject()
         .Field("model", path)
         .Field("output", out)
-        .Field("ops", static_cast<int64_t>(graph.ops.size()))
-        .Field("tensors", static_cast<int64_t>(graph.tensors.size()))
-        .Field("constants", constants)
-        .Field("inputs", static_cast<int64_t>(graph.inputs.size()))
-        .Field("outputs", static_cast<int64_t>(graph.outputs.size()))
+        .Field("ops", static_cast<int64_t>(summary.ops.size()))
+        .Field("tensors", static_cast<int64_t>(summary.tensor_count))
+        .Field("constants", static_cast<int64_t>(summary.constant_count))
+        .Field("inputs", static_cast<int64_t>(summary.inputs.size()))
+        .Field("outputs", static_cast<int64_t>(summary.outputs.size()))
         .Field("optimized", options.optimize)
         .Key("optimizations")
         .BeginArray();
-    for (const onnx_import::OptimizationStats& o : optimizations)
+    for (const app::Model::OptimizationPass& o : model.optimizations())
       j.BeginObject().Field("pass", o.pass).Field("changed", o.changed).Field("ops_removed", o.ops_removed).EndObject();
     j.EndArray().EndObject();
     std::cout << j.str() << "\n";
   } else {
-    std::cout << "imported " << path << " -> " << out << ": " << graph.ops.size() << " ops, " << graph.tensors.size()
-              << " tensors (" << constants << " constants), " << graph.inputs.size() << " inputs, "
-              << graph.outputs.size() << " outputs\n";
-    for (const onnx_import::OptimizationStats& o : optimizations)
+    std::cout << "imported " << path << " -> " << out << ": " << summary.ops.size() << " ops, " << summary.tensor_count
+              << " tensors (" << summary.constant_count << " constants), " << summary.inputs.size() << " inputs, "
+              << summary.outputs.size() << " outputs\n";
+    for (const app::Model::OptimizationPass& o : model.optimizations())
       if (o.changed > 0) std::cout << "  " << o.pass << ": " << o.changed << " changed, " << o.ops_removed << " ops removed\n";
   }
   return absl::OkStatus();

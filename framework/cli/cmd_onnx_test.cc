@@ -21,6 +21,7 @@
 // ops (the conformance of an accelerator: a case the NPU refused entirely
 // would otherwise "pass" on the cpu); the failure quotes NAME's refusal.
 #include <algorithm>
+#include <cstring>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -29,7 +30,9 @@
 #include <map>
 #include <optional>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
@@ -38,14 +41,13 @@
 #include "base/json_writer.h"
 #include "base/status_macros.h"
 #include "base/terminal_text.h"
+#include "cli/app_flags.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
 #include "cli/run_report.h"
-#include "compile/compile_driver.h"
-#include "model_executor.h"
-#include "io/tensor_proto.h"
-#include "onnx/onnx_importer.h"
-#include "tessera/common.h"
+#include "tessera/app/model_summary.hpp"
+#include "tessera/app/tensor_files.hpp"
+#include "tessera/app/tessera.hpp"
 
 namespace tessera::cli {
 namespace {
@@ -68,7 +70,7 @@ struct CaseResult {
   double max_abs_error = 0;
   std::string reason;
   // Reduced-precision partitions whose declared tolerance was used.
-  std::vector<DeclaredNumerics> reduced_by;
+  std::vector<app::Numerics> reduced_by;
   double rtol = 0, atol = 0;  // the widest float tolerance applied
   std::map<std::string, int64_t> ops_by_vendor;  // source ops per vendor that ran them
 };
@@ -84,6 +86,17 @@ absl::StatusOr<std::vector<uint8_t>> ReadBytes(const fs::path& path) {
 }
 
 bool IsSkipCode(absl::StatusCode c) { return c == absl::StatusCode::kUnimplemented; }
+
+// An app error with the stage it happened in, keeping its code (skip or fail).
+absl::Status Prefixed(const char* stage, const app::Status& s) {
+  return absl::Status(static_cast<absl::StatusCode>(s.code()), absl::StrCat(stage, s.message()));
+}
+
+int64_t ElementCount(const app::TensorInfo& info) {
+  int64_t n = 1;
+  for (int64_t d : info.shape) n *= d < 0 ? 0 : d;
+  return n;
+}
 
 std::string CaseName(const fs::path& dir) {
   const fs::path parent = dir.parent_path().filename();
@@ -126,18 +139,18 @@ Tolerance OwnTolerance(int32_t dtype) {
   return dtype == TSR_DTYPE_F16 ? Tolerance{1e-3, 1e-3} : Tolerance{1e-4, 1e-5};
 }
 
-absl::StatusOr<double> Compare(const HostTensor& actual, const HostTensor& expected, size_t index,
+absl::StatusOr<double> Compare(const app::Tensor& actual, const app::Tensor& expected, size_t index,
                                const Tolerance& tolerance) {
-  if (actual.dtype != expected.dtype)
-    return absl::InvalidArgumentError(absl::StrCat("output ", index, " dtype ", DTypeName(actual.dtype), ", expected ",
-                                                   DTypeName(expected.dtype)));
-  if (actual.shape != expected.shape)
-    return absl::InvalidArgumentError(absl::StrCat("output ", index, " shape [", absl::StrJoin(actual.shape, ","),
-                                                   "], expected [", absl::StrJoin(expected.shape, ","), "]"));
-  const bool is_float = actual.dtype == TSR_DTYPE_F32 || actual.dtype == TSR_DTYPE_F16;
+  if (actual.info().dtype != expected.info().dtype)
+    return absl::InvalidArgumentError(absl::StrCat("output ", index, " dtype ", DTypeName(actual.info().dtype), ", expected ",
+                                                   DTypeName(expected.info().dtype)));
+  if (actual.info().shape != expected.info().shape)
+    return absl::InvalidArgumentError(absl::StrCat("output ", index, " shape [", absl::StrJoin(actual.info().shape, ","),
+                                                   "], expected [", absl::StrJoin(expected.info().shape, ","), "]"));
+  const bool is_float = actual.info().dtype == TSR_DTYPE_F32 || actual.info().dtype == TSR_DTYPE_F16;
   const double atol = tolerance.absolute;
   const double rtol = tolerance.relative;
-  const int64_t n = ShapeElementCount(actual.shape).value_or(0);
+  const int64_t n = ElementCount(actual.info());
   double max_err = 0;
   int64_t bad = -1;
   for (int64_t i = 0; i < n; ++i) {
@@ -170,27 +183,31 @@ absl::StatusOr<double> Compare(const HostTensor& actual, const HostTensor& expec
 // One imported, compiled model ready to run. Inputs frozen into constants
 // (onnx.frozen_inputs) are specialized to the values it was prepared with.
 struct Prepared {
-  Graph graph;
-  CompiledModel compiled;
-  std::unique_ptr<Executor> executor;
+  std::optional<app::CompiledModel> compiled;
+  std::optional<app::RunContext> context;
   std::vector<size_t> frozen;
-  std::vector<HostTensor> frozen_values;
+  std::vector<app::Tensor> frozen_values;
 };
 
+bool SameTensor(const app::Tensor& a, const app::Tensor& b) {
+  return a.info().dtype == b.info().dtype && a.info().shape == b.info().shape &&
+         std::memcmp(a.data(), b.data(), a.info().byte_size()) == 0;
+}
+
 // Status code Unimplemented = skip; anything else = fail.
-absl::StatusOr<Prepared> Prepare(const std::vector<uint8_t>& bytes, const std::vector<HostTensor>& inputs,
-                                 const std::string& name, const PluginRegistry& registry,
-                                 const CompileOptions& options, onnx_import::ImportOptions import_options) {
-  for (const HostTensor& t : inputs) {
-    import_options.positional_input_shapes.push_back(t.shape);
-    import_options.positional_input_values.push_back(t);
-  }
+absl::StatusOr<Prepared> Prepare(const std::vector<uint8_t>& bytes, const std::vector<app::Tensor>& inputs,
+                                 const app::Environment& env, const app::CompileOptions& options,
+                                 app::LoadOptions load_options) {
+  load_options.format = app::ModelFormat::kOnnx;
+  load_options.positional_input_values = inputs;  // their shapes too
+  app::Result<app::Model> model = app::Model::FromMemory(bytes.data(), bytes.size(), load_options);
+  if (!model.ok()) return Prefixed("import: ", model.status());
   Prepared p;
-  absl::StatusOr<Graph> graph = onnx_import::ImportOnnxBytes(bytes, import_options, name);
-  if (!graph.ok()) return absl::Status(graph.status().code(), absl::StrCat("import: ", graph.status().message()));
-  p.graph = std::move(*graph);
-  if (std::optional<std::string> f = p.graph.FindMetadata("onnx.frozen_inputs")) {
-    for (absl::string_view part : absl::StrSplit(*f, ',')) {
+  app::Result<app::ModelSummary> summary = app::Summarize(*model);
+  if (!summary.ok()) return Prefixed("import: ", summary.status());
+  for (const auto& [key, value] : summary->metadata) {
+    if (key != "onnx.frozen_inputs") continue;
+    for (absl::string_view part : absl::StrSplit(value, ',')) {
       size_t i = 0;
       if (absl::SimpleAtoi(part, &i) && i < inputs.size()) {
         p.frozen.push_back(i);
@@ -198,46 +215,54 @@ absl::StatusOr<Prepared> Prepare(const std::vector<uint8_t>& bytes, const std::v
       }
     }
   }
-  absl::StatusOr<CompiledModel> compiled = CompileGraph(p.graph, registry, options);
-  if (!compiled.ok()) return absl::Status(compiled.status().code(), absl::StrCat("compile: ", compiled.status().message()));
-  p.compiled = std::move(*compiled);
-  absl::StatusOr<std::unique_ptr<Executor>> executor =
-      Executor::Create(p.compiled.graph, p.compiled.jit_slots, registry, {options.soc, options.plugin_options});
-  if (!executor.ok()) return absl::Status(executor.status().code(), absl::StrCat("runtime: ", executor.status().message()));
-  p.executor = std::move(*executor);
+  app::Result<app::CompiledModel> compiled = app::CompiledModel::Compile(env, *model, options);
+  if (!compiled.ok()) return Prefixed("compile: ", compiled.status());
+  p.compiled = *std::move(compiled);
+  app::Result<app::RunContext> context = app::RunContext::Create(*p.compiled);
+  if (!context.ok()) return Prefixed("runtime: ", context.status());
+  p.context = *std::move(context);
   return p;
 }
 
-bool FrozenMatch(const Prepared& p, const std::vector<HostTensor>& inputs) {
+bool FrozenMatch(const Prepared& p, const std::vector<app::Tensor>& inputs) {
   for (size_t k = 0; k < p.frozen.size(); ++k) {
     const size_t i = p.frozen[k];
-    if (i >= inputs.size() || inputs[i].shape != p.frozen_values[k].shape || inputs[i].data != p.frozen_values[k].data)
-      return false;
+    if (i >= inputs.size() || !SameTensor(inputs[i], p.frozen_values[k])) return false;
   }
   return true;
 }
 
-// Source ops per vendor, from the compiled graph (after any compile
+// Source ops per vendor, from the steps that ran (after any compile
 // fallback, so it is what actually ran).
-std::map<std::string, int64_t> OpsByVendor(const CompiledModel& compiled) {
+std::map<std::string, int64_t> OpsByVendor(const app::RunProfile& profile) {
   std::map<std::string, int64_t> counts;
-  for (const Op& op : compiled.graph.ops)
-    if (op.dispatch) counts[op.dispatch->vendor] += static_cast<int64_t>(op.dispatch->source_op_ids.size());
+  for (const app::RunProfile::Step& s : profile.steps) counts[s.vendor] += static_cast<int64_t>(s.source_op_ids.size());
   return counts;
 }
 
 // Why `vendor` ran none of the ops: its first refusal, if it refused any.
-std::string FirstRefusal(const CompiledModel& compiled, const std::string& vendor) {
-  for (const OpPlacement& p : compiled.plan.placements)
-    for (const Refusal& r : p.refusals)
-      if (r.vendor == vendor) return absl::StrCat(RefusalReasonName(r.claim.reason), ": ", r.claim.detail);
-  for (const FallbackNote& f : compiled.fallbacks)
+std::string FirstRefusal(const app::PartitionReport& report, const std::string& vendor) {
+  for (const app::PartitionReport::Fallback& f : report.fallbacks)
+    for (const app::PartitionReport::Refusal& r : f.refused_by)
+      if (r.vendor == vendor) return absl::StrCat(r.reason, ": ", r.detail);
+  for (const app::PartitionReport::CompileFallback& f : report.compile_fallbacks)
     if (f.vendor == vendor) return absl::StrCat("compile failed: ", f.reason);
   return "it was not selected (see --accelerators)";
 }
 
-CaseResult RunCase(const Case& c, const PluginRegistry& registry, const CompileOptions& options,
-                   const onnx_import::ImportOptions& import_options, const std::string& required_vendor) {
+// DIR/<prefix>_K.pb, read whole (the test data's own files).
+absl::StatusOr<std::vector<app::Tensor>> ReadSet(const fs::path& dir, const std::string& prefix) {
+  ASSIGN_OR_RETURN(const std::vector<std::string> paths, ToAbsl(app::ListTensorFiles(dir.string(), prefix)));
+  std::vector<app::Tensor> out;
+  for (const std::string& path : paths) {
+    ASSIGN_OR_RETURN(app::Tensor t, ToAbsl(app::ReadTensorFile(path)));
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+CaseResult RunCase(const Case& c, const app::Environment& env, const app::CompileOptions& options,
+                   const app::LoadOptions& load_options, const std::string& required_vendor) {
   CaseResult r{c.name, "fail", 0, ""};
   auto skip = [&](const std::string& why) { r.status = "skip"; r.reason = why; return r; };
   auto fail = [&](const std::string& why) { r.status = "fail"; r.reason = why; return r; };
@@ -249,47 +274,48 @@ CaseResult RunCase(const Case& c, const PluginRegistry& registry, const CompileO
   absl::StatusOr<std::vector<uint8_t>> bytes = ReadBytes(c.dir / "model.onnx");
   if (!bytes.ok()) return fail(std::string(bytes.status().message()));
   std::optional<Prepared> prepared;
+  app::RunProfile profile;
   double max_err = 0;
   for (const fs::path& set : sets) {
-    absl::StatusOr<std::vector<HostTensor>> inputs = ReadTensorSet(set.string(), "input");
-    absl::StatusOr<std::vector<HostTensor>> expected = ReadTensorSet(set.string(), "output");
+    absl::StatusOr<std::vector<app::Tensor>> inputs = ReadSet(set, "input");
+    absl::StatusOr<std::vector<app::Tensor>> expected = ReadSet(set, "output");
     if (!inputs.ok()) return skip(absl::StrCat("test data: ", inputs.status().message()));
     if (!expected.ok()) return skip(absl::StrCat("test data: ", expected.status().message()));
     if (!prepared || !FrozenMatch(*prepared, *inputs)) {
       prepared.reset();
-      absl::StatusOr<Prepared> p = Prepare(*bytes, *inputs, c.name, registry, options, import_options);
+      absl::StatusOr<Prepared> p = Prepare(*bytes, *inputs, env, options, load_options);
       if (!p.ok()) return fail_or_skip(p.status());
       prepared = std::move(*p);
     }
-    std::vector<HostTensor> live;
+    std::vector<app::Tensor> live;
     for (size_t i = 0; i < inputs->size(); ++i)
       if (std::find(prepared->frozen.begin(), prepared->frozen.end(), i) == prepared->frozen.end())
         live.push_back((*inputs)[i]);
-    if (live.size() != prepared->graph.inputs.size())
-      return fail(absl::StrCat(set.filename().string(), ": ", live.size(), " inputs, the model has ",
-                               prepared->graph.inputs.size()));
-    absl::StatusOr<std::vector<HostTensor>> outputs = prepared->executor->Run(live);
-    if (!outputs.ok()) return fail_or_skip(absl::Status(outputs.status().code(), absl::StrCat("run: ", outputs.status().message())));
+    const size_t model_inputs = prepared->compiled->inputs().size();
+    if (live.size() != model_inputs)
+      return fail(absl::StrCat(set.filename().string(), ": ", live.size(), " inputs, the model has ", model_inputs));
+    app::Result<std::vector<app::Tensor>> outputs = prepared->context->Run(live, &profile);
+    if (!outputs.ok()) return fail_or_skip(Prefixed("run: ", outputs.status()));
     if (outputs->size() != expected->size())
       return fail(absl::StrCat(outputs->size(), " outputs, expected ", expected->size()));
     for (size_t i = 0; i < outputs->size(); ++i) {
-      const Tolerance own = OwnTolerance((*outputs)[i].dtype);
-      const OutputTolerance declared = prepared->executor->OutputToleranceFor(i, own.relative, own.absolute);
-      r.rtol = std::max(r.rtol, declared.relative);
-      r.atol = std::max(r.atol, declared.absolute);
-      for (const DeclaredNumerics& n : declared.reduced_by)
-        if (std::none_of(r.reduced_by.begin(), r.reduced_by.end(), [&](const DeclaredNumerics& m) {
+      const Tolerance own = OwnTolerance((*outputs)[i].info().dtype);
+      const app::CompiledModel::OutputTolerance declared =
+          prepared->compiled->output_tolerance(i, own.relative, own.absolute);
+      r.rtol = std::max(r.rtol, declared.rtol);
+      r.atol = std::max(r.atol, declared.atol);
+      for (const app::Numerics& n : declared.reduced_by)
+        if (std::none_of(r.reduced_by.begin(), r.reduced_by.end(), [&](const app::Numerics& m) {
               return m.vendor == n.vendor && m.precision == n.precision;
             }))
           r.reduced_by.push_back(n);
-      absl::StatusOr<double> err =
-          Compare((*outputs)[i], (*expected)[i], i, Tolerance{declared.relative, declared.absolute});
+      absl::StatusOr<double> err = Compare((*outputs)[i], (*expected)[i], i, Tolerance{declared.rtol, declared.atol});
       if (!err.ok()) {
         r.max_abs_error = max_err;
         if (err.status().code() == absl::StatusCode::kOutOfRange) {
-          const HostTensor& a = (*outputs)[i];
-          const HostTensor& e = (*expected)[i];
-          const int64_t n = ShapeElementCount(a.shape).value_or(0);
+          const app::Tensor& a = (*outputs)[i];
+          const app::Tensor& e = (*expected)[i];
+          const int64_t n = ElementCount(a.info());
           for (int64_t k = 0; k < n; ++k) {
             const double d = std::abs(ElementAsDouble(a, k) - ElementAsDouble(e, k));
             r.max_abs_error = std::isnan(d) ? INFINITY : std::max(r.max_abs_error, d);
@@ -300,10 +326,10 @@ CaseResult RunCase(const Case& c, const PluginRegistry& registry, const CompileO
       max_err = std::max(max_err, *err);
     }
   }
-  if (prepared) r.ops_by_vendor = OpsByVendor(prepared->compiled);
+  if (prepared) r.ops_by_vendor = OpsByVendor(profile);
   if (!required_vendor.empty() && prepared && !r.ops_by_vendor.contains(required_vendor))
-    return fail(absl::StrCat("no op ran on ", required_vendor, " (", FirstRefusal(prepared->compiled, required_vendor),
-                             ")"));
+    return fail(absl::StrCat("no op ran on ", required_vendor, " (",
+                             FirstRefusal(prepared->compiled->partition_report(), required_vendor), ")"));
   r.status = "pass";
   r.max_abs_error = max_err;
   if (prepared && !prepared->frozen.empty())
@@ -315,7 +341,11 @@ CaseResult RunCase(const Case& c, const PluginRegistry& registry, const CompileO
 // "" or "; compared at the declared tolerance: systolic_npu ran FP16: ..."
 std::string ToleranceNote(const CaseResult& r) {
   if (r.reduced_by.empty()) return "";
-  return absl::StrCat("; compared at the declared tolerance: ", OutputTolerance{r.rtol, r.atol, r.reduced_by}.Describe());
+  std::vector<std::string> parts;
+  for (const app::Numerics& n : r.reduced_by)
+    parts.push_back(absl::StrFormat("%s ran %s: declared rtol %.3g, atol %.3g", n.vendor, absl::AsciiStrToUpper(n.precision),
+                                    n.rtol, n.atol));
+  return absl::StrCat("; compared at the declared tolerance: ", absl::StrJoin(parts, "; "));
 }
 
 absl::StatusOr<std::vector<Case>> CollectCases(const Args& args) {
@@ -351,10 +381,10 @@ int OnnxTestCommand(const Argv& argv) {
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
   if (args->positionals().empty() && !args->Has("list")) return UsageError("onnx-test needs DIR... or --list FILE", kUsage);
-  absl::StatusOr<CompileOptions> options = CompileOptionsFrom(*args);
+  absl::StatusOr<app::CompileOptions> options = AppCompileOptionsFrom(*args);
   if (!options.ok()) return UsageError(std::string(options.status().message()), kUsage);
-  absl::StatusOr<onnx_import::ImportOptions> import_options = ImportOptionsFrom(*args);
-  if (!import_options.ok()) return UsageError(std::string(import_options.status().message()), kUsage);
+  absl::StatusOr<app::LoadOptions> load_options = OnnxLoadOptionsFrom(*args);
+  if (!load_options.ok()) return UsageError(std::string(load_options.status().message()), kUsage);
   if (auto root = args->Value("root")) {
     std::error_code ec;
     if (!fs::is_directory(*root, ec)) {
@@ -364,15 +394,17 @@ int OnnxTestCommand(const Argv& argv) {
   }
   absl::StatusOr<std::vector<Case>> cases = CollectCases(*args);
   if (!cases.ok()) return Fail(cases.status());
-  const PluginRegistry registry = LoadPlugins(*args);
+  absl::StatusOr<app::Environment> env = EnvironmentFrom(*args);
+  if (!env.ok()) return Fail(env.status());
   std::vector<CaseResult> results;
   int64_t passed = 0, failed = 0, skipped = 0;
   const bool json = args->Has("json");
   // --require-vendor takes a vendor or a plugin's declared short name.
   std::string required = args->ValueOr("require-vendor", "");
-  if (const CompilerPluginLibrary* lib = registry.FindCompilerByName(required)) required = lib->vendor;
+  for (const app::PluginInfo& p : env->plugins())
+    if (p.role == "compiler" && !required.empty() && p.short_name == required) required = p.vendor;
   for (const Case& c : *cases) {
-    CaseResult r = RunCase(c, registry, *options, *import_options, required);
+    CaseResult r = RunCase(c, *env, *options, *load_options, required);
     if (r.status == "pass") ++passed;
     else if (r.status == "skip") ++skipped;
     else ++failed;
@@ -398,8 +430,8 @@ int OnnxTestCommand(const Argv& argv) {
       if (!r.reduced_by.empty()) {
         j.Key("tolerance").BeginObject().Key("rtol").Number(r.rtol).Key("atol").Number(r.atol);
         j.Key("declared_by").BeginArray();
-        for (const DeclaredNumerics& n : r.reduced_by)
-          j.BeginObject().Field("vendor", n.vendor).Field("precision", PrecisionName(n.precision))
+        for (const app::Numerics& n : r.reduced_by)
+          j.BeginObject().Field("vendor", n.vendor).Field("precision", n.precision)
               .Field("description", n.description).EndObject();
         j.EndArray().EndObject();
       }

@@ -1,19 +1,15 @@
 // `tessera run`: load, partition, compile, dispatch, print.
 #include <iostream>
 
-#include "absl/strings/str_cat.h"
 #include "base/json_writer.h"
 #include "base/status_macros.h"
 #include "base/terminal_text.h"
+#include "cli/app_flags.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
-#include "cli/measured_latency.h"
 #include "cli/run_report.h"
-#include "compile/compile_driver.h"
-#include "model_executor.h"
-#include "partition/partition_report.h"
-#include "io/tensor_proto.h"
-#include "tessera/ops.h"
+#include "tessera/app/tensor_files.hpp"
+#include "tessera/app/tessera.hpp"
 
 namespace tessera::cli {
 namespace {
@@ -27,32 +23,26 @@ constexpr char kUsage[] =
 
 absl::Status Run(const Args& args) {
   const std::string& path = args.positionals()[0];
-  double load_ms = 0;
-  ASSIGN_OR_RETURN(Graph graph, LoadModel(args, &load_ms));
-  ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
-  const PluginRegistry registry = LoadPlugins(args, PluginUseFor(graph));
-  const bool precompiled = IsCompiled(graph);
-  ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
-  const PartitionReport report = ReportOf(compiled, load_ms);
-  ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
-                   Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
-  ASSIGN_OR_RETURN(const std::vector<HostTensor> inputs, InputsFrom(args, graph));
-  RunProfile profile;
-  ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, executor->Run(inputs, &profile));
-  if (auto dir = args.Value("outputs")) RETURN_IF_ERROR(WriteTensorSet(outputs, *dir, "output"));
-  const std::optional<MeasuredLatency> measured = MeasureModeledLatency(compiled, profile);
+  ASSIGN_OR_RETURN(const app::Environment env, EnvironmentFrom(args));
+  ASSIGN_OR_RETURN(const app::Model model, LoadAppModel(args));
+  ASSIGN_OR_RETURN(const app::CompileOptions options, AppCompileOptionsFrom(args));
+  // A compiled model is taken as it is: only dispatch libraries are opened.
+  ASSIGN_OR_RETURN(const app::CompiledModel compiled, ToAbsl(app::CompiledModel::Compile(env, model, options)));
+  const bool precompiled = compiled.was_precompiled();
+  ASSIGN_OR_RETURN(const std::vector<app::Tensor> inputs, AppInputsFrom(args, compiled.inputs()));
+  ASSIGN_OR_RETURN(app::RunContext context, ToAbsl(app::RunContext::Create(compiled)));
+  app::RunProfile profile;
+  ASSIGN_OR_RETURN(const std::vector<app::Tensor> outputs, ToAbsl(context.Run(inputs, &profile)));
+  if (auto dir = args.Value("outputs")) RETURN_IF_ERROR(ToAbsl(app::WriteTensorFiles(outputs, *dir, "output")));
 
   if (args.Has("json")) {
     JsonWriter j;
     j.BeginObject().Field("model", path).Field("precompiled", precompiled);
-    if (!precompiled) {
-      j.Key("partitioning");
-      WritePartitionReportJson(report, j);
-    }
+    if (!precompiled) j.Key("partitioning").Raw(compiled.partition_report_json());
     WriteProfileJson(profile, j);
-    if (measured) {
+    if (profile.modeled.available) {
       j.Key("modeled_latency");
-      WriteMeasuredLatencyJson(*measured, j);
+      WriteModeledLatencyJson(profile.modeled, j);
     }
     j.Key("outputs");
     WriteOutputsJson(outputs, j, 4096);
@@ -61,12 +51,13 @@ absl::Status Run(const Args& args) {
   } else {
     std::cout << "model: " << path << (precompiled ? " (precompiled)" : "") << "\n";
     // The reports quote names from the model and the plugins.
-    if (!precompiled) std::cout << TerminalSafe(FormatPartitionReport(report), TerminalLayout::kText);
-    std::cout << TerminalSafe(FormatProfile(profile) + (measured ? FormatMeasuredLatency(*measured) : "") +
+    if (!precompiled) std::cout << TerminalSafe(compiled.partition_report_text(), TerminalLayout::kText);
+    std::cout << TerminalSafe(FormatProfile(profile) +
+                                  (profile.modeled.available ? FormatModeledLatency(profile.modeled) : "") +
                                   FormatOutputs(outputs, 16),
                               TerminalLayout::kText);
   }
-  return CheckStrict(args, report);
+  return CheckStrict(args, compiled.partition_report());
 }
 
 }  // namespace
@@ -85,10 +76,7 @@ int RunCommand(const Argv& argv) {
   if (absl::StatusOr<uint32_t> seed = SeedFrom(*args); !seed.ok())
     return UsageError(std::string(seed.status().message()), kUsage);
   // Bad option values are usage errors (exit 2), like unknown flags.
-  if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
-    return UsageError(std::string(o.status().message()), kUsage);
-  if (absl::StatusOr<onnx_import::ImportOptions> o = ImportOptionsFrom(*args); !o.ok())
-    return UsageError(std::string(o.status().message()), kUsage);
+  if (absl::Status s = CheckAppFlags(*args); !s.ok()) return UsageError(std::string(s.message()), kUsage);
   absl::Status s = Run(*args);
   return s.ok() ? 0 : Fail(s);
 }

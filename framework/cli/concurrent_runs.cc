@@ -2,53 +2,56 @@
 
 #include <barrier>
 #include <chrono>
-#include <mutex>
+#include <cstring>
 #include <thread>
 
-#include "run_context.h"
+#include "cli/app_flags.h"
 
 namespace tessera::cli {
 namespace {
 
-bool SameOutputs(const std::vector<HostTensor>& a, const std::vector<HostTensor>& b) {
+bool SameOutputs(const std::vector<app::Tensor>& a, const std::vector<app::Tensor>& b) {
   if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (a[i].dtype != b[i].dtype || a[i].shape != b[i].shape || a[i].data != b[i].data) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const app::TensorInfo &x = a[i].info(), &y = b[i].info();
+    if (x.dtype != y.dtype || x.shape != y.shape || std::memcmp(a[i].data(), b[i].data(), x.byte_size()) != 0)
+      return false;
+  }
   return true;
 }
 
 }  // namespace
 
-absl::StatusOr<ConcurrentRuns> RunConcurrently(const std::shared_ptr<const LoadedModel>& model,
-                                               const std::vector<HostTensor>& inputs,
-                                               const std::vector<HostTensor>& want, int concurrency, int warmup,
+absl::StatusOr<ConcurrentRuns> RunConcurrently(const app::CompiledModel& model, const std::vector<app::Tensor>& inputs,
+                                               const std::vector<app::Tensor>& want, int concurrency, int warmup,
                                                int reps) {
   using Clock = std::chrono::steady_clock;
   // Contexts are made first (allocation is not what is measured).
-  std::vector<std::unique_ptr<RunContext>> contexts;
+  std::vector<app::RunContext> contexts;
   for (int t = 0; t < concurrency; ++t) {
-    absl::StatusOr<std::unique_ptr<RunContext>> c = RunContext::Create(model);
-    if (!c.ok()) return c.status();
+    app::Result<app::RunContext> c = app::RunContext::Create(model);
+    if (!c.ok()) return ToAbsl(c.status());
     contexts.push_back(*std::move(c));
   }
   ConcurrentRuns result;
   result.concurrency = concurrency;
   std::vector<std::vector<double>> latency(concurrency);
   std::vector<int> mismatches(concurrency, 0);
-  std::vector<absl::Status> failure(concurrency);
+  std::vector<app::Status> failure(concurrency);
   std::vector<Clock::time_point> started(concurrency), finished(concurrency);
   // Every thread starts timing together, after its own warm-up.
   std::barrier start_line(concurrency);
   std::vector<std::thread> threads;
   for (int t = 0; t < concurrency; ++t) {
     threads.emplace_back([&, t] {
-      RunContext& context = *contexts[t];
+      app::RunContext& context = contexts[t];
+      latency[t].reserve(reps);
       for (int i = 0; i < warmup && failure[t].ok(); ++i) failure[t] = context.Run(inputs).status();
       start_line.arrive_and_wait();
       started[t] = Clock::now();
       for (int i = 0; i < reps && failure[t].ok(); ++i) {
         const Clock::time_point start = Clock::now();
-        absl::StatusOr<std::vector<HostTensor>> out = context.Run(inputs);
+        app::Result<std::vector<app::Tensor>> out = context.Run(inputs);
         latency[t].push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
         if (!out.ok()) failure[t] = out.status();
         else if (!SameOutputs(*out, want)) ++mismatches[t];
@@ -59,7 +62,7 @@ absl::StatusOr<ConcurrentRuns> RunConcurrently(const std::shared_ptr<const Loade
   for (std::thread& t : threads) t.join();
   Clock::time_point first = started[0], last = finished[0];
   for (int t = 0; t < concurrency; ++t) {
-    if (!failure[t].ok()) return failure[t];
+    if (!failure[t].ok()) return ToAbsl(failure[t]);
     first = std::min(first, started[t]);
     last = std::max(last, finished[t]);
     result.latency_us.insert(result.latency_us.end(), latency[t].begin(), latency[t].end());

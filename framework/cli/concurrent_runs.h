@@ -1,15 +1,14 @@
-// `tessera bench --concurrency N`: N threads run one loaded model at once,
-// each through its own RunContext (its own buffers and invocations), and
-// every output is compared with the single-threaded answer.
+// `tessera bench [--concurrency N]`: N threads (1 by default) run one
+// compiled model at once, each through its own app::RunContext (its own
+// buffers and invocations), and every output is compared with the
+// single-threaded answer.
 #ifndef TESSERA_FRAMEWORK_CLI_CONCURRENT_RUNS_H_
 #define TESSERA_FRAMEWORK_CLI_CONCURRENT_RUNS_H_
 
-#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "graph/host_tensor.h"
-#include "loaded_model.h"
+#include "tessera/app/tessera.hpp"
 
 namespace tessera::cli {
 
@@ -24,9 +23,8 @@ struct ConcurrentRuns {
 // Each of `concurrency` threads makes a RunContext, runs `warmup` untimed
 // runs, then `reps` timed runs of `inputs`; every run's outputs are compared
 // byte for byte with `want`. A failed run fails the whole measurement.
-absl::StatusOr<ConcurrentRuns> RunConcurrently(const std::shared_ptr<const LoadedModel>& model,
-                                               const std::vector<HostTensor>& inputs,
-                                               const std::vector<HostTensor>& want, int concurrency, int warmup,
+absl::StatusOr<ConcurrentRuns> RunConcurrently(const app::CompiledModel& model, const std::vector<app::Tensor>& inputs,
+                                               const std::vector<app::Tensor>& want, int concurrency, int warmup,
                                                int reps);
 
 }  // namespace tessera::cli

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "model/model_builder.h"
+#include "model/model_writer.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
 
@@ -142,6 +143,12 @@ absl::StatusOr<Graph> BuildDemoModel(const std::string& name) {
   if (name == "frag-gated") return BuildFragmentingGatedMlp(4);
   return absl::InvalidArgumentError("unknown demo model '" + name +
                                     "' (attention, mlp, cnn, frag-chain, frag-gated)");
+}
+
+absl::StatusOr<std::vector<uint8_t>> DemoModelBytes(const std::string& name) {
+  absl::StatusOr<Graph> graph = BuildDemoModel(name);
+  if (!graph.ok()) return graph.status();
+  return SerializeModel(*graph);
 }
 
 }  // namespace tessera::cli

@@ -35,6 +35,10 @@ absl::StatusOr<Graph> BuildSmallCnnModel(int64_t batch);
 // "attention" | "mlp" | "cnn" | "frag-chain" | "frag-gated"; anything else is InvalidArgument naming them.
 absl::StatusOr<Graph> BuildDemoModel(const std::string& name);
 
+// The same model as a .tsr in memory, for the app API (Model::FromMemory):
+// `tessera demo` builds its model here and does everything else as an app.
+absl::StatusOr<std::vector<uint8_t>> DemoModelBytes(const std::string& name);
+
 }  // namespace tessera::cli
 
 #endif  // TESSERA_FRAMEWORK_CLI_DEMO_MODEL_H_

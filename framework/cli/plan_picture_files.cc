@@ -16,7 +16,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/atomic_file.h"
-#include "partition/plan_picture.h"
 
 extern char** environ;
 
@@ -103,10 +102,18 @@ absl::Status RenderDotToSvg(const std::string& dot, const std::string& path) {
   return WriteFileAtomically(path, Bytes(svg));
 }
 
-absl::Status WritePlanPicture(const Args& args, const CompiledModel& model, const PartitionReport& report) {
-  if (std::optional<std::string> svg = args.Value("svg")) return RenderDotToSvg(PlanPictureDot(model, report), *svg);
-  if (std::optional<std::string> html = args.Value("html"))
-    return WriteFileAtomically(*html, Bytes(PlanPictureHtml(model, report)));
+absl::Status WritePlanPicture(const Args& args, const app::CompiledModel& model) {
+  using Format = app::CompiledModel::PictureFormat;
+  if (std::optional<std::string> svg = args.Value("svg")) {
+    app::Result<std::string> dot = model.partition_picture(Format::kDot);
+    if (!dot.ok()) return absl::FailedPreconditionError(dot.status().message());
+    return RenderDotToSvg(*dot, *svg);
+  }
+  if (std::optional<std::string> html = args.Value("html")) {
+    app::Result<std::string> page = model.partition_picture(Format::kHtml);
+    if (!page.ok()) return absl::FailedPreconditionError(page.status().message());
+    return WriteFileAtomically(*html, Bytes(*page));
+  }
   return absl::OkStatus();
 }
 

@@ -7,8 +7,7 @@
 
 #include "absl/status/status.h"
 #include "cli/cli_args.h"
-#include "compile/compiled_model.h"
-#include "partition/partition_report.h"
+#include "tessera/app/tessera.hpp"
 
 namespace tessera::cli {
 
@@ -22,7 +21,7 @@ std::string PictureFlagsError(const Args& args);
 // Writes the picture --svg or --html asks for (nothing when neither is
 // given). --svg runs Graphviz `dot`; a missing `dot` is FailedPrecondition
 // naming the Debian package.
-absl::Status WritePlanPicture(const Args& args, const CompiledModel& model, const PartitionReport& report);
+absl::Status WritePlanPicture(const Args& args, const app::CompiledModel& model);
 
 // Renders DOT text to SVG with `dot -Tsvg` (found on PATH, run without a
 // shell, in a private temporary directory) and writes it to `path`

@@ -23,31 +23,33 @@ float HalfToFloat(uint16_t h) {
 }
 
 template <typename T>
-T Load(const HostTensor& t, int64_t i) {
+T Load(const void* data, int64_t i) {
   T v;
-  std::memcpy(&v, t.data.data() + i * sizeof(T), sizeof(T));
+  std::memcpy(&v, static_cast<const uint8_t*>(data) + i * sizeof(T), sizeof(T));
   return v;
 }
 
+std::string ShapeText(const std::vector<int64_t>& shape) { return absl::StrJoin(shape, ","); }
+
 }  // namespace
 
-double ElementAsDouble(const HostTensor& t, int64_t i) {
-  switch (t.dtype) {
-    case TSR_DTYPE_F32: return Load<float>(t, i);
-    case TSR_DTYPE_F16: return HalfToFloat(Load<uint16_t>(t, i));
-    case TSR_DTYPE_I8: return Load<int8_t>(t, i);
-    case TSR_DTYPE_U8: return Load<uint8_t>(t, i);
-    case TSR_DTYPE_I32: return Load<int32_t>(t, i);
-    case TSR_DTYPE_I64: return static_cast<double>(Load<int64_t>(t, i));
-    case TSR_DTYPE_BOOL: return Load<uint8_t>(t, i) ? 1 : 0;
+double ElementAsDouble(int32_t dtype, const void* data, int64_t i) {
+  switch (dtype) {
+    case TSR_DTYPE_F32: return Load<float>(data, i);
+    case TSR_DTYPE_F16: return HalfToFloat(Load<uint16_t>(data, i));
+    case TSR_DTYPE_I8: return Load<int8_t>(data, i);
+    case TSR_DTYPE_U8: return Load<uint8_t>(data, i);
+    case TSR_DTYPE_I32: return Load<int32_t>(data, i);
+    case TSR_DTYPE_I64: return static_cast<double>(Load<int64_t>(data, i));
+    case TSR_DTYPE_BOOL: return Load<uint8_t>(data, i) ? 1 : 0;
     default: return 0;
   }
 }
 
-TensorSummary Summarize(const HostTensor& t) {
+TensorSummary Summarize(const app::Tensor& t) {
   TensorSummary s;
-  const size_t size = DTypeSize(t.dtype);
-  s.elements = size == 0 ? 0 : static_cast<int64_t>(t.data.size() / size);
+  const size_t size = DTypeSize(t.info().dtype);
+  s.elements = size == 0 ? 0 : static_cast<int64_t>(t.info().byte_size() / size);
   double sum = 0;
   for (int64_t i = 0; i < s.elements; ++i) {
     const double v = ElementAsDouble(t, i);
@@ -60,12 +62,12 @@ TensorSummary Summarize(const HostTensor& t) {
   return s;
 }
 
-void WriteOutputsJson(const std::vector<HostTensor>& outputs, JsonWriter& j, size_t max_values) {
+void WriteOutputsJson(const std::vector<app::Tensor>& outputs, JsonWriter& j, size_t max_values) {
   j.BeginArray();
-  for (const HostTensor& t : outputs) {
+  for (const app::Tensor& t : outputs) {
     const TensorSummary s = Summarize(t);
-    j.BeginObject().Field("name", t.name).Field("dtype", DTypeName(t.dtype)).Key("shape").BeginArray();
-    for (int64_t d : t.shape) j.Int(d);
+    j.BeginObject().Field("name", t.info().name).Field("dtype", DTypeName(t.info().dtype)).Key("shape").BeginArray();
+    for (int64_t d : t.info().shape) j.Int(d);
     j.EndArray().Field("elements", s.elements).Field("min", s.min).Field("max", s.max).Field("mean", s.mean)
         .Field("has_nan", s.has_nan);
     j.Key("values").BeginArray();
@@ -75,37 +77,37 @@ void WriteOutputsJson(const std::vector<HostTensor>& outputs, JsonWriter& j, siz
   j.EndArray();
 }
 
-void WriteProfileJson(const RunProfile& p, JsonWriter& j) {
+void WriteProfileJson(const app::RunProfile& p, JsonWriter& j) {
   j.Field("total_us", p.total_us);
   j.Key("partitions").BeginArray();
   for (size_t i = 0; i < p.steps.size(); ++i) {
-    const StepProfile& s = p.steps[i];
+    const app::RunProfile::Step& s = p.steps[i];
     j.BeginObject().Field("index", static_cast<uint64_t>(i)).Field("op_id", s.op_id).Field("vendor", s.vendor)
         .Field("entry_point", s.entry_point).Field("host_time_us", s.host_time_us).Key("source_op_ids").BeginArray();
     for (uint32_t id : s.source_op_ids) j.Int(id);
     j.EndArray().Key("metrics").BeginObject();
-    for (const StepProfile::Metric& m : s.metrics) j.Field(m.name, m.value);
+    for (const app::RunProfile::Metric& m : s.metrics) j.Field(m.name, m.value);
     j.EndObject().Key("metric_units").BeginObject();
-    for (const StepProfile::Metric& m : s.metrics) j.Field(m.name, m.unit);
-    j.EndObject().Key("numerics").BeginObject().Field("precision", PrecisionName(s.numerics.precision))
-        .Field("rtol", s.numerics.relative_tolerance).Field("atol", s.numerics.absolute_tolerance)
+    for (const app::RunProfile::Metric& m : s.metrics) j.Field(m.name, m.unit);
+    j.EndObject().Key("numerics").BeginObject().Field("precision", s.numerics.precision)
+        .Field("rtol", s.numerics.rtol).Field("atol", s.numerics.atol)
         .Field("description", s.numerics.description).Field("declared", s.numerics.declared).EndObject();
     j.EndObject();
   }
   j.EndArray().Key("conversions").BeginArray();
-  for (const ConversionRecord& c : p.conversions)
-    j.BeginObject().Field("tensor", c.tensor_name).Field("from", BufferTypeName(c.from_type))
-        .Field("to", BufferTypeName(c.to_type)).Field("bytes", c.bytes).Field("consumer", c.to_vendor)
-        .Field("host_time_us", c.host_time_us).EndObject();
+  for (const app::RunProfile::Conversion& c : p.conversions)
+    j.BeginObject().Field("tensor", c.tensor).Field("from", c.from_name).Field("to", c.to_name).Field("bytes", c.bytes)
+        .Field("consumer", c.to_vendor).Field("host_time_us", c.host_time_us).EndObject();
   j.EndArray();
 }
 
-std::string FormatOutputs(const std::vector<HostTensor>& outputs, size_t max_values) {
+std::string FormatOutputs(const std::vector<app::Tensor>& outputs, size_t max_values) {
   std::string out;
-  for (const HostTensor& t : outputs) {
+  for (const app::Tensor& t : outputs) {
     const TensorSummary s = Summarize(t);
-    absl::StrAppendFormat(&out, "output '%s' %s [%s]  min %.6g  max %.6g  mean %.6g%s\n", t.name, DTypeName(t.dtype),
-                          absl::StrJoin(t.shape, ","), s.min, s.max, s.mean, s.has_nan ? "  (contains NaN)" : "");
+    absl::StrAppendFormat(&out, "output '%s' %s [%s]  min %.6g  max %.6g  mean %.6g%s\n", t.info().name,
+                          DTypeName(t.info().dtype), ShapeText(t.info().shape), s.min, s.max, s.mean,
+                          s.has_nan ? "  (contains NaN)" : "");
     std::vector<std::string> values;
     for (int64_t i = 0; i < s.elements && static_cast<size_t>(i) < max_values; ++i)
       values.push_back(absl::StrFormat("%.6g", ElementAsDouble(t, i)));
@@ -114,25 +116,39 @@ std::string FormatOutputs(const std::vector<HostTensor>& outputs, size_t max_val
   return out;
 }
 
-std::string FormatProfile(const RunProfile& p) {
+std::string FormatProfile(const app::RunProfile& p) {
   std::string out = absl::StrFormat("run: %.1f us total\n", p.total_us);
   for (size_t i = 0; i < p.steps.size(); ++i) {
-    const StepProfile& s = p.steps[i];
+    const app::RunProfile::Step& s = p.steps[i];
     std::vector<std::string> metrics;
-    for (const StepProfile::Metric& m : s.metrics)
+    for (const app::RunProfile::Metric& m : s.metrics)
       metrics.push_back(absl::StrFormat("%s=%.6g%s%s", m.name, m.value, m.unit.empty() ? "" : " ", m.unit));
-    if (s.numerics.reduced())
-      metrics.insert(metrics.begin(), absl::StrFormat("[%s, declared rtol %.3g atol %.3g]",
-                                                      PrecisionName(s.numerics.precision),
-                                                      s.numerics.relative_tolerance, s.numerics.absolute_tolerance));
+    if (s.numerics.reduced)
+      metrics.insert(metrics.begin(), absl::StrFormat("[%s, declared rtol %.3g atol %.3g]", s.numerics.precision,
+                                                      s.numerics.rtol, s.numerics.atol));
     absl::StrAppendFormat(&out, "  partition #%-3d %-13s %4d ops  %10.1f us  %s\n", i, s.vendor, s.source_op_ids.size(),
                           s.host_time_us, absl::StrJoin(metrics, " "));
   }
-  for (const ConversionRecord& c : p.conversions)
-    absl::StrAppendFormat(&out, "  conversion '%s' %s -> %s  %d bytes for %s  %.1f us\n", c.tensor_name,
-                          BufferTypeName(c.from_type), BufferTypeName(c.to_type), c.bytes, c.to_vendor, c.host_time_us);
+  for (const app::RunProfile::Conversion& c : p.conversions)
+    absl::StrAppendFormat(&out, "  conversion '%s' %s -> %s  %d bytes for %s  %.1f us\n", c.tensor, c.from_name,
+                          c.to_name, c.bytes, c.to_vendor, c.host_time_us);
   if (p.conversions.empty()) absl::StrAppend(&out, "  no buffer conversions: every path is zero-copy\n");
   return out;
+}
+
+void WriteModeledLatencyJson(const app::RunProfile::ModeledLatency& m, JsonWriter& j) {
+  j.BeginObject().Field("estimated_us", m.estimated_us).Field("measured_us", m.measured_us());
+  j.Field("device_us", m.device_us).Field("dispatch_us", m.dispatch_us).Field("transfer_us", m.transfer_us);
+  j.Field("measured_over_estimated", m.estimated_us > 0 ? m.measured_us() / m.estimated_us : 0.0);
+  j.Field("steps", static_cast<uint64_t>(m.steps));
+  j.Field("steps_with_device_time", static_cast<uint64_t>(m.steps_with_device_time)).EndObject();
+}
+
+std::string FormatModeledLatency(const app::RunProfile::ModeledLatency& m) {
+  return absl::StrFormat(
+      "modelled latency of this run: estimated %.2f us, measured %.2f us (device %.2f + dispatch %.2f + transfer "
+      "%.2f; device time from the plugin's metrics on %d of %d steps, the cpu model for the rest)\n",
+      m.estimated_us, m.measured_us(), m.device_us, m.dispatch_us, m.transfer_us, m.steps_with_device_time, m.steps);
 }
 
 }  // namespace tessera::cli

@@ -1,5 +1,6 @@
 // Printing a run: outputs (values and summary statistics), per-partition
-// timings and metrics, and buffer conversions, as text or JSON.
+// timings and metrics, buffer conversions, and the modelled latency, as
+// text or JSON. Over the app API's types (tessera/app/tessera.hpp).
 #ifndef TESSERA_FRAMEWORK_CLI_RUN_REPORT_H_
 #define TESSERA_FRAMEWORK_CLI_RUN_REPORT_H_
 
@@ -7,8 +8,7 @@
 #include <vector>
 
 #include "base/json_writer.h"
-#include "model_executor.h"
-#include "graph/host_tensor.h"
+#include "tessera/app/tessera.hpp"
 
 namespace tessera::cli {
 
@@ -17,13 +17,19 @@ struct TensorSummary {
   double min = 0, max = 0, mean = 0;
   bool has_nan = false;
 };
-TensorSummary Summarize(const HostTensor& t);
-double ElementAsDouble(const HostTensor& t, int64_t i);
+TensorSummary Summarize(const app::Tensor& t);
+// Element i of dense little-endian data of `dtype` (tsr_dtype), as a double.
+double ElementAsDouble(int32_t dtype, const void* data, int64_t i);
+inline double ElementAsDouble(const app::Tensor& t, int64_t i) { return ElementAsDouble(t.info().dtype, t.data(), i); }
 
-void WriteOutputsJson(const std::vector<HostTensor>& outputs, JsonWriter& j, size_t max_values);
-void WriteProfileJson(const RunProfile& profile, JsonWriter& j);  // "partitions", "conversions", "total_us"
-std::string FormatOutputs(const std::vector<HostTensor>& outputs, size_t max_values);
-std::string FormatProfile(const RunProfile& profile);
+void WriteOutputsJson(const std::vector<app::Tensor>& outputs, JsonWriter& j, size_t max_values);
+void WriteProfileJson(const app::RunProfile& profile, JsonWriter& j);  // "partitions", "conversions", "total_us"
+std::string FormatOutputs(const std::vector<app::Tensor>& outputs, size_t max_values);
+std::string FormatProfile(const app::RunProfile& profile);
+
+// RunProfile::modeled, when available: one object / one line.
+void WriteModeledLatencyJson(const app::RunProfile::ModeledLatency& m, JsonWriter& j);
+std::string FormatModeledLatency(const app::RunProfile::ModeledLatency& m);
 
 }  // namespace tessera::cli
 

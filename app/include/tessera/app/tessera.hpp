@@ -94,6 +94,10 @@ struct EnvironmentOptions {
   // Environment's sink receives every plugin's lines.
   LogLevel log_level = LogLevel::kWarning;
   std::function<void(const std::string& vendor, LogLevel level, const std::string& text)> log_sink;
+  // Load each library in a child process first (`tessera plugins --probe`),
+  // so one that crashes as it loads is skipped with a reason instead of
+  // taking the process down. Costs a fork per library.
+  bool probe_in_child = false;
 };
 
 struct PluginInfo {
@@ -103,11 +107,22 @@ struct PluginInfo {
   std::string short_name;  // e.g. "npu"; "" when the plugin declares none
   int priority = 0;        // tsr_compiler_plugin_info.default_priority (compilers)
   std::string abi_version; // negotiated, e.g. "1.2"
+  std::string version;     // the plugin's own (plugin_version / library_version)
+  std::vector<std::string> compile_modes;  // compilers: "aot", "jit"
+  std::vector<std::string> capabilities;   // dispatch: "bytecode", "jit_handle"
+  std::vector<std::string> soc_models;     // declared; empty = any
 };
 
 struct SkippedPlugin {
   std::string path;
+  std::string role;  // "compiler", "dispatch" or "" when not known
   std::string reason;
+};
+
+// A directory the plugin search looked in, and why (origin: "--plugin-dir",
+// "TESSERA_PLUGIN_PATH", "bundled", ...; note: what was found or ignored).
+struct PluginDirectory {
+  std::string path, origin, note;
 };
 
 class Environment {
@@ -116,6 +131,7 @@ class Environment {
 
   std::vector<PluginInfo> plugins() const;
   std::vector<SkippedPlugin> skipped_plugins() const;
+  std::vector<PluginDirectory> plugin_directories() const;
   // The SoC names found in the SoC directory.
   std::vector<std::string> soc_names() const;
 
@@ -137,6 +153,47 @@ struct TensorInfo {
   size_t byte_size() const;
 };
 
+// ---- Tensors --------------------------------------------------------------
+
+// What a dispatch library declared for an executable's arithmetic.
+struct Numerics {
+  std::string vendor;
+  std::string precision;  // "fp32", "fp16", "bf16", "int8", ...
+  double rtol = 0, atol = 0;
+  std::string description;
+  bool declared = false;  // false: the library said nothing (exact assumed)
+  bool reduced = false;   // below f32: the tolerance is what to compare with
+};
+
+class RunContext;
+
+// Host memory holding one tensor: owned (Allocate) or the caller's (Wrap).
+class Tensor {
+ public:
+  static Tensor Allocate(TensorInfo info);  // zero-filled
+  // The caller's memory, at least info.byte_size() bytes; it must outlive
+  // every use of the Tensor and its copies.
+  static Result<Tensor> Wrap(TensorInfo info, void* data, size_t size);
+
+  const TensorInfo& info() const { return info_; }
+  void* data() { return data_; }
+  const void* data() const { return data_; }
+  size_t size() const { return size_; }
+  template <typename T>
+  T* as() { return static_cast<T*>(data_); }
+  template <typename T>
+  const T* as() const { return static_cast<const T*>(data_); }
+
+ private:
+  friend class RunContext;  // hands its outputs over without a copy
+  Tensor(TensorInfo info, std::shared_ptr<std::vector<uint8_t>> owned, void* data, size_t size)
+      : info_(std::move(info)), owned_(std::move(owned)), data_(data), size_(size) {}
+  TensorInfo info_;
+  std::shared_ptr<std::vector<uint8_t>> owned_;  // null when wrapped
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 enum class ModelFormat { kDetect, kTsr, kOnnx };
 
 struct LoadOptions {
@@ -149,6 +206,32 @@ struct LoadOptions {
   // compiled), "max_bytecode_bytes" (docs/reliability.md section 2 lists
   // the defaults). An unknown name fails the load.
   std::map<std::string, uint64_t> budgets;
+  // ONNX only. Inputs whose value is fixed here (by name: values converted
+  // to the input's dtype) become constants before any node is converted,
+  // so what depends on them folds (an If on a sample rate) and they leave
+  // the model's inputs (`--freeze-input NAME=V,...`).
+  std::map<std::string, std::vector<double>> frozen_inputs;
+  // ONNX only: shapes by position among the graph inputs, for dynamic
+  // dimensions (an empty shape keeps that input as declared); a named
+  // input_shapes entry wins.
+  std::vector<std::vector<int64_t>> positional_input_shapes;
+  // ONNX only: run the import optimizations (docs/onnx_import.md); false
+  // keeps the graph as the converters write it (constant folding still runs).
+  bool optimize = true;
+  // ONNX only: the largest constant the importer may fold (bytes); -1 = the
+  // default.
+  int64_t max_folded_bytes = -1;
+  // ONNX only: asked for shapes by position when the model still has
+  // dynamic inputs after input_shapes (e.g. read from the files the inputs
+  // will come from: `run --inputs DIR`). Not called otherwise.
+  std::function<Result<std::vector<std::vector<int64_t>>>()> dynamic_input_shapes;
+  // ONNX only: values by position that the importer may freeze into
+  // constants where the graph needs them as constant operands (a Reshape's
+  // shape, Slice starts, an If condition): the model is then specialized to
+  // them and those inputs leave it (ModelSummary metadata
+  // "onnx.frozen_inputs" lists their positions). ONNX's backend tests need
+  // this; an app rarely does. Each gives its shape too.
+  std::vector<Tensor> positional_input_values;
 };
 
 class Model {
@@ -162,6 +245,17 @@ class Model {
   bool is_compiled() const;
   std::vector<TensorInfo> inputs() const;
   std::vector<TensorInfo> outputs() const;
+  // How long Load / FromMemory took (reading, importing, verifying), ms.
+  double load_ms() const;
+  // The import optimizations that ran (ONNX; empty for a .tsr), in order.
+  struct OptimizationPass {
+    std::string pass;
+    int64_t changed = 0, ops_removed = 0;
+  };
+  const std::vector<OptimizationPass>& optimizations() const;
+  // Writes the model as a .tsr (an imported ONNX model, as `tessera
+  // import` does): atomically, never through a symlink.
+  Status Save(const std::string& path) const;
 
   // The implementation behind the handle (an incomplete type to apps).
   struct Impl;
@@ -194,6 +288,15 @@ struct CompileOptions {
   std::string policy = "cost";
   int32_t min_ops = 0;         // accelerator partitions need at least this many ops (0 = any)
   int32_t max_partitions = 0;  // at most this many partitions (0 = no limit)
+  // Post-training quantization before partitioning (docs/quantization.md):
+  // "int8" calibrates on calibration_dir's input sets and rewrites the
+  // FP32 model to INT8, then measures the compiled result against it; ""
+  // compiles the model as it is.
+  std::string quantize;
+  std::string calibration_dir;
+  // false: compile only, for Save or the report (a build machine needs no
+  // dispatch library then); RunContext::Create refuses such a model.
+  bool prepare_to_run = true;
   // Reserved for the compile cache (not implemented yet: must be "").
   std::string cache_dir;
 };
@@ -218,6 +321,14 @@ struct PartitionReport {
     std::string op_type, vendor;
     std::vector<Refusal> refused_by;
   };
+  struct FallbackGroup {  // the fallbacks of one op type to one vendor, with their reasons
+    std::string op_type, vendor, reasons;
+    std::vector<uint32_t> op_ids;
+  };
+  struct CompileFallback {  // ops a plugin gave up at compile time
+    std::string vendor, reason;
+    std::vector<uint32_t> op_ids;
+  };
   std::vector<std::string> accelerators;  // as used, in priority order
   std::string mode;                       // "aot" or "jit"
   std::string soc;
@@ -225,14 +336,24 @@ struct PartitionReport {
   std::vector<Partition> partitions;
   std::vector<Cut> cuts;
   std::vector<Fallback> fallbacks;
+  std::vector<FallbackGroup> fallback_groups;
+  std::vector<CompileFallback> compile_fallbacks;
   uint64_t cut_bytes = 0;
   // The cost model's view of the plan (machine-independent microseconds).
   std::string policy;
   double modeled_latency_us = 0;
   double modeled_latency_us_cpu_only = -1;  // -1: no baseline
+  std::string chosen;  // which candidate plan the policy kept
   double modeled_latency_us_greedy = -1;
   double transfer_us = 0;
   size_t conversion_count = 0;
+  double compute_us = 0, dispatch_us = 0;
+  std::vector<std::string> cost_notes;  // defaults the cost model had to assume
+  // Where the time went (ms); load_ms is the Model's.
+  double load_ms = -1, claims_ms = 0, partition_ms = 0, compile_ms = 0;
+  // Ops not where the first-choice accelerator would put them (refusals,
+  // cost decisions, compile failures): what `--strict` counts.
+  size_t fallback_op_count() const;
 };
 
 class CompiledModel {
@@ -247,6 +368,27 @@ class CompiledModel {
   bool was_precompiled() const;
   // Empty partitions for a precompiled model (nothing was partitioned here).
   const PartitionReport& partition_report() const;
+  // The same report as `tessera partition` prints it: one JSON object
+  // (`--json`), or text for people. Empty for a precompiled model.
+  std::string partition_report_json() const;
+  std::string partition_report_text() const;
+  // The plan as a picture (docs/partitioning.md §7): Graphviz dot, or one
+  // self-contained HTML page. FAILED_PRECONDITION for a precompiled model.
+  enum class PictureFormat { kDot, kHtml };
+  Result<std::string> partition_picture(PictureFormat format) const;
+  // With CompileOptions::quantize: the calibration and accuracy report,
+  // as JSON (one object) or text; empty otherwise.
+  std::string quantization_report_json() const;
+  std::string quantization_report_text() const;
+  // How closely output `index` can be compared with an exact answer: the
+  // caller's own tolerance, widened by what the dispatch libraries declared
+  // for every reduced-precision partition the output depends on.
+  struct OutputTolerance {
+    double rtol = 0, atol = 0;
+    std::vector<Numerics> reduced_by;  // empty: the caller's own
+    std::string description;  // "" or "systolic_npu ran FP16: declared rtol ..., atol ..."
+  };
+  OutputTolerance output_tolerance(size_t index, double own_rtol, double own_atol) const;
   // AOT only: the compiled model as a .tsr that runs with dispatch
   // libraries alone. JIT results live only in this process.
   Status Save(const std::string& path) const;
@@ -260,35 +402,6 @@ class CompiledModel {
   std::shared_ptr<const Impl> impl_;
 };
 
-// ---- Tensors --------------------------------------------------------------
-
-// Host memory holding one tensor: owned (Allocate) or the caller's (Wrap).
-class Tensor {
- public:
-  static Tensor Allocate(TensorInfo info);  // zero-filled
-  // The caller's memory, at least info.byte_size() bytes; it must outlive
-  // every use of the Tensor and its copies.
-  static Result<Tensor> Wrap(TensorInfo info, void* data, size_t size);
-
-  const TensorInfo& info() const { return info_; }
-  void* data() { return data_; }
-  const void* data() const { return data_; }
-  size_t size() const { return size_; }
-  template <typename T>
-  T* as() { return static_cast<T*>(data_); }
-  template <typename T>
-  const T* as() const { return static_cast<const T*>(data_); }
-
- private:
-  friend class RunContext;  // hands its outputs over without a copy
-  Tensor(TensorInfo info, std::shared_ptr<std::vector<uint8_t>> owned, void* data, size_t size)
-      : info_(std::move(info)), owned_(std::move(owned)), data_(data), size_(size) {}
-  TensorInfo info_;
-  std::shared_ptr<std::vector<uint8_t>> owned_;  // null when wrapped
-  void* data_ = nullptr;
-  size_t size_ = 0;
-};
-
 // ---- Running --------------------------------------------------------------
 
 struct RunProfile {
@@ -297,21 +410,35 @@ struct RunProfile {
     double value = 0;
     std::string unit;
   };
+  using Numerics = app::Numerics;
   struct Step {
     std::string vendor, entry_point;
     std::vector<uint32_t> source_op_ids;
     double host_time_us = 0;
     std::vector<Metric> metrics;  // the dispatch library's own
+    uint32_t op_id = 0;           // the DISPATCH op in the compiled model
+    Numerics numerics;
   };
   struct Conversion {
     std::string tensor, to_vendor;
     int32_t from_type = 0, to_type = 0;  // tsr_buffer_type
     uint64_t bytes = 0;
     double host_time_us = 0;
+    std::string from_name, to_name;      // the buffer types' names
+  };
+  // The run as the cost model prices it (docs/partitioning.md §6), beside
+  // the partitioner's estimate; only for a model compiled in this process.
+  struct ModeledLatency {
+    bool available = false;
+    double estimated_us = 0;
+    double device_us = 0, dispatch_us = 0, transfer_us = 0;
+    double measured_us() const { return device_us + dispatch_us + transfer_us; }
+    size_t steps = 0, steps_with_device_time = 0;
   };
   double total_us = 0;
   std::vector<Step> steps;
   std::vector<Conversion> conversions;
+  ModeledLatency modeled;
 };
 
 // One thread's way of running a CompiledModel. Not internally synchronized:

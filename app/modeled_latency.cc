@@ -1,24 +1,24 @@
-#include "cli/measured_latency.h"
+#include "modeled_latency.h"
 
 #include <algorithm>
 #include <map>
 
-#include "absl/strings/str_format.h"
 #include "partition/plan_cost.h"
 #include "partition/soc_cost_model.h"
 
-namespace tessera::cli {
+namespace tessera::app {
 
-std::optional<MeasuredLatency> MeasureModeledLatency(const CompiledModel& model, const RunProfile& profile) {
+RunProfile::ModeledLatency ModeledLatencyOf(const tessera::CompiledModel& model, const tessera::RunProfile& profile) {
   const Graph& source = model.source;
-  if (model.summary.policy.empty() || model.plan.op_partition.size() != source.ops.size()) return std::nullopt;
+  if (model.summary.policy.empty() || model.plan.op_partition.size() != source.ops.size()) return {};
   absl::StatusOr<SocCostModel> parsed = SocCostModel::Parse(model.soc.description);
   const SocCostModel soc = parsed.ok() ? *std::move(parsed) : SocCostModel::Defaults("unreadable SoC description");
   const PlanCostModel costs(source, soc, model.summary.accelerators);
   std::map<uint32_t, size_t> op_index;
   for (size_t o = 0; o < source.ops.size(); ++o) op_index[source.ops[o].id] = o;
 
-  MeasuredLatency m;
+  RunProfile::ModeledLatency m;
+  m.available = true;
   m.estimated_us = model.summary.cost.total_us();
   // Which memory each tensor of the executed graph lives in: its producing
   // step's vendor's (graph inputs: host).
@@ -65,19 +65,4 @@ std::optional<MeasuredLatency> MeasureModeledLatency(const CompiledModel& model,
   return m;
 }
 
-void WriteMeasuredLatencyJson(const MeasuredLatency& m, JsonWriter& j) {
-  j.BeginObject().Field("estimated_us", m.estimated_us).Field("measured_us", m.measured_us());
-  j.Field("device_us", m.device_us).Field("dispatch_us", m.dispatch_us).Field("transfer_us", m.transfer_us);
-  j.Field("measured_over_estimated", m.estimated_us > 0 ? m.measured_us() / m.estimated_us : 0.0);
-  j.Field("steps", static_cast<uint64_t>(m.steps));
-  j.Field("steps_with_device_time", static_cast<uint64_t>(m.steps_with_device_time)).EndObject();
-}
-
-std::string FormatMeasuredLatency(const MeasuredLatency& m) {
-  return absl::StrFormat(
-      "modelled latency of this run: estimated %.2f us, measured %.2f us (device %.2f + dispatch %.2f + transfer "
-      "%.2f; device time from the plugin's metrics on %d of %d steps, the cpu model for the rest)\n",
-      m.estimated_us, m.measured_us(), m.device_us, m.dispatch_us, m.transfer_us, m.steps_with_device_time, m.steps);
-}
-
-}  // namespace tessera::cli
+}  // namespace tessera::app

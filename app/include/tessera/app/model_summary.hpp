@@ -1,0 +1,41 @@
+// What a model file holds, for tools (`tessera inspect`, `tessera import`):
+// its tensors, ops, bytecode modules and metadata, without running it.
+#ifndef TESSERA_APP_MODEL_SUMMARY_HPP_
+#define TESSERA_APP_MODEL_SUMMARY_HPP_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessera/app/tessera.hpp"
+
+namespace tessera::app {
+
+struct ModelSummary {
+  std::string name;
+  size_t tensor_count = 0, constant_count = 0;
+  uint64_t constant_bytes = 0;
+  std::vector<TensorInfo> inputs, outputs;
+  struct Op {
+    uint32_t id = 0;
+    std::string type;                 // docs/ops.md name, e.g. "CONV_2D", "DISPATCH"
+    std::string vendor, entry_point;  // DISPATCH ops only
+  };
+  std::vector<Op> ops;
+  struct Bytecode {                   // one vendor's module (tessera/bytecode.h envelope)
+    std::string vendor, soc_model, abi;
+    uint64_t bytes = 0;
+    uint32_t entry_count = 0, checksum = 0;
+  };
+  std::vector<Bytecode> bytecodes;
+  std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+// Every bytecode module's envelope is verified: one that fails is
+// TSR_DATA_LOSS naming its vendor.
+Result<ModelSummary> Summarize(const Model& model);
+
+}  // namespace tessera::app
+
+#endif  // TESSERA_APP_MODEL_SUMMARY_HPP_

@@ -1,0 +1,42 @@
+#include "tessera/app/model_summary.hpp"
+
+#include "app_internal.h"
+#include "base/dtype.h"
+#include "tessera/bytecode.h"
+#include "tessera/ops.h"
+
+namespace tessera::app {
+
+Result<ModelSummary> Summarize(const Model& model) {
+  const tessera::Graph& g = model.impl()->graph;
+  ModelSummary s;
+  s.name = g.name;
+  s.tensor_count = g.tensors.size();
+  for (const tessera::Tensor& t : g.tensors)
+    if (t.is_constant) {
+      ++s.constant_count;
+      s.constant_bytes += t.data.size();
+    }
+  s.inputs = TensorInfos(g, g.inputs);
+  s.outputs = TensorInfos(g, g.outputs);
+  for (const Op& op : g.ops) {
+    ModelSummary::Op o{op.id, OpTypeName(op.type), "", ""};
+    if (op.dispatch) {
+      o.vendor = op.dispatch->vendor;
+      o.entry_point = op.dispatch->entry_point;
+    }
+    s.ops.push_back(std::move(o));
+  }
+  for (const BytecodeBlob& b : g.bytecodes) {
+    tsr_bytecode_header h{};
+    char err[160] = "";
+    if (tsr_bytecode_verify(b.bytes.data(), b.bytes.size(), nullptr, &h, err, sizeof(err)) != TSR_OK)
+      return Status(TSR_DATA_LOSS, "bytecode for vendor '" + b.vendor + "' fails verification: " + err);
+    s.bytecodes.push_back({b.vendor, h.soc_model, std::to_string(h.abi_major) + "." + std::to_string(h.abi_minor),
+                           b.bytes.size(), h.entry_count, h.checksum});
+  }
+  for (const auto& [k, v] : g.metadata) s.metadata.emplace_back(k, v);
+  return s;
+}
+
+}  // namespace tessera::app
