@@ -1,0 +1,250 @@
+// The INT8 vector-unit ops of docs/ops.md on the NPU, bit exact: SUB, ADD
+// and MUL with per-channel and trailing broadcasts, DIV by a constant,
+// SIGMOID / TANH / EXP (256-entry tables) and GLOBAL_AVG_POOL. Each one-op
+// graph runs on both executors under both overlap conventions (outputs and
+// metrics must agree) and its output is compared byte for byte with the cpu
+// reference kernel's; hand vectors (worked out in the comments from the
+// docs/ops.md formulas) check the reference itself.
+#include <random>
+
+#include <gtest/gtest.h>
+#include "compiler/graph_builder_test_util.h"
+#include "compiler/lowering.h"
+#include "kernel_api.h"
+#include "test_util.h"
+
+namespace tessera::systolic {
+namespace {
+
+using namespace snpu_test;
+
+SystolicNpuConfig Edge() { return BuiltinSocConfig("ref-edge")->npu; }
+
+kit::SnapshotQuant Q(float scale, int64_t zp) { return {{scale}, {zp}, -1}; }
+
+std::vector<uint8_t> I8Bytes(const std::vector<int>& v) {
+  std::vector<uint8_t> b(v.size());
+  for (size_t i = 0; i < v.size(); ++i) b[i] = static_cast<uint8_t>(static_cast<int8_t>(v[i]));
+  return b;
+}
+std::vector<int> AsInts(const std::vector<uint8_t>& b) {
+  std::vector<int> v(b.size());
+  for (size_t i = 0; i < b.size(); ++i) v[i] = static_cast<int8_t>(b[i]);
+  return v;
+}
+
+// The NPU output of a one-op graph (fast = stepped, both conventions) and
+// the cpu reference kernel's for the same op and bytes. Inputs follow
+// g.inputs.
+struct Outputs {
+  std::vector<uint8_t> npu, reference;
+};
+Outputs RunOnBoth(const kit::GraphSnapshot& g, const std::vector<std::vector<uint8_t>>& in) {
+  Outputs o;
+  const kit::SnapshotOp& op = g.ops.at(0);
+  const OpSupport support = CheckOpSupport(g, op);
+  EXPECT_TRUE(support.supported) << support.detail;
+  auto p = LowerGraph(g, Edge(), LoweringOptions{}, "main");
+  EXPECT_TRUE(p.ok()) << p.status();
+  if (!p.ok()) return o;
+  std::vector<std::span<const uint8_t>> spans(in.begin(), in.end());
+  for (Overlap ov : {Overlap::kDefault, Overlap::kNone}) {
+    const RunResult f = RunEntry(*p, Edge(), spans, ExecOptions{ExecMode::kFast, ov});
+    const RunResult s = RunEntry(*p, Edge(), spans, ExecOptions{ExecMode::kCycleStepped, ov});
+    EXPECT_EQ(f.outputs, s.outputs);
+    EXPECT_EQ(f.metrics, s.metrics);
+    if (!f.outputs.empty()) o.npu = f.outputs[0];
+  }
+  // The same op on the reference kernels.
+  std::vector<std::vector<uint8_t>> storage;
+  auto ref = [&](int32_t t, const uint8_t* bytes) {
+    const kit::SnapshotTensor& st = g.tensors.at(t);
+    cpu::TensorRef r;
+    r.dtype = st.dtype;
+    r.shape = st.shape;
+    r.quant.scales = st.quant.scales;
+    r.quant.zero_points = st.quant.zero_points;
+    r.quant.axis = st.quant.axis;
+    storage.emplace_back(bytes, bytes + r.byte_size());
+    r.data = storage.back().data();
+    return r;
+  };
+  storage.reserve(op.inputs.size() + 1);
+  std::vector<cpu::TensorRef> ins;
+  for (int32_t t : op.inputs) {
+    const kit::SnapshotTensor& st = g.tensors.at(t);
+    size_t k = 0;
+    while (k < g.inputs.size() && g.inputs[k] != t) ++k;
+    ins.push_back(ref(t, st.is_constant ? st.constant.data() : in.at(k).data()));
+  }
+  const std::vector<uint8_t> zeros(o.npu.size() + 64, 0);
+  std::vector<cpu::TensorRef> outs = {ref(op.outputs[0], zeros.data())};
+  const absl::Status st = cpu::RunReferenceOp(op.type, cpu::Attributes(), ins, outs);
+  EXPECT_TRUE(st.ok()) << st;
+  o.reference = storage.back();
+  return o;
+}
+
+// One binary op: a [shape_a] (input) with b [shape_b] (input or constant).
+Outputs Binary(int32_t type, std::vector<int64_t> sa, std::vector<int64_t> sb, bool b_const,
+               const std::vector<uint8_t>& a, const std::vector<uint8_t>& b,
+               kit::SnapshotQuant qa, kit::SnapshotQuant qb, kit::SnapshotQuant qy,
+               std::vector<int64_t> sy = {}) {
+  GraphBuilder gb;
+  const int32_t ta = gb.Input("a", TSR_DTYPE_I8, sa, qa);
+  const int32_t tb = b_const ? gb.Const("b", TSR_DTYPE_I8, sb, b, qb) : gb.Input("b", TSR_DTYPE_I8, sb, qb);
+  const int32_t ty = gb.Tensor("y", TSR_DTYPE_I8, sy.empty() ? sa : sy, qy);
+  gb.Op(type, {ta, tb}, {ty});
+  gb.Output(ty);
+  return RunOnBoth(gb.g, b_const ? std::vector<std::vector<uint8_t>>{a}
+                                 : std::vector<std::vector<uint8_t>>{a, b});
+}
+
+TEST(Int8VectorOps, SubAddMulHandVectors) {
+  // SUB, same shapes: a s 0.5 zp 0, b s 0.25 zp 4, y s 0.5 zp -10.
+  // 5-1=4 -> 8-10; 0.5-0.25 -> 0.5 ties to 0; 2-0.75 -> 2.5 ties to 2;
+  // -64-30.75 -> -189.5 saturates.
+  Outputs o = Binary(TSR_OP_SUB, {4}, {4}, false, I8Bytes({10, 1, 4, -128}),
+                     I8Bytes({8, 5, 7, 127}), Q(0.5f, 0), Q(0.25f, 4), Q(0.5f, -10));
+  EXPECT_EQ(AsInts(o.npu), (std::vector<int>{-2, -10, -8, -128}));
+  EXPECT_EQ(o.npu, o.reference);
+  // Per channel [1, 2, 1, 2] with a constant [2, 1, 1] = (1, -1): a s 0.5
+  // = (1, 2 | 3, 4), y s 0.5. ADD: 2, 3 | 2, 3 -> 4, 6, 4, 6; MUL: 1, 2 |
+  // -3, -4 -> 2, 4, -6, -8; SUB: 0, 1 | 4, 5 -> 0, 2, 8, 10.
+  const auto a = I8Bytes({2, 4, 6, 8}), c = I8Bytes({1, -1});
+  o = Binary(TSR_OP_ADD, {1, 2, 1, 2}, {2, 1, 1}, true, a, c, Q(0.5f, 0), Q(1, 0), Q(0.5f, 0));
+  EXPECT_EQ(AsInts(o.npu), (std::vector<int>{4, 6, 4, 6}));
+  EXPECT_EQ(o.npu, o.reference);
+  o = Binary(TSR_OP_MUL, {1, 2, 1, 2}, {2, 1, 1}, true, a, c, Q(0.5f, 0), Q(1, 0), Q(0.5f, 0));
+  EXPECT_EQ(AsInts(o.npu), (std::vector<int>{2, 4, -6, -8}));
+  EXPECT_EQ(o.npu, o.reference);
+  o = Binary(TSR_OP_SUB, {1, 2, 1, 2}, {2, 1, 1}, true, a, c, Q(0.5f, 0), Q(1, 0), Q(0.5f, 0));
+  EXPECT_EQ(AsInts(o.npu), (std::vector<int>{0, 2, 8, 10}));
+  EXPECT_EQ(o.npu, o.reference);
+}
+
+// Every broadcast form of ADD / SUB / MUL on random bytes, against the
+// reference: [C], [C, 1, 1] and [1, C, 1, 1], constant or computed.
+TEST(Int8VectorOps, BroadcastsMatchTheReference) {
+  std::mt19937 rng(16);
+  struct Case {
+    std::vector<int64_t> a, b;
+  };
+  const Case cases[] = {{{2, 5, 3, 4}, {5, 1, 1}},
+                        {{2, 5, 3, 4}, {1, 5, 1, 1}},
+                        {{6, 5}, {5}},
+                        {{2, 5, 3, 4}, {2, 5, 3, 4}},
+                        {{3, 7}, {1}}};
+  for (int32_t type : {TSR_OP_ADD, TSR_OP_SUB, TSR_OP_MUL})
+    for (const Case& k : cases)
+      for (bool b_const : {false, true}) {
+        const auto a = RandomI8(rng, kit::ElementCount(k.a)), b = RandomI8(rng, kit::ElementCount(k.b));
+        const Outputs o = Binary(type, k.a, k.b, b_const, a, b, Q(0.05f, 3), Q(0.08f, -7),
+                                 Q(type == TSR_OP_MUL ? 0.2f : 0.1f, 2));
+        EXPECT_EQ(o.npu, o.reference) << type << " b " << kit::ElementCount(k.b) << " const " << b_const;
+        EXPECT_EQ(o.npu.size(), a.size());
+      }
+}
+
+TEST(Int8VectorOps, DivByConstant) {
+  // A scalar: b = 8 at s 0.25 = 2.0; a s 0.5 = 2.5, 1.5, 0.5, 3, 5, -3.5;
+  // y s 1: 1.25, 0.75, 0.25, 1.5 (ties to 2), 2.5 (ties to 2), -1.75.
+  Outputs o = Binary(TSR_OP_DIV, {6}, {}, true, I8Bytes({5, 3, 1, 6, 10, -7}), I8Bytes({8}),
+                     Q(0.5f, 0), Q(0.25f, 0), Q(1.0f, 0));
+  EXPECT_EQ(AsInts(o.npu), (std::vector<int>{1, 1, 0, 2, 2, -2}));
+  EXPECT_EQ(o.npu, o.reference);
+  // Per channel [3, 1, 1] = (4, -8, 1) at s 0.25 = (1, -2, 0.25); a [1, 3, 1, 2]
+  // s 0.5 = (1, 1.5) per channel; y s 0.5: 1, 1.5 | -0.5, -0.75 | 4, 6.
+  o = Binary(TSR_OP_DIV, {1, 3, 1, 2}, {3, 1, 1}, true, I8Bytes({2, 3, 2, 3, 2, 3}),
+             I8Bytes({4, -8, 1}), Q(0.5f, 0), Q(0.25f, 0), Q(0.5f, 0));
+  EXPECT_EQ(AsInts(o.npu), (std::vector<int>{2, 3, -1, -2, 8, 12}));
+  EXPECT_EQ(o.npu, o.reference);
+  // Random, a zero divisor among the channels (x / 0 = +-inf saturates,
+  // 0 / 0 = NaN stores 0), and one that is not a power of two.
+  std::mt19937 rng(17);
+  const auto a = RandomI8(rng, 2 * 4 * 9);
+  o = Binary(TSR_OP_DIV, {2, 4, 3, 3}, {1, 4, 1, 1}, true, a, I8Bytes({3, 0, -100, 77}),
+             Q(0.05f, 3), Q(0.03f, 0), Q(0.02f, -5));
+  EXPECT_EQ(o.npu, o.reference);
+}
+
+kit::GraphSnapshot Unary(int32_t type, std::vector<int64_t> shape, kit::SnapshotQuant qx,
+                         kit::SnapshotQuant qy) {
+  GraphBuilder gb;
+  const int32_t x = gb.Input("x", TSR_DTYPE_I8, shape, qx);
+  const int32_t y = gb.Tensor("y", TSR_DTYPE_I8, shape, qy);
+  gb.Op(type, {x}, {y});
+  gb.Output(y);
+  return gb.g;
+}
+
+TEST(Int8VectorOps, SigmoidTanhExpTables) {
+  // Hand vector: x s 1/16, y s 1/256 zp -128 (TFLite's int8 LOGISTIC output):
+  // 256 sigma(0, 1, -1, -8, 7.9375) = 128, 187.15, 68.85, 0.086, 255.91.
+  Outputs o = RunOnBoth(Unary(TSR_OP_SIGMOID, {5}, Q(0.0625f, 0), Q(1.0f / 256, -128)),
+                        {I8Bytes({0, 16, -16, -128, 127})});
+  EXPECT_EQ(AsInts(o.npu), (std::vector<int>{0, 59, -59, -128, 127}));
+  EXPECT_EQ(o.npu, o.reference);
+  // Every int8 input, several parameter sets, against the reference.
+  std::vector<uint8_t> all(256);
+  for (int i = 0; i < 256; ++i) all[i] = static_cast<uint8_t>(i);
+  for (int32_t type : {TSR_OP_SIGMOID, TSR_OP_TANH, TSR_OP_EXP})
+    for (auto [qx, qy] : {std::pair{Q(0.0625f, 0), Q(1.0f / 256, -128)},
+                          std::pair{Q(0.1f, -20), Q(1.0f / 128, 0)},
+                          std::pair{Q(0.02f, 7), Q(0.05f, -100)}}) {
+      o = RunOnBoth(Unary(type, {4, 64}, qx, qy), {all});
+      EXPECT_EQ(o.npu, o.reference) << type;
+    }
+}
+
+TEST(Int8VectorOps, GlobalAvgPool) {
+  // Hand vector: x s 0.5 zp 1, y s 0.25 zp -3, M = 0.5: sums of q - 1 are
+  // 13, -7, -515 -> 6.5 (up: 7), -3.5 (toward zero: -3), -257.5 -> 4, -6, -128.
+  GraphBuilder gb;
+  const int32_t x = gb.Input("x", TSR_DTYPE_I8, {1, 3, 2, 2}, Q(0.5f, 1));
+  const int32_t y = gb.Tensor("y", TSR_DTYPE_I8, {1, 3, 1, 1}, Q(0.25f, -3));
+  gb.Op(TSR_OP_GLOBAL_AVG_POOL, {x}, {y});
+  gb.Output(y);
+  Outputs o = RunOnBoth(gb.g, {I8Bytes({1, 3, 5, 8, -2, -3, 1, 1, -128, -128, -128, -127})});
+  EXPECT_EQ(AsInts(o.npu), (std::vector<int>{4, -6, -128}));
+  EXPECT_EQ(o.npu, o.reference);
+  // Random, rank 4 and 3, a plane larger than 4096 (no pool window limit).
+  std::mt19937 rng(18);
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{2, 16, 7, 7}, std::vector<int64_t>{1, 3, 5000}}) {
+    GraphBuilder r;
+    const int32_t rx = r.Input("x", TSR_DTYPE_I8, shape, Q(0.07f, -9));
+    std::vector<int64_t> out_shape(shape.size(), 1);
+    out_shape[0] = shape[0];
+    out_shape[1] = shape[1];
+    const int32_t ry = r.Tensor("y", TSR_DTYPE_I8, out_shape, Q(0.011f, 4));
+    r.Op(TSR_OP_GLOBAL_AVG_POOL, {rx}, {ry});
+    r.Output(ry);
+    o = RunOnBoth(r.g, {RandomI8(rng, kit::ElementCount(shape))});
+    EXPECT_EQ(o.npu, o.reference) << shape.size();
+  }
+}
+
+TEST(Int8VectorOps, Refusals) {
+  GraphBuilder q;
+  const int32_t a = q.Input("a", TSR_DTYPE_I8, {2, 3}, Q(0.05f, 3));
+  const int32_t d = q.Input("d", TSR_DTYPE_I8, {2, 3}, Q(0.05f, 3));
+  const int32_t row = q.Const("row", TSR_DTYPE_I8, {3}, {1, 2, 3}, Q(0.5f, 0));
+  const int32_t y = q.Tensor("y", TSR_DTYPE_I8, {2, 3}, Q(0.1f, 0));
+  const int32_t plain = q.Input("p", TSR_DTYPE_I8, {2, 3});
+  const int32_t py = q.Tensor("py", TSR_DTYPE_I8, {2, 3});
+  q.Op(TSR_OP_DIV, {a, d}, {y});           // 0: divisor computed at run time
+  q.Op(TSR_OP_DIV, {a, row}, {y});         // 1: a table per column is not offered
+  q.Op(TSR_OP_SIGMOID, {plain}, {py});     // 2: i8 without quantization
+  q.Op(TSR_OP_GLOBAL_AVG_POOL, {plain}, {py});  // 3: the same
+  const int32_t want[] = {TSR_REFUSAL_UNSUPPORTED_OP, TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE,
+                          TSR_REFUSAL_UNSUPPORTED_DTYPE, TSR_REFUSAL_UNSUPPORTED_DTYPE};
+  for (size_t i = 0; i < 4; ++i) {
+    const OpSupport s = CheckOpSupport(q.g, q.g.ops[i]);
+    EXPECT_FALSE(s.supported) << i;
+    EXPECT_EQ(s.reason, want[i]) << i << ": " << s.detail;
+  }
+}
+
+}  // namespace
+}  // namespace tessera::systolic
