@@ -5,6 +5,7 @@
 // metrics must agree) and its output is compared byte for byte with the cpu
 // reference kernel's; hand vectors (worked out in the comments from the
 // docs/ops.md formulas) check the reference itself.
+#include <map>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -33,17 +34,18 @@ std::vector<int> AsInts(const std::vector<uint8_t>& b) {
   return v;
 }
 
-// The NPU output of a one-op graph (fast = stepped, both conventions) and
-// the cpu reference kernel's for the same op and bytes. Inputs follow
-// g.inputs.
+// The NPU output of a graph's first output (fast = stepped, both
+// conventions) and the cpu reference kernels' for the same graph, op by op
+// in order on the same bytes. Inputs follow g.inputs.
 struct Outputs {
   std::vector<uint8_t> npu, reference;
 };
 Outputs RunOnBoth(const kit::GraphSnapshot& g, const std::vector<std::vector<uint8_t>>& in) {
   Outputs o;
-  const kit::SnapshotOp& op = g.ops.at(0);
-  const OpSupport support = CheckOpSupport(g, op);
-  EXPECT_TRUE(support.supported) << support.detail;
+  for (const kit::SnapshotOp& op : g.ops) {
+    const OpSupport support = CheckOpSupport(g, op);
+    EXPECT_TRUE(support.supported) << support.detail;
+  }
   auto p = LowerGraph(g, Edge(), LoweringOptions{}, "main");
   EXPECT_TRUE(p.ok()) << p.status();
   if (!p.ok()) return o;
@@ -55,9 +57,10 @@ Outputs RunOnBoth(const kit::GraphSnapshot& g, const std::vector<std::vector<uin
     EXPECT_EQ(f.metrics, s.metrics);
     if (!f.outputs.empty()) o.npu = f.outputs[0];
   }
-  // The same op on the reference kernels.
-  std::vector<std::vector<uint8_t>> storage;
-  auto ref = [&](int32_t t, const uint8_t* bytes) {
+  // The same ops on the reference kernels; every tensor's bytes by index.
+  std::map<int32_t, std::vector<uint8_t>> bytes;
+  for (size_t k = 0; k < g.inputs.size(); ++k) bytes[g.inputs[k]] = in.at(k);
+  auto ref = [&](int32_t t) {
     const kit::SnapshotTensor& st = g.tensors.at(t);
     cpu::TensorRef r;
     r.dtype = st.dtype;
@@ -65,23 +68,25 @@ Outputs RunOnBoth(const kit::GraphSnapshot& g, const std::vector<std::vector<uin
     r.quant.scales = st.quant.scales;
     r.quant.zero_points = st.quant.zero_points;
     r.quant.axis = st.quant.axis;
-    storage.emplace_back(bytes, bytes + r.byte_size());
-    r.data = storage.back().data();
+    std::vector<uint8_t>& b = bytes[t];
+    if (st.is_constant) b.assign(st.constant.begin(), st.constant.end());
+    b.resize(r.byte_size());
+    r.data = b.data();
     return r;
   };
-  storage.reserve(op.inputs.size() + 1);
-  std::vector<cpu::TensorRef> ins;
-  for (int32_t t : op.inputs) {
-    const kit::SnapshotTensor& st = g.tensors.at(t);
-    size_t k = 0;
-    while (k < g.inputs.size() && g.inputs[k] != t) ++k;
-    ins.push_back(ref(t, st.is_constant ? st.constant.data() : in.at(k).data()));
+  for (const kit::SnapshotOp& op : g.ops) {
+    cpu::Attributes attrs;
+    for (const auto& [key, a] : op.attrs) {
+      if (!a.ints.empty()) attrs.SetInts(key, a.ints);
+      if (!a.floats.empty()) attrs.SetFloats(key, a.floats);
+    }
+    std::vector<cpu::TensorRef> ins;
+    for (int32_t t : op.inputs) ins.push_back(ref(t));
+    std::vector<cpu::TensorRef> outs = {ref(op.outputs[0])};
+    const absl::Status st = cpu::RunReferenceOp(op.type, attrs, ins, outs);
+    EXPECT_TRUE(st.ok()) << st;
   }
-  const std::vector<uint8_t> zeros(o.npu.size() + 64, 0);
-  std::vector<cpu::TensorRef> outs = {ref(op.outputs[0], zeros.data())};
-  const absl::Status st = cpu::RunReferenceOp(op.type, cpu::Attributes(), ins, outs);
-  EXPECT_TRUE(st.ok()) << st;
-  o.reference = storage.back();
+  o.reference = bytes[g.outputs.at(0)];
   return o;
 }
 
@@ -244,6 +249,71 @@ TEST(Int8VectorOps, Refusals) {
     EXPECT_FALSE(s.supported) << i;
     EXPECT_EQ(s.reason, want[i]) << i << ": " << s.detail;
   }
+}
+
+// ONNX HardSwish as the importer writes it, x * CLIP(x / 6 + 0.5, 0, 1),
+// in a quantized graph: MUL, ADD, CLIP (bounds in the stored domain, as a
+// quantizer writes them) and MUL, one NPU partition, bit exact op by op
+// against the reference. The HardSigmoid is its first three ops.
+TEST(Int8VectorOps, HardSwishChain) {
+  std::mt19937 rng(19);
+  GraphBuilder gb;
+  const auto qx = Q(0.05f, 0), qs = Q(1.0f / 128, -128);  // s: HardSigmoid in [0, 1]
+  const int32_t x = gb.Input("x", TSR_DTYPE_I8, {2, 3, 4, 4}, qx);
+  const int32_t sixth = gb.Const("sixth", TSR_DTYPE_I8, {}, I8Bytes({127}), Q(1.0f / 762, 0));
+  const int32_t half = gb.Const("half", TSR_DTYPE_I8, {}, I8Bytes({64}), Q(1.0f / 128, 0));
+  const int32_t t0 = gb.Tensor("t0", TSR_DTYPE_I8, {2, 3, 4, 4}, Q(0.01f, 0));
+  const int32_t t1 = gb.Tensor("t1", TSR_DTYPE_I8, {2, 3, 4, 4}, qs);
+  const int32_t t2 = gb.Tensor("t2", TSR_DTYPE_I8, {2, 3, 4, 4}, qs);
+  const int32_t y = gb.Tensor("y", TSR_DTYPE_I8, {2, 3, 4, 4}, Q(0.05f, -40));
+  gb.Op(TSR_OP_MUL, {x, sixth}, {t0});
+  gb.Op(TSR_OP_ADD, {t0, half}, {t1});
+  kit::SnapshotOp& clip = gb.Op(TSR_OP_CLIP, {t1}, {t2});
+  clip.attrs[TSR_ATTR_CLIP_MIN].floats = {-128};  // real 0
+  clip.attrs[TSR_ATTR_CLIP_MAX].floats = {0};     // real 1
+  gb.Op(TSR_OP_MUL, {x, t2}, {y});
+  gb.Output(y);
+  const Outputs o = RunOnBoth(gb.g, {RandomI8(rng, 96)});
+  ASSERT_EQ(o.npu.size(), 96u);
+  EXPECT_EQ(o.npu, o.reference);
+}
+
+// The verifier's view of the two new vector ops: bad flags, dtypes and
+// fields are refused with a reason, never executed.
+TEST(Int8VectorOps, VerifierRejectsBadTableAndRowSum) {
+  auto table = LowerGraph(Unary(TSR_OP_SIGMOID, {8}, Q(0.1f, 0), Q(1.0f / 256, -128)), Edge(),
+                          LoweringOptions{}, "main");
+  ASSERT_TRUE(table.ok()) << table.status();
+  GraphBuilder gb;
+  const int32_t x = gb.Input("x", TSR_DTYPE_I8, {1, 4, 3, 3}, Q(0.5f, 1));
+  const int32_t y = gb.Tensor("y", TSR_DTYPE_I8, {1, 4, 1, 1}, Q(0.25f, -3));
+  gb.Op(TSR_OP_GLOBAL_AVG_POOL, {x}, {y});
+  gb.Output(y);
+  auto gap = LowerGraph(gb.g, Edge(), LoweringOptions{}, "main");
+  ASSERT_TRUE(gap.ok()) << gap.status();
+  auto reject = [&](const Program& base, VectorOp op, auto mutate, const char* want) {
+    Program p = base;
+    bool found = false;
+    for (Instruction& in : p.entries[0].code)
+      if (in.op == Opcode::kVector && static_cast<VectorOp>(in.a) == op) {
+        mutate(in);
+        found = true;
+        break;
+      }
+    ASSERT_TRUE(found);
+    const absl::Status st = VerifyProgram(p, Edge());
+    EXPECT_FALSE(st.ok()) << want;
+    EXPECT_NE(st.message().find(want), std::string::npos) << st.message();
+  };
+  reject(*table, VectorOp::kTable, [](Instruction& in) { in.f[6] = kVectorBroadcastSrc1; },
+         "reserved field");
+  reject(*table, VectorOp::kTable, [](Instruction& in) { in.b = in.c = TSR_DTYPE_F32; },
+         "does not support");
+  reject(*table, VectorOp::kTable, [](Instruction& in) { in.f[5] = 0; }, "unexpected descriptor");
+  reject(*gap, VectorOp::kRowSum, [](Instruction& in) { in.c = TSR_DTYPE_I8; }, "ROW_SUM is i8 -> i32");
+  reject(*gap, VectorOp::kRowSum, [](Instruction& in) { in.f[1] = 4; }, "src1 must be zero");
+  reject(*gap, VectorOp::kRowSum, [](Instruction& in) { in.f[3] = 1; in.f[4] = (1u << 23) + 1; },
+         "ROW_SUM of more than 2^23 columns");
 }
 
 }  // namespace
