@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include "compiler/graph_builder_test_util.h"
 #include "compiler/lowering.h"
+#include "cycle_model.h"
 #include "kernel_api.h"
 #include "test_util.h"
 
@@ -276,6 +277,30 @@ TEST(Int8VectorOps, HardSwishChain) {
   const Outputs o = RunOnBoth(gb.g, {RandomI8(rng, 96)});
   ASSERT_EQ(o.npu.size(), 96u);
   EXPECT_EQ(o.npu, o.reference);
+}
+
+// The INT8 GLOBAL_AVG_POOL's VECTOR cost is the ISA document's formula:
+// ROW_SUM 4 + n * ceil(rows / lanes), BIAS_ADD and REQUANTIZE 4 + ceil(rows /
+// lanes) each; 64 channels of 7 x 7 on ref-edge's 8 lanes: 4 + 49 * 8 + 2 *
+// (4 + 8) = 420.
+TEST(Int8VectorOps, GlobalAvgPoolCycles) {
+  GraphBuilder gb;
+  const int32_t x = gb.Input("x", TSR_DTYPE_I8, {1, 64, 7, 7}, Q(0.5f, 1));
+  const int32_t y = gb.Tensor("y", TSR_DTYPE_I8, {1, 64, 1, 1}, Q(0.25f, -3));
+  gb.Op(TSR_OP_GLOBAL_AVG_POOL, {x}, {y});
+  gb.Output(y);
+  auto p = LowerGraph(gb.g, Edge(), LoweringOptions{}, "main");
+  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_EQ(Edge().vector_width, 8);
+  uint64_t vector_cycles = 0;
+  int vectors = 0;
+  for (const Instruction& in : p->entries[0].code)
+    if (in.op == Opcode::kVector) {
+      vector_cycles += VectorCycles(*p, in, Edge());
+      ++vectors;
+    }
+  EXPECT_EQ(vectors, 3);
+  EXPECT_EQ(vector_cycles, 420u);
 }
 
 // The verifier's view of the two new vector ops: bad flags, dtypes and
