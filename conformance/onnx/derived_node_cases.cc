@@ -1,8 +1,11 @@
 #include "conformance/onnx/derived_node_cases.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <string>
 #include <system_error>
 
 #include "absl/status/status.h"
@@ -18,11 +21,19 @@ absl::StatusOr<std::string> ReadBytes(const fs::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+// Written beside and renamed into place: a kept output directory may be
+// rewritten by one test while another's `tessera` reads it.
 absl::Status WriteBytes(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  const fs::path tmp = path.string() + "." + std::to_string(::getpid()) + ".tmp";
+  std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
-  if (!out) return absl::InternalError(absl::StrCat("cannot write '", path.string(), "'"));
+  std::error_code ec;
+  if (out) fs::rename(tmp, path, ec);
+  if (!out || ec) {
+    fs::remove(tmp, ec);
+    return absl::InternalError(absl::StrCat("cannot write '", path.string(), "'"));
+  }
   return absl::OkStatus();
 }
 
@@ -91,10 +102,11 @@ absl::StatusOr<onnx::ModelProto> DivideByConstant(const onnx::ModelProto& model,
 
 absl::StatusOr<onnx::ModelProto> RaiseGlobalAveragePoolOpset(const onnx::ModelProto& model, int64_t opset) {
   // Raising the opset re-reads every node at the new version, so only a
-  // graph whose every op kept its meaning may be raised. GlobalAveragePool
-  // has a single version in ONNX's operator changelog (docs/Changelog.md:
-  // GlobalAveragePool-1, opset 1, never revised through opset 21), so at
-  // any opset it is the same operator with the same outputs.
+  // graph whose every op kept its meaning may be raised. ONNX's operator
+  // changelog (docs/Changelog.md) has GlobalAveragePool-1 and no later
+  // version up to opset 17, ONNX 1.12's newest (its defs/operator_sets.h,
+  // /usr/include/onnx with libonnx-dev, registers version 1 alone), so at
+  // opset 11 it is the same operator with the same outputs.
   for (const onnx::NodeProto& n : model.graph().node())
     if (n.op_type() != "GlobalAveragePool" || !(n.domain().empty() || n.domain() == "ai.onnx"))
       return absl::InvalidArgumentError(absl::StrCat("only GlobalAveragePool keeps its meaning when raised; found ",
