@@ -471,6 +471,74 @@ TEST_F(PluginTest, QuantizeReshapeDequantizeClaimCompileAndRun) {
   c->destroy(p);
 }
 
+// An INT8 head through the two .so files, AOT: QUANTIZE, SIGMOID (TABLE),
+// GLOBAL_AVG_POOL (ROW_SUM, BIAS_ADD, REQUANTIZE), DIV by a scalar (TABLE),
+// SUB of a per-channel constant, DEQUANTIZE. The serialized bytecode run by
+// the dispatch library gives the in-process lowering's bits in both modes
+// (which int8_vector_ops_test.cc holds bit exact against the cpu kernels),
+// and declares FP32 with tolerances 0: nothing is approximated.
+TEST_F(PluginTest, Int8VectorOpsCompileAndRunAot) {
+  GraphBuilder b;
+  auto q = [](float s, int64_t zp) { return kit::SnapshotQuant{{s}, {zp}, -1}; };
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {1, 4, 3, 3});
+  const int32_t xq = b.Tensor("xq", TSR_DTYPE_I8, {1, 4, 3, 3}, q(0.05f, 2));
+  const int32_t sg = b.Tensor("sg", TSR_DTYPE_I8, {1, 4, 3, 3}, q(1.0f / 256, -128));
+  const int32_t gp = b.Tensor("gp", TSR_DTYPE_I8, {1, 4, 1, 1}, q(1.0f / 256, -128));
+  const int32_t two = b.Const("two", TSR_DTYPE_I8, {}, {2}, q(1.0f, 0));
+  const int32_t dv = b.Tensor("dv", TSR_DTYPE_I8, {1, 4, 1, 1}, q(1.0f / 512, -128));
+  const int32_t per_ch = b.Const("c", TSR_DTYPE_I8, {4, 1, 1}, {10, 20, 30, 40}, q(1.0f / 512, 0));
+  const int32_t sb = b.Tensor("sb", TSR_DTYPE_I8, {1, 4, 1, 1}, q(1.0f / 512, -64));
+  const int32_t y = b.Tensor("y", TSR_DTYPE_F32, {1, 4, 1, 1});
+  b.Op(TSR_OP_QUANTIZE, {x}, {xq});
+  b.Op(TSR_OP_SIGMOID, {xq}, {sg});
+  b.Op(TSR_OP_GLOBAL_AVG_POOL, {sg}, {gp});
+  b.Op(TSR_OP_DIV, {gp, two}, {dv});
+  b.Op(TSR_OP_SUB, {dv, per_ch}, {sb});
+  b.Op(TSR_OP_DEQUANTIZE, {sb}, {y});
+  b.Output(y);
+  tsr_compiler_plugin p = CreateCompiler();
+  std::vector<tsr_op_support> sup(b.g.ops.size());
+  for (auto& e : sup) e.header = {sizeof(tsr_op_support), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  tsr_partition_options po{};
+  po.header = {sizeof(po), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  po.soc_model = "ref-edge";
+  ASSERT_EQ(c->partition(p, &kView, H(b.g), &po, sup.data()), TSR_OK) << c->get_last_error();
+  for (const auto& e : sup) EXPECT_EQ(e.supported, 1u) << (e.reason_detail ? e.reason_detail : "");
+  tsr_compile_options co{};
+  co.header = {sizeof(co), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  co.mode = TSR_COMPILE_MODE_AOT;
+  co.soc_model = "ref-edge";
+  tsr_graph parts[] = {H(b.g)};
+  tsr_compiled compiled = nullptr;
+  ASSERT_EQ(c->compile(p, &kView, parts, 1, &co, &compiled), TSR_OK) << c->get_last_error();
+  tsr_executable_source src{};
+  src.header = {sizeof(src), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  src.kind = TSR_EXECUTABLE_BYTECODE;
+  ASSERT_EQ(c->compiled_bytecode(compiled, &src.bytecode, &src.bytecode_size), TSR_OK);
+  ASSERT_EQ(c->compiled_entry_point(compiled, 0, &src.entry_point), TSR_OK);
+  std::mt19937 rng(21);
+  const std::vector<uint8_t> xb = FloatBytes(RandomF(rng, 36, -6, 6));
+  auto local = LowerGraph(b.g, BuiltinSocConfig("ref-edge")->npu, LoweringOptions{}, "main");
+  ASSERT_TRUE(local.ok()) << local.status();
+  const auto want = RunEntry(*local, BuiltinSocConfig("ref-edge")->npu, {xb}, {}).outputs.at(0);
+  for (const char* mode : {"fast", "cycle_stepped"}) {
+    tsr_device_context ctx = CreateContext("ref-edge", {{"systolic_npu.mode", mode}});
+    tsr_executable exe = nullptr;
+    ASSERT_EQ(d->load_executable(ctx, &src, &exe), TSR_OK) << d->get_last_error();
+    tsr_numerics num{};
+    num.header = {sizeof(num), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+    ASSERT_EQ(d->executable_numerics(exe, &num), TSR_OK);
+    EXPECT_EQ(num.float_precision, TSR_PRECISION_FP32);
+    EXPECT_EQ(num.relative_tolerance, 0.0);
+    EXPECT_EQ(num.absolute_tolerance, 0.0);
+    EXPECT_EQ(Run(ctx, exe, {xb}).first.at(0), want) << mode;
+    d->unload_executable(exe);
+    d->destroy_device_context(ctx);
+  }
+  c->release_compiled(compiled);
+  c->destroy(p);
+}
+
 // Weights that arrive at run time (ONNX graphs whose W is a graph input):
 // claimed through the ABI, compiled AOT, run by the dispatch library with
 // the weights as a second input buffer; both modes agree and the weight

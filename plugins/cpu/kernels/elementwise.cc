@@ -4,8 +4,10 @@
 //  * f16: computed in f32 and rounded to f16 (round-to-nearest-even).
 //  * i8/u8/i32/i64: exact integer arithmetic wrapping modulo 2^bits (numpy);
 //    DIV truncates toward zero, division by zero is an error.
-//  * i8/u8 ADD/MUL with quant params on both inputs and the output:
-//    dequantize, compute in f32, requantize with round-half-to-even.
+//  * i8/u8 ADD/SUB/MUL/DIV with quant params on both inputs and the
+//    output: dequantize, compute in f32, requantize with round-half-to-even
+//    (one formulation for the four, so SUB is ADD's pipeline and DIV by a
+//    constant is defined without a reciprocal's extra rounding).
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -105,14 +107,15 @@ absl::Status CheckBinary(int32_t op, std::span<const TensorRef> inputs,
     return OpError(op, absl::StrCat("output dtype ", DTypeName(y.dtype),
                                     " must be ", DTypeName(a.dtype)));
   if (IsQuantizedEltwise(inputs, outputs)) {
-    if (op != TSR_OP_ADD && op != TSR_OP_MUL)
+    if (op != TSR_OP_ADD && op != TSR_OP_SUB && op != TSR_OP_MUL &&
+        op != TSR_OP_DIV)
       return absl::UnimplementedError(
           absl::StrCat(OpTypeName(op), ": quantized ", DTypeName(a.dtype),
-                       " unsupported (only ADD and MUL)"));
+                       " unsupported (only ADD, SUB, MUL and DIV)"));
     for (const TensorRef* t : {&a, &b, &y}) {
       if (t->quant.scales.size() != 1)
-        return OpError(op, "quantized ADD/MUL needs per-tensor quant params "
-                           "on both inputs and the output");
+        return OpError(op, "quantized ADD/SUB/MUL/DIV needs per-tensor quant "
+                           "params on both inputs and the output");
       if (!(t->quant.scales[0] > 0.0f))
         return OpError(op, "quantization scale must be > 0");
     }
@@ -142,7 +145,9 @@ absl::Status RunBinary(int32_t op, const Attributes& attrs,
     walker.ForEach([&](int64_t o, const int64_t* off) {
       const float ra = static_cast<float>(LoadInt(a, off[0]) - az) * as;
       const float rb = static_cast<float>(LoadInt(b, off[1]) - bz) * bs;
-      const float r = op == TSR_OP_ADD ? ra + rb : ra * rb;
+      // One f32 operation; a DIV by a real 0 gives IEEE's +-inf (saturates)
+      // or NaN (0/0, stored as 0), as the float path would.
+      const float r = static_cast<float>(FloatBinary(op, ra, rb));
       const double q = RoundHalfToEven(static_cast<double>(r / ys)) +
                        static_cast<double>(yz);
       StoreInt(y, o, FloatToIntSaturating(q, y.dtype));

@@ -165,10 +165,33 @@ TEST(BinaryTest, QuantizedMulU8) {
   EXPECT_EQ(Ints(y), (IV{160}));  // 1.0 * 3.0 = 3.0 -> 60 + 100
 }
 
+TEST(BinaryTest, QuantizedSubIsAddsPipeline) {
+  // a: scale 0.5 zp 0; b: scale 0.25 zp 4; y: scale 0.5 zp -10.
+  Tensor a = WithQuant(I8({4}, {10, 1, 4, -128}), {0.5f}, {0});
+  Tensor b = WithQuant(I8({4}, {8, 5, 7, 127}), {0.25f}, {4});
+  Tensor y = WithQuant(Empty(TSR_DTYPE_I8, {4}), {0.5f}, {-10});
+  ASSERT_TRUE(RunOp(TSR_OP_SUB, Attrs(), {a, b}, y).ok());
+  // 5-1=4 -> 8-10=-2; 0.5-0.25=0.25 -> 0.5 ties to 0 -> -10;
+  // 2-0.75=1.25 -> 2.5 ties to 2 -> -8; -64-30.75 -> -189.5 -> saturates.
+  EXPECT_EQ(Ints(y), (IV{-2, -10, -8, -128}));
+}
+
+TEST(BinaryTest, QuantizedDivInF32) {
+  // a: scale 0.5 zp 0; b: scale 0.25 zp 0; y: scale 0.25 zp 3.
+  Tensor a = WithQuant(I8({7}, {10, 3, -7, 100, 0, 5, 2}), {0.5f}, {0});
+  Tensor b = WithQuant(I8({7}, {8, 8, 8, 0, 0, 16, 12}), {0.25f}, {0});
+  Tensor y = WithQuant(Empty(TSR_DTYPE_I8, {7}), {0.25f}, {3});
+  ASSERT_TRUE(RunOp(TSR_OP_DIV, Attrs(), {a, b}, y).ok());
+  // 5/2=2.5 -> 10+3; 1.5/2=0.75 -> 3+3; -3.5/2=-1.75 -> -7+3;
+  // 50/0=+inf -> 127; 0/0=NaN -> 0 (QUANTIZE's NaN rule, not the zero
+  // point); 2.5/4=0.625 -> 2.5 ties to 2 -> 5; 1/3 -> 1.33 -> 1 -> 4.
+  EXPECT_EQ(Ints(y), (IV{13, 6, -4, 127, 0, 5, 4}));
+}
+
 TEST(BinaryTest, QuantizedErrors) {
   Tensor a = WithQuant(I8({1}, {1}), {0.5f}, {0});
   Tensor y = WithQuant(Empty(TSR_DTYPE_I8, {1}), {0.5f}, {0});
-  EXPECT_EQ(RunOp(TSR_OP_SUB, Attrs(), {a, a}, y).code(),
+  EXPECT_EQ(RunOp(TSR_OP_MAXIMUM, Attrs(), {a, a}, y).code(),
             absl::StatusCode::kUnimplemented);
   Tensor plain = I8({1}, {1});
   EXPECT_EQ(RunOp(TSR_OP_ADD, Attrs(), {a, plain}, y).code(),

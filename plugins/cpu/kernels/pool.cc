@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernel_util.h"
 #include "ops_internal.h"
+#include "quantized.h"
 
 namespace tessera::cpu::internal {
 namespace {
@@ -151,13 +152,53 @@ absl::Status RunPool2D(int32_t op, const Attributes& attrs,
   return absl::OkStatus();
 }
 
+namespace {
+
+// docs/ops.md "Quantized GLOBAL_AVG_POOL": an exact int32 sum of (q - zp_x)
+// per channel, then one fixed-point requantize by s_x / (count * s_y), the
+// matmul/conv pipeline's MultiplyByQuantizedMultiplier (TFLite's int8 MEAN).
+absl::Status RunQuantizedGlobalAvgPool(int32_t op, const TensorRef& x, const TensorRef& y,
+                                       int64_t rows, int64_t per) {
+  // 255 * per must stay an int32 sum (the accumulator the pipeline assumes).
+  if (per < 1 || per > (int64_t{1} << 23))
+    return OpError(op, absl::StrCat("quantized: ", per,
+                                    " elements per channel (1 to 2^23, an int32 sum)"));
+  auto zp = [](const TensorRef& t) -> int64_t {
+    return t.quant.zero_points.empty() ? 0 : t.quant.zero_points[0];
+  };
+  const QuantizedMultiplier m = QuantizeMultiplier(
+      static_cast<double>(x.quant.scales[0]) /
+      (static_cast<double>(per) * static_cast<double>(y.quant.scales[0])));
+  const int64_t xz = zp(x), yz = zp(y);
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t acc = 0;
+    for (int64_t i = 0; i < per; ++i) acc += LoadInt(x, r * per + i) - xz;
+    const int64_t v =
+        int64_t{MultiplyByQuantizedMultiplier(static_cast<int32_t>(acc), m)} + yz;
+    StoreInt(y, r, SaturateTo(y.dtype, v));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status CheckGlobalAvgPool(int32_t op, std::span<const TensorRef> inputs,
                                 std::span<const TensorRef> outputs) {
   absl::Status s = CheckArity(op, inputs, outputs, 1, 1, 1);
   if (s.ok()) s = CheckPresent(op, inputs, 0);
   if (!s.ok()) return s;
   const int32_t d = inputs[0].dtype;
-  if (!IsFloatDType(d)) return UnsupportedDType(op, d);
+  const bool quantized = (d == TSR_DTYPE_I8 || d == TSR_DTYPE_U8) &&
+                         (inputs[0].quant.quantized() || outputs[0].quant.quantized());
+  if (!IsFloatDType(d) && !quantized) return UnsupportedDType(op, d);
+  if (quantized) {
+    for (const TensorRef* t : {&inputs[0], &outputs[0]}) {
+      if (t->quant.scales.size() != 1)
+        return OpError(op, "quantized input and output need per-tensor quant params");
+      if (!(t->quant.scales[0] > 0.0f) || !std::isfinite(t->quant.scales[0]))
+        return OpError(op, "quantization scale must be finite and > 0");
+    }
+  }
   if (outputs[0].dtype != d)
     return OpError(op, absl::StrCat("output dtype ",
                                     DTypeName(outputs[0].dtype), " must be ",
@@ -180,6 +221,7 @@ absl::Status RunGlobalAvgPool(int32_t op, const Attributes& attrs,
   if (!(s = CheckOutputShape(op, y, out)).ok()) return s;
   const int64_t rows = x.shape[0] * x.shape[1];
   const int64_t per = ShapeElements(std::span(x.shape).subspan(2));
+  if (!IsFloatDType(x.dtype)) return RunQuantizedGlobalAvgPool(op, x, y, rows, per);
   for (int64_t r = 0; r < rows; ++r) {
     double sum = 0;
     for (int64_t i = 0; i < per; ++i) sum += LoadFloat(x, r * per + i);

@@ -120,5 +120,35 @@ TEST(GlobalAvgPoolTest, Rank4AndRank3) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// Quantized GLOBAL_AVG_POOL: acc = sum(q - zp_x) (int32), then
+// MultiplyByQuantizedMultiplier(acc, QuantizeMultiplier(s_x / (n s_y))) + zp_y.
+TEST(GlobalAvgPoolTest, QuantizedI8RoundsLikeThePipeline) {
+  // s_x 0.5 zp 1, s_y 0.25 zp -3: M = 0.5 / (4 * 0.25) = 0.5 exactly.
+  Tensor x = WithQuant(I8({1, 3, 2, 2}, {1, 3, 5, 8, -2, -3, 1, 1, -128, -128, -128, -127}),
+                       {0.5f}, {1});
+  Tensor y = WithQuant(Empty(TSR_DTYPE_I8, {1, 3, 1, 1}), {0.25f}, {-3});
+  ASSERT_TRUE(RunOp(TSR_OP_GLOBAL_AVG_POOL, Attrs(), {x}, y).ok());
+  // sums 13, -7, -515; x0.5 = 6.5 (positive tie: up, 7), -3.5 (negative
+  // tie: toward zero, -3), -257.5; + zp -3 = 4, -6, saturated -128.
+  EXPECT_EQ(Ints(y), (IV{4, -6, -128}));
+}
+
+TEST(GlobalAvgPoolTest, QuantizedU8Rank3AndErrors) {
+  // s_x 0.3 zp 10, s_y 0.1 zp 0, 3 taps: M = 0.3f / (3 * 0.1f) = 1.0000000248
+  // = {1073741851, shift 1}; sum (0 + 10 + 30) = 40 -> 40 (real mean 4.0).
+  Tensor x = WithQuant(U8({1, 2, 3}, {10, 20, 40, 255, 255, 255}), {0.3f}, {10});
+  Tensor y = WithQuant(Empty(TSR_DTYPE_U8, {1, 2, 1}), {0.1f}, {0});
+  ASSERT_TRUE(RunOp(TSR_OP_GLOBAL_AVG_POOL, Attrs(), {x}, y).ok());
+  // Channel 1: 3 * 245 = 735 -> 735 (mean 73.5 real = 735 steps of 0.1,
+  // saturated to 255).
+  EXPECT_EQ(Ints(y), (IV{40, 255}));
+  Tensor plain = Empty(TSR_DTYPE_U8, {1, 2, 1});
+  EXPECT_EQ(RunOp(TSR_OP_GLOBAL_AVG_POOL, Attrs(), {x}, plain).code(),
+            absl::StatusCode::kInvalidArgument);
+  Tensor xi = I8({1, 1, 2}, {1, 2}), yi = Empty(TSR_DTYPE_I8, {1, 1, 1});
+  EXPECT_EQ(RunOp(TSR_OP_GLOBAL_AVG_POOL, Attrs(), {xi}, yi).code(),
+            absl::StatusCode::kUnimplemented);
+}
+
 }  // namespace
 }  // namespace tessera::cpu

@@ -1,9 +1,11 @@
 // Elementwise unary ops: NEG ABS SQRT RSQRT EXP LOG SIN COS TANH SIGMOID
 // RELU ERF and CLIP. Float math is done in f64 and rounded once to the
 // output dtype. NEG/ABS/RELU also take i8/i32/i64 (wrap-around: -(-128) is
-// -128 in i8); CLIP also takes u8.
+// -128 in i8); CLIP also takes u8. SIGMOID/TANH/EXP on quantized i8/u8 run
+// through a 256-entry table (docs/ops.md "Quantized SIGMOID, TANH, EXP").
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernel_util.h"
@@ -102,6 +104,36 @@ absl::Status RunClip(int32_t op, const Attributes& attrs,
   return absl::OkStatus();
 }
 
+bool IsQuantizedUnary(int32_t op, const TensorRef& x, const TensorRef& y) {
+  if (op != TSR_OP_SIGMOID && op != TSR_OP_TANH && op != TSR_OP_EXP) return false;
+  if (x.dtype != TSR_DTYPE_I8 && x.dtype != TSR_DTYPE_U8) return false;
+  return x.quant.quantized() || y.quant.quantized();
+}
+
+int64_t ZeroPoint(const TensorRef& t) {
+  return t.quant.zero_points.empty() ? 0 : t.quant.zero_points[0];
+}
+
+// TFLite's int8 LOGISTIC/TANH way: the function is applied to each of the
+// 256 stored values once, as q_y = QUANTIZE(f(DEQUANTIZE(q_x))) with
+// docs/ops.md's f32 formulas and f evaluated as for an f32 tensor (f64,
+// rounded once to f32); the kernel then only looks values up.
+std::vector<int64_t> QuantizedUnaryTable(int32_t op, const TensorRef& x,
+                                         const TensorRef& y) {
+  const float xs = x.quant.scales[0], ys = y.quant.scales[0];
+  const float xz = static_cast<float>(ZeroPoint(x));
+  const double yz = static_cast<double>(ZeroPoint(y));
+  const int64_t lo = IntDTypeMin(x.dtype);
+  std::vector<int64_t> table(256);
+  for (int64_t i = 0; i < 256; ++i) {
+    const float r = (static_cast<float>(lo + i) - xz) * xs;
+    const float f = static_cast<float>(FloatUnary(op, r));
+    table[i] = FloatToIntSaturating(
+        RoundHalfToEven(static_cast<double>(f / ys)) + yz, y.dtype);
+  }
+  return table;
+}
+
 }  // namespace
 
 absl::Status CheckUnary(int32_t op, std::span<const TensorRef> inputs,
@@ -115,6 +147,16 @@ absl::Status CheckUnary(int32_t op, std::span<const TensorRef> inputs,
   if (op == TSR_OP_CLIP) ok = IsNumericDType(d);
   if (UnaryTakesInts(op))
     ok = ok || d == TSR_DTYPE_I8 || d == TSR_DTYPE_I32 || d == TSR_DTYPE_I64;
+  if (IsQuantizedUnary(op, inputs[0], outputs[0])) {
+    for (const TensorRef* t : {&inputs[0], &outputs[0]}) {
+      if (t->quant.scales.size() != 1)
+        return OpError(op, "quantized input and output need per-tensor "
+                           "quant params");
+      if (!(t->quant.scales[0] > 0.0f) || !std::isfinite(t->quant.scales[0]))
+        return OpError(op, "quantization scale must be finite and > 0");
+    }
+    ok = true;
+  }
   if (!ok) return UnsupportedDType(op, d);
   if (outputs[0].dtype != d)
     return OpError(op, absl::StrCat("output dtype ",
@@ -137,6 +179,12 @@ absl::Status RunUnary(int32_t op, const Attributes& attrs,
   if (!s.ok()) return s;
   if (op == TSR_OP_CLIP) return RunClip(op, attrs, inputs, y);
   const int64_t n = x.element_count();
+  if (IsQuantizedUnary(op, x, y)) {
+    const std::vector<int64_t> table = QuantizedUnaryTable(op, x, y);
+    const int64_t lo = IntDTypeMin(x.dtype);
+    for (int64_t i = 0; i < n; ++i) StoreInt(y, i, table[LoadInt(x, i) - lo]);
+    return absl::OkStatus();
+  }
   if (IsFloatDType(x.dtype)) {
     for (int64_t i = 0; i < n; ++i)
       StoreFloat(y, i, static_cast<float>(FloatUnary(op, LoadFloat(x, i))));

@@ -118,5 +118,44 @@ TEST(ClipTest, OnnxStyleBoundInputs) {
   EXPECT_EQ(Ints(yi), (IV{-1, 3, 9}));
 }
 
+// Quantized SIGMOID / TANH / EXP: q_y = saturate(rhte(f(s_x (q_x - zp_x)) / s_y)
+// + zp_y). Expected values worked by hand from that formula (the real
+// value before rounding in each comment).
+TEST(UnaryTest, QuantizedSigmoidTanhExpI8) {
+  Tensor x = WithQuant(I8({5}, {0, 16, -16, -128, 127}), {0.0625f}, {0});
+  Tensor y = WithQuant(Empty(TSR_DTYPE_I8, {5}), {1.0f / 256}, {-128});
+  ASSERT_TRUE(RunOp(TSR_OP_SIGMOID, Attrs(), {x}, y).ok());
+  // 256 sigma(0, 1, -1, -8, 7.9375) = 128, 187.15, 68.85, 0.086, 255.91.
+  EXPECT_EQ(Ints(y), (IV{0, 59, -59, -128, 127}));
+
+  Tensor xt = WithQuant(I8({6}, {0, 32, -32, 5, 127, -128}), {1.0f / 32}, {0});
+  Tensor yt = WithQuant(Empty(TSR_DTYPE_I8, {6}), {1.0f / 128}, {0});
+  ASSERT_TRUE(RunOp(TSR_OP_TANH, Attrs(), {xt}, yt).ok());
+  // 128 tanh(0, 1, -1, 0.15625, 3.97, -4) = 0, 97.48, -97.48, 19.84,
+  // 127.91, -127.91.
+  EXPECT_EQ(Ints(yt), (IV{0, 97, -97, 20, 127, -128}));
+
+  Tensor xe = WithQuant(I8({6}, {0, 2, -2, 3, 10, -128}), {0.5f}, {0});
+  Tensor ye = WithQuant(Empty(TSR_DTYPE_I8, {6}), {0.5f}, {-128});
+  ASSERT_TRUE(RunOp(TSR_OP_EXP, Attrs(), {xe}, ye).ok());
+  // 2 exp(0, 1, -1, 1.5, 5, -64) = 2, 5.44, 0.74, 8.96, 296.8, ~0.
+  EXPECT_EQ(Ints(ye), (IV{-126, -123, -127, -119, 127, -128}));
+}
+
+TEST(UnaryTest, QuantizedSigmoidU8AndErrors) {
+  Tensor x = WithQuant(U8({4}, {128, 138, 0, 255}), {0.1f}, {128});
+  Tensor y = WithQuant(Empty(TSR_DTYPE_U8, {4}), {1.0f / 256}, {0});
+  ASSERT_TRUE(RunOp(TSR_OP_SIGMOID, Attrs(), {x}, y).ok());
+  // 256 sigma(0, 1, -12.8, 12.7) = 128, 187.15, 0.0007, 255.9992.
+  EXPECT_EQ(Ints(y), (IV{128, 187, 0, 255}));
+  Tensor plain = Empty(TSR_DTYPE_U8, {4});  // output without quant params
+  EXPECT_EQ(RunOp(TSR_OP_SIGMOID, Attrs(), {x}, plain).code(),
+            absl::StatusCode::kInvalidArgument);
+  Tensor xi = I8({1}, {1}), yi = Empty(TSR_DTYPE_I8, {1});  // no quant at all
+  EXPECT_EQ(RunOp(TSR_OP_EXP, Attrs(), {xi}, yi).code(), absl::StatusCode::kUnimplemented);
+  Tensor qx = WithQuant(I8({1}, {1}), {0.5f}, {0}), qy = WithQuant(Empty(TSR_DTYPE_I8, {1}), {0.5f}, {0});
+  EXPECT_EQ(RunOp(TSR_OP_SIN, Attrs(), {qx}, qy).code(), absl::StatusCode::kUnimplemented);
+}
+
 }  // namespace
 }  // namespace tessera::cpu

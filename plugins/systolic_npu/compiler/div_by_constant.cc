@@ -5,6 +5,8 @@
 
 #include "compiler/op_reading.h"
 #include "fp16.h"
+#include "int8_tables.h"
+#include "quant.h"
 
 namespace tessera::systolic {
 
@@ -49,6 +51,23 @@ absl::StatusOr<std::vector<uint8_t>> DivisorReciprocal(const kit::SnapshotTensor
       const uint16_t h = FloatToHalf(r);
       std::memcpy(out.data() + i * 2, &h, 2);
     }
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<uint8_t>> Int8DivisionTables(const kit::SnapshotTensor& b,
+                                                        const ElementwiseLayer& L, Why* why) {
+  const size_t n = static_cast<size_t>(kit::ElementCount(b.shape));
+  if (!b.is_constant || b.dtype != TSR_DTYPE_I8 || b.constant.size() != n)
+    SNPU_REFUSE(TSR_REFUSAL_OTHER, "DIV on int8: divisor '", b.name, "' is not ", n,
+                " constant int8 bytes");
+  std::vector<uint8_t> out(n * kTableBytes);
+  for (size_t i = 0; i < n; ++i) {
+    const float divisor =
+        DequantizeInt8(static_cast<int8_t>(b.constant[i]), L.b_q.scale, L.b_q.zero_point);
+    const Int8Table t = Int8DivisionTable(L.a_q.scale, L.a_q.zero_point, divisor, L.out_q.scale,
+                                          L.out_q.zero_point);
+    std::memcpy(out.data() + i * kTableBytes, t.data(), kTableBytes);
   }
   return out;
 }

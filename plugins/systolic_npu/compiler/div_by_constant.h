@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "compiler/refusal.h"
 #include "graph_snapshot.h"
+#include "tiler.h"
 
 namespace tessera::systolic {
 
@@ -21,6 +22,13 @@ namespace tessera::systolic {
 // c = ±0, ±inf and NaN are kept: their reciprocals ±inf, ±0 and NaN give
 // IEEE's x / c exactly (x / 0 = ±inf, 0 / 0 = NaN, x / inf = 0).
 absl::StatusOr<std::vector<uint8_t>> DivisorReciprocal(const kit::SnapshotTensor& b, Why* why);
+
+// INT8 DIV by a constant: no reciprocal (x * rn(1/c) is not bit exact
+// against docs/ops.md's f32 division), but one 256-entry VECTOR TABLE per
+// element of the int8 divisor `b` (a scalar: one; per channel: C), entry
+// q + 128 = the quantized DIV of input q (int8_tables.h).
+absl::StatusOr<std::vector<uint8_t>> Int8DivisionTables(const kit::SnapshotTensor& b,
+                                                        const ElementwiseLayer& L, Why* why);
 
 }  // namespace tessera::systolic
 

@@ -218,13 +218,15 @@ absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConf
         s = BuildElementwiseLayer(g, op, &L, &why, &ai);
         if (!s.ok()) break;
         TensorRef b{};
-        if (op.type == TSR_OP_DIV) {  // MUL by the reciprocals, placed in the pool
-          auto r = DivisorReciprocal(g.tensors.at(op.inputs[1]), &why);
+        if (op.type == TSR_OP_DIV) {  // MUL by the reciprocals (int8: tables), in the pool
+          const SnapshotTensor& divisor = g.tensors.at(op.inputs[1]);
+          auto r = L.op == ElementwiseOp::kTable ? Int8DivisionTables(divisor, L, &why)
+                                                 : DivisorReciprocal(divisor, &why);
           if (!r.ok()) {
             s = r.status();
             break;
           }
-          const uint32_t c = p.AddData(r->data(), r->size(), L.dtype);
+          const uint32_t c = p.AddData(r->data(), r->size(), L.dtype);  // i8 tables: bytes
           b = TensorRef{0, p.constants[c].offset};
         } else if (IsBinary(L.op)) {
           b = ref(op.inputs[1 - ai]);
@@ -247,9 +249,19 @@ absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConf
         if (s.ok()) s = EmitConvert(L, ref(op.inputs[0]), ref(op.outputs[0]), npu, p, e);
         break;
       }
+      case TSR_OP_GLOBAL_AVG_POOL: {
+        Pool2dLayer L;
+        QuantGlobalAvgPoolLayer QL;
+        s = BuildGlobalAvgPoolLayer(g, op, &L, &why, &QL);
+        if (!s.ok()) break;
+        s = L.dtype == TSR_DTYPE_I8
+                ? EmitQuantGlobalAvgPool(QL, ref(op.inputs[0]), ref(op.outputs[0]), npu, p, e)
+                : EmitPool2d(L, ref(op.inputs[0]), ref(op.outputs[0]), npu, p, e);
+        break;
+      }
       default: {
         Pool2dLayer L;
-        s = BuildAnyPoolLayer(g, op, &L, &why);
+        s = BuildPoolLayer(g, op, &L, &why);
         if (s.ok()) s = EmitPool2d(L, ref(op.inputs[0]), ref(op.outputs[0]), npu, p, e);
         break;
       }

@@ -112,11 +112,19 @@ absl::Status BuildElementwiseLayer(const GraphSnapshot& g, const SnapshotOp& op,
         !TrailingBroadcast(y.shape, a.shape))
       SNPU_REFUSE(TSR_REFUSAL_OTHER, OpName(op.type), ": output ", ShapeText(y.shape),
              " does not match the broadcast of its inputs");
-    if (a.dtype == TSR_DTYPE_I8 && ordered)
-      SNPU_REFUSE(TSR_REFUSAL_UNSUPPORTED_QUANTIZATION, OpName(op.type),
-                  " on int8: docs/ops.md defines quantized ADD and MUL only (the cpu reference "
-                  "refuses it too)");
-    if (op.type == TSR_OP_DIV) {
+    if (op.type == TSR_OP_DIV && a.dtype == TSR_DTYPE_I8) {
+      // INT8 DIV by a constant: one 256-entry table per divisor value
+      // (int8_tables.h), bit exact where x * rn(1/c) would not be.
+      if (!b.is_constant)
+        SNPU_REFUSE(TSR_REFUSAL_UNSUPPORTED_OP, "DIV: the divisor '", b.name,
+                    "' is computed at run time (the vector unit has no divider; only DIV by a "
+                    "constant runs)");
+      if (kit::ElementCount(b.shape) != 1 && L->b_channels == 0)
+        SNPU_REFUSE(TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE, "DIV on int8: divisor ", ShapeText(b.shape),
+                    " (a scalar or one value per channel: one 256-entry table each)");
+      L->op = ElementwiseOp::kTable;
+      L->b_count = 0;
+    } else if (op.type == TSR_OP_DIV) {
       auto r = DivisorReciprocal(b, why);
       if (!r.ok()) return r.status();
     }
@@ -141,12 +149,17 @@ absl::Status BuildElementwiseLayer(const GraphSnapshot& g, const SnapshotOp& op,
            " (vector unit: f32, f16, i8)");
   if (y.dtype != a.dtype || y.shape != a.shape)
     SNPU_REFUSE(TSR_REFUSAL_OTHER, OpName(op.type), ": output must have the input's dtype and shape");
-  if (IsLookupTable(L->op) && !IsFloat(a.dtype))
-    SNPU_REFUSE(a.dtype == TSR_DTYPE_I8 && !a.quant.scales.empty() ? TSR_REFUSAL_UNSUPPORTED_QUANTIZATION
-                                                                   : TSR_REFUSAL_UNSUPPORTED_DTYPE,
-                OpName(op.type), " on ", DtypeText(a.dtype),
-                ": the lookup tables take f32 / f16 (docs/ops.md defines no int8 ",
-                OpName(op.type), "; the cpu reference refuses it too)");
+  if (IsLookupTable(L->op) && a.dtype == TSR_DTYPE_I8) {  // one VECTOR TABLE
+    if (a.quant.scales.empty())
+      SNPU_REFUSE(TSR_REFUSAL_UNSUPPORTED_DTYPE, OpName(op.type),
+                  " on i8 without quantization parameters (docs/ops.md: quantized or float only)");
+    auto qa = PerTensorQuant(a, "input", why);
+    if (!qa.ok()) return qa.status();
+    auto qy = PerTensorQuant(y, "output", why);
+    if (!qy.ok()) return qy.status();
+    L->a_q = *qa;
+    L->out_q = *qy;
+  }
   if (op.type == TSR_OP_CLIP) {
     L->clip_min = FloatAttr(op, TSR_ATTR_CLIP_MIN, -std::numeric_limits<float>::infinity());
     L->clip_max = FloatAttr(op, TSR_ATTR_CLIP_MAX, std::numeric_limits<float>::infinity());
@@ -226,13 +239,14 @@ absl::Status BuildPoolLayer(const GraphSnapshot& g, const SnapshotOp& op, Pool2d
 }
 
 absl::Status BuildGlobalAvgPoolLayer(const GraphSnapshot& g, const SnapshotOp& op,
-                                    Pool2dLayer* L, Why* why) {
+                                    Pool2dLayer* L, Why* why, QuantGlobalAvgPoolLayer* QL) {
   if (auto s = CheckArity(g, op, 1, 1, why); !s.ok()) return s;
   const SnapshotTensor& x = *OpTensor(g, op, 0, false);
   const SnapshotTensor& y = *OpTensor(g, op, 0, true);
-  if (!IsFloat(x.dtype))
+  const bool q = x.dtype == TSR_DTYPE_I8 && !x.quant.scales.empty();
+  if (!IsFloat(x.dtype) && !q)
     SNPU_REFUSE(TSR_REFUSAL_UNSUPPORTED_DTYPE, "GLOBAL_AVG_POOL on ", DtypeText(x.dtype),
-                " (f32, f16: docs/ops.md defines no int8 GLOBAL_AVG_POOL)");
+                " (f32, f16, quantized i8)");
   if (x.shape.size() < 3)
     SNPU_REFUSE(TSR_REFUSAL_OTHER, "GLOBAL_AVG_POOL needs an input of rank >= 3 (N, C, spatial...)");
   // The spatial dims are contiguous per channel, so any rank is one plane:
@@ -247,15 +261,26 @@ absl::Status BuildGlobalAvgPoolLayer(const GraphSnapshot& g, const SnapshotOp& o
   L->kernel_h = L->in_h;
   L->kernel_w = L->in_w;
   L->dtype = x.dtype;
-  // The vector unit's pool window holds at most 4096 taps (ISA §3, VECTOR).
-  if (plane > 4096)
-    SNPU_REFUSE(TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE, "GLOBAL_AVG_POOL over ", plane,
-                " elements per channel: the vector unit's pool window holds at most 4096");
   std::vector<int64_t> want = {L->batch, L->channels};
   want.resize(x.shape.size(), 1);
   if (y.shape != want || y.dtype != x.dtype)
     SNPU_REFUSE(TSR_REFUSAL_OTHER, "GLOBAL_AVG_POOL: output ", ShapeText(y.shape), " is not ",
                 ShapeText(want));
+  if (q) {  // ROW_SUM, BIAS_ADD, REQUANTIZE (tiler.h): no pool window
+    auto qx = PerTensorQuant(x, "input", why);
+    if (!qx.ok()) return qx.status();
+    auto qy = PerTensorQuant(y, "output", why);
+    if (!qy.ok()) return qy.status();
+    if (plane > (int64_t{1} << 23))
+      SNPU_REFUSE(TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE, "GLOBAL_AVG_POOL over ", plane,
+                  " int8 elements per channel: the int32 sum holds at most 2^23");
+    if (QL) *QL = QuantGlobalAvgPoolLayer{L->batch * L->channels, plane, *qx, *qy};
+    return absl::OkStatus();
+  }
+  // The vector unit's pool window holds at most 4096 taps (ISA §3, VECTOR).
+  if (plane > 4096)
+    SNPU_REFUSE(TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE, "GLOBAL_AVG_POOL over ", plane,
+                " elements per channel: the vector unit's pool window holds at most 4096");
   return absl::OkStatus();
 }
 

@@ -1,7 +1,9 @@
 // Claim checks and tiler layers of the vector-unit ops: ADD, SUB, MUL, DIV
-// by a constant (as MUL by its reciprocal), RELU, CLIP, the lookup-table
-// ops SIGMOID, TANH and EXP, MAX_POOL_2D, AVG_POOL_2D and GLOBAL_AVG_POOL
-// (an AVG_POOL whose window is the whole plane).
+// by a constant (float: MUL by its reciprocal; int8: a 256-entry table per
+// divisor value), RELU, CLIP, the lookup-table ops SIGMOID, TANH and EXP
+// (int8: one 256-entry table), MAX_POOL_2D, AVG_POOL_2D and GLOBAL_AVG_POOL
+// (float: an AVG_POOL whose window is the whole plane; int8: ROW_SUM and
+// the requantize pipeline).
 #ifndef TESSERA_PLUGINS_SYSTOLIC_NPU_COMPILER_VECTOR_OP_LAYERS_H_
 #define TESSERA_PLUGINS_SYSTOLIC_NPU_COMPILER_VECTOR_OP_LAYERS_H_
 
@@ -23,8 +25,10 @@ absl::Status BuildPoolLayer(const kit::GraphSnapshot& g, const kit::SnapshotOp& 
 
 // GLOBAL_AVG_POOL [N, C, spatial...] -> [N, C, 1, ...], f32 / f16: one
 // AVG_POOL window over each channel's whole plane (at most 4096 elements).
+// Quantized i8 (L->dtype I8): *QL (optional) receives the INT8 layer.
 absl::Status BuildGlobalAvgPoolLayer(const kit::GraphSnapshot& g, const kit::SnapshotOp& op,
-                                     Pool2dLayer* L, Why* why);
+                                     Pool2dLayer* L, Why* why,
+                                     QuantGlobalAvgPoolLayer* QL = nullptr);
 
 }  // namespace tessera::systolic
 

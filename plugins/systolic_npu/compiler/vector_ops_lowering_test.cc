@@ -105,7 +105,7 @@ TEST(VectorOpsLowering, DivRefusals) {
   const int32_t tiny = q.Const("tiny", TSR_DTYPE_F32, {1}, AsBytes(std::vector<float>{1e-39f}));
   const int32_t fy = q.Tensor("y", TSR_DTYPE_F32, {2, 3});
   const int32_t ia = q.Input("a", TSR_DTYPE_I8, {2, 3}, {{0.05f}, {3}, -1});
-  const int32_t ic = q.Const("c", TSR_DTYPE_I8, {1}, {2}, {{0.5f}, {0}, -1});
+  const int32_t ic = q.Const("c", TSR_DTYPE_I8, {2, 3}, {2, 2, 2, 2, 2, 2}, {{0.5f}, {0}, -1});
   const int32_t iy = q.Tensor("iy", TSR_DTYPE_I8, {2, 3}, {{0.1f}, {2}, -1});
   const int32_t h16 = q.Input("h", TSR_DTYPE_F16, {3});
   const int32_t big = q.Const("big", TSR_DTYPE_F16, {1}, AsBytes(ToHalf({30000.0f})));
@@ -113,11 +113,11 @@ TEST(VectorOpsLowering, DivRefusals) {
   const int32_t one = q.Const("one", TSR_DTYPE_F32, {1}, AsBytes(std::vector<float>{1.0f}));
   q.Op(TSR_OP_DIV, {fx, fd}, {fy});     // 0: divisor computed at run time
   q.Op(TSR_OP_DIV, {fx, tiny}, {fy});   // 1: 1/c overflows f32
-  q.Op(TSR_OP_DIV, {ia, ic}, {iy});     // 2: int8 (no quantized DIV in docs/ops.md)
+  q.Op(TSR_OP_DIV, {ia, ic}, {iy});     // 2: int8 by a same-shape constant (a table per element)
   q.Op(TSR_OP_DIV, {h16, big}, {hy});   // 3: 1/30000 is subnormal in f16
   q.Op(TSR_OP_DIV, {one, fx}, {fy});    // 4: constant dividend, tensor divisor
   const int32_t want[] = {TSR_REFUSAL_UNSUPPORTED_OP, TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE,
-                          TSR_REFUSAL_UNSUPPORTED_QUANTIZATION, TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE,
+                          TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE, TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE,
                           TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE};
   for (size_t i = 0; i < 5; ++i) {
     const OpSupport s = CheckOpSupport(q.g, q.g.ops[i]);
@@ -181,10 +181,11 @@ TEST(VectorOpsLowering, GlobalAvgPool) {
     const auto out16 = RunBoth(h16.g, {AsBytes(ToHalf({2048, 1, 0, 0}))}).outputs[0];
     EXPECT_EQ(OutputValue(out16, TSR_DTYPE_F16, 0), 512.0);
   }
-  // Refused: int8 (docs/ops.md: f32/f16 only) and a plane over 4096 elements.
+  // Refused: int8 without quantization parameters (quantized int8 runs:
+  // int8_vector_ops_test.cc) and a float plane over 4096 elements.
   GraphBuilder r;
-  const int32_t qi = r.Input("q", TSR_DTYPE_I8, {1, 2, 2, 2}, {{0.1f}, {0}, -1});
-  const int32_t qo = r.Tensor("qo", TSR_DTYPE_I8, {1, 2, 1, 1}, {{0.1f}, {0}, -1});
+  const int32_t qi = r.Input("q", TSR_DTYPE_I8, {1, 2, 2, 2});
+  const int32_t qo = r.Tensor("qo", TSR_DTYPE_I8, {1, 2, 1, 1});
   const int32_t bi = r.Input("b", TSR_DTYPE_F32, {1, 1, 65, 64});
   const int32_t bo = r.Tensor("bo", TSR_DTYPE_F32, {1, 1, 1, 1});
   r.Op(TSR_OP_GLOBAL_AVG_POOL, {qi}, {qo});
@@ -219,11 +220,17 @@ TEST(VectorOpsLowering, LookupTableOps) {
       }
     }
   }
+  // int8: quantized runs as one TABLE (int8_vector_ops_test.cc), without
+  // quantization parameters it is refused.
   GraphBuilder r;
   const int32_t qi = r.Input("q", TSR_DTYPE_I8, {4}, {{0.1f}, {0}, -1});
   const int32_t qo = r.Tensor("qo", TSR_DTYPE_I8, {4}, {{0.1f}, {0}, -1});
+  const int32_t pi = r.Input("p", TSR_DTYPE_I8, {4});
+  const int32_t po = r.Tensor("po", TSR_DTYPE_I8, {4});
   r.Op(TSR_OP_SIGMOID, {qi}, {qo});
-  EXPECT_EQ(CheckOpSupport(r.g, r.g.ops[0]).reason, TSR_REFUSAL_UNSUPPORTED_QUANTIZATION);
+  r.Op(TSR_OP_SIGMOID, {pi}, {po});
+  EXPECT_TRUE(CheckOpSupport(r.g, r.g.ops[0]).supported) << CheckOpSupport(r.g, r.g.ops[0]).detail;
+  EXPECT_EQ(CheckOpSupport(r.g, r.g.ops[1]).reason, TSR_REFUSAL_UNSUPPORTED_DTYPE);
 }
 
 // UNSQUEEZE -> ADD -> SQUEEZE -> RESHAPE (flatten) -> RELU: the layout ops

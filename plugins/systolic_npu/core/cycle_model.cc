@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "vector_unit.h"
 
 namespace tessera::systolic {
 namespace {
@@ -96,6 +97,12 @@ uint64_t VectorCycles(const Program& p, const Instruction& in,
   // SIGMOID of a negative x needs the EXP table too (lookup_tables.h): the
   // lanes look up both tables for every element, two passes.
   if (op == VectorOp::kSigmoid) passes = 2;
+  // ROW_SUM: lanes across rows (channels), one column (tap) per pass, as
+  // the float GLOBAL_AVG_POOL's AVG_POOL whose window is the plane.
+  if (op == VectorOp::kRowSum) {
+    elements = in.f[3];
+    passes = in.f[4];
+  }
   const uint64_t vw = static_cast<uint64_t>(npu.vector_width);
   return kVectorPipelineDepth + passes * ((elements + vw - 1) / vw);
 }
@@ -120,19 +127,10 @@ Traffic InstructionTraffic(const Program& p, const Instruction& in) {
       break;
     }
     case Opcode::kVector: {
-      const VectorOp op = static_cast<VectorOp>(in.a);
-      const uint64_t es = NpuDtypeSize(in.b), os = NpuDtypeSize(in.c);
+      const uint64_t es = NpuDtypeSize(in.b);
       const uint64_t n = Elems(in);
-      t.sram_read = n * es;
-      if (op == VectorOp::kBiasAdd) t.sram_read += uint64_t{in.f[4]} * es;
-      if (op == VectorOp::kRequantize) t.sram_read += uint64_t{in.f[4]} * 8;
-      if (IsBinaryVectorOp(op)) t.sram_read += BinarySrc1Elements(in) * es;
-      if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool) {
-        const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
-        t.sram_write = uint64_t{in.f[3]} * d.out_h * d.out_w * os;
-      } else {
-        t.sram_write = n * os;
-      }
+      t.sram_read = n * es + VectorSrc1Bytes(in);
+      t.sram_write = VectorResultBytes(p, in);
       break;
     }
     default:
@@ -183,19 +181,11 @@ Footprint InstructionFootprint(const Program& p, const Instruction& in) {
       break;
     }
     case Opcode::kVector: {
-      const VectorOp op = static_cast<VectorOp>(in.a);
-      const uint64_t es = NpuDtypeSize(in.b), os = NpuDtypeSize(in.c);
+      const uint64_t es = NpuDtypeSize(in.b);
       const uint64_t n = Elems(in);
       fp.AddRead(Sram(in.f[0], n * es));
-      if (op == VectorOp::kBiasAdd) fp.AddRead(Sram(in.f[1], uint64_t{in.f[4]} * es));
-      if (op == VectorOp::kRequantize) fp.AddRead(Sram(in.f[1], uint64_t{in.f[4]} * 8));
-      if (IsBinaryVectorOp(op)) fp.AddRead(Sram(in.f[1], BinarySrc1Elements(in) * es));
-      uint64_t out = n * os;
-      if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool) {
-        const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
-        out = uint64_t{in.f[3]} * d.out_h * d.out_w * os;
-      }
-      fp.SetWrite(Sram(in.f[2], out));
+      if (const uint64_t b = VectorSrc1Bytes(in); b > 0) fp.AddRead(Sram(in.f[1], b));
+      fp.SetWrite(Sram(in.f[2], VectorResultBytes(p, in)));
       break;
     }
     default:

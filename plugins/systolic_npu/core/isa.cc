@@ -157,6 +157,16 @@ const char* OpcodeName(Opcode op) {
   }
 }
 
+uint64_t VectorSrc1Bytes(const Instruction& in) {
+  const VectorOp op = static_cast<VectorOp>(in.a);
+  const uint64_t es = NpuDtypeSize(in.b);
+  if (op == VectorOp::kBiasAdd) return uint64_t{in.f[4]} * es;
+  if (op == VectorOp::kRequantize) return uint64_t{in.f[4]} * 8;
+  if (IsBinaryVectorOp(op)) return BinarySrc1Elements(in) * es;
+  if (op == VectorOp::kTable) return TableCount(in) * kTableBytes;
+  return 0;
+}
+
 const char* VectorOpName(VectorOp op) {
   switch (op) {
     case VectorOp::kBiasAdd: return "BIAS_ADD";
@@ -173,6 +183,8 @@ const char* VectorOpName(VectorOp op) {
     case VectorOp::kSigmoid: return "SIGMOID";
     case VectorOp::kTanh: return "TANH";
     case VectorOp::kExp: return "EXP";
+    case VectorOp::kTable: return "TABLE";
+    case VectorOp::kRowSum: return "ROW_SUM";
     default: return "INVALID";
   }
 }

@@ -53,7 +53,8 @@ enum class Opcode : uint8_t {
   // f2 = dst (SRAM addresses), f3 = rows, f4 = cols, f5 = descriptor
   // constant (kNoConstant when unused), f6 = flags (ADD/SUB/MUL: bit 0 =
   // src1 is one row of `cols` elements broadcast to every row, bit 1 =
-  // src1 is one element per row broadcast across it; at most one; else 0).
+  // src1 is one element per row broadcast across it; at most one; TABLE:
+  // bit 1 = one table per row; else 0).
   kVector = 4,
   // All fields zero. Waits until every earlier instruction has completed.
   kSync = 5,
@@ -76,15 +77,22 @@ enum class VectorOp : uint8_t {
   // descriptor (scale, zero point), docs/ops.md formulas bit for bit:
   kQuantize = 9,    // F32/F16 -> I8: saturate(rne(x / scale) + zp), NaN -> 0
   kDequantize = 10, // I8 -> F32/F16: (f32(q) - f32(zp)) * scale
-  kSub = 11,        // F32/F16: fp32 subtract (rounded to f16). No I8: docs/ops.md
-                    // defines no quantized SUB
+  kSub = 11,        // F32/F16: fp32 subtract (rounded to f16); I8: QELTWISE desc
   // F32/F16, function tables with linear interpolation in fp32
   // (lookup_tables.h; rounded to f16 for F16). No src1, no descriptor.
   kSigmoid = 12,
   kTanh = 13,
   kExp = 14,
+  // I8 -> I8 table lookup: dst = T[src0 + 128] with 256-byte tables at src1,
+  // one for the whole tile (f6 = 0) or one per row (f6 bit 1). The INT8
+  // SIGMOID / TANH / EXP and DIV by a constant (int8_tables.h). No descriptor.
+  kTable = 15,
+  // I8 -> I32: dst[r] = sum over c of src0[r][c] (exact; INT8 GLOBAL_AVG_POOL
+  // before BIAS_ADD and REQUANTIZE). No src1, no descriptor.
+  kRowSum = 16,
 };
-inline constexpr uint8_t kVectorOpCount = 15;
+inline constexpr uint8_t kVectorOpCount = 17;
+inline constexpr uint32_t kTableBytes = 256;  // one VECTOR TABLE table
 
 inline bool IsLookupTableVectorOp(VectorOp op) {
   return op == VectorOp::kSigmoid || op == VectorOp::kTanh || op == VectorOp::kExp;
@@ -123,6 +131,15 @@ inline uint64_t BinarySrc1Elements(const Instruction& in) {
   if (in.f[6] & kVectorBroadcastSrc1PerRow) return in.f[3];
   return uint64_t{in.f[3]} * in.f[4];
 }
+
+// Tables a VECTOR TABLE reads at src1: one per row (f6 bit 1) or one.
+inline uint64_t TableCount(const Instruction& in) {
+  return (in.f[6] & kVectorBroadcastSrc1PerRow) ? in.f[3] : 1;
+}
+
+// Bytes of src1 a VECTOR instruction reads (BIAS_ADD, REQUANTIZE, the
+// binary ops, TABLE; 0 for the others).
+uint64_t VectorSrc1Bytes(const Instruction& in);
 
 void EncodeInstruction(const Instruction& in, uint8_t out[kInstructionBytes]);
 Instruction DecodeInstruction(const uint8_t in[kInstructionBytes]);

@@ -416,7 +416,11 @@ absl::Status VerifyVector(const Ctx& c) {
   const Instruction& in = c.in;
   const VectorOp op = static_cast<VectorOp>(in.a);
   const bool binary = IsBinaryVectorOp(op);
-  if (in.f[6] > (binary ? kVectorBroadcastSrc1PerRow : 0u)) return c.Err("reserved field not zero");
+  const uint32_t flags_ok = binary ? kVectorBroadcastSrc1 | kVectorBroadcastSrc1PerRow
+                            : op == VectorOp::kTable ? kVectorBroadcastSrc1PerRow
+                                                     : 0u;
+  if ((in.f[6] & ~flags_ok) != 0 || in.f[6] == (kVectorBroadcastSrc1 | kVectorBroadcastSrc1PerRow))
+    return c.Err("reserved field not zero");
   const int32_t dt = in.b, ot = in.c;
   const size_t es = NpuDtypeSize(dt), os = NpuDtypeSize(ot);
   if (es == 0 || os == 0) return c.Err("bad dtype");
@@ -434,7 +438,7 @@ absl::Status VerifyVector(const Ctx& c) {
     if (std::find(ok.begin(), ok.end(), dt) == ok.end())
       return c.Err(absl::StrCat(VectorOpName(op), " does not support ", NpuDtypeName(dt)));
     const bool converts = op == VectorOp::kRequantize || op == VectorOp::kQuantize ||
-                          op == VectorOp::kDequantize;
+                          op == VectorOp::kDequantize || op == VectorOp::kRowSum;
     if (!converts && ot != dt) return c.Err("result dtype must equal operand dtype");
     return absl::OkStatus();
   };
@@ -467,12 +471,7 @@ absl::Status VerifyVector(const Ctx& c) {
     case VectorOp::kAdd:
     case VectorOp::kSub:
     case VectorOp::kMul:
-      // docs/ops.md defines quantized ADD and MUL only.
-      if (op == VectorOp::kSub) {
-        V_RETURN_IF_ERROR(dtypes({TSR_DTYPE_F32, TSR_DTYPE_F16}));
-      } else {
-        V_RETURN_IF_ERROR(dtypes({TSR_DTYPE_F32, TSR_DTYPE_F16, TSR_DTYPE_I8}));
-      }
+      V_RETURN_IF_ERROR(dtypes({TSR_DTYPE_F32, TSR_DTYPE_F16, TSR_DTYPE_I8}));
       V_RETURN_IF_ERROR(need_desc(dt == TSR_DTYPE_I8, ConstantKind::kQuantEltwiseDesc));
       V_RETURN_IF_ERROR(c.Sram("src1", in.f[1], u128{BinarySrc1Elements(in)} * es));
       break;
@@ -503,6 +502,19 @@ absl::Status VerifyVector(const Ctx& c) {
       V_RETURN_IF_ERROR(need_desc(false, ConstantKind::kData));
       if (in.f[1] != 0) return c.Err("src1 must be zero");
       break;
+    case VectorOp::kTable:
+      V_RETURN_IF_ERROR(dtypes({TSR_DTYPE_I8}));
+      V_RETURN_IF_ERROR(need_desc(false, ConstantKind::kData));
+      V_RETURN_IF_ERROR(c.Sram("tables", in.f[1], u128{VectorSrc1Bytes(in)}));
+      break;
+    case VectorOp::kRowSum:
+      if (dt != TSR_DTYPE_I8 || ot != TSR_DTYPE_I32) return c.Err("ROW_SUM is i8 -> i32");
+      V_RETURN_IF_ERROR(need_desc(false, ConstantKind::kData));
+      if (in.f[1] != 0) return c.Err("src1 must be zero");
+      // 255 * cols must fit the int32 sum.
+      if (cols > (uint64_t{1} << 23)) return c.Err("ROW_SUM of more than 2^23 columns");
+      V_RETURN_IF_ERROR(c.Sram("source", in.f[0], n * es));
+      return c.Sram("destination", in.f[2], u128{rows} * 4);
     case VectorOp::kQuantize:
     case VectorOp::kDequantize: {
       const bool quantize = op == VectorOp::kQuantize;

@@ -64,14 +64,14 @@ QuantEltwiseDesc MakeQuantEltwiseDesc(float a_scale, int32_t a_zp, float b_scale
   return d;
 }
 
-int8_t QuantEltwiseOne(const QuantEltwiseDesc& d, bool add, int8_t a, int8_t b) {
+int8_t QuantEltwiseOne(const QuantEltwiseDesc& d, EltwiseKind kind, int8_t a, int8_t b) {
   float as, bs, ys;
   std::memcpy(&as, &d.a_scale_bits, 4);
   std::memcpy(&bs, &d.b_scale_bits, 4);
   std::memcpy(&ys, &d.out_scale_bits, 4);
   const float ra = static_cast<float>(int32_t{a} - d.a_zero_point) * as;
   const float rb = static_cast<float>(int32_t{b} - d.b_zero_point) * bs;
-  const float r = add ? ra + rb : ra * rb;
+  const float r = kind == EltwiseKind::kAdd ? ra + rb : (kind == EltwiseKind::kSub ? ra - rb : ra * rb);
   return QuantizeToInt8(r, ys, d.out_zero_point);
 }
 

@@ -88,11 +88,11 @@ QuantRange QuantizedActivationRange(Activation act, float clip_min,
                                     float clip_max, float out_scale,
                                     int32_t out_zero_point);
 
-// Quantized elementwise ADD / MUL, the project's reference formulation
-// (docs/ops.md): dequantize in f32, compute in f32, requantize with
-// round-half-to-even, saturate to int8:
+// Quantized elementwise ADD / SUB / MUL, the project's reference
+// formulation (docs/ops.md): dequantize in f32, compute in f32, requantize
+// with round-half-to-even, saturate to int8:
 //   ra = f32(a - a_zp) * a_scale, rb = f32(b - b_zp) * b_scale
-//   r = ra + rb (or ra * rb)       all f32 operations
+//   r = ra + rb (ra - rb, ra * rb)  all f32 operations
 //   y = saturate(round_half_to_even(f32(r / out_scale)) + out_zp)
 // The vector unit's fp32 datapath executes exactly this.
 // Per-tensor int8 quantization, docs/ops.md QUANTIZE / DEQUANTIZE (the
@@ -119,7 +119,11 @@ struct QuantEltwiseDesc {
 };
 QuantEltwiseDesc MakeQuantEltwiseDesc(float a_scale, int32_t a_zp, float b_scale,
                                       int32_t b_zp, float out_scale, int32_t out_zp);
-int8_t QuantEltwiseOne(const QuantEltwiseDesc& d, bool add, int8_t a, int8_t b);
+enum class EltwiseKind : uint8_t { kAdd, kSub, kMul };
+int8_t QuantEltwiseOne(const QuantEltwiseDesc& d, EltwiseKind kind, int8_t a, int8_t b);
+inline int8_t QuantEltwiseOne(const QuantEltwiseDesc& d, bool add, int8_t a, int8_t b) {
+  return QuantEltwiseOne(d, add ? EltwiseKind::kAdd : EltwiseKind::kMul, a, b);
+}
 
 }  // namespace tessera::systolic
 

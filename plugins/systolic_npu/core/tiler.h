@@ -139,15 +139,16 @@ struct Conv2dLayer {
   int64_t out_w() const;
 };
 
-// kSigmoid, kTanh, kExp: the vector unit's lookup tables (lookup_tables.h),
-// float only.
-enum class ElementwiseOp : uint8_t { kAdd, kMul, kRelu, kClip, kSub, kSigmoid, kTanh, kExp };
+// kSigmoid, kTanh, kExp: the vector unit's lookup tables (lookup_tables.h)
+// for f32 / f16; on I8 one 256-entry VECTOR TABLE (int8_tables.h) built
+// from a_q / out_q. kTable: I8 only, y = T[x] with the caller's tables as b
+// (one, or one per channel: b_channels / plane), e.g. DIV by a constant.
+enum class ElementwiseOp : uint8_t { kAdd, kMul, kRelu, kClip, kSub, kSigmoid, kTanh, kExp, kTable };
 
 // Same-shape elementwise op over `count` elements (RELU/CLIP: one input).
-// Semantics follow docs/ops.md: I8 ADD/MUL dequantize, compute and
+// Semantics follow docs/ops.md: I8 ADD/SUB/MUL dequantize, compute and
 // requantize in f32 (a_q, b_q, out_q); I8 RELU/CLIP act on the stored
 // integers (CLIP bounds: ceil(min), floor(max)) and ignore quantization.
-// SUB is float only (docs/ops.md defines no quantized SUB).
 inline bool IsBinary(ElementwiseOp op) {
   return op == ElementwiseOp::kAdd || op == ElementwiseOp::kSub || op == ElementwiseOp::kMul;
 }
@@ -186,6 +187,15 @@ struct Pool2dLayer {
   int32_t dtype = TSR_DTYPE_F32;
   int64_t out_h() const;
   int64_t out_w() const;
+};
+
+// INT8 GLOBAL_AVG_POOL (docs/ops.md): per row (one channel of one image)
+// acc = sum(q - in_q.zero_point) over `plane` elements, then the INT8
+// requantize by in_q.scale / (plane * out_q.scale): VECTOR ROW_SUM,
+// BIAS_ADD (-plane * zp), REQUANTIZE.
+struct QuantGlobalAvgPoolLayer {
+  int64_t rows = 0, plane = 0;
+  QuantSpec in_q, out_q;
 };
 
 // Element streams that only move or convert bytes, one element in, one out
@@ -227,6 +237,9 @@ absl::Status EmitConvert(const ConvertLayer& layer, TensorRef input, TensorRef o
 absl::Status EmitPool2d(const Pool2dLayer& layer, TensorRef input,
                         TensorRef output, const SystolicNpuConfig& npu,
                         Program& program, EntryPoint& entry);
+absl::Status EmitQuantGlobalAvgPool(const QuantGlobalAvgPoolLayer& layer, TensorRef input,
+                                    TensorRef output, const SystolicNpuConfig& npu,
+                                    Program& program, EntryPoint& entry);
 
 // Convenience: a program with one entry point "main" whose regions are the
 // layer's inputs (region 1 = the input; then the weights and the bias when

@@ -1,11 +1,12 @@
 // Vector-unit lowerings (ADD, SUB, MUL, RELU, CLIP, SIGMOID, TANH, EXP,
-// MAX/AVG POOL) and the
+// INT8 TABLE, MAX/AVG POOL) and the
 // one-layer program helpers (see tiler.h).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "int8_tables.h"
 #include "tiler.h"
 #include "tiler_internal.h"
 
@@ -35,12 +36,13 @@ int64_t PoolOut(int64_t in, int64_t pad0, int64_t pad1, int64_t k, int64_t d, in
   return out;
 }
 
-// a viewed as [outer, C, plane], b as [C]: per image, tiles of channel rows
-// by plane columns, each with its slice of b broadcast along the row
-// (VECTOR f6 bit 1). A plane larger than half a bank is cut into columns.
+// a viewed as [outer, C, plane], b as [C] (or [C, 256] tables for
+// TABLE: per_row = 256): per image, tiles of channel rows by plane columns,
+// each with its slice of b broadcast along the row (VECTOR f6 bit 1). A
+// plane larger than half a bank is cut into columns.
 absl::Status EmitPerChannel(const ElementwiseLayer& L, VectorOp vop, uint32_t desc, TensorRef a,
                             TensorRef b, TensorRef output, const internal::SramMap& sm,
-                            uint64_t half, EntryPoint& e) {
+                            uint64_t half, uint64_t per_row, EntryPoint& e) {
   const uint64_t es = NpuDtypeSize(L.dtype);
   const uint64_t C = static_cast<uint64_t>(L.b_channels), plane = static_cast<uint64_t>(L.plane);
   if (L.b_count != 0 || plane < 1 || plane > 0xFFFFFFFFull ||
@@ -48,7 +50,7 @@ absl::Status EmitPerChannel(const ElementwiseLayer& L, VectorOp vop, uint32_t de
     return Invalid("per-channel operand does not match the tensor");
   const uint64_t outer = static_cast<uint64_t>(L.count) / (C * plane);
   const uint64_t np = std::min<uint64_t>(plane, half / es);
-  const uint64_t nr = std::min<uint64_t>({C, half / (np * es), half / es});
+  const uint64_t nr = std::min<uint64_t>({C, half / (np * es), half / (per_row * es)});
   int t = 0;
   for (uint64_t o = 0; o < outer; ++o)
     for (uint64_t c0 = 0; c0 < C; c0 += nr)
@@ -60,12 +62,14 @@ absl::Status EmitPerChannel(const ElementwiseLayer& L, VectorOp vop, uint32_t de
         const uint64_t off = ((o * C + c0) * plane + p0) * es;
         if (auto st = CheckOffset(a.offset + off, "input"); !st.ok()) return st;
         if (auto st = CheckOffset(output.offset + off, "output"); !st.ok()) return st;
-        if (auto st = CheckOffset(b.offset + c0 * es, "input"); !st.ok()) return st;
+        if (auto st = CheckOffset(b.offset + c0 * per_row * es, "input"); !st.ok()) return st;
         const uint32_t stride = static_cast<uint32_t>(plane);
         e.code.push_back(MakeDmaLoadStrided(ia, a.region, static_cast<uint32_t>(a.offset + off),
                                             rows, cols, stride, 1, L.dtype, L.dtype));
-        e.code.push_back(MakeDmaLoadStrided(ib, b.region, static_cast<uint32_t>(b.offset + c0 * es),
-                                            1, rows, 0, 1, L.dtype, L.dtype));
+        e.code.push_back(MakeDmaLoadStrided(ib, b.region,
+                                            static_cast<uint32_t>(b.offset + c0 * per_row * es), 1,
+                                            static_cast<uint32_t>(rows * per_row), 0, 1, L.dtype,
+                                            L.dtype));
         Instruction v = MakeVector(vop, L.dtype, L.dtype, ia, ib, out, rows, cols, desc);
         v.f[6] = kVectorBroadcastSrc1PerRow;
         e.code.push_back(v);
@@ -93,6 +97,8 @@ absl::Status EmitElementwise(const ElementwiseLayer& L, TensorRef a, TensorRef b
   if (L.count < 1 || L.count > (int64_t{1} << 32)) return Invalid("bad element count");
   const bool q = L.dtype == TSR_DTYPE_I8;
   const bool binary = IsBinary(L.op);
+  // INT8 SIGMOID / TANH / EXP and kTable: one VECTOR TABLE, tables at b.
+  const bool table = q && (IsLookupTable(L.op) || L.op == ElementwiseOp::kTable);
   const uint64_t es = NpuDtypeSize(L.dtype);
   uint32_t desc = kNoConstant;
   VectorOp vop = VectorOp::kAdd;
@@ -107,8 +113,12 @@ absl::Status EmitElementwise(const ElementwiseLayer& L, TensorRef a, TensorRef b
                                                     L.out_q.zero_point));
       break;
     case ElementwiseOp::kSub:
-      if (q) return Invalid("quantized SUB is not defined (docs/ops.md: quantized ADD and MUL only)");
       vop = VectorOp::kSub;
+      if (q)
+        desc = p.AddDescriptor(ConstantKind::kQuantEltwiseDesc,
+                               MakeQuantEltwiseDesc(L.a_q.scale, L.a_q.zero_point, L.b_q.scale,
+                                                    L.b_q.zero_point, L.out_q.scale,
+                                                    L.out_q.zero_point));
       break;
     case ElementwiseOp::kRelu:
       if (q) {  // on the stored integers (docs/ops.md): clamp to [0, 127]
@@ -121,10 +131,24 @@ absl::Status EmitElementwise(const ElementwiseLayer& L, TensorRef a, TensorRef b
     case ElementwiseOp::kSigmoid:
     case ElementwiseOp::kTanh:
     case ElementwiseOp::kExp:
-      if (q) return Invalid("the function tables take f32 / f16 (docs/ops.md: no int8 SIGMOID, TANH, EXP)");
+      if (q) {  // the function on all 256 inputs, placed in the pool
+        if (!(L.a_q.scale > 0) || !(L.out_q.scale > 0)) return Invalid("quantized scales must be positive");
+        const Int8Function f = L.op == ElementwiseOp::kSigmoid ? Int8Function::kSigmoid
+                               : L.op == ElementwiseOp::kTanh  ? Int8Function::kTanh
+                                                               : Int8Function::kExp;
+        const Int8Table t = Int8FunctionTable(f, L.a_q.scale, L.a_q.zero_point, L.out_q.scale,
+                                              L.out_q.zero_point);
+        b = TensorRef{0, p.constants[p.AddData(t.data(), t.size(), TSR_DTYPE_I8)].offset};
+        vop = VectorOp::kTable;
+        break;
+      }
       vop = L.op == ElementwiseOp::kSigmoid ? VectorOp::kSigmoid
             : L.op == ElementwiseOp::kTanh  ? VectorOp::kTanh
                                             : VectorOp::kExp;
+      break;
+    case ElementwiseOp::kTable:
+      if (!q) return Invalid("TABLE takes i8");
+      vop = VectorOp::kTable;
       break;
     case ElementwiseOp::kClip:
       vop = VectorOp::kClip;
@@ -147,8 +171,8 @@ absl::Status EmitElementwise(const ElementwiseLayer& L, TensorRef a, TensorRef b
   const internal::SramMap sm = internal::MakeSramMap(npu);
   const uint64_t half = std::min(sm.in_half, std::min(sm.w_half, sm.acc_half));
   const uint64_t count = static_cast<uint64_t>(L.count);
-  if (binary && L.b_channels > 0)
-    return EmitPerChannel(L, vop, desc, a, b, output, sm, half, e);
+  if ((binary || table) && L.b_channels > 0)
+    return EmitPerChannel(L, vop, desc, a, b, output, sm, half, table ? kTableBytes : 1, e);
   if (binary && L.b_count > 0 && L.b_count != L.count) {
     // Broadcast b: rows of b_count elements of a, b loaded once per chunk.
     const uint64_t cols = static_cast<uint64_t>(L.b_count);
@@ -197,8 +221,13 @@ absl::Status EmitElementwise(const ElementwiseLayer& L, TensorRef a, TensorRef b
       if (auto st = CheckOffset(b.offset + s * es, "input"); !st.ok()) return st;
       e.code.push_back(MakeDmaLoadStrided(ib, b.region, static_cast<uint32_t>(b.offset + s * es),
                                           1, len, 0, 1, L.dtype, L.dtype));
+    } else if (table) {  // the one table, beside each chunk (as a broadcast b)
+      if (auto st = CheckOffset(b.offset, "input"); !st.ok()) return st;
+      e.code.push_back(MakeDmaLoadStrided(ib, b.region, static_cast<uint32_t>(b.offset), 1,
+                                          kTableBytes, 0, 1, TSR_DTYPE_I8, TSR_DTYPE_I8));
     }
-    e.code.push_back(MakeVector(vop, L.dtype, L.dtype, ia, binary ? ib : 0, out, 1, len, desc));
+    e.code.push_back(
+        MakeVector(vop, L.dtype, L.dtype, ia, binary || table ? ib : 0, out, 1, len, desc));
     e.code.push_back(MakeDmaStore(out, output.region,
                                   static_cast<uint32_t>(output.offset + s * es), 1, len, 0, 1,
                                   L.dtype, L.dtype));

@@ -117,6 +117,7 @@ uint64_t VectorResultBytes(const Program& p, const Instruction& in) {
     const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
     return uint64_t{in.f[3]} * uint64_t(d.out_h) * uint64_t(d.out_w) * os;
   }
+  if (op == VectorOp::kRowSum) return uint64_t{in.f[3]} * os;
   return uint64_t{in.f[3]} * in.f[4] * os;
 }
 
@@ -149,6 +150,16 @@ void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]) {
       Pool<TSR_DTYPE_I8>(p, in, s0, out);
     }
     std::memcpy(dst, out, bytes);
+    return;
+  }
+  if (op == VectorOp::kRowSum) {  // I8 -> I32, exact (cols <= 2^23 by the verifier)
+    uint8_t* out = stage(rows * 4);
+    for (uint64_t r = 0; r < rows; ++r) {
+      int32_t sum = 0;
+      for (uint64_t c = 0; c < cols; ++c) sum += static_cast<int8_t>(s0[r * cols + c]);
+      StoreInt(&out[r * 4], TSR_DTYPE_I32, sum);
+    }
+    std::memcpy(dst, out, rows * 4);
     return;
   }
   uint8_t* out = stage(n * os);
@@ -222,6 +233,9 @@ void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]) {
     case VectorOp::kSub:
     case VectorOp::kMul: {
       const bool add = op == VectorOp::kAdd;
+      const EltwiseKind kind = add ? EltwiseKind::kAdd
+                               : op == VectorOp::kSub ? EltwiseKind::kSub
+                                                      : EltwiseKind::kMul;
       const bool per_col = (in.f[6] & kVectorBroadcastSrc1) != 0;
       const bool per_row = (in.f[6] & kVectorBroadcastSrc1PerRow) != 0;
       auto j = [&](uint64_t i) { return per_col ? i % cols : (per_row ? i / cols : i); };
@@ -231,10 +245,10 @@ void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]) {
           StoreFloat(&out[i * es], dt,
                      add ? a + b : (op == VectorOp::kSub ? a - b : a * b));
         }
-      } else {  // ADD / MUL (the verifier admits no I8 SUB)
+      } else {  // I8: the QELTWISE pipeline
         const QuantEltwiseDesc q = p.Descriptor<QuantEltwiseDesc>(in.f[5]);
         for (uint64_t i = 0; i < n; ++i)
-          out[i] = static_cast<uint8_t>(QuantEltwiseOne(q, add, static_cast<int8_t>(s0[i]),
+          out[i] = static_cast<uint8_t>(QuantEltwiseOne(q, kind, static_cast<int8_t>(s0[i]),
                                                         static_cast<int8_t>(s1[j(i)])));
       }
       break;
@@ -246,6 +260,17 @@ void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]) {
                           : op == VectorOp::kTanh  ? LutTanh
                                                    : LutExp;
       for (uint64_t i = 0; i < n; ++i) StoreFloat(&out[i * es], dt, f(LoadFloat(s0 + i * es, dt)));
+      break;
+    }
+    case VectorOp::kTable: {  // I8 -> I8: T[x + 128], one table or one per row
+      const bool per_row = (in.f[6] & kVectorBroadcastSrc1PerRow) != 0;
+      for (uint64_t r = 0; r < rows; ++r) {
+        const uint8_t* t = s1 + (per_row ? r * kTableBytes : 0);
+        for (uint64_t c = 0; c < cols; ++c) {
+          const uint64_t i = r * cols + c;
+          out[i] = t[static_cast<int8_t>(s0[i]) + 128];
+        }
+      }
       break;
     }
     case VectorOp::kQuantize: {  // F32/F16 -> I8

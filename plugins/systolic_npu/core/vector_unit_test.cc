@@ -116,5 +116,67 @@ TEST(VectorUnit, PerRowBroadcastCyclesAndTraffic) {
   EXPECT_EQ(fp.reads[1].hi - fp.reads[1].lo, 3u * 4);
 }
 
+// INT8 SUB: the ADD pipeline with one f32 subtraction. a: scale 0.5 zp 1;
+// b: scale 0.25 zp -2; out: scale 0.5 zp 3.
+TEST(VectorUnit, SubInt8) {
+  Program p;
+  const uint32_t d = p.AddDescriptor(ConstantKind::kQuantEltwiseDesc,
+                                     MakeQuantEltwiseDesc(0.5f, 1, 0.25f, -2, 0.5f, 3));
+  Banks m;
+  m.Put<int8_t>(0, {5, 2, 2, -128});
+  m.Put<int8_t>(1, {6, -1, -5, 127});
+  // ra = 2, 0.5, 0.5, -64.5; rb = 2, 0.25, -0.75, 32.25.
+  // r = 0 -> 3; 0.25 -> 0.5 ties to 0 -> 3; 1.25 -> 2.5 ties to 2 -> 5;
+  // -96.75 -> -193.5 -> saturates to -128.
+  ExecuteVector(p, Binary(VectorOp::kSub, TSR_DTYPE_I8, 1, 4, 0, d), m.ptr);
+  EXPECT_EQ(m.Result<int8_t>(4), (std::vector<int8_t>{3, 3, 5, -128}));
+}
+
+// TABLE: dst = T[src0 + 128], one table, or one per row (f6 bit 1).
+TEST(VectorUnit, TableOneAndPerRow) {
+  Program p;
+  Banks m;
+  m.b[1].assign(512, 0);
+  m.ptr[1] = m.b[1].data();
+  for (int i = 0; i < 256; ++i) {
+    m.b[1][i] = static_cast<uint8_t>(255 - i);       // table 0: T[j] = 255 - j (as int8)
+    m.b[1][256 + i] = static_cast<uint8_t>(i / 2);   // table 1: T[j] = j / 2
+  }
+  m.Put<int8_t>(0, {-128, 0, 127, -1, 5, 100});
+  ExecuteVector(p, MakeVector(VectorOp::kTable, TSR_DTYPE_I8, TSR_DTYPE_I8, kSrc0, kSrc1, kDst, 2, 3),
+                m.ptr);
+  // j = q + 128 = 0, 128, 255, 127, 133, 228 -> 255 - j = -1, 127, 0, -128, 122, 27.
+  EXPECT_EQ(m.Result<int8_t>(6), (std::vector<int8_t>{-1, 127, 0, -128, 122, 27}));
+  Instruction per_row =
+      MakeVector(VectorOp::kTable, TSR_DTYPE_I8, TSR_DTYPE_I8, kSrc0, kSrc1, kDst, 2, 3);
+  per_row.f[6] = kVectorBroadcastSrc1PerRow;
+  ExecuteVector(p, per_row, m.ptr);
+  // Row 1 reads table 1: 127 / 2, 133 / 2, 228 / 2 = 63, 66, 114.
+  EXPECT_EQ(m.Result<int8_t>(6), (std::vector<int8_t>{-1, 127, 0, 63, 66, 114}));
+  // Cost: 4 + ceil(6 / 4); src1 traffic: the tables read.
+  const SystolicNpuConfig npu = snpu_test::SmallNpu(4, 4);
+  EXPECT_EQ(VectorCycles(p, per_row, npu), 4u + 2u);
+  EXPECT_EQ(InstructionTraffic(p, per_row).sram_read, 6u + 512u);
+  const Footprint fp = InstructionFootprint(p, per_row);
+  ASSERT_EQ(fp.read_count, 2);
+  EXPECT_EQ(fp.reads[1].hi - fp.reads[1].lo, 512u);
+}
+
+// ROW_SUM: exact int32 sums of int8 rows; lanes across rows, one column
+// per pass: 4 + cols * ceil(rows / lanes).
+TEST(VectorUnit, RowSum) {
+  Program p;
+  Banks m;
+  m.Put<int8_t>(0, {-128, -128, -128, 1, 2, 3, 127, 127, 127});
+  const Instruction in =
+      MakeVector(VectorOp::kRowSum, TSR_DTYPE_I8, TSR_DTYPE_I32, kSrc0, 0, kDst, 3, 3);
+  ExecuteVector(p, in, m.ptr);
+  EXPECT_EQ(m.Result<int32_t>(3), (std::vector<int32_t>{-384, 6, 381}));
+  const SystolicNpuConfig npu = snpu_test::SmallNpu(4, 4);
+  EXPECT_EQ(VectorCycles(p, in, npu), 4u + 3u * 1u);
+  EXPECT_EQ(InstructionTraffic(p, in).sram_write, 3u * 4);
+  EXPECT_EQ(VectorResultBytes(p, in), 12u);
+}
+
 }  // namespace
 }  // namespace tessera::systolic
