@@ -3,6 +3,7 @@
 #include "app_internal.h"
 #include "base/install_layout.h"
 #include "compile/compile_driver.h"
+#include "compile/cpu_fallback_plans.h"
 #include "model/model_writer.h"
 #include "partition/partition_report.h"
 
@@ -70,8 +71,18 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
     impl->compiled = *std::move(compiled);
     impl->report = ToPublic(BuildPartitionReport(impl->compiled));
   }
+  if (options.max_retries < 0 || options.max_retries > 100)
+    return Status(TSR_INVALID_ARGUMENT, "max_retries must be in [0, 100]");
+  RuntimeOptions runtime{internal.soc, internal.plugin_options, {options.max_retries, options.fallback, options.deadline_ms}, {}};
+  // The cpu plans exist only where the source ops do: a precompiled model
+  // has none (docs/resilience.md).
+  if (options.fallback && !impl->precompiled) {
+    absl::StatusOr<CpuPlanSet> plans = BuildCpuFallbackPlans(impl->compiled, registry, internal);
+    if (!plans.ok()) return FromAbsl(plans.status());
+    runtime.cpu_plans = std::move(plans->plans);
+  }
   absl::StatusOr<std::shared_ptr<const LoadedModel>> loaded =
-      LoadedModel::Create(impl->compiled.graph, impl->compiled.jit_slots, registry, {internal.soc, internal.plugin_options});
+      LoadedModel::Create(impl->compiled.graph, impl->compiled.jit_slots, registry, runtime);
   if (!loaded.ok()) return FromAbsl(loaded.status());
   impl->loaded = *std::move(loaded);
   return CompiledModel(std::move(impl));

@@ -63,7 +63,10 @@ Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, R
       profile->steps.push_back(std::move(step));
     }
     for (const ConversionRecord& c : internal.conversions)
-      profile->conversions.push_back({c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us});
+      profile->conversions.push_back(
+          {c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us, c.from_name, c.to_name});
+    for (const FallbackRecord& f : internal.fallbacks)
+      profile->fallbacks.push_back({f.step, f.op_id, f.from, f.to, f.failure, f.reason, f.attempts});
   }
   return outputs;
 }

@@ -16,6 +16,7 @@
 #include "base/status_macros.h"
 #include "base/terminal_text.h"
 #include "cli/cli_environment.h"
+#include "cli/resilience_flags.h"
 #include "cli/commands.h"
 #include "cli/shorthand_flags.h"
 #include "cli/concurrent_runs.h"
@@ -32,7 +33,7 @@ constexpr char kUsage[] =
     "                    [--inputs DIR | --seed N] [--json]\n"
     "                    [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
     "                    [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
-    "                    [--plugin-dir DIR]...\n"
+    "                    [--plugin-dir DIR]... [--deadline-ms N] [--max-retries N] [--no-fallback]\n"
     "                    [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
 
 struct BenchSettings {
@@ -82,8 +83,10 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
   // --strict: a benchmark of a plan that fell back measures the wrong thing.
   RETURN_IF_ERROR(CheckStrict(args, ReportOf(compiled, 0)));
+  std::vector<std::string> plan_notes;
+  ASSIGN_OR_RETURN(RuntimeOptions runtime, RuntimeOptionsFrom(args, compiled, precompiled, registry, options, &plan_notes));
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
-                   Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
+                   Executor::Create(compiled.graph, compiled.jit_slots, registry, runtime));
   ASSIGN_OR_RETURN(const std::vector<HostTensor> inputs, InputsFrom(args, graph));
   const double prepare_ms = std::chrono::duration<double, std::milli>(Clock::now() - load_start).count();
 
@@ -142,7 +145,8 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
         .Field("latency_us_median", median)
         .Field("latency_us_mean", mean)
         .Field("latency_us_p90", p90)
-        .Field("prepare_ms", prepare_ms);
+        .Field("prepare_ms", prepare_ms)
+        .Field("fallbacks_in_profiled_run", static_cast<uint64_t>(profile.fallbacks.size()));
     j.Key("steps").BeginArray();
     for (const StepProfile& s : profile.steps) {
       j.BeginObject().Field("vendor", s.vendor).Field("entry_point", s.entry_point).Field("host_time_us", s.host_time_us);
@@ -163,6 +167,8 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
               << absl::StrFormat("latency_us_min     %12.1f\nlatency_us_median  %12.1f\nlatency_us_mean    %12.1f\n"
                                  "latency_us_p90     %12.1f\n",
                                  min, median, mean, p90);
+    if (!profile.fallbacks.empty())
+      std::cout << profile.fallbacks.size() << " step(s) of the profiled run retried or ran a cpu plan (`tessera run` says why)\n";
     std::cout << "steps (one profiled run):\n";
     for (const StepProfile& s : profile.steps) {
       std::cout << absl::StrFormat("  %-14s %-22s %10.1f us", TerminalSafe(s.vendor), TerminalSafe(s.entry_point), s.host_time_us);
@@ -181,6 +187,7 @@ int BenchCommand(const Argv& argv) {
   AddCompileFlags(spec);
   AddStrictFlag(spec);
   AddImportFlags(spec);
+  AddResilienceFlags(spec);
   spec.switches.insert("json");
   spec.values.insert({"reps", "warmup", "threads", "concurrency", "inputs", "seed"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
@@ -193,6 +200,8 @@ int BenchCommand(const Argv& argv) {
     return UsageError(std::string(o.status().message()), kUsage);
   if (absl::StatusOr<onnx_import::ImportOptions> o = ImportOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), kUsage);
+  if (absl::StatusOr<ResiliencePolicy> p = ResiliencePolicyFrom(*args); !p.ok())
+    return UsageError(std::string(p.status().message()), kUsage);
   absl::Status s = Bench(*args, *settings);
   return s.ok() ? 0 : Fail(s);
 }

@@ -8,6 +8,7 @@
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
 #include "cli/measured_latency.h"
+#include "cli/resilience_flags.h"
 #include "cli/run_report.h"
 #include "compile/compile_driver.h"
 #include "model_executor.h"
@@ -22,7 +23,7 @@ constexpr char kUsage[] =
     "tessera run MODEL [--accelerators LIST] [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json]\n"
     "                  [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
     "                  [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
-    "                  [--plugin-dir DIR]...\n"
+    "                  [--plugin-dir DIR]... [--deadline-ms N] [--max-retries N] [--no-fallback]\n"
     "                  [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
 
 absl::Status Run(const Args& args) {
@@ -34,8 +35,10 @@ absl::Status Run(const Args& args) {
   const bool precompiled = IsCompiled(graph);
   ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
   const PartitionReport report = ReportOf(compiled, load_ms);
+  std::vector<std::string> plan_notes;
+  ASSIGN_OR_RETURN(RuntimeOptions runtime, RuntimeOptionsFrom(args, compiled, precompiled, registry, options, &plan_notes));
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
-                   Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
+                   Executor::Create(compiled.graph, compiled.jit_slots, registry, runtime));
   ASSIGN_OR_RETURN(const std::vector<HostTensor> inputs, InputsFrom(args, graph));
   RunProfile profile;
   ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, executor->Run(inputs, &profile));
@@ -50,6 +53,9 @@ absl::Status Run(const Args& args) {
       WritePartitionReportJson(report, j);
     }
     WriteProfileJson(profile, j);
+    j.Field("cpu_plans", static_cast<uint64_t>(runtime.cpu_plans.size())).Key("cpu_plan_notes").BeginArray();
+    for (const std::string& n : plan_notes) j.String(n);
+    j.EndArray();
     if (measured) {
       j.Key("modeled_latency");
       WriteMeasuredLatencyJson(*measured, j);
@@ -62,6 +68,7 @@ absl::Status Run(const Args& args) {
     std::cout << "model: " << path << (precompiled ? " (precompiled)" : "") << "\n";
     // The reports quote names from the model and the plugins.
     if (!precompiled) std::cout << TerminalSafe(FormatPartitionReport(report), TerminalLayout::kText);
+    for (const std::string& n : plan_notes) std::cout << TerminalSafe("cpu plan: " + n + "\n", TerminalLayout::kText);
     std::cout << TerminalSafe(FormatProfile(profile) + (measured ? FormatMeasuredLatency(*measured) : "") +
                                   FormatOutputs(outputs, 16),
                               TerminalLayout::kText);
@@ -76,6 +83,7 @@ int RunCommand(const Argv& argv) {
   AddCompileFlags(spec);
   AddStrictFlag(spec);
   AddImportFlags(spec);
+  AddResilienceFlags(spec);
   spec.switches.insert({"json", "random"});
   spec.values.insert({"inputs", "outputs", "seed"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
@@ -89,6 +97,8 @@ int RunCommand(const Argv& argv) {
     return UsageError(std::string(o.status().message()), kUsage);
   if (absl::StatusOr<onnx_import::ImportOptions> o = ImportOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), kUsage);
+  if (absl::StatusOr<ResiliencePolicy> p = ResiliencePolicyFrom(*args); !p.ok())
+    return UsageError(std::string(p.status().message()), kUsage);
   absl::Status s = Run(*args);
   return s.ok() ? 0 : Fail(s);
 }

@@ -196,6 +196,18 @@ struct CompileOptions {
   int32_t max_partitions = 0;  // at most this many partitions (0 = no limit)
   // Reserved for the compile cache (not implemented yet: must be "").
   std::string cache_dir;
+  // Resilience (docs/resilience.md). A transient failure or an overrun is
+  // tried again up to `max_retries` times on its device; then, and at once
+  // for a lost device or a corrupt result, the partition's cpu plan runs
+  // instead when `fallback` is on (the compile prepares one per
+  // accelerated partition; a precompiled model has none). A lost device's
+  // partitions stay on their cpu plans for every later run.
+  int32_t max_retries = 2;
+  bool fallback = true;
+  // Per invoke, in milliseconds (0 = none). A synchronous invoke cannot be
+  // interrupted: one that returns after its deadline has its outputs
+  // discarded and is handled like a failure.
+  uint32_t deadline_ms = 0;
 };
 
 struct PartitionReport {
@@ -308,10 +320,21 @@ struct RunProfile {
     int32_t from_type = 0, to_type = 0;  // tsr_buffer_type
     uint64_t bytes = 0;
     double host_time_us = 0;
+    std::string from_name, to_name;      // "host", "dsp_tcm" (the owning library's name), ...
+  };
+  // A step that did not succeed at its first attempt (docs/resilience.md).
+  struct Fallback {
+    size_t partition = 0;   // index of the step
+    uint32_t op_id = 0;
+    std::string from, to;   // to == from: a retry succeeded; "cpu": the cpu plan ran
+    std::string failure;    // "transient", "device_lost", "deadline_exceeded", "corrupt", "permanent"
+    std::string reason;
+    int32_t attempts = 0;   // invokes tried on `from` (0: lost in an earlier run)
   };
   double total_us = 0;
   std::vector<Step> steps;
   std::vector<Conversion> conversions;
+  std::vector<Fallback> fallbacks;
 };
 
 // One thread's way of running a CompiledModel. Not internally synchronized:
