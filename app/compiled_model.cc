@@ -73,7 +73,7 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
   }
   if (options.max_retries < 0 || options.max_retries > 100)
     return Status(TSR_INVALID_ARGUMENT, "max_retries must be in [0, 100]");
-  RuntimeOptions runtime{internal.soc, internal.plugin_options, {options.max_retries, options.fallback, options.deadline_ms}, {}};
+  RuntimeOptions runtime{internal.soc, internal.plugin_options, {options.max_retries, options.fallback, options.deadline_ms, "cpu"}, {}};
   // The cpu plans exist only where the source ops do: a precompiled model
   // has none (docs/resilience.md).
   if (options.fallback && !impl->precompiled) {

@@ -50,6 +50,7 @@ absl::StatusOr<std::shared_ptr<LoadedModel>> LoadedModel::CreateWith(
 absl::Status LoadedModel::AdoptCpuPlans(const PluginRegistry& registry, const RuntimeOptions& options) {
   plan_options_ = {options.soc, options.plugin_options, options.resilience, {}};
   plan_options_.resilience.fallback = false;  // a plan's failure is the run's error
+  plan_options_.resilience.deadline_ms = 0;   // and a plan is never abandoned: it is the last resort
   for (size_t k = 0; k < steps_.size(); ++k) {
     const Op& op = graph_.ops[steps_[k].op];
     auto it = options.cpu_plans.find(op.id);

@@ -23,6 +23,11 @@ struct ResiliencePolicy {
   bool fallback = true;
   // Per invoke, in milliseconds; 0 = no deadline.
   uint32_t deadline_ms = 0;
+  // The fallback library: its steps, like the cpu plans, are never
+  // abandoned at the deadline. They are the last resort (nothing is left
+  // to run instead) and the reference, and a late correct result beats
+  // none. Only accelerator steps are held to the deadline.
+  std::string last_resort_vendor = "cpu";
 };
 
 // The classes of docs/resilience.md, in the order of its table.

@@ -59,7 +59,7 @@ absl::Status RunContext::RunStep(size_t k, RunProfile* profile) {
     return Recover(k, TSR_DEVICE_LOST, FailureClass::kDeviceLost, 0,
                    absl::StrCat(s.library().vendor, " was lost in an earlier step or run: ", s.lost_reason()), profile);
   const ResiliencePolicy& policy = model_->policy();
-  const double deadline_us = policy.deadline_ms * 1000.0;
+  const double deadline_us = s.library().vendor == policy.last_resort_vendor ? 0.0 : policy.deadline_ms * 1000.0;
   const int32_t max_attempts = 1 + std::max<int32_t>(0, policy.max_retries);
   FailureClass last = FailureClass::kTransient;
   std::string last_reason;

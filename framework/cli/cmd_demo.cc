@@ -103,7 +103,8 @@ absl::Status Demo(const Args& args) {
   ASSIGN_OR_RETURN(Pass aot, RunPass("aot (via .tsr file)", model, registry, aot_options, inputs, true, &aot_model));
   CompileOptions jit_options = options;
   jit_options.mode = CompileMode::kJit;
-  ASSIGN_OR_RETURN(Pass jit, RunPass("jit (in memory)", model, registry, jit_options, inputs, false, nullptr));
+  CompiledModel jit_model;
+  ASSIGN_OR_RETURN(Pass jit, RunPass("jit (in memory)", model, registry, jit_options, inputs, false, &jit_model));
   aot.max_abs_error = MaxAbsDiff(aot.outputs, reference.outputs);
   jit.max_abs_error = MaxAbsDiff(jit.outputs, reference.outputs);
 
@@ -119,6 +120,12 @@ absl::Status Demo(const Args& args) {
   const double tolerance = !all_cpu ? 2e-2 * scale : cpu_reference_kernels ? 0.0 : 1e-4 * scale;
   const bool ok = aot.max_abs_error <= tolerance && jit.max_abs_error <= tolerance;
   const PartitionReport report = BuildPartitionReport(aot_model);
+  // A JIT-only vendor (the mock DSP) takes part in the JIT pass alone: its
+  // plan is then shown too, with its cuts, conversions and modelled latency.
+  const PartitionReport jit_report = BuildPartitionReport(jit_model);
+  bool jit_differs = jit_report.partitions.size() != report.partitions.size();
+  for (size_t i = 0; !jit_differs && i < report.partitions.size(); ++i)
+    jit_differs = jit_report.partitions[i].vendor != report.partitions[i].vendor;
 
   std::map<std::string, int> op_counts;
   for (const Op& op : model.ops) ++op_counts[OpTypeName(op.type)];
@@ -129,6 +136,10 @@ absl::Status Demo(const Args& args) {
     for (const auto& [t, n] : op_counts) j.Field(t, n);
     j.EndObject().Key("partitioning");
     WritePartitionReportJson(report, j);
+    if (jit_differs) {
+      j.Key("partitioning_jit");
+      WritePartitionReportJson(jit_report, j);
+    }
     j.Key("passes").BeginArray();
     for (const Pass* p : {&reference, &aot, &jit}) {
       j.BeginObject().Field("name", p->name).Field("compile_ms", p->compile_ms).Field("max_abs_error", p->max_abs_error)
@@ -151,8 +162,11 @@ absl::Status Demo(const Args& args) {
                                    p->compile_ms, p->profile.total_us, p->max_abs_error,
                                    p->model_file_bytes ? absl::StrFormat("   (.tsr %d bytes)", p->model_file_bytes) : "");
     }
-    std::cout << "\nAOT run through the dispatch libraries:\n" << FormatProfile(aot.profile) << "\n"
-              << FormatOutputs(aot.outputs, 8)
+    std::cout << "\nAOT run through the dispatch libraries:\n" << FormatProfile(aot.profile) << "\n";
+    if (jit_differs)
+      std::cout << "JIT plan (differs from the AOT one: a JIT-only vendor takes part):\n" << FormatPartitionReport(jit_report)
+                << "\nJIT run through the dispatch libraries:\n" << FormatProfile(jit.profile) << "\n";
+    std::cout << FormatOutputs(aot.outputs, 8)
               << (ok ? "result: outputs agree with the cpu reference\n"
                      : absl::StrFormat("result: MISMATCH (tolerance %.3g)\n", tolerance));
   }

@@ -73,7 +73,21 @@ TEST_F(MockDspCli, AttentionDemoAgreesWithTheCpuReferenceThroughTheAlias) {
     EXPECT_THAT(r.output, HasSubstr("\"ok\":true")) << list;
     // The JIT pass ran partitions on the DSP (the AOT pass cannot, below).
     EXPECT_THAT(r.output, HasSubstr("\"vendor\":\"mock_dsp\"")) << list;
+    EXPECT_THAT(r.output, HasSubstr("\"partitioning_jit\":{\"accelerators\":")) << list;
   }
+  // The text shows the three-vendor JIT plan: its partitions, cuts,
+  // conversions and modelled latency against the cpu only.
+  Result t = Tessera("demo --policy greedy --accelerators npu,dsp,cpu");
+  ASSERT_EQ(t.exit_code, 0) << t.output;
+  const size_t jit = t.output.find("JIT plan (differs from the AOT one: a JIT-only vendor takes part):");
+  ASSERT_NE(jit, std::string::npos) << t.output;
+  const std::string plan = t.output.substr(jit);
+  EXPECT_THAT(plan, HasSubstr("accelerators (priority order): systolic_npu, mock_dsp, cpu"));
+  EXPECT_THAT(plan, HasSubstr("   systolic_npu "));
+  EXPECT_THAT(plan, HasSubstr("   mock_dsp "));
+  EXPECT_THAT(plan, HasSubstr("baselines: cpu only"));
+  EXPECT_THAT(plan, HasSubstr("conversion '"));
+  EXPECT_THAT(t.output, HasSubstr("result: outputs agree with the cpu reference"));
 }
 
 TEST_F(MockDspCli, ReportsModelledDeviceTimeInTheInvocationMetrics) {
@@ -218,7 +232,7 @@ TEST_F(MockDspCli, LatencyOnlyDelaysUnlessItOverrunsTheDeadline) {
   Result r = RunJit("--option mock_dsp.latency_us=2000");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(Values(r.output), clean);
-  EXPECT_THAT(r.output, Not(HasSubstr("fallback:")));
+  EXPECT_THAT(r.output, Not(HasSubstr("\n  fallback: ")));
   Result late = RunJit("--option mock_dsp.latency_us=3000 --deadline-ms 1 --max-retries 0");
   ASSERT_EQ(late.exit_code, 0) << late.output;
   EXPECT_THAT(late.output, HasSubstr("mock_dsp -> cpu after 1 attempt (deadline_exceeded): invoke (op id 40, entry "

@@ -204,7 +204,8 @@ struct CompileOptions {
   // partitions stay on their cpu plans for every later run.
   int32_t max_retries = 2;
   bool fallback = true;
-  // Per invoke, in milliseconds (0 = none). A synchronous invoke cannot be
+  // Per accelerator invoke, in milliseconds (0 = none; cpu steps and cpu
+  // plans are never abandoned). A synchronous invoke cannot be
   // interrupted: one that returns after its deadline has its outputs
   // discarded and is handled like a failure.
   uint32_t deadline_ms = 0;
