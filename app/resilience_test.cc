@@ -5,6 +5,7 @@
 // logs an error for every executable, invocation or buffer still live when
 // its device context is destroyed, and the test's log sink must see none.
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -16,6 +17,7 @@
 #include "model/model_builder.h"
 #include "model/model_writer.h"
 #include "tessera/app/tessera.hpp"
+#include "tessera/app/tessera_app.h"
 #include "tessera/ops.h"
 
 namespace tessera::app {
@@ -325,6 +327,59 @@ TEST_F(Resilience, BadPolicyOptionsAreRefused) {
   Result<CompiledModel> compiled = Compile({}, o);
   ASSERT_FALSE(compiled.ok());
   EXPECT_EQ(compiled.status().code(), TSR_INVALID_ARGUMENT);
+}
+
+// The C API's appended members, read only when struct_size covers them:
+// an old-sized struct gets the defaults (a retry cures fail_invoke=1); the
+// full one can turn retries and the fallback off (the run's error).
+TEST_F(Resilience, TheCApiReadsThePolicyByStructSize) {
+  const std::string lib = BuildDir() + "/lib", socs = BuildDir() + "/share/tessera/socs";
+  const char* dirs[] = {lib.c_str()};
+  tsr_app_environment_options eo{};
+  eo.struct_size = sizeof(eo);
+  eo.plugin_directories = dirs;
+  eo.plugin_directory_count = 1;
+  eo.bundled_plugin_directory = lib.c_str();
+  eo.soc_directory = socs.c_str();
+  eo.log_level = TSR_LOG_ERROR;
+  tsr_app_environment env = nullptr;
+  ASSERT_EQ(tsr_app_environment_create(&eo, &env), TSR_OK) << tsr_app_last_error();
+  tsr_app_model model = nullptr;
+  ASSERT_EQ(tsr_app_model_load(path_->c_str(), nullptr, &model), TSR_OK) << tsr_app_last_error();
+  const tsr_key_value fault[] = {{"mock_dsp.fail_invoke", "1"}};
+  Tensor in = Input();
+  const void* inputs[] = {in.data()};
+  std::vector<float> out(kRows * kCols);
+  void* outputs[] = {out.data()};
+  for (const bool full : {false, true}) {
+    tsr_app_compile_options o{};
+    o.struct_size = full ? sizeof(o) : offsetof(tsr_app_compile_options, max_retries);
+    o.mode = 1;
+    o.accelerators = "dsp,cpu";
+    o.soc = "ref-phone";
+    o.plugin_options = fault;
+    o.plugin_option_count = 1;
+    o.policy = "greedy";
+    o.max_retries = -1;
+    o.no_fallback = 1;
+    tsr_app_compiled_model compiled = nullptr;
+    ASSERT_EQ(tsr_app_compile(env, model, &o, &compiled), TSR_OK) << tsr_app_last_error();
+    tsr_app_run_context context = nullptr;
+    ASSERT_EQ(tsr_app_run_context_create(compiled, &context), TSR_OK) << tsr_app_last_error();
+    const tsr_status s = tsr_app_run(context, inputs, 1, outputs, 1);
+    if (full) {
+      EXPECT_EQ(s, TSR_UNAVAILABLE);
+      EXPECT_THAT(tsr_app_last_error(), HasSubstr("[transient, 1 attempt on mock_dsp; fallback is off]"));
+    } else {
+      EXPECT_EQ(s, TSR_OK) << tsr_app_last_error();
+      const std::vector<double> want = Expected();
+      for (int i = 0; i < kRows * kCols; ++i) EXPECT_NEAR(out[i], want[i], 1e-5 + 1e-5 * std::abs(want[i]));
+    }
+    tsr_app_run_context_destroy(context);
+    tsr_app_compiled_model_destroy(compiled);
+  }
+  tsr_app_model_destroy(model);
+  tsr_app_environment_destroy(env);
 }
 
 }  // namespace
