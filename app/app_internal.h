@@ -53,6 +53,8 @@ struct CompiledModel::Impl {
   PartitionReport report;
   tessera::PartitionReport internal_report;  // what the JSON and text are written from
   std::optional<quantize::PtqModel> ptq;     // CompileOptions::quantize
+  size_t cpu_plan_count = 0;
+  std::vector<std::string> cpu_plan_notes;
 };
 
 struct RunContext::Impl {

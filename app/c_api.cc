@@ -160,6 +160,11 @@ tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const t
     if (TSR_APP_HAS(opts, tsr_app_compile_options, policy) && opts->policy != nullptr) o.policy = opts->policy;
     if (TSR_APP_HAS(opts, tsr_app_compile_options, min_ops)) o.min_ops = opts->min_ops;
     if (TSR_APP_HAS(opts, tsr_app_compile_options, max_partitions)) o.max_partitions = opts->max_partitions;
+    if (TSR_APP_HAS(opts, tsr_app_compile_options, deadline_ms)) {
+      if (opts->max_retries != 0) o.max_retries = opts->max_retries < 0 ? 0 : opts->max_retries;
+      o.fallback = opts->no_fallback == 0;
+      o.deadline_ms = opts->deadline_ms;
+    }
     tessera::app::Result<tessera::app::CompiledModel> compiled =
         tessera::app::CompiledModel::Compile(env->env, model->model, o);
     if (!compiled.ok()) return Fail(compiled.status());

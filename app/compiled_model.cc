@@ -5,6 +5,7 @@
 #include "base/json_writer.h"
 #include "declared_numerics.h"
 #include "compile/compile_driver.h"
+#include "compile/cpu_fallback_plans.h"
 #include "model/model_writer.h"
 #include "partition/partition_report.h"
 #include "partition/plan_picture.h"
@@ -127,9 +128,21 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
   } else if (absl::Status s = CompileInto(*impl, model, options, *internal, registry); !s.ok()) {
     return FromAbsl(s);
   }
+  if (options.max_retries < 0 || options.max_retries > 100)
+    return Status(TSR_INVALID_ARGUMENT, "max_retries must be in [0, 100]");
   if (!options.prepare_to_run) return CompiledModel(std::move(impl));
+  RuntimeOptions runtime{internal->soc, internal->plugin_options, {options.max_retries, options.fallback, options.deadline_ms, "cpu"}, {}};
+  // The cpu plans exist only where the source ops do: a precompiled model
+  // has none (docs/resilience.md).
+  if (options.fallback && !impl->precompiled) {
+    absl::StatusOr<CpuPlanSet> plans = BuildCpuFallbackPlans(impl->compiled, registry, *internal);
+    if (!plans.ok()) return FromAbsl(plans.status());
+    impl->cpu_plan_count = plans->plans.size();
+    impl->cpu_plan_notes = plans->notes;
+    runtime.cpu_plans = std::move(plans->plans);
+  }
   absl::StatusOr<std::shared_ptr<const LoadedModel>> loaded =
-      LoadedModel::Create(impl->compiled.graph, impl->compiled.jit_slots, registry, {internal->soc, internal->plugin_options});
+      LoadedModel::Create(impl->compiled.graph, impl->compiled.jit_slots, registry, runtime);
   if (!loaded.ok()) return FromAbsl(loaded.status());
   impl->loaded = *std::move(loaded);
   return CompiledModel(std::move(impl));
@@ -182,6 +195,9 @@ CompiledModel::OutputTolerance CompiledModel::output_tolerance(size_t index, dou
                               n.description, n.declared, n.reduced()});
   return out;
 }
+
+size_t CompiledModel::cpu_plan_count() const { return impl_->cpu_plan_count; }
+const std::vector<std::string>& CompiledModel::cpu_plan_notes() const { return impl_->cpu_plan_notes; }
 
 Status CompiledModel::Save(const std::string& path) const {
   if (impl_->compiled.mode == tessera::CompileMode::kJit)

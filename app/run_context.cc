@@ -1,7 +1,6 @@
 // RunContext and Tensor: one thread's buffers and invocations over a
 // shared CompiledModel, with host tensors in and out.
 #include "app_internal.h"
-#include "buffer_negotiation.h"
 #include "declared_numerics.h"
 #include "modeled_latency.h"
 
@@ -70,8 +69,10 @@ Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, R
       profile->steps.push_back(std::move(step));
     }
     for (const ConversionRecord& c : internal.conversions)
-      profile->conversions.push_back({c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us,
-                                      BufferTypeName(c.from_type), BufferTypeName(c.to_type)});
+      profile->conversions.push_back(
+          {c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us, c.from_name, c.to_name});
+    for (const FallbackRecord& f : internal.fallbacks)
+      profile->fallbacks.push_back({f.step, f.op_id, f.from, f.to, f.failure, f.reason, f.attempts});
     if (!impl_->model->precompiled) profile->modeled = ModeledLatencyOf(impl_->model->compiled, internal);
   }
   return outputs;

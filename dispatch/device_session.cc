@@ -34,4 +34,16 @@ absl::Status DeviceSession::Check(tsr_status code, const std::string& context) c
   return PluginStatus(code, library_.api->get_last_error, absl::StrCat(library_.vendor, " dispatch: ", context));
 }
 
+void DeviceSession::MarkLost(const std::string& why) const {
+  std::lock_guard<std::mutex> lock(lost_lock_);
+  if (lost_.load(std::memory_order_relaxed)) return;  // the first loss's text stays
+  lost_reason_ = why;
+  lost_.store(true, std::memory_order_release);
+}
+
+std::string DeviceSession::lost_reason() const {
+  std::lock_guard<std::mutex> lock(lost_lock_);
+  return lost_reason_;
+}
+
 }  // namespace tessera

@@ -4,7 +4,9 @@
 #ifndef TESSERA_DISPATCH_DEVICE_SESSION_H_
 #define TESSERA_DISPATCH_DEVICE_SESSION_H_
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,11 +29,21 @@ class DeviceSession {
   tsr_device_context context() const { return context_; }
   absl::Status Check(tsr_status code, const std::string& context) const;
 
+  // TSR_DEVICE_LOST is sticky for a context (common.h): once an invoke
+  // reports it, every step of this session, in every RunContext and every
+  // later run, goes to its cpu plan (docs/resilience.md). Thread-safe.
+  void MarkLost(const std::string& why) const;
+  bool lost() const { return lost_.load(std::memory_order_acquire); }
+  std::string lost_reason() const;
+
  private:
   DeviceSession(DispatchLibrary library, tsr_device_context context)
       : library_(std::move(library)), context_(context) {}
   DispatchLibrary library_;
   tsr_device_context context_;
+  mutable std::atomic<bool> lost_{false};
+  mutable std::mutex lost_lock_;
+  mutable std::string lost_reason_;
 };
 
 }  // namespace tessera

@@ -17,8 +17,6 @@ absl::StatusOr<std::shared_ptr<const LoadedModel>> LoadedModel::Create(const Gra
                                                                        std::span<const tsr_jit_handle> jit_slots,
                                                                        const PluginRegistry& registry,
                                                                        const RuntimeOptions& options) {
-  std::shared_ptr<LoadedModel> e(new LoadedModel());
-  e->graph_ = graph;
   std::vector<const DispatchLibrary*> libraries;
   for (const Op& op : graph.ops) {
     if (op.type != TSR_OP_DISPATCH || !op.dispatch)
@@ -31,8 +29,62 @@ absl::StatusOr<std::shared_ptr<const LoadedModel>> LoadedModel::Create(const Gra
                                               ".so in a plugin directory; see `tessera plugins`)"));
     libraries.push_back(lib);
   }
+  ASSIGN_OR_RETURN(std::shared_ptr<LoadedModel> model, CreateWith(graph, jit_slots, libraries, options));
+  RETURN_IF_ERROR(model->AdoptCpuPlans(registry, options));
+  return std::shared_ptr<const LoadedModel>(std::move(model));
+}
+
+absl::StatusOr<std::shared_ptr<LoadedModel>> LoadedModel::CreateWith(
+    const Graph& graph, std::span<const tsr_jit_handle> jit_slots, const std::vector<const DispatchLibrary*>& libraries,
+    const RuntimeOptions& options) {
+  std::shared_ptr<LoadedModel> e(new LoadedModel());
+  e->graph_ = graph;
+  e->policy_ = options.resilience;
   RETURN_IF_ERROR(e->Load(libraries, jit_slots, options));
-  return std::shared_ptr<const LoadedModel>(std::move(e));
+  e->cpu_plans_.resize(e->steps_.size());
+  return e;
+}
+
+// The plans are only checked here (their libraries found, their shape
+// matching the step they stand in for); loading waits for a failure.
+absl::Status LoadedModel::AdoptCpuPlans(const PluginRegistry& registry, const RuntimeOptions& options) {
+  plan_options_ = {options.soc, options.plugin_options, options.resilience, {}};
+  plan_options_.resilience.fallback = false;  // a plan's failure is the run's error
+  plan_options_.resilience.deadline_ms = 0;   // and a plan is never abandoned: it is the last resort
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    const Op& op = graph_.ops[steps_[k].op];
+    auto it = options.cpu_plans.find(op.id);
+    if (it == options.cpu_plans.end()) continue;
+    const Graph& plan = it->second;
+    size_t live_inputs = 0;
+    for (int32_t t : op.inputs) live_inputs += t >= 0 && !graph_.tensors[t].is_constant;
+    if (plan.inputs.size() != live_inputs || plan.outputs.size() != op.outputs.size())
+      return absl::InternalError(absl::StrCat("the cpu plan of op id ", op.id, " has ", plan.inputs.size(), " inputs and ",
+                                              plan.outputs.size(), " outputs; the op has ", live_inputs, " and ",
+                                              op.outputs.size()));
+    CpuPlanSlot& slot = cpu_plans_[k];
+    for (const Op& p : plan.ops) {
+      const DispatchLibrary* lib = p.dispatch ? registry.FindDispatch(p.dispatch->vendor) : nullptr;
+      if (lib == nullptr)
+        return absl::NotFoundError(absl::StrCat("the cpu plan of op id ", op.id, " needs a dispatch library for '",
+                                                p.dispatch ? p.dispatch->vendor : "?", "'"));
+      slot.libraries.push_back(*lib);
+    }
+    slot.graph = plan;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<const LoadedModel>> LoadedModel::CpuPlan(size_t step) const {
+  std::lock_guard<std::mutex> lock(cpu_plan_lock_);
+  const CpuPlanSlot& slot = cpu_plans_[step];
+  if (!slot.graph) return absl::FailedPreconditionError("no cpu plan");
+  if (slot.loaded == nullptr) {
+    std::vector<const DispatchLibrary*> libraries;
+    for (const DispatchLibrary& lib : slot.libraries) libraries.push_back(&lib);
+    ASSIGN_OR_RETURN(slot.loaded, CreateWith(*slot.graph, {}, libraries, plan_options_));
+  }
+  return slot.loaded;
 }
 
 absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& libraries,
@@ -123,6 +175,25 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
   return PlanBuffers();
 }
 
+// Vendor types are numbered per library (common.h's namespace rule), so
+// only the library that allocates one can name it.
+std::string LoadedModel::TypeName(int32_t type, int32_t session) const {
+  if (type < TSR_BUFFER_TYPE_VENDOR_BASE || session < 0) return BufferTypeName(type);
+  const DeviceSession& s = *sessions_[session];
+  const tsr_dispatch_api* api = s.api();
+  size_t count = 0;
+  if (!TSR_ABI_HAS(api, tsr_dispatch_api, get_buffer_type_info) || api->buffer_type_count == nullptr ||
+      api->buffer_type_count(s.context(), &count) != TSR_OK)
+    return BufferTypeName(type);
+  for (size_t i = 0; i < count; ++i) {
+    tsr_buffer_type_info info{};
+    info.header = HostFilledHeader(sizeof(info), s.library().version);
+    if (api->get_buffer_type_info(s.context(), i, &info) == TSR_OK && info.type == type && info.name != nullptr)
+      return info.name;
+  }
+  return BufferTypeName(type);
+}
+
 absl::StatusOr<int32_t> LoadedModel::AddStorage(int32_t tensor, int32_t type, int32_t allocating_session,
                                                 uint64_t size, uint32_t alignment) {
   if (type != TSR_BUFFER_TYPE_HOST && allocating_session < 0)
@@ -204,7 +275,9 @@ absl::Status LoadedModel::PlanBuffers() {
         storage = it->second;
         const Tensor& tensor = graph_.tensors[t];
         conversions_.push_back({t, tensor.name, d.primary_type, type, tensor.byte_size(),
-                                c.step < 0 ? "app" : sessions_[steps_[c.step].session]->library().vendor, 0});
+                                c.step < 0 ? "app" : sessions_[steps_[c.step].session]->library().vendor, 0,
+                                TypeName(d.primary_type, storages_[primary].allocating_session),
+                                TypeName(type, storages_[storage].allocating_session)});
         if (c.step >= 0) steps_[c.step].conversions_before.push_back({primary, storage, conversions_.size() - 1});
       }
       if (c.step >= 0) steps_[c.step].input_storage[c.index] = storage;

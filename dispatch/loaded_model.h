@@ -14,8 +14,10 @@
 #ifndef TESSERA_DISPATCH_LOADED_MODEL_H_
 #define TESSERA_DISPATCH_LOADED_MODEL_H_
 
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -27,12 +29,19 @@
 #include "device_session.h"
 #include "graph/graph.h"
 #include "plugin_host/plugin_registry.h"
+#include "resilience_policy.h"
 
 namespace tessera {
 
 struct RuntimeOptions {
   SocSelection soc;
   std::vector<std::pair<std::string, std::string>> plugin_options;
+  ResiliencePolicy resilience;
+  // The cpu plan of an accelerated partition, by its DISPATCH op id: a
+  // compiled graph (cpu DISPATCH ops) whose inputs are the op's
+  // non-constant inputs and whose outputs are its outputs, in order
+  // (compile/cpu_fallback_plans.h makes them; docs/resilience.md).
+  std::map<uint32_t, Graph> cpu_plans;
 };
 
 struct ConversionRecord {
@@ -43,6 +52,9 @@ struct ConversionRecord {
   uint64_t bytes = 0;
   std::string to_vendor;      // the consumer that needed it
   double host_time_us = 0;    // last run (of the RunContext that reports it)
+  // The types' names: a vendor type by its library's get_buffer_type_info
+  // ("dsp_tcm"), else BufferTypeName ("host", "vendor+1" when unnamed).
+  std::string from_name, to_name;
 };
 
 // One buffer every RunContext materializes: host memory, or a buffer that
@@ -104,11 +116,28 @@ class LoadedModel {
   // every reduced-precision step it depends on.
   OutputTolerance OutputToleranceFor(size_t index, double own_relative, double own_absolute) const;
 
+  const ResiliencePolicy& policy() const { return policy_; }
+  bool HasCpuPlan(size_t step) const { return cpu_plans_[step].graph.has_value(); }
+  // Step `step`'s cpu plan, loaded into its dispatch libraries on first use
+  // (a plan that never runs costs its compiled bytes only). Thread-safe.
+  absl::StatusOr<std::shared_ptr<const LoadedModel>> CpuPlan(size_t step) const;
+
  private:
+  struct CpuPlanSlot {
+    std::optional<Graph> graph;
+    std::vector<DispatchLibrary> libraries;  // per op of `graph`, found when the model was created
+    mutable std::shared_ptr<const LoadedModel> loaded;
+  };
   LoadedModel() = default;
+  static absl::StatusOr<std::shared_ptr<LoadedModel>> CreateWith(const Graph& graph,
+                                                                 std::span<const tsr_jit_handle> jit_slots,
+                                                                 const std::vector<const DispatchLibrary*>& libraries,
+                                                                 const RuntimeOptions& options);
+  absl::Status AdoptCpuPlans(const PluginRegistry& registry, const RuntimeOptions& options);
   absl::Status Load(const std::vector<const DispatchLibrary*>& libraries, std::span<const tsr_jit_handle> jit_slots,
                     const RuntimeOptions& options);
   absl::Status PlanBuffers();
+  std::string TypeName(int32_t type, int32_t session) const;
   absl::StatusOr<int32_t> AddStorage(int32_t tensor, int32_t type, int32_t allocating_session, uint64_t size,
                                      uint32_t alignment);
 
@@ -119,6 +148,10 @@ class LoadedModel {
   std::vector<int32_t> primary_storage_;  // per tensor, -1 if none
   std::vector<ConversionRecord> conversions_;
   std::vector<std::unique_ptr<std::mutex>> session_locks_, step_locks_;
+  ResiliencePolicy policy_;
+  RuntimeOptions plan_options_;           // what the cpu plans load with (no plans of their own)
+  std::vector<CpuPlanSlot> cpu_plans_;    // per step
+  mutable std::mutex cpu_plan_lock_;
 };
 
 }  // namespace tessera

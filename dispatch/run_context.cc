@@ -65,9 +65,12 @@ absl::Status RunContext::Materialize() {
   for (size_t i = 0; i < storages_.size(); ++i) RETURN_IF_ERROR(Allocate(static_cast<int32_t>(i)));
   conversions_ = model_->conversions();
   invocations_.assign(steps.size(), nullptr);
+  cpu_contexts_.resize(steps.size());
   for (size_t k = 0; k < steps.size(); ++k) {
     const LoadedStep& step = steps[k];
     const DeviceSession& s = Session(step.session);
+    // A lost device's steps run their cpu plans: nothing of them is made.
+    if (s.lost()) continue;
     {
       std::lock_guard<std::mutex> lock(model_->StepLock(k));
       RETURN_IF_ERROR(s.Check(s.api()->create_invocation(step.executable, &invocations_[k]), "create_invocation"));
@@ -162,36 +165,16 @@ absl::StatusOr<std::vector<HostTensor>> RunContext::Run(const std::vector<HostTe
     RETURN_IF_ERROR(Unmap(storage));
   }
   if (profile != nullptr) *profile = RunProfile{};
+  fallbacks_.clear();
   const std::vector<LoadedStep>& steps = model_->steps();
   for (size_t k = 0; k < steps.size(); ++k) {
     const LoadedStep& step = steps[k];
-    const Op& op = graph.ops[step.op];
     for (const LoadedStep::Conversion& c : step.conversions_before) {
       const Clock::time_point start = Clock::now();
       RETURN_IF_ERROR(Copy(c.from, c.to, conversions_[c.record].bytes));
       conversions_[c.record].host_time_us = MicrosSince(start);
     }
-    const DeviceSession& s = Session(step.session);
-    const Clock::time_point start = Clock::now();
-    // The error context is built only on failure: a run allocates nothing
-    // for its own bookkeeping (bench/run_allocations_bench.cc counts).
-    if (const tsr_status code = s.api()->invoke(invocations_[k]); code != TSR_OK)
-      return s.Check(code, absl::StrCat("invoke (op id ", op.id, ", entry '", op.dispatch->entry_point, "')"));
-    const double elapsed = MicrosSince(start);
-    if (profile != nullptr) {
-      StepProfile sp{op.id, op.dispatch->vendor, op.dispatch->entry_point, op.dispatch->source_op_ids, elapsed, {},
-                     step.numerics};
-      size_t count = 0;
-      if (s.api()->metric_count(invocations_[k], &count) == TSR_OK) {
-        for (size_t m = 0; m < count; ++m) {
-          tsr_metric metric{};
-          metric.header = HostFilledHeader(sizeof(metric), s.library().version);
-          if (s.api()->get_metric(invocations_[k], m, &metric) == TSR_OK && metric.name != nullptr)
-            sp.metrics.push_back({metric.name, metric.value, metric.unit != nullptr ? metric.unit : ""});
-        }
-      }
-      profile->steps.push_back(std::move(sp));
-    }
+    RETURN_IF_ERROR(RunStep(k, profile));
   }
   std::vector<HostTensor> outputs;
   for (int32_t t : graph.outputs) {
@@ -209,6 +192,7 @@ absl::StatusOr<std::vector<HostTensor>> RunContext::Run(const std::vector<HostTe
   }
   if (profile != nullptr) {
     profile->conversions = conversions_;
+    profile->fallbacks = fallbacks_;
     profile->total_us = MicrosSince(run_start);
   }
   return outputs;
@@ -216,7 +200,9 @@ absl::StatusOr<std::vector<HostTensor>> RunContext::Run(const std::vector<HostTe
 
 RunContext::~RunContext() {
   const std::vector<LoadedStep>& steps = model_->steps();
-  for (size_t k = 0; k < invocations_.size(); ++k) Session(steps[k].session).api()->destroy_invocation(invocations_[k]);
+  cpu_contexts_.clear();  // their own buffers and invocations, in their own libraries
+  for (size_t k = 0; k < invocations_.size(); ++k)
+    if (invocations_[k] != nullptr) Session(steps[k].session).api()->destroy_invocation(invocations_[k]);
   for (auto& [key, buffer] : imported_) {
     std::lock_guard<std::mutex> lock(model_->SessionLock(key.second));
     Session(key.second).api()->release_buffer(buffer);

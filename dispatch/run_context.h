@@ -15,6 +15,7 @@
 #include "absl/status/statusor.h"
 #include "graph/host_tensor.h"
 #include "loaded_model.h"
+#include "resilience_policy.h"
 
 namespace tessera {
 
@@ -37,6 +38,7 @@ struct RunProfile {
   double total_us = 0;
   std::vector<StepProfile> steps;
   std::vector<ConversionRecord> conversions;
+  std::vector<FallbackRecord> fallbacks;  // retries and cpu-plan runs of this run (docs/resilience.md)
 };
 
 class RunContext {
@@ -53,6 +55,8 @@ class RunContext {
   const LoadedModel& model() const { return *model_; }
   // The plan's conversions with this context's timings of its last run.
   const std::vector<ConversionRecord>& conversions() const { return conversions_; }
+  // What the resilience policy did in the last run (also in its profile).
+  const std::vector<FallbackRecord>& fallbacks() const { return fallbacks_; }
 
  private:
   struct Storage {
@@ -71,12 +75,20 @@ class RunContext {
   absl::StatusOr<uint8_t*> Map(int32_t storage);
   absl::Status Unmap(int32_t storage);
   const DeviceSession& Session(int32_t session) const { return *model_->sessions()[session]; }
+  // run_context_recovery.cc: one step under the resilience policy.
+  absl::Status RunStep(size_t step, RunProfile* profile);
+  absl::Status Recover(size_t step, tsr_status code, FailureClass failure, int32_t attempts, std::string reason,
+                       RunProfile* profile);
+  absl::Status RunCpuPlan(size_t step, RunProfile* profile);
+  void RecordDeviceStep(size_t step, double host_time_us, RunProfile* profile);
 
   std::shared_ptr<const LoadedModel> model_;
   std::vector<Storage> storages_;
   std::vector<tsr_invocation> invocations_;                     // per step
   std::map<std::pair<int32_t, int32_t>, tsr_buffer> imported_;  // (storage, session) -> buffer
   std::vector<ConversionRecord> conversions_;
+  std::vector<FallbackRecord> fallbacks_;
+  std::vector<std::unique_ptr<RunContext>> cpu_contexts_;  // per step, made when its cpu plan first runs
 };
 
 }  // namespace tessera

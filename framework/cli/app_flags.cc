@@ -11,6 +11,7 @@
 #include "absl/strings/str_split.h"
 #include "base/status_macros.h"
 #include "cli/cli_environment.h"
+#include "cli/resilience_flags.h"
 #include "cli/shorthand_flags.h"
 #include "tessera/app/tensor_files.hpp"
 
@@ -160,6 +161,8 @@ absl::StatusOr<app::CompileOptions> AppCompileOptionsFrom(const Args& args) {
     if (!absl::SimpleAtoi(*text, field) || *field < 1)
       return absl::InvalidArgumentError(absl::StrCat("--", flag, " must be a positive integer, not '", *text, "'"));
   }
+  // --deadline-ms, --max-retries, --no-fallback (run, bench).
+  RETURN_IF_ERROR(ApplyResilienceFlags(args, o));
   return o;
 }
 

@@ -19,6 +19,7 @@
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
 #include "cli/concurrent_runs.h"
+#include "cli/resilience_flags.h"
 #include "cli/shorthand_flags.h"
 #include "tessera/app/tessera.hpp"
 
@@ -30,7 +31,7 @@ constexpr char kUsage[] =
     "                    [--inputs DIR | --seed N] [--json]\n"
     "                    [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
     "                    [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
-    "                    [--plugin-dir DIR]...\n"
+    "                    [--plugin-dir DIR]... [--deadline-ms N] [--max-retries N] [--no-fallback]\n"
     "                    [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
 
 struct BenchSettings {
@@ -118,7 +119,8 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
         .Field("latency_us_median", median)
         .Field("latency_us_mean", mean)
         .Field("latency_us_p90", p90)
-        .Field("prepare_ms", prepare_ms);
+        .Field("prepare_ms", prepare_ms)
+        .Field("fallbacks_in_profiled_run", static_cast<uint64_t>(profile.fallbacks.size()));
     j.Key("steps").BeginArray();
     for (const app::RunProfile::Step& s : profile.steps) {
       j.BeginObject().Field("vendor", s.vendor).Field("entry_point", s.entry_point).Field("host_time_us", s.host_time_us);
@@ -139,6 +141,8 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
               << absl::StrFormat("latency_us_min     %12.1f\nlatency_us_median  %12.1f\nlatency_us_mean    %12.1f\n"
                                  "latency_us_p90     %12.1f\n",
                                  min, median, mean, p90);
+    if (!profile.fallbacks.empty())
+      std::cout << profile.fallbacks.size() << " step(s) of the profiled run retried or ran a cpu plan (`tessera run` says why)\n";
     std::cout << "steps (one profiled run):\n";
     for (const app::RunProfile::Step& s : profile.steps) {
       std::cout << absl::StrFormat("  %-14s %-22s %10.1f us", TerminalSafe(s.vendor), TerminalSafe(s.entry_point), s.host_time_us);
@@ -157,6 +161,7 @@ int BenchCommand(const Argv& argv) {
   AddCompileFlags(spec);
   AddStrictFlag(spec);
   AddImportFlags(spec);
+  AddResilienceFlags(spec);
   spec.switches.insert("json");
   spec.values.insert({"reps", "warmup", "threads", "concurrency", "inputs", "seed"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);

@@ -107,7 +107,8 @@ absl::Status Demo(const Args& args) {
   ASSIGN_OR_RETURN(Pass aot, RunPass("aot (via .tsr file)", env, model, aot_options, inputs, true, &aot_model));
   app::CompileOptions jit_options = options;
   jit_options.mode = app::CompileMode::kJit;
-  ASSIGN_OR_RETURN(Pass jit, RunPass("jit (in memory)", env, model, jit_options, inputs, false, nullptr));
+  std::optional<app::CompiledModel> jit_model;
+  ASSIGN_OR_RETURN(Pass jit, RunPass("jit (in memory)", env, model, jit_options, inputs, false, &jit_model));
   aot.max_abs_error = MaxAbsDiff(aot.outputs, reference.outputs);
   jit.max_abs_error = MaxAbsDiff(jit.outputs, reference.outputs);
 
@@ -123,6 +124,13 @@ absl::Status Demo(const Args& args) {
   const double scale = std::max(1.0, std::max(std::abs(Summarize(reference.outputs[0]).min), std::abs(Summarize(reference.outputs[0]).max)));
   const double tolerance = !all_cpu ? 2e-2 * scale : cpu_reference_kernels ? 0.0 : 1e-4 * scale;
   const bool ok = aot.max_abs_error <= tolerance && jit.max_abs_error <= tolerance;
+  // A JIT-only vendor (the mock DSP) takes part in the JIT pass alone: its
+  // plan is then shown too, with its cuts, conversions and modelled latency.
+  const std::vector<app::PartitionReport::Partition>& aot_parts = aot_model->partition_report().partitions;
+  const std::vector<app::PartitionReport::Partition>& jit_parts = jit_model->partition_report().partitions;
+  bool jit_differs = jit_parts.size() != aot_parts.size();
+  for (size_t i = 0; !jit_differs && i < aot_parts.size(); ++i) jit_differs = jit_parts[i].vendor != aot_parts[i].vendor;
+
   std::map<std::string, int> op_counts;
   for (const app::ModelSummary::Op& op : summary.ops) ++op_counts[op.type];
   std::string description = summary.name;
@@ -134,6 +142,7 @@ absl::Status Demo(const Args& args) {
     j.Key("op_types").BeginObject();
     for (const auto& [t, n] : op_counts) j.Field(t, n);
     j.EndObject().Key("partitioning").Raw(aot_model->partition_report_json());
+    if (jit_differs) j.Key("partitioning_jit").Raw(jit_model->partition_report_json());
     j.Key("passes").BeginArray();
     for (const Pass* p : {&reference, &aot, &jit}) {
       j.BeginObject().Field("name", p->name).Field("compile_ms", p->compile_ms).Field("max_abs_error", p->max_abs_error)
@@ -156,8 +165,12 @@ absl::Status Demo(const Args& args) {
                                    p->compile_ms, p->profile.total_us, p->max_abs_error,
                                    p->model_file_bytes ? absl::StrFormat("   (.tsr %d bytes)", p->model_file_bytes) : "");
     }
-    std::cout << "\nAOT run through the dispatch libraries:\n" << FormatProfile(aot.profile) << "\n"
-              << FormatOutputs(aot.outputs, 8)
+    std::cout << "\nAOT run through the dispatch libraries:\n" << FormatProfile(aot.profile) << "\n";
+    if (jit_differs)
+      std::cout << "JIT plan (differs from the AOT one: a JIT-only vendor takes part):\n"
+                << jit_model->partition_report_text() << "\nJIT run through the dispatch libraries:\n"
+                << FormatProfile(jit.profile) << "\n";
+    std::cout << FormatOutputs(aot.outputs, 8)
               << (ok ? "result: outputs agree with the cpu reference\n"
                      : absl::StrFormat("result: MISMATCH (tolerance %.3g)\n", tolerance));
   }

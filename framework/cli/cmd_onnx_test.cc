@@ -383,6 +383,9 @@ int OnnxTestCommand(const Argv& argv) {
   if (args->positionals().empty() && !args->Has("list")) return UsageError("onnx-test needs DIR... or --list FILE", kUsage);
   absl::StatusOr<app::CompileOptions> options = AppCompileOptionsFrom(*args);
   if (!options.ok()) return UsageError(std::string(options.status().message()), kUsage);
+  // Conformance judges the accelerator itself: a failed invoke is a failure,
+  // never hidden by the partition's cpu plan (docs/resilience.md).
+  options->fallback = false;
   absl::StatusOr<app::LoadOptions> load_options = OnnxLoadOptionsFrom(*args);
   if (!load_options.ok()) return UsageError(std::string(load_options.status().message()), kUsage);
   if (auto root = args->Value("root")) {

@@ -7,6 +7,7 @@
 #include "cli/app_flags.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
+#include "cli/resilience_flags.h"
 #include "cli/run_report.h"
 #include "tessera/app/tensor_files.hpp"
 #include "tessera/app/tessera.hpp"
@@ -18,7 +19,7 @@ constexpr char kUsage[] =
     "tessera run MODEL [--accelerators LIST] [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json]\n"
     "                  [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
     "                  [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
-    "                  [--plugin-dir DIR]...\n"
+    "                  [--plugin-dir DIR]... [--deadline-ms N] [--max-retries N] [--no-fallback]\n"
     "                  [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
 
 absl::Status Run(const Args& args) {
@@ -40,6 +41,9 @@ absl::Status Run(const Args& args) {
     j.BeginObject().Field("model", path).Field("precompiled", precompiled);
     if (!precompiled) j.Key("partitioning").Raw(compiled.partition_report_json());
     WriteProfileJson(profile, j);
+    j.Field("cpu_plans", static_cast<uint64_t>(compiled.cpu_plan_count())).Key("cpu_plan_notes").BeginArray();
+    for (const std::string& n : compiled.cpu_plan_notes()) j.String(n);
+    j.EndArray();
     if (profile.modeled.available) {
       j.Key("modeled_latency");
       WriteModeledLatencyJson(profile.modeled, j);
@@ -52,6 +56,7 @@ absl::Status Run(const Args& args) {
     std::cout << "model: " << path << (precompiled ? " (precompiled)" : "") << "\n";
     // The reports quote names from the model and the plugins.
     if (!precompiled) std::cout << TerminalSafe(compiled.partition_report_text(), TerminalLayout::kText);
+    for (const std::string& n : compiled.cpu_plan_notes()) std::cout << TerminalSafe("cpu plan: " + n + "\n", TerminalLayout::kText);
     std::cout << TerminalSafe(FormatProfile(profile) +
                                   (profile.modeled.available ? FormatModeledLatency(profile.modeled) : "") +
                                   FormatOutputs(outputs, 16),
@@ -67,6 +72,7 @@ int RunCommand(const Argv& argv) {
   AddCompileFlags(spec);
   AddStrictFlag(spec);
   AddImportFlags(spec);
+  AddResilienceFlags(spec);
   spec.switches.insert({"json", "random"});
   spec.values.insert({"inputs", "outputs", "seed"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);

@@ -98,6 +98,11 @@ void WriteProfileJson(const app::RunProfile& p, JsonWriter& j) {
   for (const app::RunProfile::Conversion& c : p.conversions)
     j.BeginObject().Field("tensor", c.tensor).Field("from", c.from_name).Field("to", c.to_name).Field("bytes", c.bytes)
         .Field("consumer", c.to_vendor).Field("host_time_us", c.host_time_us).EndObject();
+  j.EndArray().Key("fallbacks").BeginArray();
+  for (const app::RunProfile::Fallback& f : p.fallbacks)
+    j.BeginObject().Field("partition", static_cast<uint64_t>(f.partition)).Field("op_id", f.op_id).Field("vendor", f.from)
+        .Field("from", f.from).Field("to", f.to).Field("failure", f.failure).Field("reason", f.reason)
+        .Field("attempts", f.attempts).EndObject();
   j.EndArray();
 }
 
@@ -133,6 +138,10 @@ std::string FormatProfile(const app::RunProfile& p) {
     absl::StrAppendFormat(&out, "  conversion '%s' %s -> %s  %d bytes for %s  %.1f us\n", c.tensor, c.from_name,
                           c.to_name, c.bytes, c.to_vendor, c.host_time_us);
   if (p.conversions.empty()) absl::StrAppend(&out, "  no buffer conversions: every path is zero-copy\n");
+  for (const app::RunProfile::Fallback& f : p.fallbacks)
+    absl::StrAppendFormat(&out, "  %s: partition #%d (op id %d) %s -> %s after %d attempt%s (%s): %s\n",
+                          f.to == f.from ? "retried" : "fallback", f.partition, f.op_id, f.from, f.to, f.attempts,
+                          f.attempts == 1 ? "" : "s", f.failure, f.reason);
   return out;
 }
 

@@ -1,8 +1,10 @@
 // The mock DSP end to end, through the built `tessera` binary as users run
 // it: discovery and the `dsp` alias, the attention demo and ONNX node
 // tests against independent references, AOT on a JIT-only vendor, buffer
-// types and conversions, and what every fault-injection option does today
-// (a clear error with exit code 1, or correct output; never a crash).
+// types and conversions, and what the runtime's resilience policy makes of
+// every fault-injection option (docs/resilience.md): correct output,
+// retried or from the partition's cpu plan and said so, or a clear error
+// with exit code 1; never a crash, never a wrong output.
 // Drives the CLI only; the plugin libraries themselves see api/ and kit.
 #include <filesystem>
 #include <string>
@@ -71,7 +73,21 @@ TEST_F(MockDspCli, AttentionDemoAgreesWithTheCpuReferenceThroughTheAlias) {
     EXPECT_THAT(r.output, HasSubstr("\"ok\":true")) << list;
     // The JIT pass ran partitions on the DSP (the AOT pass cannot, below).
     EXPECT_THAT(r.output, HasSubstr("\"vendor\":\"mock_dsp\"")) << list;
+    EXPECT_THAT(r.output, HasSubstr("\"partitioning_jit\":{\"accelerators\":")) << list;
   }
+  // The text shows the three-vendor JIT plan: its partitions, cuts,
+  // conversions and modelled latency against the cpu only.
+  Result t = Tessera("demo --policy greedy --accelerators npu,dsp,cpu");
+  ASSERT_EQ(t.exit_code, 0) << t.output;
+  const size_t jit = t.output.find("JIT plan (differs from the AOT one: a JIT-only vendor takes part):");
+  ASSERT_NE(jit, std::string::npos) << t.output;
+  const std::string plan = t.output.substr(jit);
+  EXPECT_THAT(plan, HasSubstr("accelerators (priority order): systolic_npu, mock_dsp, cpu"));
+  EXPECT_THAT(plan, HasSubstr("   systolic_npu "));
+  EXPECT_THAT(plan, HasSubstr("   mock_dsp "));
+  EXPECT_THAT(plan, HasSubstr("baselines: cpu only"));
+  EXPECT_THAT(plan, HasSubstr("conversion '"));
+  EXPECT_THAT(t.output, HasSubstr("result: outputs agree with the cpu reference"));
 }
 
 TEST_F(MockDspCli, ReportsModelledDeviceTimeInTheInvocationMetrics) {
@@ -131,8 +147,9 @@ TEST_F(MockDspCli, RefusalsCarryAReasonAndADetail) {
 TEST_F(MockDspCli, OwnBufferTypeIsConvertedAtEveryEdge) {
   Result r = RunJit("");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("conversion 'q_proj' host -> vendor+1  4096 bytes for mock_dsp"));
-  EXPECT_THAT(r.output, HasSubstr("conversion 'probs' vendor+1 -> host  4096 bytes for cpu"));
+  // The vendor type by the DSP library's own name (get_buffer_type_info).
+  EXPECT_THAT(r.output, HasSubstr("conversion 'q_proj' host -> dsp_tcm  4096 bytes for mock_dsp"));
+  EXPECT_THAT(r.output, HasSubstr("conversion 'probs' dsp_tcm -> host  4096 bytes for cpu"));
 }
 
 TEST_F(MockDspCli, AcceptsDmabufWhereTheSocSaysSo) {
@@ -141,7 +158,7 @@ TEST_F(MockDspCli, AcceptsDmabufWhereTheSocSaysSo) {
   Result r = RunJit("--soc ref-server");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("conversion 'probs' dmabuf -> host  4096 bytes for cpu"));
-  EXPECT_THAT(r.output, Not(HasSubstr("vendor+1")));
+  EXPECT_THAT(r.output, Not(HasSubstr("dsp_tcm")));
   // Same numbers either way: buffer types move bytes, never change them.
   EXPECT_EQ(Values(r.output), Values(RunJit("").output));
 }
@@ -178,43 +195,98 @@ TEST_F(MockDspCli, FailCompileOpFallsBackToTheCpuWithTheSameOutput) {
   ASSERT_FALSE(clean.empty());
 }
 
-TEST_F(MockDspCli, FailedInvokesAreErrors) {
-  Result first = RunJit("--option mock_dsp.fail_invoke=1");
-  EXPECT_EQ(first.exit_code, 1) << first.output;
-  EXPECT_THAT(first.output, HasSubstr("entry 'mock_dsp_partition_0'): mock_dsp: invoke 1 failed (fault injection"));
-  Result second = RunJit("--option mock_dsp.fail_invoke=2");
-  EXPECT_EQ(second.exit_code, 1) << second.output;
-  EXPECT_THAT(second.output, HasSubstr("entry 'mock_dsp_partition_1'): mock_dsp: invoke 2 failed"));
-  Result after = RunJit("--option mock_dsp.fail_after=1");
-  EXPECT_EQ(after.exit_code, 1) << after.output;
-  EXPECT_THAT(after.output, HasSubstr("mock_dsp: invoke 2 failed (fault injection: mock_dsp.fail_after=1)"));
-  // Two invokes per run: fail_after=2 never fires.
-  EXPECT_EQ(RunJit("--option mock_dsp.fail_after=2").exit_code, 0);
+// Two DSP partitions (steps #1 and #3), so one run is two invokes.
+TEST_F(MockDspCli, AFailedInvokeIsRetriedOnTheDsp) {
+  const std::string clean = Values(RunJit("").output);
+  ASSERT_FALSE(clean.empty());
+  Result r = RunJit("--option mock_dsp.fail_invoke=1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("retried: partition #1 (op id 40) mock_dsp -> mock_dsp after 2 attempts (transient): "
+                                  "mock_dsp dispatch: invoke (op id 40, entry 'mock_dsp_partition_0'): mock_dsp: invoke 1 "
+                                  "failed (fault injection"));
+  EXPECT_EQ(Values(r.output), clean);
+  // No retry, no fallback: the run's error, with the policy's verdict.
+  Result off = RunJit("--option mock_dsp.fail_invoke=2 --max-retries 0 --no-fallback");
+  EXPECT_EQ(off.exit_code, 1) << off.output;
+  EXPECT_THAT(off.output, HasSubstr("entry 'mock_dsp_partition_1'): mock_dsp: invoke 2 failed (fault injection: "
+                                    "mock_dsp.fail_invoke=2) [transient, 1 attempt on mock_dsp; fallback is off]"));
+  EXPECT_THAT(off.output, Not(HasSubstr("output 'o_proj'")));
 }
 
-TEST_F(MockDspCli, LatencyOnlyDelays) {
+TEST_F(MockDspCli, FailAfterRunsTheCpuPlansAndJsonSaysWhy) {
+  const std::string clean = Values(RunJit("").output);
+  Result r = RunJit("--option mock_dsp.fail_after=1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("fallback: partition #3 (op id 42) mock_dsp -> cpu after 3 attempts (transient): "));
+  EXPECT_EQ(Values(r.output), clean);
+  Result j = RunJit("--option mock_dsp.fail_after=1 --json");
+  ASSERT_EQ(j.exit_code, 0) << j.output;
+  EXPECT_THAT(j.output, HasSubstr("\"fallbacks\":[{\"partition\":3,\"op_id\":42,\"vendor\":\"mock_dsp\","
+                                  "\"from\":\"mock_dsp\",\"to\":\"cpu\",\"failure\":\"transient\",\"reason\":"));
+  EXPECT_THAT(j.output, HasSubstr("\"attempts\":3}]"));
+  EXPECT_THAT(j.output, HasSubstr("\"cpu_plans\":2"));
+}
+
+TEST_F(MockDspCli, LatencyOnlyDelaysUnlessItOverrunsTheDeadline) {
+  const std::string clean = Values(RunJit("").output);
   Result r = RunJit("--option mock_dsp.latency_us=2000");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_EQ(Values(r.output), Values(RunJit("").output));
+  EXPECT_EQ(Values(r.output), clean);
+  EXPECT_THAT(r.output, Not(HasSubstr("\n  fallback: ")));
+  Result late = RunJit("--option mock_dsp.latency_us=3000 --deadline-ms 1 --max-retries 0");
+  ASSERT_EQ(late.exit_code, 0) << late.output;
+  EXPECT_THAT(late.output, HasSubstr("mock_dsp -> cpu after 1 attempt (deadline_exceeded): invoke (op id 40, entry "
+                                     "'mock_dsp_partition_0') took "));
+  EXPECT_EQ(Values(late.output), clean);
 }
 
-TEST_F(MockDspCli, CorruptResultsAreReportedNotReturned) {
+TEST_F(MockDspCli, CorruptResultsAreReplacedNotReturned) {
+  const std::string clean = Values(RunJit("").output);
   Result r = RunJit("--option mock_dsp.corrupt=1");
-  EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("mock_dsp: the result is corrupt (fault injection: mock_dsp.corrupt=1)"));
-  EXPECT_THAT(r.output, Not(HasSubstr("output 'o_proj'")));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("mock_dsp -> cpu after 1 attempt (corrupt): "));
+  EXPECT_EQ(Values(r.output), clean);
+  Result off = RunJit("--option mock_dsp.corrupt=1 --no-fallback");
+  EXPECT_EQ(off.exit_code, 1) << off.output;
+  EXPECT_THAT(off.output, HasSubstr("mock_dsp: the result is corrupt (fault injection: mock_dsp.corrupt=1)"));
+  EXPECT_THAT(off.output, Not(HasSubstr("output 'o_proj'")));
 }
 
-TEST_F(MockDspCli, DeviceLostIsAnError) {
+TEST_F(MockDspCli, ALostDeviceMovesToTheCpuPlansForEveryLaterRun) {
+  const std::string clean = Values(RunJit("").output);
   Result r = RunJit("--option mock_dsp.device_lost_after=1");
-  EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("mock_dsp: invoke: the device is lost (fault injection: mock_dsp.device_lost_after=1)"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("fallback: partition #3 (op id 42) mock_dsp -> cpu after 1 attempt (device_lost): "
+                                  "mock_dsp dispatch: invoke (op id 42, entry 'mock_dsp_partition_1'): mock_dsp: invoke: "
+                                  "the device is lost"));
+  EXPECT_EQ(Values(r.output), clean);
+  // bench: five more runs after the loss, every one equal to the first.
+  Result b = Tessera("bench " + model_->path() + " --accelerators dsp,cpu --policy greedy --mode jit --seed 3 "
+                     "--reps 5 --warmup 0 --json --option mock_dsp.device_lost_after=1");
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  EXPECT_THAT(b.output, HasSubstr("\"outputs_match\":true"));
+  EXPECT_THAT(b.output, HasSubstr("\"fallbacks_in_profiled_run\":1"));
+  EXPECT_THAT(b.output, HasSubstr("\"vendor\":\"cpu\",\"entry_point\":\"cpu plan of mock_dsp_partition_1\""));
 }
 
-TEST_F(MockDspCli, HungInvokeEndsBoundedWithAnError) {
-  Result r = RunJit("--option mock_dsp.hang_invoke=1 --option mock_dsp.hang_ms=200");
-  EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("mock_dsp: invoke 1 hung for 200 ms (fault injection: mock_dsp.hang_invoke=1)"));
+TEST_F(MockDspCli, AHungInvokeIsAbandonedAtTheDeadlineAndRetried) {
+  const std::string clean = Values(RunJit("").output);
+  Result r = RunJit("--option mock_dsp.hang_invoke=1 --option mock_dsp.hang_ms=100 --deadline-ms 20");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("retried: partition #1 (op id 40) mock_dsp -> mock_dsp after 2 attempts "
+                                  "(deadline_exceeded): "));
+  EXPECT_THAT(r.output, HasSubstr("mock_dsp: invoke 1 hung for 100 ms"));
+  EXPECT_THAT(r.output, HasSubstr("ms, over its 20 ms deadline"));
+  EXPECT_EQ(Values(r.output), clean);
+  Result off = RunJit("--option mock_dsp.hang_invoke=1 --option mock_dsp.hang_ms=50 --max-retries 0 --no-fallback");
+  EXPECT_EQ(off.exit_code, 1) << off.output;
+  EXPECT_THAT(off.output, HasSubstr("mock_dsp: invoke 1 hung for 50 ms (fault injection: mock_dsp.hang_invoke=1)"));
+  EXPECT_THAT(off.output, HasSubstr("[deadline_exceeded, 1 attempt on mock_dsp; fallback is off]"));
+}
+
+TEST_F(MockDspCli, ResilienceFlagsRefuseBadValues) {
+  EXPECT_EQ(RunJit("--deadline-ms soon").exit_code, 2);
+  EXPECT_EQ(RunJit("--max-retries -1").exit_code, 2);
 }
 
 TEST_F(MockDspCli, BadOptionsAreUsageErrorsOfThePlugin) {

@@ -6,8 +6,11 @@
 // accepts_dmabuf = 1; the runtime converts on every other edge. Invocation
 // metrics carry the modelled device time of the [mock_dsp] throughput
 // model; plugin options inject faults (dsp_options.h).
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -28,6 +31,13 @@
 struct tsr_device_context_s {
   tessera::mock_dsp::DspSoc soc;
   std::unique_ptr<tessera::mock_dsp::FaultInjector> faults;
+  tsr_log_fn log = nullptr;
+  void* log_user_data = nullptr;
+  // What the host still holds of this context. The ABI makes it release
+  // everything before destroy_device_context; a host that leaks after a
+  // fault (a retry, a cpu fallback, a lost device) is caught here and
+  // logged as an error (docs/resilience.md: "never leaks").
+  std::atomic<int64_t> live_executables{0}, live_invocations{0}, live_buffers{0};
 };
 
 struct tsr_executable_s {
@@ -64,6 +74,35 @@ const tsr_dispatch_info kInfo = {
 
 tsr_status Report(const Fault& f) { return kit::ReportError(f.code, f.message); }
 
+// Buffers carry no context (plugins/kit's struct), so the library keeps
+// which context made each one.
+std::mutex buffer_owner_lock;
+std::unordered_map<tsr_buffer, tsr_device_context>& BufferOwners() {
+  static auto* owners = new std::unordered_map<tsr_buffer, tsr_device_context>();
+  return *owners;
+}
+
+tsr_status Owned(tsr_device_context ctx, tsr_status code, tsr_buffer* out) {
+  if (code != TSR_OK) return code;
+  std::lock_guard<std::mutex> lock(buffer_owner_lock);
+  BufferOwners()[*out] = ctx;
+  ++ctx->live_buffers;
+  return TSR_OK;
+}
+
+void ReleaseBuffer(tsr_buffer b) {
+  if (b == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(buffer_owner_lock);
+    auto it = BufferOwners().find(b);
+    if (it != BufferOwners().end()) {
+      --it->second->live_buffers;
+      BufferOwners().erase(it);
+    }
+  }
+  kit::ReleaseHostBuffer(b);
+}
+
 const char* GetLastError() { return kit::LastErrorMessage(); }
 
 tsr_status GetInfo(const tsr_dispatch_info** out) {
@@ -89,13 +128,26 @@ tsr_status CreateContext(const tsr_device_context_options* opts, tsr_device_cont
       return absl::FailedPreconditionError(absl::StrCat("mock_dsp: no usable DSP on this SoC: ", soc.status().message()));
     auto ctx = std::make_unique<tsr_device_context_s>();
     ctx->soc = *soc;
+    if (TSR_ABI_HAS_FIELD(opts, tsr_device_context_options, log_user_data)) {
+      ctx->log = opts->log;
+      ctx->log_user_data = opts->log_user_data;
+    }
     ctx->faults = std::make_unique<FaultInjector>(*options);
     *out = ctx.release();
     return absl::OkStatus();
   });
 }
 
-void DestroyContext(tsr_device_context c) { delete c; }
+void DestroyContext(tsr_device_context c) {
+  if (c == nullptr) return;
+  const int64_t e = c->live_executables, i = c->live_invocations, b = c->live_buffers;
+  if ((e != 0 || i != 0 || b != 0) && c->log != nullptr) {
+    const std::string text = absl::StrCat("mock_dsp: destroy_device_context with ", e, " executables, ", i,
+                                          " invocations and ", b, " buffers still live (the host leaked them)");
+    c->log(c->log_user_data, TSR_LOG_ERROR, text.c_str());
+  }
+  delete c;
+}
 
 tsr_status LoadExecutable(tsr_device_context ctx, const tsr_executable_source* src, tsr_executable* out) {
   if (ctx != nullptr && ctx->faults->device_lost()) return Report(ctx->faults->LostFault("load_executable"));
@@ -116,12 +168,17 @@ tsr_status LoadExecutable(tsr_device_context ctx, const tsr_executable_source* s
     exe->context = ctx;
     exe->program = *std::move(program);
     *out = exe.release();
+    ++ctx->live_executables;
     return absl::OkStatus();
   });
   return code != TSR_OK && malformed ? TSR_BYTECODE_INVALID : code;
 }
 
-void UnloadExecutable(tsr_executable e) { delete e; }
+void UnloadExecutable(tsr_executable e) {
+  if (e == nullptr) return;
+  --e->context->live_executables;
+  delete e;
+}
 
 tsr_status IoCount(tsr_executable e, size_t* ins, size_t* outs) {
   if (e == nullptr || ins == nullptr || outs == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
@@ -156,8 +213,8 @@ tsr_status Requirements(tsr_executable e, int32_t io_kind, size_t index, tsr_buf
 tsr_status AllocateBuffer(tsr_device_context ctx, const tsr_buffer_desc* desc, tsr_buffer* out) {
   if (ctx == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "allocate_buffer: NULL context");
   if (ctx->soc.accepts_dmabuf)
-    return kit::AllocateHostBuffer(desc, {kDspTcmBufferType, TSR_BUFFER_TYPE_DMABUF}, kAlignment, out);
-  return kit::AllocateHostBuffer(desc, {kDspTcmBufferType}, kAlignment, out);
+    return Owned(ctx, kit::AllocateHostBuffer(desc, {kDspTcmBufferType, TSR_BUFFER_TYPE_DMABUF}, kAlignment, out), out);
+  return Owned(ctx, kit::AllocateHostBuffer(desc, {kDspTcmBufferType}, kAlignment, out), out);
 }
 
 // Imports of shared memory only: the TCM is the DSP's own and cannot be
@@ -168,7 +225,7 @@ tsr_status RegisterBuffer(tsr_device_context ctx, const tsr_buffer_desc* desc, t
   if (!ctx->soc.accepts_dmabuf)
     return kit::ReportError(TSR_UNIMPLEMENTED, "mock_dsp: register_buffer: this SoC's DSP imports no memory "
                                                "([mock_dsp] accepts_dmabuf = 0)");
-  return kit::RegisterHostBuffer(desc, {TSR_BUFFER_TYPE_DMABUF}, out);
+  return Owned(ctx, kit::RegisterHostBuffer(desc, {TSR_BUFFER_TYPE_DMABUF}, out), out);
 }
 
 tsr_status CreateInvocation(tsr_executable e, tsr_invocation* out) {
@@ -179,11 +236,16 @@ tsr_status CreateInvocation(tsr_executable e, tsr_invocation* out) {
     inv->inputs.assign(e->program.graph.inputs.size(), nullptr);
     inv->outputs.assign(e->program.graph.outputs.size(), nullptr);
     *out = inv.release();
+    ++e->context->live_invocations;
     return absl::OkStatus();
   });
 }
 
-void DestroyInvocation(tsr_invocation inv) { delete inv; }
+void DestroyInvocation(tsr_invocation inv) {
+  if (inv == nullptr) return;
+  --inv->executable->context->live_invocations;
+  delete inv;
+}
 
 tsr_status Attach(tsr_invocation inv, int32_t io_kind, size_t index, tsr_buffer b) {
   if (inv == nullptr || b == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
@@ -347,7 +409,7 @@ const tsr_dispatch_api kApi = {
     .buffer_requirements = Requirements,
     .allocate_buffer = AllocateBuffer,
     .register_buffer = RegisterBuffer,
-    .release_buffer = kit::ReleaseHostBuffer,
+    .release_buffer = ReleaseBuffer,
     .map_buffer = kit::MapHostBuffer,
     .unmap_buffer = kit::UnmapHostBuffer,
     .create_invocation = CreateInvocation,

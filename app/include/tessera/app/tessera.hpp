@@ -299,6 +299,19 @@ struct CompileOptions {
   bool prepare_to_run = true;
   // Reserved for the compile cache (not implemented yet: must be "").
   std::string cache_dir;
+  // Resilience (docs/resilience.md). A transient failure or an overrun is
+  // tried again up to `max_retries` times on its device; then, and at once
+  // for a lost device or a corrupt result, the partition's cpu plan runs
+  // instead when `fallback` is on (the compile prepares one per
+  // accelerated partition; a precompiled model has none). A lost device's
+  // partitions stay on their cpu plans for every later run.
+  int32_t max_retries = 2;
+  bool fallback = true;
+  // Per accelerator invoke, in milliseconds (0 = none; cpu steps and cpu
+  // plans are never abandoned). A synchronous invoke cannot be
+  // interrupted: one that returns after its deadline has its outputs
+  // discarded and is handled like a failure.
+  uint32_t deadline_ms = 0;
 };
 
 struct PartitionReport {
@@ -389,6 +402,10 @@ class CompiledModel {
     std::string description;  // "" or "systolic_npu ran FP16: declared rtol ..., atol ..."
   };
   OutputTolerance output_tolerance(size_t index, double own_rtol, double own_atol) const;
+  // The cpu plans prepared for the accelerated partitions (CompileOptions::
+  // fallback; docs/resilience.md), and why a partition has none.
+  size_t cpu_plan_count() const;
+  const std::vector<std::string>& cpu_plan_notes() const;
   // AOT only: the compiled model as a .tsr that runs with dispatch
   // libraries alone. JIT results live only in this process.
   Status Save(const std::string& path) const;
@@ -424,7 +441,7 @@ struct RunProfile {
     int32_t from_type = 0, to_type = 0;  // tsr_buffer_type
     uint64_t bytes = 0;
     double host_time_us = 0;
-    std::string from_name, to_name;      // the buffer types' names
+    std::string from_name, to_name;      // "host", "dsp_tcm" (the owning library's name), ...
   };
   // The run as the cost model prices it (docs/partitioning.md §6), beside
   // the partitioner's estimate; only for a model compiled in this process.
@@ -435,10 +452,20 @@ struct RunProfile {
     double measured_us() const { return device_us + dispatch_us + transfer_us; }
     size_t steps = 0, steps_with_device_time = 0;
   };
+  // A step that did not succeed at its first attempt (docs/resilience.md).
+  struct Fallback {
+    size_t partition = 0;   // index of the step
+    uint32_t op_id = 0;
+    std::string from, to;   // to == from: a retry succeeded; "cpu": the cpu plan ran
+    std::string failure;    // "transient", "device_lost", "deadline_exceeded", "corrupt", "permanent"
+    std::string reason;
+    int32_t attempts = 0;   // invokes tried on `from` (0: lost in an earlier run)
+  };
   double total_us = 0;
   std::vector<Step> steps;
   std::vector<Conversion> conversions;
   ModeledLatency modeled;
+  std::vector<Fallback> fallbacks;
 };
 
 // One thread's way of running a CompiledModel. Not internally synchronized:

@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define TSR_APP_API_VERSION 1
+#define TSR_APP_API_VERSION 2
 
 typedef struct tsr_app_environment_s* tsr_app_environment;
 typedef struct tsr_app_model_s* tsr_app_model;
@@ -103,6 +103,11 @@ typedef struct tsr_app_compile_options {
   const char* policy;                 /* "cost" (NULL = default), "greedy", "cpu" */
   int32_t min_ops;                    /* 0 = any size */
   int32_t max_partitions;             /* 0 = no limit */
+  /* appended (app API 2): resilience, docs/resilience.md */
+  int32_t max_retries;                /* 0 = the default (2); < 0 = no retry; else N retries */
+  int32_t no_fallback;                /* nonzero: never run a partition's cpu plan */
+  uint32_t deadline_ms;               /* per invoke; 0 = none */
+  uint32_t reserved1;                 /* 0 */
 } tsr_app_compile_options;
 
 /* Compiles `model`, or takes an already compiled one as it is (then no
