@@ -71,7 +71,7 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
     impl->report = ToPublic(BuildPartitionReport(impl->compiled));
   }
   absl::StatusOr<std::shared_ptr<const LoadedModel>> loaded =
-      LoadedModel::Create(impl->compiled.graph, impl->compiled.jit_slots, registry, {internal.soc, internal.plugin_options});
+      LoadedModel::Create(impl->compiled.graph, impl->compiled.jit_slots, registry, {internal.soc, internal.plugin_options, internal.budgets});
   if (!loaded.ok()) return FromAbsl(loaded.status());
   impl->loaded = *std::move(loaded);
   return CompiledModel(std::move(impl));

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/budgets.h"
 #include "buffer_negotiation.h"
 #include "declared_numerics.h"
 #include "device_session.h"
@@ -33,6 +34,7 @@ namespace tessera {
 struct RuntimeOptions {
   SocSelection soc;
   std::vector<std::pair<std::string, std::string>> plugin_options;
+  Budgets budgets;  // max_device_memory_bytes is checked here (device_memory_budget.h)
 };
 
 struct ConversionRecord {

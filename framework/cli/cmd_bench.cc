@@ -83,7 +83,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   // --strict: a benchmark of a plan that fell back measures the wrong thing.
   RETURN_IF_ERROR(CheckStrict(args, ReportOf(compiled, 0)));
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
-                   Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
+                   Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options, options.budgets}));
   ASSIGN_OR_RETURN(const std::vector<HostTensor> inputs, InputsFrom(args, graph));
   const double prepare_ms = std::chrono::duration<double, std::milli>(Clock::now() - load_start).count();
 

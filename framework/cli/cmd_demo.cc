@@ -78,7 +78,7 @@ absl::StatusOr<Pass> RunPass(const std::string& name, const Graph& model, const 
     to_run = *std::move(loaded);
   }
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
-                   Executor::Create(to_run, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
+                   Executor::Create(to_run, compiled.jit_slots, registry, {options.soc, options.plugin_options, options.budgets}));
   ASSIGN_OR_RETURN(pass.outputs, executor->Run(inputs, &pass.profile));
   if (compiled_out != nullptr) *compiled_out = std::move(compiled);
   return pass;

@@ -35,7 +35,7 @@ absl::Status Run(const Args& args) {
   ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
   const PartitionReport report = ReportOf(compiled, load_ms);
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
-                   Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
+                   Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options, options.budgets}));
   ASSIGN_OR_RETURN(const std::vector<HostTensor> inputs, InputsFrom(args, graph));
   RunProfile profile;
   ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, executor->Run(inputs, &profile));
