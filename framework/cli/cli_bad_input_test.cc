@@ -181,7 +181,7 @@ std::vector<BadInput> Table() {
       {"budget_default_tensor_bytes", "m.tsr", HugeTensorsModel, {}, {}, "", "run", 1,
        "tensor 'x' is 34359738368 bytes, above the budget max_tensor_bytes = 17179869184"},
       // The NPU device is asked to hold the partition's bytecode: more than 1 byte.
-      {"budget_device_memory", "m.tsr", GoodModel, {}, {}, "--budget max_device_memory_bytes=1 --accelerators npu,cpu",
+      {"budget_device_memory", "m.tsr", GoodModel, {}, {}, "--budget max_device_memory_bytes=1 --accelerators npu,cpu --policy greedy",
        "run", 1, "the device memory of 'systolic_npu' (1 executables and 0 device buffers) is ", false},
   };
 }
@@ -260,6 +260,7 @@ TEST(BadInputApi, DeviceMemoryBudgetRefusesWhenTheModelIsLoadedOnTheNpu) {
   ASSERT_TRUE(model.ok()) << model.status().message();
   app::CompileOptions compile;
   compile.accelerators = {"npu"};
+  compile.policy = "greedy";  // the NPU runs it, even where it does not pay
   app::Result<app::CompiledModel> compiled = app::CompiledModel::Compile(*env, *model, compile);
   ASSERT_FALSE(compiled.ok());
   EXPECT_THAT(compiled.status().message(),
