@@ -132,6 +132,7 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
     return Status(TSR_INVALID_ARGUMENT, "max_retries must be in [0, 100]");
   if (!options.prepare_to_run) return CompiledModel(std::move(impl));
   RuntimeOptions runtime{internal->soc, internal->plugin_options, {options.max_retries, options.fallback, options.deadline_ms, "cpu"}, {}};
+  runtime.budgets = internal->budgets;  // max_device_memory_bytes
   // The cpu plans exist only where the source ops do: a precompiled model
   // has none (docs/resilience.md).
   if (options.fallback && !impl->precompiled) {

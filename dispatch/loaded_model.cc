@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/dtype.h"
 #include "base/status_macros.h"
+#include "device_memory_budget.h"
 #include "tessera/bytecode.h"
 #include "tessera/ops.h"
 
@@ -91,6 +92,7 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
                                std::span<const tsr_jit_handle> jit_slots, const RuntimeOptions& options) {
   std::map<std::string, int32_t> session_of;
   std::set<int32_t> verified_blobs;  // indices into graph_.bytecodes
+  std::vector<DeviceMemoryUse> device_memory;  // per session: Budgets::max_device_memory_bytes
   for (size_t o = 0; o < graph_.ops.size(); ++o) {
     const Op& op = graph_.ops[o];
     const DispatchRef& ref = *op.dispatch;
@@ -99,6 +101,7 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
       ASSIGN_OR_RETURN(std::unique_ptr<DeviceSession> session,
                        DeviceSession::Create(*libraries[o], options.soc, options.plugin_options));
       sessions_.push_back(std::move(session));
+      device_memory.emplace_back(ref.vendor, options.budgets);
     }
     steps_.emplace_back();
     LoadedStep* step = &steps_.back();
@@ -132,6 +135,8 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
       }
       src.flags = TSR_SOURCE_FLAG_ENVELOPE_VERIFIED;
     }
+    RETURN_IF_ERROR(device_memory[step->session].AddExecutable(
+        src.kind == TSR_EXECUTABLE_BYTECODE ? BytecodeEntryBytes(src.bytecode, src.bytecode_size, src.entry_point) : 0));
     RETURN_IF_ERROR(s.Check(s.api()->load_executable(s.context(), &src, &step->executable),
                             absl::StrCat("load_executable('", ref.entry_point, "') for op id ", op.id)));
     ASSIGN_OR_RETURN(step->numerics, QueryNumerics(s, step->executable));
@@ -172,7 +177,10 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
   }
   for (size_t i = 0; i < sessions_.size(); ++i) session_locks_.push_back(std::make_unique<std::mutex>());
   for (size_t i = 0; i < steps_.size(); ++i) step_locks_.push_back(std::make_unique<std::mutex>());
-  return PlanBuffers();
+  RETURN_IF_ERROR(PlanBuffers());
+  for (const StorageSpec& spec : storages_)
+    if (spec.allocating_session >= 0) RETURN_IF_ERROR(device_memory[spec.allocating_session].AddBuffer(spec.size));
+  return absl::OkStatus();
 }
 
 // Vendor types are numbered per library (common.h's namespace rule), so

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/budgets.h"
 #include "buffer_negotiation.h"
 #include "declared_numerics.h"
 #include "device_session.h"
@@ -42,6 +43,7 @@ struct RuntimeOptions {
   // non-constant inputs and whose outputs are its outputs, in order
   // (compile/cpu_fallback_plans.h makes them; docs/resilience.md).
   std::map<uint32_t, Graph> cpu_plans;
+  Budgets budgets;  // max_device_memory_bytes is checked here (device_memory_budget.h)
 };
 
 struct ConversionRecord {

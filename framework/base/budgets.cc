@@ -11,7 +11,7 @@
 namespace tessera {
 namespace {
 
-constexpr std::array<BudgetField, 7> kFields = {{
+constexpr std::array<BudgetField, 8> kFields = {{
     {"max_model_bytes", &Budgets::max_model_bytes, "bytes"},
     {"max_tensor_count", &Budgets::max_tensor_count, ""},
     {"max_tensor_bytes", &Budgets::max_tensor_bytes, "bytes"},
@@ -19,6 +19,7 @@ constexpr std::array<BudgetField, 7> kFields = {{
     {"max_op_count", &Budgets::max_op_count, ""},
     {"max_partition_count", &Budgets::max_partition_count, ""},
     {"max_bytecode_bytes", &Budgets::max_bytecode_bytes, "bytes"},
+    {"max_device_memory_bytes", &Budgets::max_device_memory_bytes, "bytes"},
 }};
 
 const BudgetField* FieldOf(uint64_t Budgets::*member) {

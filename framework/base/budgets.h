@@ -26,6 +26,10 @@ struct Budgets {
   uint64_t max_op_count = 1'000'000;                   // ops in the graph
   uint64_t max_partition_count = 10'000;               // partitions after planning (compile)
   uint64_t max_bytecode_bytes = uint64_t{4} << 30;     // all bytecode blobs of a model: 4 GiB
+  // What one device (dispatch session) is asked to hold for a model: the
+  // bytecode of every executable loaded on it plus the buffers it allocates
+  // for one run context (dispatch/device_memory_budget.h): 16 GiB.
+  uint64_t max_device_memory_bytes = uint64_t{16} << 30;
 };
 
 // One budget: its name (the member's, as `--budget NAME=VALUE` takes it),

@@ -43,7 +43,8 @@ TEST(Budgets, TheDefaultsAreTheDocumentedOnes) {
   EXPECT_EQ(b.max_op_count, 1000000u);
   EXPECT_EQ(b.max_partition_count, 10000u);
   EXPECT_EQ(b.max_bytecode_bytes, 4294967296u);    // 4 GiB
-  EXPECT_EQ(AllBudgets().size(), 7u);
+  EXPECT_EQ(b.max_device_memory_bytes, 17179869184u);  // 16 GiB
+  EXPECT_EQ(AllBudgets().size(), 8u);
 }
 
 TEST(Budgets, AnOverrunNamesWhatTheValueTheBudgetAndTheFlag) {

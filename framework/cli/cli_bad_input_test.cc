@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -59,6 +60,15 @@ std::vector<uint8_t> Refooted(std::vector<uint8_t> file) {
   file.resize(file.size() - kModelFooterBytes);
   AppendModelFooter(file);
   return file;
+}
+
+// A few hundred bytes declaring a 32 GiB input and activation (issue 17:
+// such a file made `run` allocate 8.4 GB and exit 0 two minutes later).
+std::vector<uint8_t> HugeTensorsModel() {
+  ModelBuilder b("huge");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {int64_t{1} << 33});
+  b.Output(b.Op(TSR_OP_RELU, {x}));
+  return *SerializeModel(*std::move(b).Build());
 }
 
 std::vector<uint8_t> OnnxRelu(std::vector<int64_t> dims) {
@@ -168,6 +178,11 @@ std::vector<BadInput> Table() {
        uint64_t{17} << 30},
       {"budget_unknown_name", "m.tsr", GoodModel, {}, {}, "--budget max_cats=1", "inspect", 2,
        "unknown budget 'max_cats'", false},
+      {"budget_default_tensor_bytes", "m.tsr", HugeTensorsModel, {}, {}, "", "run", 1,
+       "tensor 'x' is 34359738368 bytes, above the budget max_tensor_bytes = 17179869184"},
+      // The NPU device is asked to hold the partition's bytecode: more than 1 byte.
+      {"budget_device_memory", "m.tsr", GoodModel, {}, {}, "--budget max_device_memory_bytes=1 --accelerators npu,cpu --policy greedy",
+       "run", 1, "the device memory of 'systolic_npu' (1 executables and 0 device buffers) is ", false},
   };
 }
 
@@ -225,6 +240,32 @@ TEST(BadInputApi, LoadOptionsBudgetsRefuseAndNameTheBudget) {
   app::Result<app::Model> unknown = app::Model::Load(file.path(), options);
   ASSERT_FALSE(unknown.ok());
   EXPECT_THAT(unknown.status().message(), HasSubstr("unknown budget 'max_everything'"));
+}
+
+// max_device_memory_bytes through LoadOptions: read when the compiled
+// model is loaded on its devices.
+TEST(BadInputApi, DeviceMemoryBudgetRefusesWhenTheModelIsLoadedOnTheNpu) {
+  const char* build = std::getenv("TESSERA_BUILD_DIR");
+  app::EnvironmentOptions env_options;
+  env_options.read_environment = false;
+  env_options.bundled_plugin_directory = std::string(build ? build : ".") + "/lib";
+  env_options.soc_directory = std::string(build ? build : ".") + "/share/tessera/socs";
+  app::Result<app::Environment> env = app::Environment::Create(env_options);
+  ASSERT_TRUE(env.ok()) << env.status().message();
+  TempFile file;
+  file.Write(GoodModel());
+  app::LoadOptions options;
+  options.budgets["max_device_memory_bytes"] = 1;
+  app::Result<app::Model> model = app::Model::Load(file.path(), options);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  app::CompileOptions compile;
+  compile.accelerators = {"npu"};
+  compile.policy = "greedy";  // the NPU runs it, even where it does not pay
+  app::Result<app::CompiledModel> compiled = app::CompiledModel::Compile(*env, *model, compile);
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_THAT(compiled.status().message(),
+              HasSubstr("the device memory of 'systolic_npu' (1 executables and 0 device buffers) is "));
+  EXPECT_THAT(compiled.status().message(), HasSubstr("above the budget max_device_memory_bytes = 1"));
 }
 
 // The C API's appended members: read when struct_size covers them, and

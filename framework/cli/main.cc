@@ -51,7 +51,8 @@ COMPILE OPTIONS (partition, compile, run, demo, bench, onnx-test):
 MODEL is a .tsr file, or an .onnx file imported in memory; an .onnx takes --input-shape NAME=D0,D1,...,
 --freeze-input NAME=V,... (the input becomes a constant), --no-optimize and --max-folded-bytes N.
 Every command that loads a MODEL takes --budget NAME=VALUE (repeatable): max_model_bytes, max_tensor_count,
-max_tensor_bytes, max_activation_bytes, max_op_count, max_partition_count, max_bytecode_bytes
+max_tensor_bytes, max_activation_bytes, max_op_count, max_partition_count, max_bytecode_bytes,
+max_device_memory_bytes
 (defaults and meaning: docs/reliability.md section 2; VALUE may end in K, M, G or T).
 Exit codes: 0 success, 1 the command failed, 2 usage error (with the command's usage line).
 Details: docs/cli.md

@@ -1,5 +1,6 @@
 #include "plugin_host/plugin_registry.h"
 #include "plugin_host/plugin_probe.h"
+#include "plugin_host/code_address.h"
 
 #include <dlfcn.h>
 
@@ -52,6 +53,7 @@ absl::StatusOr<std::pair<std::shared_ptr<SharedLibrary>, std::pair<const Api*, t
   auto negotiate = reinterpret_cast<NegotiateFn>(::dlsym(handle, entry_symbol));
   if (negotiate == nullptr)
     return absl::NotFoundError(absl::StrCat("missing symbol ", entry_symbol));
+  RETURN_IF_ERROR(CheckEntrySymbolIsCode(reinterpret_cast<const void*>(negotiate), entry_symbol));
   tsr_version agreed{};
   const Api* api = nullptr;
   const tsr_status code = negotiate(kHostVersion, &agreed, &api);
@@ -78,10 +80,16 @@ absl::StatusOr<std::pair<std::shared_ptr<SharedLibrary>, std::pair<const Api*, t
   return std::make_pair(std::move(library), std::make_pair(api, agreed));
 }
 
+// Present, non-NULL, and code (plugin_host/code_address.h): a garbage
+// pointer would crash the host at its first call.
 #define TSR_REQUIRE_MEMBER(api, Type, member)                                                          \
   if (!TSR_ABI_HAS(api, Type, member))                                                                 \
     return absl::FailedPreconditionError(absl::StrCat("table is missing v1 member '" #member "' (struct_size ", \
-                                                      (api)->header.struct_size, ")"));
+                                                      (api)->header.struct_size, ")"));            \
+  if (!IsCodeAddress(reinterpret_cast<const void*>((api)->member)))                                     \
+    return absl::FailedPreconditionError(absl::StrCat("table member '" #member "' is not code (",      \
+                                                      absl::Hex(reinterpret_cast<uintptr_t>((api)->member)), \
+                                                      "): a garbage table"));
 
 std::vector<std::string> SplitList(const char* value, char sep) {
   std::vector<std::string> out;

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
 #include "plugin_host/graph_view_impl.h"
+#include "plugin_host/plugin_probe.h"
 #include "tessera/ops.h"
 
 namespace tessera {
@@ -134,8 +135,21 @@ INSTANTIATE_TEST_SUITE_P(
                       BrokenCase{"null_table", "NULL table", absl::StatusCode::kFailedPrecondition},
                       BrokenCase{"short_table", "missing v1 member", absl::StatusCode::kFailedPrecondition},
                       BrokenCase{"huge_table", "implausible table size", absl::StatusCode::kFailedPrecondition},
-                      BrokenCase{"mismatched_vendor", "vendor", absl::StatusCode::kFailedPrecondition}),
+                      BrokenCase{"mismatched_vendor", "vendor", absl::StatusCode::kFailedPrecondition},
+                      BrokenCase{"data_symbol", "is not a function", absl::StatusCode::kFailedPrecondition},
+                      BrokenCase{"garbage_table", "table member 'get_last_error' is not code",
+                                 absl::StatusCode::kFailedPrecondition}),
     [](const ::testing::TestParamInfo<BrokenCase>& info) { return std::string(info.param.variant); });
+
+// A negotiate that never returns would hang the host, and no in-process
+// check can interrupt it: the out-of-process probe kills it at its timeout
+// and reports it (docs/reliability.md §8).
+TEST_F(PluginRegistryTest, TheProbeReportsANegotiateThatBlocks) {
+  const ProbeResult r = ProbeInChildProcess(VariantCompiler("blocking_negotiate"), PluginRole::kCompiler, "testvendor",
+                                            /*timeout_ms=*/300);
+  EXPECT_EQ(r.kind, ProbeResult::Kind::kTimedOut) << r.detail;
+  EXPECT_THAT(r.detail, HasSubstr("took over 300 ms; killed"));
+}
 
 TEST_F(PluginRegistryTest, VersionRefusalsNameTheVersions) {
   absl::StatusOr<CompilerPluginLibrary> below = PluginRegistry::LoadCompiler(VariantCompiler("below_floor"), "testvendor");

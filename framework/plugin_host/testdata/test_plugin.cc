@@ -16,8 +16,16 @@
 //   FROZEN_V1          fills only the v1 members and pins struct_size to the
 //                      v1 size, so it keeps loading as the ABI grows
 //   MISMATCHED_VENDOR  the file says testvendor, get_info says "other"
+//   DATA_SYMBOL        exports tsr_compiler_plugin_negotiate as a data
+//                      object, not a function: calling it would crash
+//   GARBAGE_TABLE      a well-sized, version-right table whose members
+//                      point into a data array instead of code
+//   BLOCKING_NEGOTIATE the entry symbol never returns (only the
+//                      out-of-process probe, with its timeout, survives it)
 //
 // Like a real vendor plugin it sees only api/ and plugins/kit.
+#include <unistd.h>
+
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -181,7 +189,10 @@ const tsr_compiler_plugin_api kApi = {
 
 }  // namespace
 
-#if defined(TSR_TEST_PLUGIN_MISSING_SYMBOL)
+#if defined(TSR_TEST_PLUGIN_DATA_SYMBOL)
+// The entry symbol's name on bytes, not code.
+extern "C" TSR_EXPORT const unsigned char tsr_compiler_plugin_negotiate[16] = {0xff};
+#elif defined(TSR_TEST_PLUGIN_MISSING_SYMBOL)
 // The entry point under the wrong name, and hidden: nothing is exported.
 extern "C" tsr_status tsr_compiler_plugin_negotiate_misspelled(tsr_version host, tsr_version* out_version,
                                                                const tsr_compiler_plugin_api** out_api) {
@@ -211,6 +222,20 @@ extern "C" TSR_EXPORT tsr_status tsr_compiler_plugin_negotiate(tsr_version host,
   *out_version = {1, 7};
   *out_api = &kApi;
   return TSR_OK;
+#elif defined(TSR_TEST_PLUGIN_GARBAGE_TABLE)
+  // Every member the address of a data array: non-NULL, so only a check
+  // that they are code stops the host's first call.
+  static unsigned char junk[64] = {0xff};
+  static tsr_compiler_plugin_api garbage = kApi;
+  auto* slots = reinterpret_cast<void**>(reinterpret_cast<char*>(&garbage) + offsetof(tsr_compiler_plugin_api, get_last_error));
+  const size_t count = (kV1TableSize - offsetof(tsr_compiler_plugin_api, get_last_error)) / sizeof(void*);
+  for (size_t i = 0; i < count; ++i) slots[i] = junk + i;
+  *out_version = {1, 0};
+  *out_api = &garbage;
+  return TSR_OK;
+#elif defined(TSR_TEST_PLUGIN_BLOCKING_NEGOTIATE)
+  (void)host;
+  for (;;) pause();
 #else
   tsr_version agreed{};
   const tsr_status s = tessera::kit::NegotiateVersion(host, {1, 0}, {1, 0}, &agreed);

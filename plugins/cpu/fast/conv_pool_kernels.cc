@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -14,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "checked_math.h"
 #include "fast/dnnl_plan.h"
 #include "fast/kernel_preparers.h"
 #include "tessera/ops.h"
@@ -22,14 +24,34 @@ namespace tessera::cpu::fast::detail {
 
 namespace {
 
+// Window attributes (STRIDES, DILATIONS, PADS, KERNEL_SHAPE) come from
+// untrusted bytecode: bounded before any arithmetic, so the window and span
+// sums cannot overflow (fuzzed PADS of 2^62 did, in pooling and then in
+// CONV_2D). Nothing real comes near; the reference kernel takes what is
+// refused here.
+constexpr int64_t kMaxWindowAttribute = int64_t{1} << 24;
+
 std::vector<int64_t> PairOrDefault(const Attributes& attrs, int32_t key, size_t len, int64_t dflt, int64_t min_value,
                                    const char* what) {
   auto v = attrs.GetInts(key);
   if (v.empty()) return std::vector<int64_t>(len, dflt);
   if (v.size() != len) Refuse(absl::StrCat(what, " length"));
   for (int64_t e : v)
-    if (e < min_value) Refuse(absl::StrCat(what, " value ", e));
+    if (e < min_value || e > kMaxWindowAttribute) Refuse(absl::StrCat(what, " value ", e));
   return {v.begin(), v.end()};
+}
+
+// in + pad_begin + pad_end - (dilation * (kernel - 1) + 1): how far the
+// last window may start past the first. Checked: a dimension comes from a
+// tensor shape, which with a zero elsewhere in it may be near INT64_MAX.
+int64_t PaddedSpan(int64_t in, int64_t pad_begin, int64_t pad_end, int64_t dilation, int64_t kernel, const char* what) {
+  std::optional<int64_t> padded = checked::Add(in, pad_begin);
+  if (padded) padded = checked::Add(*padded, pad_end);
+  std::optional<int64_t> extent = checked::Mul(dilation, kernel - 1);
+  if (extent) extent = checked::Add(*extent, int64_t{1});
+  std::optional<int64_t> span = padded && extent ? checked::Sub(*padded, *extent) : std::nullopt;
+  if (!span) Refuse(absl::StrCat(what, ": window arithmetic overflows"));
+  return *span;
 }
 
 // Appends a CONV_2D reading `src`. The convolution picks its preferred
@@ -53,8 +75,8 @@ Act AppendConv(PlanOp& plan, const dnnl::engine& engine, const Attributes& attrs
   const auto st = PairOrDefault(attrs, TSR_ATTR_STRIDES, 2, 1, 1, "STRIDES");
   const auto dl = PairOrDefault(attrs, TSR_ATTR_DILATIONS, 2, 1, 1, "DILATIONS");
   const auto pd = PairOrDefault(attrs, TSR_ATTR_PADS, 4, 0, 0, "PADS");
-  const int64_t eh = h + pd[0] + pd[2] - dl[0] * (kh - 1) - 1;
-  const int64_t ew = wd + pd[1] + pd[3] - dl[1] * (kw - 1) - 1;
+  const int64_t eh = PaddedSpan(h, pd[0], pd[2], dl[0], kh, "CONV_2D");
+  const int64_t ew = PaddedSpan(wd, pd[1], pd[3], dl[1], kw, "CONV_2D");
   if (eh < 0 || ew < 0) Refuse("CONV_2D: kernel exceeds padded input");
   const int64_t oh = eh / st[0] + 1, ow = ew / st[1] + 1;
   RequireOutputShape(op, outs[0], {n, m, oh, ow});
@@ -162,10 +184,7 @@ Act AppendPool(PlanOp& plan, int32_t op, const dnnl::engine& engine, const Attri
   const auto pd = PairOrDefault(attrs, TSR_ATTR_PADS, 4, 0, 0, "PADS");
   const bool ceil_mode = attrs.GetInt(TSR_ATTR_CEIL_MODE, 0) != 0;
   const bool include_pad = op == TSR_OP_AVG_POOL_2D && attrs.GetInt(TSR_ATTR_COUNT_INCLUDE_PAD, 0) != 0;
-  // Untrusted attributes: bounded before any arithmetic, so the window and
-  // span sums below cannot overflow (a fuzzed PADS of 2^62 did). Nothing
-  // real comes near; the reference kernel takes what is refused here.
-  constexpr int64_t kMaxWindowAttribute = int64_t{1} << 24;
+  // Bounded before any arithmetic (kMaxWindowAttribute).
   for (int a = 0; a < 2; ++a)
     if (ks[a] > kMaxWindowAttribute || st[a] < 1 || st[a] > kMaxWindowAttribute || dl[a] < 1 ||
         dl[a] > kMaxWindowAttribute)
@@ -175,8 +194,8 @@ Act AppendPool(PlanOp& plan, int32_t op, const dnnl::engine& engine, const Attri
   const int64_t in[2] = {x.shape[2], x.shape[3]};
   int64_t out[2], pad_end[2];
   for (int a = 0; a < 2; ++a) {
-    const int64_t e = dl[a] * (ks[a] - 1) + 1;
-    const int64_t span = in[a] + pd[a] + pd[a + 2] - e;
+    const int64_t e = dl[a] * (ks[a] - 1) + 1;  // at most 2^48 + 1
+    const int64_t span = PaddedSpan(in[a], pd[a], pd[a + 2], dl[a], ks[a], "pool");
     if (span < 0) Refuse("pool: window exceeds padded input");
     int64_t o = ceil_mode ? (span + st[a] - 1) / st[a] + 1 : span / st[a] + 1;
     if (ceil_mode && (o - 1) * st[a] >= in[a] + pd[a]) --o;

@@ -32,12 +32,9 @@ class Machine {
     // Old data can reach a result only through bytes read before this run
     // writes them (sram_first_touch.h); beyond the high-water mark of all
     // earlier runs the banks are still zero.
-    if (memory_.first_touch_program != &p || memory_.first_touch_entry != &e) {
-      memory_.first_touch = SramReadsBeforeWrites(p, e);
-      memory_.first_touch_program = &p;
-      memory_.first_touch_entry = &e;
-    }
-    for (const Range& r : memory_.first_touch) {
+    std::vector<Range> computed;
+    if (memory_.first_touch == nullptr) computed = SramReadsBeforeWrites(p, e);
+    for (const Range& r : memory_.first_touch != nullptr ? *memory_.first_touch : computed) {
       const uint64_t hi = std::min(r.hi, memory_.dirty[r.space]);
       if (!fresh[r.space] && r.lo < hi) std::memset(banks_[r.space] + r.lo, 0, hi - r.lo);
     }

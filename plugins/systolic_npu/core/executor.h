@@ -79,12 +79,12 @@ struct ExecMemory {
   // which cost a small layer's run more than its GEMM.
   uint64_t dirty[3] = {0, 0, 0};
   std::vector<std::vector<uint8_t>> scratch;
-  // SramReadsBeforeWrites of the entry last run with this memory: a pure
-  // function of (program, entry), so it is computed once, not per run (it
-  // was a run's largest source of heap allocations).
-  const Program* first_touch_program = nullptr;
-  const EntryPoint* first_touch_entry = nullptr;
-  std::vector<Range> first_touch;
+  // SramReadsBeforeWrites of the entry the next run executes, when the
+  // caller computed it once: it is a pure function of (program, entry) and
+  // was a run's largest source of heap allocations. Null: the run computes
+  // it. One memory may serve many programs (a device's shared SRAM), so the
+  // list is the caller's, set per run, not cached here by address.
+  const std::vector<Range>* first_touch = nullptr;
 };
 
 // `memory` may be null (the run allocates its own).

@@ -33,16 +33,24 @@
 #include "options.h"
 #include "plugin_status.h"
 #include "program.h"
+#include "sram_first_touch.h"
+#include "sram_pool.h"
 #include "tessera/dispatch.h"
 
 struct tsr_device_context_s {
   tessera::systolic::SystolicSocConfig soc;
   tessera::systolic::ExecOptions exec;
+  // The device's SRAM and scratch, shared by every executable on it and
+  // borrowed per invoke (sram_pool.h).
+  tessera::systolic::SramPool sram;
 };
 
 struct tsr_executable_s {
   tsr_device_context context = nullptr;
   tessera::systolic::Program program;  // exactly one entry point
+  // SramReadsBeforeWrites of the entry, computed once at load: the pooled
+  // memory a run borrows may have served any other executable.
+  std::vector<tessera::systolic::Range> first_touch;
   // Metric descriptors, stable until unload (executable_metric_info).
   std::array<tessera::systolic::RunMetrics::Named_, tessera::systolic::RunMetrics::kNamedCount> metric_descriptors{};
 };
@@ -52,7 +60,6 @@ struct tsr_invocation_s {
   std::vector<tsr_buffer> inputs;
   std::vector<tsr_buffer> outputs;
   tessera::systolic::RunMetrics metrics;
-  tessera::systolic::ExecMemory memory;  // SRAM and scratch, reused by every invoke
   std::array<tessera::systolic::RunMetrics::Named_, tessera::systolic::RunMetrics::kNamedCount> named{};
   bool has_metrics = false;
   uint64_t start_ns = 0, end_ns = 0;  // CLOCK_MONOTONIC of the last invoke
@@ -171,6 +178,7 @@ tsr_status LoadExecutable(tsr_device_context ctx, const tsr_executable_source* s
     auto exe = std::make_unique<tsr_executable_s>();
     exe->context = ctx;
     exe->program = *std::move(program);
+    exe->first_touch = SramReadsBeforeWrites(exe->program, exe->program.entries[0]);
     exe->metric_descriptors = RunMetrics{}.Named();
     *out = exe.release();
     return absl::OkStatus();
@@ -272,9 +280,11 @@ tsr_status Invoke(tsr_invocation inv) {
     }
     const tsr_executable e = inv->executable;
     inv->has_metrics = false;
+    SramPool::Lease sram = e->context->sram.Borrow();
+    sram.memory().first_touch = &e->first_touch;
     inv->start_ns = kit::MonotonicNowNs();
     absl::StatusOr<RunMetrics> m =
-        Execute(e->program, e->program.entries[0], e->context->soc.npu, ins, outs, e->context->exec, &inv->memory);
+        Execute(e->program, e->program.entries[0], e->context->soc.npu, ins, outs, e->context->exec, &sram.memory());
     inv->end_ns = kit::MonotonicNowNs();
     if (!m.ok()) return m.status();
     inv->metrics = *m;

@@ -203,8 +203,9 @@ struct LoadOptions {
   // Resource budgets over the defaults, by name: "max_model_bytes",
   // "max_tensor_count", "max_tensor_bytes", "max_activation_bytes",
   // "max_op_count", "max_partition_count" (read when the model is
-  // compiled), "max_bytecode_bytes" (docs/reliability.md section 2 lists
-  // the defaults). An unknown name fails the load.
+  // compiled), "max_bytecode_bytes", "max_device_memory_bytes" (read when
+  // the compiled model is loaded on its devices; docs/reliability.md
+  // section 2 lists the defaults). An unknown name fails the load.
   std::map<std::string, uint64_t> budgets;
   // ONNX only. Inputs whose value is fixed here (by name: values converted
   // to the input's dtype) become constants before any node is converted,
