@@ -14,7 +14,8 @@
 // f16 1e-3 + 1e-3 * |expected|; integers and bool exact; NaN matches NaN,
 // infinities must match exactly. When a partition an output depends on ran
 // in reduced precision, its dispatch library's declared tolerance
-// (tsr_numerics) widens the float comparison, and the case says so.
+// (tsr_numerics) widens the float comparison, up to a cap per precision
+// (FP16 2^-8, BF16 2^-5: io/output_comparison.h), and the case says so.
 //
 // Each case records how many of its ops ran on each vendor. With
 // `--require-vendor NAME` a case passes only if NAME ran at least one of its
@@ -43,6 +44,7 @@
 #include "cli/run_report.h"
 #include "compile/compile_driver.h"
 #include "model_executor.h"
+#include "io/output_comparison.h"
 #include "io/tensor_proto.h"
 #include "onnx/onnx_importer.h"
 #include "tessera/common.h"
@@ -70,11 +72,8 @@ struct CaseResult {
   // Reduced-precision partitions whose declared tolerance was used.
   std::vector<DeclaredNumerics> reduced_by;
   double rtol = 0, atol = 0;  // the widest float tolerance applied
+  bool capped = false;        // a declaration was cut to its precision's cap
   std::map<std::string, int64_t> ops_by_vendor;  // source ops per vendor that ran them
-};
-
-struct Tolerance {
-  double relative = 0, absolute = 0;
 };
 
 absl::StatusOr<std::vector<uint8_t>> ReadBytes(const fs::path& path) {
@@ -119,52 +118,6 @@ std::vector<fs::path> DataSets(const fs::path& dir) {
   std::vector<fs::path> out;
   for (auto& s : sets) out.push_back(s.second);
   return out;
-}
-
-// Compares one output; returns the max abs error, or an error message.
-Tolerance OwnTolerance(int32_t dtype) {
-  return dtype == TSR_DTYPE_F16 ? Tolerance{1e-3, 1e-3} : Tolerance{1e-4, 1e-5};
-}
-
-absl::StatusOr<double> Compare(const HostTensor& actual, const HostTensor& expected, size_t index,
-                               const Tolerance& tolerance) {
-  if (actual.dtype != expected.dtype)
-    return absl::InvalidArgumentError(absl::StrCat("output ", index, " dtype ", DTypeName(actual.dtype), ", expected ",
-                                                   DTypeName(expected.dtype)));
-  if (actual.shape != expected.shape)
-    return absl::InvalidArgumentError(absl::StrCat("output ", index, " shape [", absl::StrJoin(actual.shape, ","),
-                                                   "], expected [", absl::StrJoin(expected.shape, ","), "]"));
-  const bool is_float = actual.dtype == TSR_DTYPE_F32 || actual.dtype == TSR_DTYPE_F16;
-  const double atol = tolerance.absolute;
-  const double rtol = tolerance.relative;
-  const int64_t n = ShapeElementCount(actual.shape).value_or(0);
-  double max_err = 0;
-  int64_t bad = -1;
-  for (int64_t i = 0; i < n; ++i) {
-    const double a = ElementAsDouble(actual, i), e = ElementAsDouble(expected, i);
-    if (is_float) {
-      if (std::isnan(e) || std::isnan(a)) {
-        if (std::isnan(e) != std::isnan(a)) { max_err = INFINITY; if (bad < 0) bad = i; }
-        continue;
-      }
-      if (std::isinf(e) || std::isinf(a)) {
-        if (a != e) { max_err = INFINITY; if (bad < 0) bad = i; }
-        continue;
-      }
-      const double err = std::abs(a - e);
-      max_err = std::max(max_err, err);
-      if (err > atol + rtol * std::abs(e) && bad < 0) bad = i;
-    } else {
-      const double err = std::abs(a - e);
-      max_err = std::max(max_err, err);
-      if (a != e && bad < 0) bad = i;
-    }
-  }
-  if (bad >= 0)
-    return absl::OutOfRangeError(absl::StrCat("output ", index, " element ", bad, ": got ", ElementAsDouble(actual, bad),
-                                              ", expected ", ElementAsDouble(expected, bad), " (max abs error ",
-                                              max_err, ")"));
-  return max_err;
 }
 
 // One imported, compiled model ready to run. Inputs frozen into constants
@@ -275,15 +228,24 @@ CaseResult RunCase(const Case& c, const PluginRegistry& registry, const CompileO
     for (size_t i = 0; i < outputs->size(); ++i) {
       const Tolerance own = OwnTolerance((*outputs)[i].dtype);
       const OutputTolerance declared = prepared->executor->OutputToleranceFor(i, own.relative, own.absolute);
-      r.rtol = std::max(r.rtol, declared.relative);
-      r.atol = std::max(r.atol, declared.absolute);
+      // Each declaration widens the comparison only up to its precision's
+      // cap (io/output_comparison.h).
+      Tolerance applied = own;
+      for (const DeclaredNumerics& n : declared.reduced_by) {
+        bool capped = false;
+        const Tolerance t =
+            CappedTolerance(own, n.precision, Tolerance{n.relative_tolerance, n.absolute_tolerance}, &capped);
+        applied = Tolerance{std::max(applied.relative, t.relative), std::max(applied.absolute, t.absolute)};
+        r.capped = r.capped || capped;
+      }
+      r.rtol = std::max(r.rtol, applied.relative);
+      r.atol = std::max(r.atol, applied.absolute);
       for (const DeclaredNumerics& n : declared.reduced_by)
         if (std::none_of(r.reduced_by.begin(), r.reduced_by.end(), [&](const DeclaredNumerics& m) {
               return m.vendor == n.vendor && m.precision == n.precision;
             }))
           r.reduced_by.push_back(n);
-      absl::StatusOr<double> err =
-          Compare((*outputs)[i], (*expected)[i], i, Tolerance{declared.relative, declared.absolute});
+      absl::StatusOr<double> err = CompareOutput((*outputs)[i], (*expected)[i], i, applied);
       if (!err.ok()) {
         r.max_abs_error = max_err;
         if (err.status().code() == absl::StatusCode::kOutOfRange) {
@@ -315,7 +277,8 @@ CaseResult RunCase(const Case& c, const PluginRegistry& registry, const CompileO
 // "" or "; compared at the declared tolerance: systolic_npu ran FP16: ..."
 std::string ToleranceNote(const CaseResult& r) {
   if (r.reduced_by.empty()) return "";
-  return absl::StrCat("; compared at the declared tolerance: ", OutputTolerance{r.rtol, r.atol, r.reduced_by}.Describe());
+  return absl::StrCat("; compared at the declared tolerance: ", OutputTolerance{r.rtol, r.atol, r.reduced_by}.Describe(),
+                      r.capped ? absl::StrCat(" (capped: applied rtol ", r.rtol, ", atol ", r.atol, ")") : "");
 }
 
 absl::StatusOr<std::vector<Case>> CollectCases(const Args& args) {
@@ -396,7 +359,7 @@ int OnnxTestCommand(const Argv& argv) {
       // Present when a reduced-precision partition's declared tolerance
       // replaced the runner's own.
       if (!r.reduced_by.empty()) {
-        j.Key("tolerance").BeginObject().Key("rtol").Number(r.rtol).Key("atol").Number(r.atol);
+        j.Key("tolerance").BeginObject().Key("rtol").Number(r.rtol).Key("atol").Number(r.atol).Field("capped", r.capped);
         j.Key("declared_by").BeginArray();
         for (const DeclaredNumerics& n : r.reduced_by)
           j.BeginObject().Field("vendor", n.vendor).Field("precision", PrecisionName(n.precision))
