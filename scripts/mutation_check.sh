@@ -166,6 +166,14 @@ fi
 
 killed=0 counted=0
 survivors=() problems=()
+# An interrupted run leaves no mutant behind (the next run's mirror step
+# would repair it anyway, since the bytes differ from the checkout's).
+current=""
+restore() {
+  if [[ -n "$current" ]]; then cat "$scratch/original" >"$current"; touch "$current"; current=""; fi
+}
+trap 'restore; exit 130' INT TERM
+trap restore EXIT
 for ((i = 0; i < n; ++i)); do
   id="${ids[$i]}" file="$work/${files[$i]}"
   log="$logs/$id"
@@ -173,7 +181,9 @@ for ((i = 0; i < n; ++i)); do
     problems+=("$id: no file ${files[$i]}"); echo "STALE    $id (no file ${files[$i]})"; continue
   fi
   cp -p "$file" "$scratch/original"
+  current="$file"
   if ! apply "$file" "${patterns[$i]}" "${replacements[$i]}" 2>"$log.apply"; then
+    current=""
     problems+=("$id: $(cat "$log.apply")"); echo "STALE    $id ($(cat "$log.apply"))"; continue
   fi
   start=$(date +%s)
@@ -195,8 +205,7 @@ for ((i = 0; i < n; ++i)); do
     fi
   fi
   # Restore with a new mtime: the next build of any target recompiles it.
-  cat "$scratch/original" >"$file"
-  touch "$file"
+  restore
   detail=""
   [[ "$verdict" == "KILLED" ]] && detail=" by $(grep -oE '[0-9]+ - [^ ]+ \((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception|Child aborted|ILLEGAL|BUS)' "$log.test" | head -3 | sed 's/^[0-9]* - //; s/ (.*//' | paste -sd, -)"
   printf '%-9s %s (%ss)%s\n' "$verdict" "$id" "$(( $(date +%s) - start ))" "$detail"
