@@ -131,6 +131,40 @@ tessera_test(frozen_plugin_test
   LIBS tessera_framework tessera_dispatch)
 add_dependencies(frozen_plugin_test ${TSR_FROZEN_TARGETS} tessera_compiler_cpu tessera_dispatch_cpu)
 
+# Demanding dispatch libraries: the frozen pair again (ABI 1.1), built with
+# the defines frozen_plugin.c documents, each pair in
+# ${CMAKE_BINARY_DIR}/test_plugins/demanding_<variant>/. They ask for what
+# no bundled plugin asks for: 4096-byte alignment, a vendor buffer type
+# before or after HOST, or a vendor type only (every edge a conversion).
+set(TSR_DEMANDING_VARIANTS aligned vendor_first host_first vendor_only)
+set(TSR_DEMANDING_DEFINES_aligned TSR_FROZEN_ALIGNMENT=4096u)
+set(TSR_DEMANDING_DEFINES_vendor_first "TSR_FROZEN_BUFFER_TYPES=TSR_BUFFER_TYPE_VENDOR_BASE+7,TSR_BUFFER_TYPE_HOST")
+set(TSR_DEMANDING_DEFINES_host_first "TSR_FROZEN_BUFFER_TYPES=TSR_BUFFER_TYPE_HOST,TSR_BUFFER_TYPE_VENDOR_BASE+7")
+set(TSR_DEMANDING_DEFINES_vendor_only "TSR_FROZEN_BUFFER_TYPES=TSR_BUFFER_TYPE_VENDOR_BASE+7")
+set(TSR_DEMANDING_TARGETS)
+foreach(variant IN LISTS TSR_DEMANDING_VARIANTS)
+  foreach(role compiler dispatch)
+    set(target tessera_demanding_${role}_${variant})
+    add_library(${target} MODULE ${TSR_FW}/plugin_host/testdata/frozen_plugin.c)
+    target_link_libraries(${target} PRIVATE tessera_api_1_1)
+    target_compile_options(${target} PRIVATE -std=c11 -Wall -Wextra -Werror)
+    if(role STREQUAL "dispatch")
+      target_compile_definitions(${target} PRIVATE TSR_FROZEN_ROLE_DISPATCH=1 ${TSR_DEMANDING_DEFINES_${variant}})
+      set(script ${CMAKE_SOURCE_DIR}/plugins/cpu/dispatch/exports.lds)
+    else()
+      set(script ${TSR_FW}/plugin_host/testdata/compiler_exports.lds)
+    endif()
+    target_link_options(${target} PRIVATE "-Wl,--version-script=${script}" "-Wl,--no-undefined")
+    set_target_properties(${target} PROPERTIES PREFIX "lib" OUTPUT_NAME tessera_${role}_frozen
+      C_VISIBILITY_PRESET hidden LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test_plugins/demanding_${variant})
+    list(APPEND TSR_DEMANDING_TARGETS ${target})
+  endforeach()
+endforeach()
+tessera_test(demanding_dispatch_test
+  SOURCES ${TSR_FW}/plugin_host/demanding_dispatch_test.cc
+  LIBS tessera_framework tessera_dispatch)
+add_dependencies(demanding_dispatch_test ${TSR_DEMANDING_TARGETS} tessera_compiler_cpu tessera_dispatch_cpu)
+
 # The written ABI contracts (outputs untouched on failure, get_last_error,
 # reason_detail lifetime, fd ownership, concurrent invocations), checked
 # against every bundled plugin through its raw tables.
