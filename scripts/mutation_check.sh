@@ -135,11 +135,11 @@ export CCACHE_BASEDIR="$work" CCACHE_NOHASHDIR=1
 if command -v ccache >/dev/null; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache
 fi
-if [[ ! -f "$build/CMakeCache.txt" ]]; then
-  echo "mutation_check: configuring $build (the first run builds everything it needs)"
-  cmake -S "$work" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$logs/configure.log" 2>&1 ||
-    { echo "mutation_check: configure failed, see $logs/configure.log" >&2; exit 2; }
-fi
+# Configured every run: new targets in the mirrored CMake files must exist
+# before `cmake --build --target` names them.
+[[ -f "$build/CMakeCache.txt" ]] || echo "mutation_check: configuring $build (the first run builds everything it needs)"
+cmake -S "$work" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$logs/configure.log" 2>&1 ||
+  { echo "mutation_check: configure failed, see $logs/configure.log" >&2; exit 2; }
 
 build_targets() {  # $1 = log file, rest = targets
   local log="$1"; shift
