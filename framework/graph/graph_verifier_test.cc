@@ -101,6 +101,11 @@ TEST(GraphVerifier, PerChannelAxisAtTheRank) {
   EXPECT_THAT(Error(g), HasSubstr("per-channel quantization does not match axis 2"));
   g.tensors[2].quant.axis = 0;  // in range, but dim 0 is 2, not 3
   EXPECT_THAT(Error(g), HasSubstr("does not match axis 0"));
+  // A scalar: axis 0 is already the rank. (A check that let it through
+  // would read dim 0 of an empty shape, whose storage is null.)
+  g.tensors[2].shape = {};
+  g.tensors[2].quant = Quantization{{0.5f, 0.25f}, {0, 0}, 0};
+  EXPECT_THAT(Error(g), HasSubstr("per-channel quantization does not match axis 0"));
 }
 
 TEST(GraphVerifier, RankAtTheLimit) {
