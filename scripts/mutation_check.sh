@@ -153,6 +153,15 @@ run_tests() {  # $1 = log file, $2 = regex
   return $rc
 }
 
+# A run killed mid-build can leave an object compiled from a mutant that is
+# newer than the restored source (the compiler was still writing it): the
+# file named in in-progress is touched again, so it is rebuilt.
+if [[ -f "$scratch/in-progress" ]]; then
+  stale="$(cat "$scratch/in-progress")"
+  [[ -f "$stale" ]] && touch "$stale"
+  rm -f "$scratch/in-progress"
+fi
+
 if [[ $baseline -eq 1 ]]; then
   echo "mutation_check: baseline (unmutated) build and tests of every listed target"
   all_targets=$(printf '%s\n' "${targets[@]}" | tr ' ' '\n' | sort -u | tr '\n' ' ')
@@ -171,6 +180,7 @@ survivors=() problems=()
 current=""
 restore() {
   if [[ -n "$current" ]]; then cat "$scratch/original" >"$current"; touch "$current"; current=""; fi
+  rm -f "$scratch/in-progress"
 }
 trap 'restore; exit 130' INT TERM
 trap restore EXIT
@@ -182,6 +192,7 @@ for ((i = 0; i < n; ++i)); do
   fi
   cp -p "$file" "$scratch/original"
   current="$file"
+  echo "$file" >"$scratch/in-progress"
   if ! apply "$file" "${patterns[$i]}" "${replacements[$i]}" 2>"$log.apply"; then
     current=""
     problems+=("$id: $(cat "$log.apply")"); echo "STALE    $id ($(cat "$log.apply"))"; continue
