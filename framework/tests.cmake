@@ -136,11 +136,15 @@ add_dependencies(frozen_plugin_test ${TSR_FROZEN_TARGETS} tessera_compiler_cpu t
 # ${CMAKE_BINARY_DIR}/test_plugins/demanding_<variant>/. They ask for what
 # no bundled plugin asks for: 4096-byte alignment, a vendor buffer type
 # before or after HOST, or a vendor type only (every edge a conversion).
-set(TSR_DEMANDING_VARIANTS aligned vendor_first host_first vendor_only)
+set(TSR_DEMANDING_VARIANTS aligned vendor_first host_first vendor_only rtol_one rtol_past_one)
 set(TSR_DEMANDING_DEFINES_aligned TSR_FROZEN_ALIGNMENT=4096u)
 set(TSR_DEMANDING_DEFINES_vendor_first "TSR_FROZEN_BUFFER_TYPES=TSR_BUFFER_TYPE_VENDOR_BASE+7,TSR_BUFFER_TYPE_HOST")
 set(TSR_DEMANDING_DEFINES_host_first "TSR_FROZEN_BUFFER_TYPES=TSR_BUFFER_TYPE_HOST,TSR_BUFFER_TYPE_VENDOR_BASE+7")
 set(TSR_DEMANDING_DEFINES_vendor_only "TSR_FROZEN_BUFFER_TYPES=TSR_BUFFER_TYPE_VENDOR_BASE+7")
+# The declared-tolerance bound (0 <= rtol <= 1): exactly at it and one
+# double step past it.
+set(TSR_DEMANDING_DEFINES_rtol_one TSR_FROZEN_NUMERICS_RTOL=1.0)
+set(TSR_DEMANDING_DEFINES_rtol_past_one TSR_FROZEN_NUMERICS_RTOL=1.0000000000000002)
 set(TSR_DEMANDING_TARGETS)
 foreach(variant IN LISTS TSR_DEMANDING_VARIANTS)
   foreach(role compiler dispatch)

@@ -141,5 +141,26 @@ TEST(DemandingDispatch, AVendorOnlyLibraryGetsAConversionOnEveryForeignEdge) {
   EXPECT_EQ(l.primary["b"].type, kVendorType);
 }
 
+// The runtime accepts a declared rtol of exactly 1 and refuses the next
+// double (the library's bug, named), never silently using it.
+TEST(DemandingDispatch, DeclaredRelativeToleranceAtAndPastItsBound) {
+  Loaded l;
+  ASSERT_NO_FATAL_FAILURE(LoadAndRun("rtol_one", &l));
+  const OutputTolerance t = l.executor->OutputToleranceFor(0, 1e-4, 1e-5);
+  EXPECT_EQ(t.relative, 1.0);
+  ASSERT_EQ(t.reduced_by.size(), 1u);
+  EXPECT_EQ(t.reduced_by[0].precision, TSR_PRECISION_FP16);
+
+  PluginRegistry registry = BundledPluginsForTest({TestBuildDir() + "/test_plugins/demanding_rtol_past_one"});
+  CompileOptions options;
+  options.partitioning.policy = PartitionPolicy::kGreedy;
+  options.accelerators = {"frozen", "cpu"};
+  auto compiled = CompileGraph(Model(), registry, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  auto executor = Executor::Create(compiled->graph, compiled->jit_slots, registry, {});
+  ASSERT_FALSE(executor.ok());
+  EXPECT_THAT(std::string(executor.status().message()), ::testing::HasSubstr("need 0 <= rtol <= 1"));
+}
+
 }  // namespace
 }  // namespace tessera

@@ -17,7 +17,9 @@
  *                            registered host address below it is refused
  *   TSR_FROZEN_BUFFER_TYPES  the buffer types requirements list, in order
  *                            of preference (TSR_BUFFER_TYPE_HOST); buffers
- *                            of any listed type can be allocated */
+ *                            of any listed type can be allocated
+ *   TSR_FROZEN_NUMERICS_RTOL the relative tolerance executable_numerics
+ *                            declares, as FP16 (0: FP32, exact) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +30,9 @@
 #define FROZEN_BODY_VERSION 1u
 #ifndef TSR_FROZEN_ALIGNMENT
 #define TSR_FROZEN_ALIGNMENT 16u
+#endif
+#ifndef TSR_FROZEN_NUMERICS_RTOL
+#define TSR_FROZEN_NUMERICS_RTOL 0
 #endif
 #ifndef TSR_FROZEN_BUFFER_TYPES
 #define TSR_FROZEN_BUFFER_TYPES TSR_BUFFER_TYPE_HOST
@@ -445,9 +450,9 @@ static tsr_status get_metric(tsr_invocation inv, size_t i, tsr_metric* out) {
 #if TSR_ABI_VERSION_MINOR >= 1
 static tsr_status numerics(tsr_executable x, tsr_numerics* out) {
   if (x == NULL || out == NULL) return fail(TSR_INVALID_ARGUMENT, "NULL argument");
-  out->float_precision = TSR_PRECISION_FP32;
+  out->float_precision = TSR_FROZEN_NUMERICS_RTOL != 0 ? TSR_PRECISION_FP16 : TSR_PRECISION_FP32;
   out->reserved = 0;
-  out->relative_tolerance = 0;
+  out->relative_tolerance = TSR_FROZEN_NUMERICS_RTOL;
   out->absolute_tolerance = 0;
   out->description = "FP32, one rounding per op";
   return TSR_OK;
