@@ -180,8 +180,9 @@ survivors=() problems=()
 current=""
 restore() {
   if [[ -n "$current" ]]; then cat "$scratch/original" >"$current"; touch "$current"; current=""; fi
-  rm -f "$scratch/in-progress"
 }
+# Interrupted: restore, but keep in-progress, since a compiler may still
+# be writing an object from the mutant; the next run touches the file.
 trap 'restore; exit 130' INT TERM
 trap restore EXIT
 for ((i = 0; i < n; ++i)); do
@@ -217,8 +218,12 @@ for ((i = 0; i < n; ++i)); do
   fi
   # Restore with a new mtime: the next build of any target recompiles it.
   restore
+  rm -f "$scratch/in-progress"
   detail=""
-  [[ "$verdict" == "KILLED" ]] && detail=" by $(grep -oE '[0-9]+ - [^ ]+ \((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception|Child aborted|ILLEGAL|BUS)' "$log.test" | head -3 | sed 's/^[0-9]* - //; s/ (.*//' | paste -sd, -)"
+  # The first failing tests, from ctest's summary (names end at a space,
+  # before any "# GetParam() = ..." of a parameterized test).
+  [[ "$verdict" == "KILLED" ]] && detail=" by $(sed -n '/The following tests FAILED/,$p' "$log.test" |
+    grep -oE '^[[:space:]]*[0-9]+ - [^ ]+' | sed 's/^[[:space:]]*[0-9]* - //' | head -3 | paste -sd, -)"
   printf '%-9s %s (%ss)%s\n' "$verdict" "$id" "$(( $(date +%s) - start ))" "$detail"
 done
 
