@@ -193,7 +193,7 @@ CompiledModel::OutputTolerance CompiledModel::output_tolerance(size_t index, dou
   OutputTolerance out{t.relative, t.absolute, {}, t.Describe()};
   for (const DeclaredNumerics& n : t.reduced_by)
     out.reduced_by.push_back({n.vendor, PrecisionName(n.precision), n.relative_tolerance, n.absolute_tolerance,
-                              n.description, n.declared, n.reduced()});
+                              n.description, n.declared, n.reduced(), n.precision});
   return out;
 }
 

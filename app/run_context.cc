@@ -65,7 +65,7 @@ Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, R
       RunProfile::Step step{s.vendor, s.entry_point, s.source_op_ids, s.host_time_us, {}, s.op_id, {}};
       for (const StepProfile::Metric& m : s.metrics) step.metrics.push_back({m.name, m.value, m.unit});
       step.numerics = {s.numerics.vendor, PrecisionName(s.numerics.precision), s.numerics.relative_tolerance, s.numerics.absolute_tolerance,
-                       s.numerics.description, s.numerics.declared, s.numerics.reduced()};
+                       s.numerics.description, s.numerics.declared, s.numerics.reduced(), s.numerics.precision};
       profile->steps.push_back(std::move(step));
     }
     for (const ConversionRecord& c : internal.conversions)

@@ -29,6 +29,32 @@ TEST(BufferNegotiation, NoIntersectionMeansAConversionPerMismatchedConsumer) {
   EXPECT_EQ(d.consumer_types, (std::vector<int32_t>{kTcm, kDram}));
 }
 
+// Several types in common: the producer's order decides, whatever the
+// consumers' order; swapping the producer's list swaps the pick.
+TEST(BufferNegotiation, TheProducersOrderDecidesAmongCommonTypes) {
+  BufferDecision d = NegotiateBufferTypes({kDram, kHost}, {{kHost, kDram}, {kHost, kTcm, kDram}});
+  EXPECT_EQ(d.primary_type, kDram);
+  EXPECT_EQ(d.consumer_types, (std::vector<int32_t>{kDram, kDram}));
+  d = NegotiateBufferTypes({kHost, kDram}, {{kDram, kHost}, {kDram, kTcm, kHost}});
+  EXPECT_EQ(d.primary_type, kHost);
+  EXPECT_EQ(d.consumer_types, (std::vector<int32_t>{kHost, kHost}));
+  EXPECT_TRUE(d.zero_copy());
+  // Three candidates, the first accepted by one consumer only: the second.
+  d = NegotiateBufferTypes({kTcm, TSR_BUFFER_TYPE_DMABUF, kHost}, {{kHost, kTcm, TSR_BUFFER_TYPE_DMABUF},
+                                                                   {TSR_BUFFER_TYPE_DMABUF, kHost}});
+  EXPECT_EQ(d.primary_type, TSR_BUFFER_TYPE_DMABUF);
+  EXPECT_TRUE(d.zero_copy());
+}
+
+// A consumer that cannot read the primary type is converted into its own
+// first choice, not any other type it lists.
+TEST(BufferNegotiation, AMismatchedConsumerGetsItsFirstChoice) {
+  BufferDecision d = NegotiateBufferTypes({kDram}, {{kTcm, TSR_BUFFER_TYPE_DMABUF}, {kDram}, {kHost, kTcm}});
+  EXPECT_EQ(d.primary_type, kDram);
+  EXPECT_EQ(d.consumer_types, (std::vector<int32_t>{kTcm, kDram, kHost}));
+  EXPECT_EQ(d.reads_primary, (std::vector<bool>{false, true, false}));
+}
+
 TEST(BufferNegotiation, EmptyListsMeanHost) {
   BufferDecision d = NegotiateBufferTypes({}, {{}, {kHost}});
   EXPECT_EQ(d.primary_type, kHost);

@@ -5,6 +5,7 @@
 #include "declared_numerics.h"
 
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "compile/compile_driver.h"
@@ -106,6 +107,47 @@ TEST(DeclaredNumerics, Version10LibraryIsAssumedFp32) {
   absl::StatusOr<std::unique_ptr<DeviceSession>> current = DeviceSession::Create(*cpu, {}, {});
   ASSERT_TRUE(current.ok());
   EXPECT_FALSE(QueryNumerics(**current, nullptr).ok());
+}
+
+// ToleranceFor on a hand-built compiled graph, no library involved:
+//   t0 -> op0 (FP16, rtol 1e-3, atol 2e-3) -> t1 -> op2 (FP16, rtol 1e-6, atol 1e-7) -> t3
+//   t0 -> op1 (FP32 declared)               -> t2
+// The widest of the runner's own and every reduced declaration upstream
+// applies, whatever the order; a tighter declaration never narrows it.
+TEST(DeclaredNumerics, ToleranceForTakesTheWidestUpstreamDeclaration) {
+  Graph g;
+  for (int i = 0; i < 4; ++i) g.tensors.push_back({"t" + std::to_string(i), TSR_DTYPE_F32, {2}});
+  g.inputs = {0};
+  g.ops.resize(3);
+  g.ops[0].inputs = {0};
+  g.ops[0].outputs = {1};
+  g.ops[1].inputs = {0};
+  g.ops[1].outputs = {2};
+  g.ops[2].inputs = {1};
+  g.ops[2].outputs = {3};
+  g.outputs = {2, 3};
+  std::vector<DeclaredNumerics> per_op(3);
+  per_op[0] = {"npu", TSR_PRECISION_FP16, 1e-3, 2e-3, "", true};
+  per_op[1] = {"cpu", TSR_PRECISION_FP32, 0.5, 0.5, "", true};  // FP32: not a widening
+  per_op[2] = {"dsp", TSR_PRECISION_FP16, 1e-6, 1e-7, "", true};
+  const OutputTolerance t3 = ToleranceFor(g, per_op, 3, 1e-4, 1e-5);
+  EXPECT_EQ(t3.relative, 1e-3);  // op0's, though op2 (visited first) is tighter
+  EXPECT_EQ(t3.absolute, 2e-3);
+  ASSERT_EQ(t3.reduced_by.size(), 2u);
+  const OutputTolerance t2 = ToleranceFor(g, per_op, 2, 1e-4, 1e-5);
+  EXPECT_EQ(t2.relative, 1e-4);  // only the FP32 op upstream
+  EXPECT_EQ(t2.absolute, 1e-5);
+  EXPECT_TRUE(t2.reduced_by.empty());
+  // Only the tight declaration upstream: the runner's own stands.
+  per_op[0] = {"npu", TSR_PRECISION_FP32, 0, 0, "", true};
+  const OutputTolerance tight = ToleranceFor(g, per_op, 3, 1e-4, 1e-5);
+  EXPECT_EQ(tight.relative, 1e-4);
+  EXPECT_EQ(tight.absolute, 1e-5);
+  ASSERT_EQ(tight.reduced_by.size(), 1u);
+  EXPECT_EQ(tight.reduced_by[0].vendor, "dsp");
+  // Out-of-range tensors and missing declarations are not errors.
+  EXPECT_TRUE(ToleranceFor(g, {}, 3, 1e-4, 1e-5).reduced_by.empty());
+  EXPECT_EQ(ToleranceFor(g, per_op, 99, 1e-4, 1e-5).relative, 1e-4);
 }
 
 TEST(DeclaredNumerics, PrecisionNames) {

@@ -1,8 +1,16 @@
-# Framework tests and the libraries they need. Included (OPTIONAL) at the end
-# of framework/CMakeLists.txt, so CMAKE_CURRENT_SOURCE_DIR is framework/.
-add_subdirectory(${CMAKE_CURRENT_SOURCE_DIR}/io ${CMAKE_CURRENT_BINARY_DIR}/io)
-
+# Framework tests and their test plugins, nothing else: every production
+# library is defined in framework/CMakeLists.txt, which includes this file
+# (required, not OPTIONAL: a missing file must fail the configure, not drop
+# the tests silently), so CMAKE_CURRENT_SOURCE_DIR is framework/.
 set(TSR_FW ${CMAKE_CURRENT_SOURCE_DIR})
+
+tessera_test(output_comparison_test
+  SOURCES ${TSR_FW}/io/output_comparison_test.cc
+  LIBS tessera_output_comparison)
+
+tessera_test(graph_verifier_test
+  SOURCES ${TSR_FW}/graph/graph_verifier_test.cc
+  LIBS tessera_core)
 
 tessera_test(tensor_proto_test
   SOURCES ${TSR_FW}/io/tensor_proto_test.cc
@@ -122,6 +130,44 @@ tessera_test(frozen_plugin_test
   SOURCES ${TSR_FW}/plugin_host/frozen_plugin_test.cc
   LIBS tessera_framework tessera_dispatch)
 add_dependencies(frozen_plugin_test ${TSR_FROZEN_TARGETS} tessera_compiler_cpu tessera_dispatch_cpu)
+
+# Demanding dispatch libraries: the frozen pair again (ABI 1.1), built with
+# the defines frozen_plugin.c documents, each pair in
+# ${CMAKE_BINARY_DIR}/test_plugins/demanding_<variant>/. They ask for what
+# no bundled plugin asks for: 4096-byte alignment, a vendor buffer type
+# before or after HOST, or a vendor type only (every edge a conversion).
+set(TSR_DEMANDING_VARIANTS aligned vendor_first host_first vendor_only rtol_one rtol_past_one)
+set(TSR_DEMANDING_DEFINES_aligned TSR_FROZEN_ALIGNMENT=4096u)
+set(TSR_DEMANDING_DEFINES_vendor_first "TSR_FROZEN_BUFFER_TYPES=TSR_BUFFER_TYPE_VENDOR_BASE+7,TSR_BUFFER_TYPE_HOST")
+set(TSR_DEMANDING_DEFINES_host_first "TSR_FROZEN_BUFFER_TYPES=TSR_BUFFER_TYPE_HOST,TSR_BUFFER_TYPE_VENDOR_BASE+7")
+set(TSR_DEMANDING_DEFINES_vendor_only "TSR_FROZEN_BUFFER_TYPES=TSR_BUFFER_TYPE_VENDOR_BASE+7")
+# The declared-tolerance bound (0 <= rtol <= 1): exactly at it and one
+# double step past it.
+set(TSR_DEMANDING_DEFINES_rtol_one TSR_FROZEN_NUMERICS_RTOL=1.0)
+set(TSR_DEMANDING_DEFINES_rtol_past_one TSR_FROZEN_NUMERICS_RTOL=1.0000000000000002)
+set(TSR_DEMANDING_TARGETS)
+foreach(variant IN LISTS TSR_DEMANDING_VARIANTS)
+  foreach(role compiler dispatch)
+    set(target tessera_demanding_${role}_${variant})
+    add_library(${target} MODULE ${TSR_FW}/plugin_host/testdata/frozen_plugin.c)
+    target_link_libraries(${target} PRIVATE tessera_api_1_1)
+    target_compile_options(${target} PRIVATE -std=c11 -Wall -Wextra -Werror)
+    if(role STREQUAL "dispatch")
+      target_compile_definitions(${target} PRIVATE TSR_FROZEN_ROLE_DISPATCH=1 ${TSR_DEMANDING_DEFINES_${variant}})
+      set(script ${CMAKE_SOURCE_DIR}/plugins/cpu/dispatch/exports.lds)
+    else()
+      set(script ${TSR_FW}/plugin_host/testdata/compiler_exports.lds)
+    endif()
+    target_link_options(${target} PRIVATE "-Wl,--version-script=${script}" "-Wl,--no-undefined")
+    set_target_properties(${target} PROPERTIES PREFIX "lib" OUTPUT_NAME tessera_${role}_frozen
+      C_VISIBILITY_PRESET hidden LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test_plugins/demanding_${variant})
+    list(APPEND TSR_DEMANDING_TARGETS ${target})
+  endforeach()
+endforeach()
+tessera_test(demanding_dispatch_test
+  SOURCES ${TSR_FW}/plugin_host/demanding_dispatch_test.cc
+  LIBS tessera_framework tessera_dispatch)
+add_dependencies(demanding_dispatch_test ${TSR_DEMANDING_TARGETS} tessera_compiler_cpu tessera_dispatch_cpu)
 
 # The written ABI contracts (outputs untouched on failure, get_last_error,
 # reason_detail lifetime, fd ownership, concurrent invocations), checked

@@ -87,6 +87,17 @@ static void test_abi_has(void) {
   CHECK(!TSR_ABI_HAS(p, tsr_dispatch_api, invoke)); /* beyond struct_size */
   api.header.struct_size = sizeof(api);
   CHECK(TSR_ABI_HAS(p, tsr_dispatch_api, invoke));
+  /* Exactly up to the member's last byte: present; one byte short: not. */
+  api.header.struct_size = offsetof(tsr_dispatch_api, invoke) + sizeof(api.invoke);
+  CHECK(TSR_ABI_HAS(p, tsr_dispatch_api, invoke));
+  api.header.struct_size -= 1;
+  CHECK(!TSR_ABI_HAS(p, tsr_dispatch_api, invoke));
+  tsr_numerics numerics;
+  memset(&numerics, 0, sizeof(numerics));
+  numerics.header.struct_size = offsetof(tsr_numerics, description) + sizeof(numerics.description);
+  CHECK(TSR_ABI_HAS_FIELD(&numerics, tsr_numerics, description));
+  numerics.header.struct_size -= 1;
+  CHECK(!TSR_ABI_HAS_FIELD(&numerics, tsr_numerics, description));
 }
 
 static void test_helpers(void) {
@@ -173,7 +184,7 @@ static size_t build_blob(unsigned char* out, size_t cap, uint32_t header_size, u
     tsr_bytecode_entry e;
     memset(&e, 0, sizeof(e));
     strcpy(e.name, names[i]);
-    e.offset = i;
+    e.offset = i % 16; /* inside the 16-byte body whatever the count */
     e.size = 1;
     e.input_count = i + 1;
     memcpy(out + table + (size_t)i * stride, &e, sizeof(e));
@@ -250,11 +261,88 @@ static void test_envelope(void) {
   CHECK(((unsigned char*)&h)[0] == 0x5A && ((unsigned char*)&h)[127] == 0x5A);
 }
 
+/* Rewrites entry i of a blob built by build_blob (128-byte header, 88-byte
+ * entries) and restamps the checksum. */
+static void set_entry_extent(unsigned char* blob, size_t n, uint32_t i, uint64_t offset, uint64_t size) {
+  tsr_bytecode_entry e;
+  memcpy(&e, blob + 128 + (size_t)i * 88, sizeof(e));
+  e.offset = offset;
+  e.size = size;
+  memcpy(blob + 128 + (size_t)i * 88, &e, sizeof(e));
+  const uint32_t crc = tsr_bytecode_compute_checksum(blob, n);
+  memcpy(blob + offsetof(tsr_bytecode_header, checksum), &crc, 4);
+}
+
+/* Every bound of the envelope verifier at exactly its limit (accepted) and
+ * one past it (refused). */
+static void test_envelope_bounds(void) {
+  static unsigned char blob[4096];
+  tsr_bytecode_header h;
+  char err[160];
+  const char* abc[] = {"a", "b", "c"};
+  const char* abb[] = {"a", "b", "b"};
+
+  /* An entry point ending exactly at the body's end (body_size 16). */
+  size_t n = build_blob(blob, sizeof(blob), 128, 0, 0, 1, abc, 3);
+  set_entry_extent(blob, n, 2, 15, 1);
+  CHECK(tsr_bytecode_verify(blob, n, NULL, &h, err, sizeof(err)) == TSR_OK);
+  set_entry_extent(blob, n, 2, 0, 16);
+  CHECK(tsr_bytecode_verify(blob, n, NULL, &h, err, sizeof(err)) == TSR_OK);
+  set_entry_extent(blob, n, 2, 15, 2); /* one byte past */
+  CHECK(tsr_bytecode_verify(blob, n, NULL, &h, err, sizeof(err)) == TSR_BYTECODE_INVALID);
+  CHECK(strstr(err, "entry point out of bounds") != NULL);
+  set_entry_extent(blob, n, 2, 17, 0); /* starts past the end */
+  CHECK(tsr_bytecode_verify(blob, n, NULL, &h, err, sizeof(err)) == TSR_BYTECODE_INVALID);
+  set_entry_extent(blob, n, 2, 16, 0); /* empty, at the end */
+  CHECK(tsr_bytecode_verify(blob, n, NULL, &h, err, sizeof(err)) == TSR_OK);
+
+  /* The size passed must be the header's total_size: a longer buffer is
+   * refused even when the checksum is not checked. */
+  n = build_blob(blob, sizeof(blob), 128, 0, 0, 1, abc, 3);
+  CHECK(tsr_bytecode_verify_ex(blob, n, NULL, TSR_BYTECODE_VERIFY_SKIP_CHECKSUM, &h, err, sizeof(err)) == TSR_OK);
+  CHECK(tsr_bytecode_verify_ex(blob, n + 8, NULL, TSR_BYTECODE_VERIFY_SKIP_CHECKSUM, &h, err, sizeof(err)) ==
+        TSR_BYTECODE_INVALID);
+  CHECK(strstr(err, "total size") != NULL);
+
+  /* Sorted tables: equal neighbours are duplicates too. */
+  n = build_blob(blob, sizeof(blob), 128, 0, TSR_BYTECODE_FLAG_SORTED_ENTRIES, 1, abb, 3);
+  CHECK(tsr_bytecode_verify(blob, n, NULL, &h, err, sizeof(err)) == TSR_BYTECODE_INVALID);
+  CHECK(strstr(err, "strictly ascending") != NULL);
+
+  /* Entry counts: TSR_BYTECODE_MAX_UNSORTED_ENTRIES unsorted and
+   * TSR_BYTECODE_MAX_ENTRIES sorted are accepted, one more is refused. */
+  const uint32_t max = TSR_BYTECODE_MAX_ENTRIES;
+  const size_t cap = 128 + (size_t)88 * (max + 1) + 16;
+  unsigned char* big = (unsigned char*)malloc(cap);
+  char* name_bytes = (char*)malloc((size_t)(max + 1) * 8);
+  const char** names = (const char**)malloc((size_t)(max + 1) * sizeof(char*));
+  if (big == NULL || name_bytes == NULL || names == NULL) abort();
+  for (uint32_t i = 0; i <= max; ++i) {
+    snprintf(name_bytes + (size_t)i * 8, 8, "%06u", i); /* ascending as bytes */
+    names[i] = name_bytes + (size_t)i * 8;
+  }
+  const uint32_t unsorted = TSR_BYTECODE_MAX_UNSORTED_ENTRIES;
+  n = build_blob(big, cap, 128, 0, 0, 1, names, unsorted);
+  CHECK(tsr_bytecode_verify(big, n, NULL, &h, err, sizeof(err)) == TSR_OK);
+  n = build_blob(big, cap, 128, 0, 0, 1, names, unsorted + 1);
+  CHECK(tsr_bytecode_verify(big, n, NULL, &h, err, sizeof(err)) == TSR_BYTECODE_INVALID);
+  CHECK(strstr(err, "without TSR_BYTECODE_FLAG_SORTED_ENTRIES") != NULL);
+  n = build_blob(big, cap, 128, 0, TSR_BYTECODE_FLAG_SORTED_ENTRIES, 1, names, max);
+  CHECK(tsr_bytecode_verify(big, n, NULL, &h, err, sizeof(err)) == TSR_OK);
+  n = build_blob(big, cap, 128, 0, TSR_BYTECODE_FLAG_SORTED_ENTRIES, 1, names, max + 1);
+  CHECK(tsr_bytecode_verify(big, n, NULL, &h, err, sizeof(err)) == TSR_BYTECODE_INVALID);
+  CHECK(strstr(err, "entry table or body out of bounds") != NULL);
+  free(names);
+  free(name_bytes);
+  free(big);
+}
+
 int main(void) {
   test_abi_has();
   test_helpers();
   test_crc();
   test_envelope();
+  test_envelope_bounds();
   if (failures != 0) {
     fprintf(stderr, "%d checks failed\n", failures);
     return 1;

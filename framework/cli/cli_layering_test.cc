@@ -49,10 +49,15 @@ const std::vector<std::string> kFlagParsing = {"base/install_layout.h", "base/bu
 // to the app as .tsr bytes.
 const std::vector<std::string> kModelContent = {"model/model_builder.h", "model/model_writer.h", "graph/", "tessera/ops.h"};
 
+// onnx-test judges outputs with the conformance judge (its own unit-tested
+// piece, shared with the conformance suite), over host tensors.
+const std::vector<std::string> kJudge = {"io/output_comparison.h", "graph/host_tensor.h"};
+
 std::vector<std::string> AllowedFor(const std::string& file) {
   std::vector<std::string> allowed = kEveryFile;
   auto add = [&](const std::vector<std::string>& more) { allowed.insert(allowed.end(), more.begin(), more.end()); };
   if (StartsWith(file, "cli_environment.") || StartsWith(file, "app_flags.")) add(kFlagParsing);
+  if (StartsWith(file, "cmd_onnx_backend.")) add(kJudge);
   if (StartsWith(file, "demo_model.") || StartsWith(file, "fragmenting_models.")) add(kModelContent);
   return allowed;
 }

@@ -2,7 +2,6 @@
 // or run for a minute in the importer's constant folding. Each builds the
 // tiny model in code; the expected outcome is a clear error (or, where the
 // op is legal, the value an independent hand computation gives).
-#include <chrono>
 #include <cstring>
 #include <limits>
 
@@ -118,11 +117,10 @@ TEST(OnnxImportLimits, ExpandAboveTheBudgetFailsFast) {
     b.Int64Init("shape", {1}, {n});
     b.Node("Expand", {"x", "shape"}, {"y"});
     b.Output("y");
-    const auto start = std::chrono::steady_clock::now();
+    // The budget error (not bad_alloc, not an abort) shows the check ran
+    // before the allocation; no wall-clock assertion.
     absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes());
-    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
     ExpectExhausted(g, "Expand condition");
-    EXPECT_LT(ms.count(), 5000) << "the budget is checked before allocating";
   }
 }
 

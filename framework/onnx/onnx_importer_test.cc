@@ -295,6 +295,32 @@ TEST(OnnxImporter, GemmTransposeAlphaBeta) {
   EXPECT_THAT(y, ::testing::ElementsAre(2.5f, 7, 11.5f, 20, 4.5f, 9, 13.5f, 26));
 }
 
+// Integer Gemm takes the MATMUL path (no FULLY_CONNECTED): transB must be
+// applied there too. B is square, so a missing transpose still imports and
+// runs, with other numbers. By hand: B' = [[1,0,0],[2,1,0],[3,0,2]],
+// A B' = [[1+4+9, 2, 6], [4+10+18, 5, 12]].
+TEST(OnnxImporter, IntegerGemmWithTransB) {
+  OnnxModelBuilder b;
+  b.Input("a", onnx::TensorProto::INT64, {2, 3});
+  b.Int64Init("b", {3, 3}, {1, 2, 3, 0, 1, 0, 0, 0, 2});
+  onnx::NodeProto& n = b.Node("Gemm", {"a", "b"}, {"y"});
+  AttrInt(n, "transB", 1);
+  b.Output("y");
+  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes());
+  ASSERT_TRUE(g.ok()) << g.status();
+  HostTensor a{"a", TSR_DTYPE_I64, {2, 3}, std::vector<uint8_t>(6 * 8)};
+  const std::vector<int64_t> av = {1, 2, 3, 4, 5, 6};
+  std::memcpy(a.data.data(), av.data(), a.data.size());
+  absl::StatusOr<std::vector<HostTensor>> out = RunReference(*g, {a});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 1u);
+  ASSERT_EQ((*out)[0].dtype, TSR_DTYPE_I64);
+  std::vector<int64_t> y(6);
+  ASSERT_EQ((*out)[0].data.size(), y.size() * 8);
+  std::memcpy(y.data(), (*out)[0].data.data(), y.size() * 8);
+  EXPECT_THAT(y, ::testing::ElementsAre(14, 2, 6, 32, 5, 12));
+}
+
 TEST(OnnxImporter, GemmFoldsBiasIntoFullyConnected) {
   OnnxModelBuilder b;
   b.Input("a", kFloat, {1, 2});

@@ -83,6 +83,112 @@ inline Graph RandomDag(std::mt19937& rng, int n, size_t recent, std::vector<int>
   return *std::move(b).Build();
 }
 
+// Runs the plan as the runtime would, with a toy semantics independent of
+// op types: each output is a hash of (op, output slot, input values). Units
+// run in plan.order, a partition's ops in its listed order; every read
+// must find its tensor already computed, and every graph output must equal
+// the value of the graph run in its own order. Also checks that each op
+// sits in exactly one partition, the one op_partition names.
+inline void ExpectRunsLikeTheGraph(const Graph& g, const PartitionPlan& plan) {
+  // False (after one failure) when op o reads a tensor not yet computed.
+  const auto run_op = [&](size_t o, std::vector<uint64_t>& value, std::vector<bool>& ready) {
+    uint64_t h = 1469598103934665603ull ^ (o * 0x9E3779B97F4A7C15ull);
+    for (int32_t t : g.ops[o].inputs) {
+      if (t < 0) continue;
+      if (!ready[t]) {
+        ADD_FAILURE() << "op " << o << " reads tensor " << t << " before it is computed";
+        return false;
+      }
+      h = (h ^ value[t]) * 1099511628211ull;
+    }
+    for (size_t k = 0; k < g.ops[o].outputs.size(); ++k) {
+      value[g.ops[o].outputs[k]] = h + k * 0x632BE59BD9B4E019ull;
+      ready[g.ops[o].outputs[k]] = true;
+    }
+    return true;
+  };
+  const auto fresh = [&](std::vector<uint64_t>& value, std::vector<bool>& ready) {
+    value.assign(g.tensors.size(), 0);
+    ready.assign(g.tensors.size(), false);
+    for (int32_t t : g.inputs) {
+      value[t] = 0xABCDull + static_cast<uint64_t>(t) * 7919;
+      ready[t] = true;
+    }
+  };
+  std::vector<uint64_t> want, got;
+  std::vector<bool> want_ready, got_ready;
+  fresh(want, want_ready);
+  for (size_t o = 0; o < g.ops.size(); ++o)
+    if (!run_op(o, want, want_ready)) return;  // the graph itself is out of order
+  fresh(got, got_ready);
+  std::vector<int> runs(g.ops.size(), 0);
+  for (const ExecutionUnit& u : plan.order) {
+    if (u.partition < 0) continue;
+    for (int32_t o : plan.partitions[u.partition].ops) {
+      EXPECT_EQ(plan.op_partition[o], u.partition) << "op " << o;
+      ++runs[o];
+      if (!run_op(static_cast<size_t>(o), got, got_ready)) return;
+    }
+  }
+  for (size_t o = 0; o < g.ops.size(); ++o) EXPECT_EQ(runs[o], 1) << "op " << o << " ran " << runs[o] << " times";
+  for (int32_t t : g.outputs) EXPECT_EQ(got[t], want[t]) << "graph output tensor " << t;
+}
+
+// A random graph built directly (the partitioner reads only inputs and
+// outputs): `inputs` graph inputs; n ops, each unary (1 -> 1), binary
+// (2 -> 1) or multi-output (1 or 2 -> 2 or 3, as LAYER_NORM with its mean
+// and inverse-std outputs); operands
+// from anywhere earlier or among the `recent` newest tensors; several
+// graph outputs (the last tensor and a few others). `vendors` accelerators
+// plus "cpu": each claims an op with probability 2/5 (cpu always), and
+// (*first)[o] is the first claimant in priority order: the expected vendor.
+inline Graph RandomMixedGraph(std::mt19937& rng, int n, int inputs, size_t recent, int vendors,
+                              std::vector<AcceleratorClaims>* claims, std::vector<std::string>* first) {
+  Graph g;
+  std::vector<int32_t> live;
+  const auto tensor = [&]() {
+    g.tensors.push_back(Tensor{"t" + std::to_string(g.tensors.size()), TSR_DTYPE_F32, {4}});
+    return static_cast<int32_t>(g.tensors.size() - 1);
+  };
+  for (int i = 0; i < inputs; ++i) {
+    live.push_back(tensor());
+    g.inputs.push_back(live.back());
+  }
+  const auto pick = [&]() {
+    return rng() % 2 ? live[rng() % live.size()] : live[live.size() - 1 - rng() % std::min(live.size(), recent)];
+  };
+  claims->clear();
+  for (int v = 0; v < vendors; ++v) claims->push_back({std::string(1, static_cast<char>('a' + v)), {}});
+  claims->push_back({"cpu", {}});
+  first->clear();
+  for (int i = 0; i < n; ++i) {
+    Op op;
+    op.id = static_cast<uint32_t>(i);
+    const int kind = static_cast<int>(rng() % 3);
+    op.type = kind == 0 ? TSR_OP_RELU : kind == 1 ? TSR_OP_ADD : TSR_OP_LAYER_NORM;
+    const int ins = kind == 0 ? 1 : kind == 1 ? 2 : 1 + static_cast<int>(rng() % 2);
+    const int outs = kind == 2 ? 2 + static_cast<int>(rng() % 2) : 1;
+    for (int k = 0; k < ins; ++k) op.inputs.push_back(pick());
+    for (int k = 0; k < outs; ++k) op.outputs.push_back(tensor());
+    for (int32_t t : op.outputs) live.push_back(t);
+    g.ops.push_back(std::move(op));
+    std::string who;
+    for (int v = 0; v < vendors; ++v) {
+      const bool yes = rng() % 5 < 2;
+      (*claims)[v].claims.push_back(yes ? OpClaim{true} : OpClaim{false, TSR_REFUSAL_UNSUPPORTED_OP, ""});
+      if (yes && who.empty()) who = (*claims)[v].vendor;
+    }
+    claims->back().claims.push_back(OpClaim{true});
+    first->push_back(who.empty() ? "cpu" : who);
+  }
+  g.outputs.push_back(live.back());
+  for (int k = 0; k < 3; ++k) {
+    const int32_t t = live[static_cast<size_t>(inputs) + rng() % (live.size() - inputs)];
+    if (std::find(g.outputs.begin(), g.outputs.end(), t) == g.outputs.end()) g.outputs.push_back(t);
+  }
+  return g;
+}
+
 }  // namespace tessera
 
 #endif  // TESSERA_FRAMEWORK_PARTITION_PLAN_CHECKS_FOR_TEST_H_

@@ -154,7 +154,7 @@ TEST_F(PluginRegistryTest, TheProbeReportsANegotiateThatBlocks) {
 TEST_F(PluginRegistryTest, VersionRefusalsNameTheVersions) {
   absl::StatusOr<CompilerPluginLibrary> below = PluginRegistry::LoadCompiler(VariantCompiler("below_floor"), "testvendor");
   ASSERT_FALSE(below.ok());
-  EXPECT_THAT(std::string(below.status().message()), HasSubstr("0.9"));
+  EXPECT_THAT(std::string(below.status().message()), HasSubstr("0.65535"));
   absl::StatusOr<CompilerPluginLibrary> newer = PluginRegistry::LoadCompiler(VariantCompiler("newer_minor"), "testvendor");
   ASSERT_FALSE(newer.ok());
   EXPECT_THAT(std::string(newer.status().message()), HasSubstr("1.7"));

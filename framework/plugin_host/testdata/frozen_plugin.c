@@ -8,7 +8,18 @@
  * compiles AOT (a standard envelope built with the snapshot's bytecode.h)
  * or JIT (the same body behind a handle). The body is the op list: for each
  * op its type and the local indices of its two inputs and one output.
- * TSR_FROZEN_ROLE_DISPATCH selects the dispatch library. */
+ * TSR_FROZEN_ROLE_DISPATCH selects the dispatch library.
+ *
+ * Demanding variants (framework/tests.cmake, demanding_dispatch_test.cc)
+ * reach runtime paths no bundled plugin does; their defaults are the
+ * frozen plugin's own behaviour:
+ *   TSR_FROZEN_ALIGNMENT     the alignment requirements ask for (16); a
+ *                            registered host address below it is refused
+ *   TSR_FROZEN_BUFFER_TYPES  the buffer types requirements list, in order
+ *                            of preference (TSR_BUFFER_TYPE_HOST); buffers
+ *                            of any listed type can be allocated
+ *   TSR_FROZEN_NUMERICS_RTOL the relative tolerance executable_numerics
+ *                            declares, as FP16 (0: FP32, exact) */
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +28,15 @@
 #define FROZEN_MAX_OPS 64
 #define FROZEN_MAX_TENSORS 192
 #define FROZEN_BODY_VERSION 1u
+#ifndef TSR_FROZEN_ALIGNMENT
+#define TSR_FROZEN_ALIGNMENT 16u
+#endif
+#ifndef TSR_FROZEN_NUMERICS_RTOL
+#define TSR_FROZEN_NUMERICS_RTOL 0
+#endif
+#ifndef TSR_FROZEN_BUFFER_TYPES
+#define TSR_FROZEN_BUFFER_TYPES TSR_BUFFER_TYPE_HOST
+#endif
 
 static const char* const kSocs[] = {"any"};
 
@@ -314,22 +334,44 @@ static tsr_status io_count(tsr_executable x, size_t* ins, size_t* outs) {
 static tsr_status requirements(tsr_executable x, int32_t kind, size_t i, tsr_buffer_requirements* out) {
   if (x == NULL || out == NULL) return fail(TSR_INVALID_ARGUMENT, "NULL argument");
   if (i >= (kind == TSR_IO_INPUT ? x->code.input_count : x->code.output_count)) return fail(TSR_OUT_OF_RANGE, "index");
-  out->buffer_types[0] = TSR_BUFFER_TYPE_HOST;
-  out->buffer_type_count = 1;
-  out->alignment = 16;
+  static const int32_t kTypes[] = {TSR_FROZEN_BUFFER_TYPES};
+  const uint32_t count = (uint32_t)(sizeof(kTypes) / sizeof(kTypes[0]));
+  for (uint32_t t = 0; t < count; ++t) out->buffer_types[t] = kTypes[t];
+  out->buffer_type_count = count;
+  out->alignment = TSR_FROZEN_ALIGNMENT;
   out->size_bytes = x->code.elements * 4;
   out->layout = TSR_LAYOUT_DENSE;
   out->row_stride_bytes = 0;
   out->dtype = TSR_DTYPE_F32;
   return TSR_OK;
 }
+static int listed_type(int32_t type) {
+  static const int32_t kTypes[] = {TSR_FROZEN_BUFFER_TYPES};
+  for (size_t t = 0; t < sizeof(kTypes) / sizeof(kTypes[0]); ++t)
+    if (kTypes[t] == type) return 1;
+  return 0;
+}
 static tsr_status new_buffer(const tsr_buffer_desc* d, void* host, tsr_buffer* out) {
-  if (d == NULL || out == NULL || d->buffer_type != TSR_BUFFER_TYPE_HOST) return fail(TSR_INVALID_ARGUMENT, "HOST only");
+  if (d == NULL || out == NULL || !listed_type(d->buffer_type))
+    return fail(TSR_INVALID_ARGUMENT, "frozen: a buffer type it did not list");
+  /* The requirement is a promise the host must keep: a device would fault. */
+  if (host != NULL && (uintptr_t)host % TSR_FROZEN_ALIGNMENT != 0)
+    return fail(TSR_INVALID_ARGUMENT, "frozen: host address below the alignment its requirements asked for");
   struct tsr_buffer_s* b = (struct tsr_buffer_s*)calloc(1, sizeof(*b));
   if (b == NULL) return fail(TSR_RESOURCE_EXHAUSTED, "out of memory");
   b->size = d->size_bytes;
   b->owned = host == NULL;
-  b->host = host ? host : calloc(1, d->size_bytes ? d->size_bytes : 1);
+  if (host == NULL) {
+    const size_t size = d->size_bytes ? (size_t)d->size_bytes : 1;
+    const size_t rounded = (size + TSR_FROZEN_ALIGNMENT - 1) / TSR_FROZEN_ALIGNMENT * TSR_FROZEN_ALIGNMENT;
+    host = aligned_alloc(TSR_FROZEN_ALIGNMENT, rounded);
+    if (host != NULL) memset(host, 0, rounded);
+  }
+  b->host = host;
+  if (b->host == NULL) {
+    free(b);
+    return fail(TSR_RESOURCE_EXHAUSTED, "out of memory");
+  }
   *out = b;
   return TSR_OK;
 }
@@ -408,9 +450,9 @@ static tsr_status get_metric(tsr_invocation inv, size_t i, tsr_metric* out) {
 #if TSR_ABI_VERSION_MINOR >= 1
 static tsr_status numerics(tsr_executable x, tsr_numerics* out) {
   if (x == NULL || out == NULL) return fail(TSR_INVALID_ARGUMENT, "NULL argument");
-  out->float_precision = TSR_PRECISION_FP32;
+  out->float_precision = TSR_FROZEN_NUMERICS_RTOL != 0 ? TSR_PRECISION_FP16 : TSR_PRECISION_FP32;
   out->reserved = 0;
-  out->relative_tolerance = 0;
+  out->relative_tolerance = TSR_FROZEN_NUMERICS_RTOL;
   out->absolute_tolerance = 0;
   out->description = "FP32, one rounding per op";
   return TSR_OK;

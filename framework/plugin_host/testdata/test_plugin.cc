@@ -7,11 +7,13 @@
 //                      AOT to a trivial envelope (one entry per partition)
 //   MISSING_SYMBOL     exports no entry symbol at all
 //   REFUSES_VERSION    speaks only ABI 0.9: returns TSR_VERSION_UNSUPPORTED
-//   BELOW_FLOOR        speaks only ABI 0.9: answers {0,9} with a table
+//   BELOW_FLOOR        answers {0,65535}, the newest version below the 1.0
+//                      floor in the host's order (one past the limit)
 //   NULL_TABLE         returns TSR_OK with a NULL table
 //   NEWER_MINOR        answers 1.7 whatever the host offered
 //   SHORT_TABLE        header.struct_size ends before release_compiled
-//   HUGE_TABLE         header.struct_size says 1 GiB: an implausible table
+//   HUGE_TABLE         header.struct_size is 4097, one byte past the largest
+//                      plausible table (the host's kMaxTableBytes, 4096)
 //   FAILING_COMPILE    claims ADD, but compile fails with TSR_INTERNAL + text
 //   FROZEN_V1          fills only the v1 members and pins struct_size to the
 //                      v1 size, so it keeps loading as the ABI grows
@@ -162,8 +164,9 @@ static_assert(kV1TableSize == sizeof(tsr_abi_header) + 10 * sizeof(void*),
 #if defined(TSR_TEST_PLUGIN_FROZEN_V1)
 constexpr uint32_t kTableSize = kV1TableSize;
 #elif defined(TSR_TEST_PLUGIN_HUGE_TABLE)
-// A corrupted or garbage header: no real table is a gigabyte.
-constexpr uint32_t kTableSize = 1u << 30;
+// A corrupted or garbage header, at the boundary: one byte past the
+// host's limit of 4096 (512 pointers; no real table comes near it).
+constexpr uint32_t kTableSize = 4096 + 1;
 #elif defined(TSR_TEST_PLUGIN_SHORT_TABLE)
 // Ends before release_compiled: a table from a plugin that lost a member.
 constexpr uint32_t kTableSize = static_cast<uint32_t>(offsetof(tsr_compiler_plugin_api, release_compiled));
@@ -210,7 +213,7 @@ extern "C" TSR_EXPORT tsr_status tsr_compiler_plugin_negotiate(tsr_version host,
   return tessera::kit::ReportError(TSR_VERSION_UNSUPPORTED, "testvendor speaks ABI 0.9 only");
 #elif defined(TSR_TEST_PLUGIN_BELOW_FLOOR)
   (void)host;
-  *out_version = {0, 9};
+  *out_version = {0, 0xFFFF};
   *out_api = &kApi;
   return TSR_OK;
 #elif defined(TSR_TEST_PLUGIN_NULL_TABLE)

@@ -52,6 +52,33 @@ TEST(Conv2DTest, OnnxStridesPadding) {
   EXPECT_EQ(Values(y2), (V{21, 33, 99, 117, 189, 207, 171, 183}));
 }
 
+TEST(Conv2DTest, LeftAndRightPadsAreNotInterchangeable) {
+  // X = [1, 2, 3], W = [1, 10], pads [top 0, left 1, bottom 0, right 0]:
+  // the padded row is [0, 1, 2, 3], OW = 4 - 2 + 1 = 3, by hand:
+  //   0*1 + 1*10 = 10,  1*1 + 2*10 = 21,  2*1 + 3*10 = 32.
+  Tensor x = F32({1, 1, 1, 3}, {1, 2, 3}), w = F32({1, 1, 1, 2}, {1, 10});
+  Tensor y = Empty(TSR_DTYPE_F32, {1, 1, 1, 3});
+  ASSERT_TRUE(RunOp(TSR_OP_CONV_2D, ConvAttrs({0, 1, 0, 0}), {x, w}, y).ok());
+  EXPECT_EQ(Values(y), (V{10, 21, 32}));
+  // pads right 1: [1, 2, 3, 0] -> 21, 32, 3.
+  ASSERT_TRUE(RunOp(TSR_OP_CONV_2D, ConvAttrs({0, 0, 0, 1}), {x, w}, y).ok());
+  EXPECT_EQ(Values(y), (V{21, 32, 3}));
+  // The same along H: pads top 1 on a 3 x 1 column, then bottom 1.
+  Tensor xc = F32({1, 1, 3, 1}, {1, 2, 3}), wc = F32({1, 1, 2, 1}, {1, 10});
+  Tensor yc = Empty(TSR_DTYPE_F32, {1, 1, 3, 1});
+  ASSERT_TRUE(RunOp(TSR_OP_CONV_2D, ConvAttrs({1, 0, 0, 0}), {xc, wc}, yc).ok());
+  EXPECT_EQ(Values(yc), (V{10, 21, 32}));
+  ASSERT_TRUE(RunOp(TSR_OP_CONV_2D, ConvAttrs({0, 0, 1, 0}), {xc, wc}, yc).ok());
+  EXPECT_EQ(Values(yc), (V{21, 32, 3}));
+  // All four different on a 2 x 2 input (pads t1 l2 b0 r1, 2 x 2 ones):
+  // padded 3 x 5 = [0 0 0 0 0; 0 0 a b 0; 0 0 c d 0], OH = 2, OW = 4;
+  // each output sums a 2 x 2 window of it.
+  Tensor x4 = F32({1, 1, 2, 2}, {1, 2, 3, 4}), w4 = F32({1, 1, 2, 2}, V(4, 1.0));
+  Tensor y4 = Empty(TSR_DTYPE_F32, {1, 1, 2, 4});
+  ASSERT_TRUE(RunOp(TSR_OP_CONV_2D, ConvAttrs({1, 2, 0, 1}), {x4, w4}, y4).ok());
+  EXPECT_EQ(Values(y4), (V{0, 1, 3, 2, 0, 4, 10, 6}));
+}
+
 TEST(Conv2DTest, DilationBiasRelu) {
   Tensor x = F32({1, 1, 4, 4}, Iota(16)), w = F32({1, 1, 2, 2}, V(4, 1.0));
   Tensor b = F32({1}, {-30});

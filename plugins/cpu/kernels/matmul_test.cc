@@ -1,6 +1,5 @@
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <random>
 
@@ -78,7 +77,9 @@ TEST(MatMulTest, IntegerAccumulatorsLikeMatMulInteger) {
   EXPECT_EQ(Ints(y), (IV{-38, -83, -44, -98, -50, -113, -56, -128}));
 }
 
-TEST(MatMulTest, LargeIsFast) {
+// Its speed is measured by bench/, not asserted here (no wall-clock
+// assertions in tests): this checks the large, blocked path's values.
+TEST(MatMulTest, LargeMatchesTheDoubleReference) {
   std::mt19937 rng(1);
   std::uniform_real_distribution<double> d(-1, 1);
   V av(1024 * 64), bv(64 * 1024);
@@ -86,14 +87,7 @@ TEST(MatMulTest, LargeIsFast) {
   for (double& v : bv) v = d(rng);
   Tensor a = F32({1024, 64}, av), b = F32({64, 1024}, bv);
   Tensor y = Empty(TSR_DTYPE_F32, {1024, 1024});
-  const auto t0 = std::chrono::steady_clock::now();
   ASSERT_TRUE(RunOp(TSR_OP_MATMUL, Attrs(), {a, b}, y).ok());
-  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-#ifdef NDEBUG  // the time bound is for optimized builds only
-  EXPECT_LT(secs, 1.0);
-#else
-  (void)secs;
-#endif
   double ref = 0;
   for (int k = 0; k < 64; ++k)
     ref += static_cast<double>(static_cast<float>(av[5 * 64 + k])) *

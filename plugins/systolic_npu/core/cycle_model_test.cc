@@ -38,6 +38,79 @@ TEST(CycleModel, DmaAndVectorFormulas) {
   EXPECT_EQ(VectorCycles(p, relu, npu), kVectorPipelineDepth + 4);  // ceil(15/4)
 }
 
+// docs/systolic_npu_isa.md section 7, VECTOR: 4 + passes * ceil(elements /
+// vector_width), passes = kH * kW for pools, 2 for SIGMOID. The expected
+// numbers are the document's, worked by hand, never the code's.
+TEST(CycleModel, VectorFormulaPinnedForPoolsAndSigmoid) {
+  SystolicNpuConfig npu = SmallNpu(4, 4);  // 4 lanes
+  Program p;
+  PoolDesc d;
+  d.in_h = 9; d.in_w = 4;
+  d.kernel_h = 3; d.kernel_w = 2;  // not square: kH and kW must not be confused
+  d.out_h = 4; d.out_w = 3;
+  const uint32_t desc = p.AddDescriptor(ConstantKind::kPoolDesc, d);
+  // 5 channels: 5 * 4 * 3 = 60 result elements on 4 lanes = 15 vectors, 6 passes.
+  const Instruction max_pool =
+      MakeVector(VectorOp::kMaxPool, TSR_DTYPE_F32, TSR_DTYPE_F32, 0, 0, 0, 5, 36, desc);
+  EXPECT_EQ(VectorCycles(p, max_pool, npu), 4u + 6 * 15);
+  const Instruction avg_pool =
+      MakeVector(VectorOp::kAvgPool, TSR_DTYPE_F32, TSR_DTYPE_F32, 0, 0, 0, 5, 36, desc);
+  EXPECT_EQ(VectorCycles(p, avg_pool, npu), 94u);
+  // The document's GLOBAL_AVG_POOL example: a 7 x 7 plane of 64 channels on
+  // 16 lanes = 4 + 49 * 4 = 200 cycles.
+  SystolicNpuConfig wide = SmallNpu(16, 16);
+  PoolDesc g;
+  g.in_h = 7; g.in_w = 7; g.kernel_h = 7; g.kernel_w = 7; g.out_h = 1; g.out_w = 1;
+  const uint32_t gdesc = p.AddDescriptor(ConstantKind::kPoolDesc, g);
+  EXPECT_EQ(VectorCycles(p, MakeVector(VectorOp::kAvgPool, TSR_DTYPE_F32, TSR_DTYPE_F32, 0, 0, 0, 64, 49, gdesc), wide),
+            200u);
+  // SIGMOID of 15 elements on 4 lanes: 4 + 2 * 4 = 12; TANH: 4 + 4 = 8.
+  EXPECT_EQ(VectorCycles(p, MakeVector(VectorOp::kSigmoid, TSR_DTYPE_F32, TSR_DTYPE_F32, 0, 0, 0, 3, 5), npu), 12u);
+  EXPECT_EQ(VectorCycles(p, MakeVector(VectorOp::kTanh, TSR_DTYPE_F32, TSR_DTYPE_F32, 0, 0, 0, 3, 5), npu), 8u);
+}
+
+// Two independent MATMUL_TILEs per dataflow, both conventions, totals by
+// hand from section 7 (fill / stream / drain per tile; under
+// overlap=default the next tile preloads while this one streams, from the
+// previous stream's start):
+//   OS  M=8 K=20 N=8 on 8x8: fill 0, stream 20, drain 8+8+8-1 = 23.
+//       tile 1 streams [0, 20), done 43; tile 2 streams [20, 40), done 63.
+//       overlap=none: 2 folds of R + C + K - 2 = 34 -> 68.
+//   IS  M=8 K=8 N=30: fill 8, stream 30, drain 8+8-1 = 15.
+//       tile 1 preloads [0, 8), streams [8, 38), done 53; tile 2 preloads
+//       [8, 16) under tile 1's stream, streams [38, 68), done 83.
+//       overlap=none: 2 folds of 2R + C + N - 2 = 52 -> 104.
+//   WS  M=30 K=8 N=8: fill 8, stream 30, drain 8+8-1 = 15: the same
+//       numbers as IS (83 and 104).
+TEST(CycleModel, PinnedTotalsOfIndependentTilesInBothConventions) {
+  const SystolicNpuConfig npu = SmallNpu(8, 8, 16, 16, 16);
+  const uint32_t in0 = SramAddress(Bank::kInput, 0), in1 = SramAddress(Bank::kInput, 4096);
+  const uint32_t w0 = SramAddress(Bank::kWeight, 0), w1 = SramAddress(Bank::kWeight, 4096);
+  const uint32_t acc0 = SramAddress(Bank::kAccum, 0), acc1 = SramAddress(Bank::kAccum, 4096);
+  struct Row {
+    Dataflow df;
+    uint32_t m, k, n;
+    uint64_t want_default, want_none;
+  };
+  const Row rows[] = {
+      {Dataflow::kOutputStationary, 8, 20, 8, 63, 68},
+      {Dataflow::kInputStationary, 8, 8, 30, 83, 104},
+      {Dataflow::kWeightStationary, 30, 8, 8, 83, 104},
+  };
+  for (const Row& r : rows) {
+    const uint8_t df = static_cast<uint8_t>(r.df);
+    Program p;
+    EntryPoint e;
+    e.code = {MakeMatmulTile(df, TSR_DTYPE_F16, false, in0, w0, acc0, r.m, r.k, r.n),
+              MakeMatmulTile(df, TSR_DTYPE_F16, false, in1, w1, acc1, r.m, r.k, r.n)};
+    const RunMetrics def = EstimateEntry(p, e, npu, Overlap::kDefault);
+    EXPECT_EQ(def.cycles_total, r.want_default) << DataflowName(r.df);
+    EXPECT_EQ(def.cycles_compute, r.want_default) << DataflowName(r.df);  // the MXU never idles
+    EXPECT_EQ(def.macs, 2ull * r.m * r.k * r.n);
+    EXPECT_EQ(EstimateEntry(p, e, npu, Overlap::kNone).cycles_total, r.want_none) << DataflowName(r.df);
+  }
+}
+
 TEST(CycleModel, OverlapConventions) {
   SystolicNpuConfig npu = SmallNpu(4, 4, 8, 8, 8);
   npu.dram_bandwidth_gbps = 500;  // compute bound: folds overlap each other

@@ -85,6 +85,52 @@ TEST(Quant, RequantizeAndActivationRange) {
   EXPECT_EQ(r.max, 127);
 }
 
+// Ties, where the two rounding rules part: gemmlowp's RoundingDivideByPOT
+// and TFLite's activation bounds round half away from zero, so 2.5 -> 3
+// and -2.5 -> -3 (half-to-even would give 2 and -2). Values by hand.
+TEST(Quant, TiesRoundHalfAwayFromZero) {
+  EXPECT_EQ(RoundingDivideByPOT(5, 1), 3);     // 2.5
+  EXPECT_EQ(RoundingDivideByPOT(-5, 1), -3);   // -2.5
+  EXPECT_EQ(RoundingDivideByPOT(10, 2), 3);    // 2.5
+  EXPECT_EQ(RoundingDivideByPOT(-10, 2), -3);  // -2.5
+  EXPECT_EQ(RoundingDivideByPOT(9, 2), 2);     // 2.25
+  EXPECT_EQ(RoundingDivideByPOT(11, 2), 3);    // 2.75
+  // Through the whole requantizer (quant.h's pipeline, worked by hand).
+  // M = 0.5 is (q31 2^30, shift 0): SRDHM alone halves, its nudge rounds
+  // +2.5 up to 3 but -2.5 to -2 (gemmlowp: (ab + 1 - 2^30) / 2^31
+  // truncates toward zero). Zero point 1.
+  const QuantizedMultiplier half = QuantizeMultiplier(0.5);
+  EXPECT_EQ(RequantizeOne(5, half.multiplier, half.shift, 1, -128, 127), 4);
+  EXPECT_EQ(RequantizeOne(-5, half.multiplier, half.shift, 1, -128, 127), -1);
+  // M = 0.25 is (2^30, shift -1): SRDHM halves an even acc exactly, then
+  // RoundingDivideByPOT by 1 takes the tie half away from zero.
+  const QuantizedMultiplier quarter = QuantizeMultiplier(0.25);
+  EXPECT_EQ(RequantizeOne(10, quarter.multiplier, quarter.shift, 0, -128, 127), 3);    // 2.5
+  EXPECT_EQ(RequantizeOne(-10, quarter.multiplier, quarter.shift, 0, -128, 127), -3);  // -2.5
+  EXPECT_EQ(RequantizeOne(6, quarter.multiplier, quarter.shift, 0, -128, 127), 2);     // 1.5
+  EXPECT_EQ(RequantizeOne(-6, quarter.multiplier, quarter.shift, 0, -128, 127), -2);   // -1.5
+  EXPECT_EQ(RequantizeOne(12, quarter.multiplier, quarter.shift, 0, -128, 127), 3);    // 3 exactly
+  // The activation bounds: CLIP(0.25, 1.25) at scale 0.5 is round(0.5) = 1
+  // and round(2.5) = 3 (half away), plus the zero point 2.
+  const QuantRange r = QuantizedActivationRange(Activation::kClip, 0.25f, 1.25f, 0.5f, 2);
+  EXPECT_EQ(r.min, 3);
+  EXPECT_EQ(r.max, 5);
+  const QuantRange neg = QuantizedActivationRange(Activation::kClip, -1.25f, -0.25f, 0.5f, 0);
+  EXPECT_EQ(neg.min, -3);  // round(-2.5)
+  EXPECT_EQ(neg.max, -1);  // round(-0.5)
+}
+
+// The clamp at exactly act_min and act_max, and one past each.
+TEST(Quant, RequantizeClampsAtExactlyTheActivationBounds) {
+  const QuantizedMultiplier one = QuantizeMultiplier(1.0);  // acc passes through
+  EXPECT_EQ(RequantizeOne(-6, one.multiplier, one.shift, 0, -5, 7), -5);
+  EXPECT_EQ(RequantizeOne(-5, one.multiplier, one.shift, 0, -5, 7), -5);
+  EXPECT_EQ(RequantizeOne(-4, one.multiplier, one.shift, 0, -5, 7), -4);
+  EXPECT_EQ(RequantizeOne(7, one.multiplier, one.shift, 0, -5, 7), 7);
+  EXPECT_EQ(RequantizeOne(8, one.multiplier, one.shift, 0, -5, 7), 7);
+  EXPECT_EQ(RequantizeOne(6, one.multiplier, one.shift, 0, -5, 7), 6);
+}
+
 TEST(Quant, EltwiseFollowsTheFloatReference) {
   const QuantEltwiseDesc d = MakeQuantEltwiseDesc(0.05f, 3, 0.1f, -2, 0.2f, 1);
   // (10-3)*0.05 + (20+2)*0.1 = 2.55 -> /0.2 = 12.75 -> 13 + 1

@@ -163,6 +163,7 @@ struct Numerics {
   std::string description;
   bool declared = false;  // false: the library said nothing (exact assumed)
   bool reduced = false;   // below f32: the tolerance is what to compare with
+  int32_t precision_code = 0;  // the same as a tsr_precision value
 };
 
 class RunContext;

@@ -14,7 +14,8 @@
 // f16 1e-3 + 1e-3 * |expected|; integers and bool exact; NaN matches NaN,
 // infinities must match exactly. When a partition an output depends on ran
 // in reduced precision, its dispatch library's declared tolerance
-// (tsr_numerics) widens the float comparison, and the case says so.
+// (tsr_numerics) widens the float comparison, up to a cap per precision
+// (FP16 2^-8, BF16 2^-5: io/output_comparison.h), and the case says so.
 //
 // Each case records how many of its ops ran on each vendor. With
 // `--require-vendor NAME` a case passes only if NAME ran at least one of its
@@ -45,6 +46,7 @@
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
 #include "cli/run_report.h"
+#include "io/output_comparison.h"
 #include "tessera/app/model_summary.hpp"
 #include "tessera/app/tensor_files.hpp"
 #include "tessera/app/tessera.hpp"
@@ -72,12 +74,10 @@ struct CaseResult {
   // Reduced-precision partitions whose declared tolerance was used.
   std::vector<app::Numerics> reduced_by;
   double rtol = 0, atol = 0;  // the widest float tolerance applied
+  bool capped = false;        // a declaration was cut to its precision's cap
   std::map<std::string, int64_t> ops_by_vendor;  // source ops per vendor that ran them
 };
 
-struct Tolerance {
-  double relative = 0, absolute = 0;
-};
 
 absl::StatusOr<std::vector<uint8_t>> ReadBytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -134,50 +134,10 @@ std::vector<fs::path> DataSets(const fs::path& dir) {
   return out;
 }
 
-// Compares one output; returns the max abs error, or an error message.
-Tolerance OwnTolerance(int32_t dtype) {
-  return dtype == TSR_DTYPE_F16 ? Tolerance{1e-3, 1e-3} : Tolerance{1e-4, 1e-5};
-}
-
-absl::StatusOr<double> Compare(const app::Tensor& actual, const app::Tensor& expected, size_t index,
-                               const Tolerance& tolerance) {
-  if (actual.info().dtype != expected.info().dtype)
-    return absl::InvalidArgumentError(absl::StrCat("output ", index, " dtype ", DTypeName(actual.info().dtype), ", expected ",
-                                                   DTypeName(expected.info().dtype)));
-  if (actual.info().shape != expected.info().shape)
-    return absl::InvalidArgumentError(absl::StrCat("output ", index, " shape [", absl::StrJoin(actual.info().shape, ","),
-                                                   "], expected [", absl::StrJoin(expected.info().shape, ","), "]"));
-  const bool is_float = actual.info().dtype == TSR_DTYPE_F32 || actual.info().dtype == TSR_DTYPE_F16;
-  const double atol = tolerance.absolute;
-  const double rtol = tolerance.relative;
-  const int64_t n = ElementCount(actual.info());
-  double max_err = 0;
-  int64_t bad = -1;
-  for (int64_t i = 0; i < n; ++i) {
-    const double a = ElementAsDouble(actual, i), e = ElementAsDouble(expected, i);
-    if (is_float) {
-      if (std::isnan(e) || std::isnan(a)) {
-        if (std::isnan(e) != std::isnan(a)) { max_err = INFINITY; if (bad < 0) bad = i; }
-        continue;
-      }
-      if (std::isinf(e) || std::isinf(a)) {
-        if (a != e) { max_err = INFINITY; if (bad < 0) bad = i; }
-        continue;
-      }
-      const double err = std::abs(a - e);
-      max_err = std::max(max_err, err);
-      if (err > atol + rtol * std::abs(e) && bad < 0) bad = i;
-    } else {
-      const double err = std::abs(a - e);
-      max_err = std::max(max_err, err);
-      if (a != e && bad < 0) bad = i;
-    }
-  }
-  if (bad >= 0)
-    return absl::OutOfRangeError(absl::StrCat("output ", index, " element ", bad, ": got ", ElementAsDouble(actual, bad),
-                                              ", expected ", ElementAsDouble(expected, bad), " (max abs error ",
-                                              max_err, ")"));
-  return max_err;
+// The judge (io/output_comparison.h) compares host tensors.
+HostTensor ToHost(const app::Tensor& t) {
+  const auto* p = static_cast<const uint8_t*>(t.data());
+  return {t.info().name, t.info().dtype, t.info().shape, std::vector<uint8_t>(p, p + t.info().byte_size())};
 }
 
 // One imported, compiled model ready to run. Inputs frozen into constants
@@ -302,14 +262,23 @@ CaseResult RunCase(const Case& c, const app::Environment& env, const app::Compil
       const Tolerance own = OwnTolerance((*outputs)[i].info().dtype);
       const app::CompiledModel::OutputTolerance declared =
           prepared->compiled->output_tolerance(i, own.relative, own.absolute);
-      r.rtol = std::max(r.rtol, declared.rtol);
-      r.atol = std::max(r.atol, declared.atol);
+      // Each declaration widens the comparison only up to its precision's
+      // cap (io/output_comparison.h).
+      Tolerance applied = own;
+      for (const app::Numerics& n : declared.reduced_by) {
+        bool capped = false;
+        const Tolerance t = CappedTolerance(own, n.precision_code, Tolerance{n.rtol, n.atol}, &capped);
+        applied = Tolerance{std::max(applied.relative, t.relative), std::max(applied.absolute, t.absolute)};
+        r.capped = r.capped || capped;
+      }
+      r.rtol = std::max(r.rtol, applied.relative);
+      r.atol = std::max(r.atol, applied.absolute);
       for (const app::Numerics& n : declared.reduced_by)
         if (std::none_of(r.reduced_by.begin(), r.reduced_by.end(), [&](const app::Numerics& m) {
               return m.vendor == n.vendor && m.precision == n.precision;
             }))
           r.reduced_by.push_back(n);
-      absl::StatusOr<double> err = Compare((*outputs)[i], (*expected)[i], i, Tolerance{declared.rtol, declared.atol});
+      absl::StatusOr<double> err = CompareOutput(ToHost((*outputs)[i]), ToHost((*expected)[i]), i, applied);
       if (!err.ok()) {
         r.max_abs_error = max_err;
         if (err.status().code() == absl::StatusCode::kOutOfRange) {
@@ -345,7 +314,8 @@ std::string ToleranceNote(const CaseResult& r) {
   for (const app::Numerics& n : r.reduced_by)
     parts.push_back(absl::StrFormat("%s ran %s: declared rtol %.3g, atol %.3g", n.vendor, absl::AsciiStrToUpper(n.precision),
                                     n.rtol, n.atol));
-  return absl::StrCat("; compared at the declared tolerance: ", absl::StrJoin(parts, "; "));
+  return absl::StrCat("; compared at the declared tolerance: ", absl::StrJoin(parts, "; "),
+                      r.capped ? absl::StrCat(" (capped: applied rtol ", r.rtol, ", atol ", r.atol, ")") : "");
 }
 
 absl::StatusOr<std::vector<Case>> CollectCases(const Args& args) {
@@ -431,7 +401,7 @@ int OnnxTestCommand(const Argv& argv) {
       // Present when a reduced-precision partition's declared tolerance
       // replaced the runner's own.
       if (!r.reduced_by.empty()) {
-        j.Key("tolerance").BeginObject().Key("rtol").Number(r.rtol).Key("atol").Number(r.atol);
+        j.Key("tolerance").BeginObject().Key("rtol").Number(r.rtol).Key("atol").Number(r.atol).Field("capped", r.capped);
         j.Key("declared_by").BeginArray();
         for (const app::Numerics& n : r.reduced_by)
           j.BeginObject().Field("vendor", n.vendor).Field("precision", n.precision)
