@@ -66,6 +66,9 @@ int main(int argc, char** argv) {
   const PluginRegistry registry = PluginRegistry::Discover(search);
   CompileOptions options;
   options.accelerators = {accelerator};
+  // One op on the accelerator, whatever the cost model would choose: the
+  // overhead of the path is what is measured.
+  options.partitioning.policy = PartitionPolicy::kGreedy;
   absl::StatusOr<SocSelection> soc = FindSoc(argc > 4 ? argv[4] : "ref-phone", BundledSocDirectory());
   if (soc.ok()) options.soc = *soc;
   absl::StatusOr<CompiledModel> compiled = CompileGraph(graph, registry, options);
@@ -130,6 +133,7 @@ int main(int argc, char** argv) {
     if (!env.ok() || !model.ok()) return 1;
     app::CompileOptions app_options;
     app_options.accelerators = {accelerator};
+  app_options.policy = "greedy";
     app_options.soc = argc > 4 ? argv[4] : "ref-phone";
     app::Result<app::CompiledModel> app_compiled = app::CompiledModel::Compile(*env, *model, app_options);
     if (!app_compiled.ok()) return 1;
