@@ -8,43 +8,15 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/dtype.h"
+#include "base/element_value.h"
 #include "tessera/common.h"
 
 namespace tessera::cli {
 namespace {
 
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
-  float v;
-  if (exp == 0) v = std::ldexp(static_cast<float>(mant), -24);
-  else if (exp == 31) v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-  else v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
-  return sign ? -v : v;
-}
-
-template <typename T>
-T Load(const void* data, int64_t i) {
-  T v;
-  std::memcpy(&v, static_cast<const uint8_t*>(data) + i * sizeof(T), sizeof(T));
-  return v;
-}
-
 std::string ShapeText(const std::vector<int64_t>& shape) { return absl::StrJoin(shape, ","); }
 
 }  // namespace
-
-double ElementAsDouble(int32_t dtype, const void* data, int64_t i) {
-  switch (dtype) {
-    case TSR_DTYPE_F32: return Load<float>(data, i);
-    case TSR_DTYPE_F16: return HalfToFloat(Load<uint16_t>(data, i));
-    case TSR_DTYPE_I8: return Load<int8_t>(data, i);
-    case TSR_DTYPE_U8: return Load<uint8_t>(data, i);
-    case TSR_DTYPE_I32: return Load<int32_t>(data, i);
-    case TSR_DTYPE_I64: return static_cast<double>(Load<int64_t>(data, i));
-    case TSR_DTYPE_BOOL: return Load<uint8_t>(data, i) ? 1 : 0;
-    default: return 0;
-  }
-}
 
 TensorSummary Summarize(const app::Tensor& t) {
   TensorSummary s;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/element_value.h"
 #include "base/json_writer.h"
 #include "tessera/app/tessera.hpp"
 
@@ -18,8 +19,7 @@ struct TensorSummary {
   bool has_nan = false;
 };
 TensorSummary Summarize(const app::Tensor& t);
-// Element i of dense little-endian data of `dtype` (tsr_dtype), as a double.
-double ElementAsDouble(int32_t dtype, const void* data, int64_t i);
+// Element i of an app tensor, as a double (base/element_value.h).
 inline double ElementAsDouble(const app::Tensor& t, int64_t i) { return ElementAsDouble(t.info().dtype, t.data(), i); }
 
 void WriteOutputsJson(const std::vector<app::Tensor>& outputs, JsonWriter& j, size_t max_values);
