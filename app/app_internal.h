@@ -15,6 +15,7 @@
 #include "partition/partition_report.h"
 #include "quantize/post_training_quantization.h"
 #include "graph/graph.h"
+#include "graph/host_tensor.h"
 #include "loaded_model.h"
 #include "plugin_host/plugin_registry.h"
 #include "run_context.h"
@@ -23,6 +24,17 @@
 namespace tessera::app {
 
 Status FromAbsl(const absl::Status& status);
+
+// The one crossing between the app's tensors and the framework's host
+// tensors. To the framework: a copy of the tensor's dense bytes (its shape's
+// byte size). From it: the bytes move into the app tensor, no copy.
+HostTensor ToHostTensor(const Tensor& tensor);
+Tensor FromHostTensor(HostTensor&& tensor);
+struct TensorAccess {
+  static Tensor Own(TensorInfo info, std::shared_ptr<std::vector<uint8_t>> owned, void* data, size_t size) {
+    return Tensor(std::move(info), std::move(owned), data, size);
+  }
+};
 std::vector<TensorInfo> TensorInfos(const tessera::Graph& graph, const std::vector<int32_t>& tensors);
 
 struct Environment::Impl {

@@ -239,6 +239,12 @@ TEST(AppApi, BadInputGivesClearErrors) {
   EXPECT_THAT(wrong_shape.status().message(), HasSubstr("[2,8]"));
   float small[4];
   EXPECT_EQ(Tensor::Wrap({"x", TSR_DTYPE_F32, {2, 8}}, small, sizeof(small)).status().code(), TSR_INVALID_ARGUMENT);
+  // 2^40 * 2^40 * 4 bytes wraps to 0 in 64 bits: the size saturates instead,
+  // so 16 bytes of memory can never pass for it.
+  const TensorInfo huge{"x", TSR_DTYPE_F32, {int64_t{1} << 40, int64_t{1} << 40}};
+  EXPECT_EQ(huge.byte_size(), SIZE_MAX);
+  EXPECT_EQ(Tensor::Wrap(huge, small, sizeof(small)).status().code(), TSR_INVALID_ARGUMENT);
+  EXPECT_EQ((TensorInfo{"h", TSR_DTYPE_F16, {3, 5}}.byte_size()), 30u);
   std::remove(path.c_str());
 }
 

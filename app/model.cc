@@ -14,12 +14,6 @@
 
 namespace tessera::app {
 
-size_t TensorInfo::byte_size() const {
-  size_t elements = 1;
-  for (int64_t d : shape) elements *= d < 0 ? 0 : static_cast<size_t>(d);
-  return elements * DTypeSize(dtype);
-}
-
 std::vector<TensorInfo> TensorInfos(const tessera::Graph& graph, const std::vector<int32_t>& tensors) {
   std::vector<TensorInfo> out;
   for (int32_t t : tensors) {
@@ -52,9 +46,7 @@ absl::StatusOr<onnx_import::ImportOptions> ImportOptionsOf(const LoadOptions& op
     import.positional_input_shapes.push_back(shape.empty() ? std::nullopt : std::optional(shape));
   for (size_t i = 0; i < options.positional_input_values.size(); ++i) {
     const Tensor& t = options.positional_input_values[i];
-    const auto* p = static_cast<const uint8_t*>(t.data());
-    import.positional_input_values.push_back(
-        HostTensor{t.info().name, t.info().dtype, t.info().shape, std::vector<uint8_t>(p, p + t.info().byte_size())});
+    import.positional_input_values.push_back(ToHostTensor(t));
     if (import.positional_input_shapes.size() <= i) import.positional_input_shapes.resize(i + 1);
     if (!import.positional_input_shapes[i]) import.positional_input_shapes[i] = t.info().shape;
   }

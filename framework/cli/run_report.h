@@ -20,7 +20,9 @@ struct TensorSummary {
 };
 TensorSummary Summarize(const app::Tensor& t);
 // Element i of an app tensor, as a double (base/element_value.h).
-inline double ElementAsDouble(const app::Tensor& t, int64_t i) { return ElementAsDouble(t.info().dtype, t.data(), i); }
+inline double ElementAsDouble(const app::Tensor& t, int64_t i) {
+  return tessera::ElementAsDouble(t.info().dtype, t.data(), i);
+}
 
 void WriteOutputsJson(const std::vector<app::Tensor>& outputs, JsonWriter& j, size_t max_values);
 void WriteProfileJson(const app::RunProfile& profile, JsonWriter& j);  // "partitions", "conversions", "total_us"

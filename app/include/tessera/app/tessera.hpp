@@ -167,6 +167,7 @@ struct Numerics {
 };
 
 class RunContext;
+struct TensorAccess;
 
 // Host memory holding one tensor: owned (Allocate) or the caller's (Wrap).
 class Tensor {
@@ -186,7 +187,7 @@ class Tensor {
   const T* as() const { return static_cast<const T*>(data_); }
 
  private:
-  friend class RunContext;  // hands its outputs over without a copy
+  friend struct TensorAccess;  // the library's own: hands run outputs over without a copy
   Tensor(TensorInfo info, std::shared_ptr<std::vector<uint8_t>> owned, void* data, size_t size)
       : info_(std::move(info)), owned_(std::move(owned)), data_(data), size_(size) {}
   TensorInfo info_;
