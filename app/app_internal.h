@@ -17,6 +17,7 @@
 #include "graph/graph.h"
 #include "graph/host_tensor.h"
 #include "loaded_model.h"
+#include "modeled_latency.h"
 #include "plugin_host/plugin_registry.h"
 #include "run_context.h"
 #include "tessera/app/tessera.hpp"
@@ -67,6 +68,7 @@ struct CompiledModel::Impl {
   std::optional<quantize::PtqModel> ptq;     // CompileOptions::quantize
   size_t cpu_plan_count = 0;
   std::vector<std::string> cpu_plan_notes;
+  RunLatencyModel latency;  // prices profiled runs (RunProfile::modeled)
 };
 
 struct RunContext::Impl {

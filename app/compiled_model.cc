@@ -146,6 +146,7 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
       LoadedModel::Create(impl->compiled.graph, impl->compiled.jit_slots, registry, runtime);
   if (!loaded.ok()) return FromAbsl(loaded.status());
   impl->loaded = *std::move(loaded);
+  if (!impl->precompiled) impl->latency = RunLatencyModel(impl->compiled);
   return CompiledModel(std::move(impl));
 }
 

@@ -2,7 +2,6 @@
 // shared CompiledModel, with host tensors in and out.
 #include "app_internal.h"
 #include "declared_numerics.h"
-#include "modeled_latency.h"
 
 namespace tessera::app {
 
@@ -51,7 +50,7 @@ Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, R
           {c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us, c.from_name, c.to_name});
     for (const FallbackRecord& f : internal.fallbacks)
       profile->fallbacks.push_back({f.step, f.op_id, f.from, f.to, f.failure, f.reason, f.attempts});
-    if (!impl_->model->precompiled) profile->modeled = ModeledLatencyOf(impl_->model->compiled, internal);
+    profile->modeled = impl_->model->latency.Of(internal);
   }
   return outputs;
 }
