@@ -32,6 +32,9 @@ tessera_test(budgets_test
 tessera_test(element_value_test
   SOURCES ${TSR_FW}/base/element_value_test.cc
   LIBS tessera_core)
+tessera_test(json_reader_test
+  SOURCES ${TSR_FW}/base/json_reader_test.cc
+  LIBS tessera_core)
 
 tessera_test(atomic_file_test
   SOURCES ${TSR_FW}/base/atomic_file_test.cc
