@@ -39,7 +39,7 @@ Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, R
     *profile = RunProfile{};
     profile->total_us = internal.total_us;
     for (const StepProfile& s : internal.steps) {
-      RunProfile::Step step{s.vendor, s.entry_point, s.source_op_ids, s.host_time_us, {}, s.op_id, {}};
+      RunProfile::Step step{s.vendor, s.entry_point, s.source_op_ids, s.host_time_us, {}, s.op_id, {}, s.start_us};
       for (const StepProfile::Metric& m : s.metrics) step.metrics.push_back({m.name, m.value, m.unit});
       step.numerics = {s.numerics.vendor, PrecisionName(s.numerics.precision), s.numerics.relative_tolerance, s.numerics.absolute_tolerance,
                        s.numerics.description, s.numerics.declared, s.numerics.reduced(), s.numerics.precision};
@@ -47,7 +47,7 @@ Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, R
     }
     for (const ConversionRecord& c : internal.conversions)
       profile->conversions.push_back(
-          {c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us, c.from_name, c.to_name});
+          {c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us, c.from_name, c.to_name, c.start_us});
     for (const FallbackRecord& f : internal.fallbacks)
       profile->fallbacks.push_back({f.step, f.op_id, f.from, f.to, f.failure, f.reason, f.attempts});
     profile->modeled = impl_->model->latency.Of(internal);

@@ -1,6 +1,7 @@
 // `tessera run`: load, partition, compile, dispatch, print.
 #include <iostream>
 
+#include "base/atomic_file.h"
 #include "base/json_writer.h"
 #include "base/status_macros.h"
 #include "base/terminal_text.h"
@@ -9,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/resilience_flags.h"
 #include "cli/run_report.h"
+#include "tessera/app/profile_report.hpp"
 #include "tessera/app/tensor_files.hpp"
 #include "tessera/app/tessera.hpp"
 
@@ -20,7 +22,8 @@ constexpr char kUsage[] =
     "                  [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
     "                  [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
     "                  [--plugin-dir DIR]... [--deadline-ms N] [--max-retries N] [--no-fallback]\n"
-    "                  [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
+    "                  [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...\n"
+    "                  [--profile] [--trace FILE.json]";
 
 absl::Status Run(const Args& args) {
   const std::string& path = args.positionals()[0];
@@ -35,6 +38,12 @@ absl::Status Run(const Args& args) {
   app::RunProfile profile;
   ASSIGN_OR_RETURN(const std::vector<app::Tensor> outputs, ToAbsl(context.Run(inputs, &profile)));
   if (auto dir = args.Value("outputs")) RETURN_IF_ERROR(ToAbsl(app::WriteTensorFiles(outputs, *dir, "output")));
+  if (auto trace = args.Value("trace")) {
+    const std::string json = app::ChromeTraceJson(profile, compiled) + "\n";
+    RETURN_IF_ERROR(WriteFileAtomically(
+        *trace, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(json.data()), json.size())));
+  }
+  const app::ProfileSummary summary = app::SummarizeProfile(profile, compiled);
 
   if (args.Has("json")) {
     JsonWriter j;
@@ -48,6 +57,10 @@ absl::Status Run(const Args& args) {
       j.Key("modeled_latency");
       WriteModeledLatencyJson(profile.modeled, j);
     }
+    if (args.Has("profile")) {
+      j.Key("profile_summary");
+      WriteProfileSummaryJson(summary, j);
+    }
     j.Key("outputs");
     WriteOutputsJson(outputs, j, 4096);
     j.EndObject();
@@ -59,6 +72,7 @@ absl::Status Run(const Args& args) {
     for (const std::string& n : compiled.cpu_plan_notes()) std::cout << TerminalSafe("cpu plan: " + n + "\n", TerminalLayout::kText);
     std::cout << TerminalSafe(FormatProfile(profile) +
                                   (profile.modeled.available ? FormatModeledLatency(profile.modeled) : "") +
+                                  (args.Has("profile") ? FormatProfileSummary(summary) : "") +
                                   FormatOutputs(outputs, 16),
                               TerminalLayout::kText);
   }
@@ -73,8 +87,8 @@ int RunCommand(const Argv& argv) {
   AddStrictFlag(spec);
   AddImportFlags(spec);
   AddResilienceFlags(spec);
-  spec.switches.insert({"json", "random"});
-  spec.values.insert({"inputs", "outputs", "seed"});
+  spec.switches.insert({"json", "random", "profile"});
+  spec.values.insert({"inputs", "outputs", "seed", "trace"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
   if (args->positionals().size() != 1) return UsageError("run needs exactly one MODEL", kUsage);

@@ -9,6 +9,7 @@
 
 #include "base/element_value.h"
 #include "base/json_writer.h"
+#include "tessera/app/profile_report.hpp"
 #include "tessera/app/tessera.hpp"
 
 namespace tessera::cli {
@@ -28,6 +29,9 @@ void WriteOutputsJson(const std::vector<app::Tensor>& outputs, JsonWriter& j, si
 void WriteProfileJson(const app::RunProfile& profile, JsonWriter& j);  // "partitions", "conversions", "total_us"
 std::string FormatOutputs(const std::vector<app::Tensor>& outputs, size_t max_values);
 std::string FormatProfile(const app::RunProfile& profile);
+
+// SummarizeProfile's figures and verdict, as one object (`run --json --profile`).
+void WriteProfileSummaryJson(const app::ProfileSummary& summary, JsonWriter& j);
 
 // RunProfile::modeled, when available: one object / one line.
 void WriteModeledLatencyJson(const app::RunProfile::ModeledLatency& m, JsonWriter& j);

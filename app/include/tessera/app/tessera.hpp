@@ -438,6 +438,7 @@ struct RunProfile {
     std::vector<Metric> metrics;  // the dispatch library's own
     uint32_t op_id = 0;           // the DISPATCH op in the compiled model
     Numerics numerics;
+    double start_us = 0;          // when its invoke began, from the start of the run
   };
   struct Conversion {
     std::string tensor, to_vendor;
@@ -445,6 +446,7 @@ struct RunProfile {
     uint64_t bytes = 0;
     double host_time_us = 0;
     std::string from_name, to_name;      // "host", "dsp_tcm" (the owning library's name), ...
+    double start_us = 0;                 // when the copy began, from the start of the run
   };
   // The run as the cost model prices it (docs/partitioning.md §6), beside
   // the partitioner's estimate; only for a model compiled in this process.
