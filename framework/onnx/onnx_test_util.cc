@@ -95,6 +95,13 @@ void AttrString(onnx::NodeProto& n, const std::string& name, const std::string& 
   a->set_s(v);
 }
 
+void AttrGraph(onnx::NodeProto& n, const std::string& name, const OnnxModelBuilder& body) {
+  onnx::AttributeProto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = body.model().graph();
+}
+
 HostTensor FloatTensor(const std::vector<int64_t>& shape, const std::vector<float>& values) {
   HostTensor h{"", 1, shape, std::vector<uint8_t>(values.size() * 4)};
   if (!values.empty()) std::memcpy(h.data.data(), values.data(), h.data.size());
