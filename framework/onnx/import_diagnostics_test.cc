@@ -18,29 +18,11 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 using testing::AttrGraph;
-using testing::AttrInt;
+using testing::FourProblemModel;
 using testing::OnnxModelBuilder;
 
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 constexpr int32_t kBool = onnx::TensorProto::BOOL;
-
-// Two ops of unsupported domains (a made-up custom one used twice, and
-// ai.onnx.ml), a dynamic input, a BatchNormalization with training_mode=1
-// (refused by its converter) and an Add fed by a custom op (not checked).
-std::vector<uint8_t> FourProblemModel() {
-  OnnxModelBuilder b(15);
-  b.Input("x", kFloat, {-1, 4});
-  b.Input("y", kFloat, {2, 4});
-  for (const char* p : {"scale", "bias", "mean", "var"}) b.FloatInit(p, {4}, {1, 1, 1, 1});
-  b.Node("Frobnicate", {"y"}, {"f1"}, "frob1").set_domain("com.example");
-  b.Node("Frobnicate", {"y"}, {"f2"}, "frob2").set_domain("com.example");
-  b.Node("Normalizer", {"y"}, {"nm"}, "norm").set_domain("ai.onnx.ml");
-  AttrInt(b.Node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"bn_out"}, "bn"), "training_mode", 1);
-  b.Node("Add", {"f1", "f2"}, {"sum"}, "uses_frob");
-  b.Node("Relu", {"x"}, {"r"}, "relu");  // converts: not a problem
-  for (const char* o : {"bn_out", "nm", "sum", "r"}) b.Output(o);
-  return b.Bytes();
-}
 
 const ImportDiagnostic* Find(const std::vector<ImportDiagnostic>& all, const std::string& kind,
                              const std::string& op_type) {
