@@ -10,6 +10,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "onnx/onnx_test_util.h"
+#include "tessera/app/model_diagnostics.hpp"
 
 namespace tessera {
 namespace {
@@ -94,6 +95,32 @@ TEST(CliDiagnostics, InspectJsonOfAModelThatImportsHasAnEmptyArray) {
   EXPECT_THAT(r.output, HasSubstr("\"op_count\":1"));
   EXPECT_THAT(r.output, HasSubstr("\"type\":\"RELU\""));
   EXPECT_THAT(r.output, HasSubstr("\"diagnostics\":[]}"));
+}
+
+// The app API has the same groups (the CLI prints what it returns).
+TEST(CliDiagnostics, AppApiReturnsThemToo) {
+  OnnxFile model(FourProblemModel());
+  app::DiagnosedLoad load = app::LoadWithDiagnostics(model.path());
+  ASSERT_FALSE(load.model.ok());
+  EXPECT_EQ(load.model.status().code(), TSR_UNIMPLEMENTED);
+  std::vector<std::string> groups;
+  for (const app::ImportDiagnostic& d : load.diagnostics)
+    groups.push_back(d.kind + " " + d.op_type + " " + std::to_string(d.count));
+  EXPECT_THAT(groups, ::testing::UnorderedElementsAre("unsupported_op Frobnicate 2", "unsupported_op Normalizer 1",
+                                                      "dynamic_input  1", "unsupported_attribute BatchNormalization 1",
+                                                      "unchecked  1"));
+  // Given the shape, that group is gone; a good model has none.
+  app::LoadOptions shaped;
+  shaped.input_shapes["x"] = {1, 4};
+  EXPECT_EQ(app::LoadWithDiagnostics(model.path(), shaped).diagnostics.size(), 4u);
+  OnnxModelBuilder b;
+  b.Input("x", onnx::TensorProto::FLOAT, {2});
+  b.Node("Relu", {"x"}, {"y"});
+  b.Output("y");
+  OnnxFile good(b.Bytes());
+  app::DiagnosedLoad fine = app::LoadWithDiagnostics(good.path());
+  EXPECT_TRUE(fine.model.ok());
+  EXPECT_TRUE(fine.diagnostics.empty());
 }
 
 }  // namespace
