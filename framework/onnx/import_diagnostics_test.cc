@@ -24,6 +24,13 @@ using testing::OnnxModelBuilder;
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 constexpr int32_t kBool = onnx::TensorProto::BOOL;
 
+// Imports `bytes`, the diagnostics into `found`.
+absl::Status Diagnose(const std::vector<uint8_t>& bytes, std::vector<ImportDiagnostic>& found) {
+  ImportOptions o;
+  o.out_diagnostics = &found;
+  return ImportOnnxBytes(bytes, o).status();
+}
+
 const ImportDiagnostic* Find(const std::vector<ImportDiagnostic>& all, const std::string& kind,
                              const std::string& op_type) {
   for (const ImportDiagnostic& d : all)
@@ -33,11 +40,9 @@ const ImportDiagnostic* Find(const std::vector<ImportDiagnostic>& all, const std
 
 TEST(ImportDiagnostics, OneImportReportsEveryProblemWithCountsAndHints) {
   std::vector<ImportDiagnostic> found;
-  ImportOptions o;
-  o.out_diagnostics = &found;
-  absl::StatusOr<Graph> g = ImportOnnxBytes(FourProblemModel(), o);
+  const absl::Status g = Diagnose(FourProblemModel(), found);
   ASSERT_FALSE(g.ok());
-  EXPECT_EQ(g.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(g.code(), absl::StatusCode::kUnimplemented);
   ASSERT_EQ(found.size(), 5u);  // four problems, then the node they leave unchecked
 
   const ImportDiagnostic* frob = Find(found, "unsupported_op", "Frobnicate");
@@ -73,7 +78,7 @@ TEST(ImportDiagnostics, OneImportReportsEveryProblemWithCountsAndHints) {
   EXPECT_THAT(found.back().nodes, ElementsAre("uses_frob"));
 
   // The error: one line per group, with its count.
-  const std::string m(g.status().message());
+  const std::string m(g.message());
   EXPECT_THAT(m, HasSubstr("4 problems stop the import"));
   EXPECT_THAT(m, HasSubstr("\n  unsupported op com.example::Frobnicate, 2 nodes ('frob1', 'frob2'): "));
   EXPECT_THAT(m, HasSubstr("\n  unsupported op ai.onnx.ml::Normalizer, 1 node ('norm'): "));
@@ -82,7 +87,7 @@ TEST(ImportDiagnostics, OneImportReportsEveryProblemWithCountsAndHints) {
                            "training_mode=1 unsupported; "));
   EXPECT_THAT(m, HasSubstr("\n  not checked, 1 node ('uses_frob'): "));
   // The CLI still takes shapes from --inputs DIR for it.
-  EXPECT_TRUE(IsDynamicInputsError(g.status()));
+  EXPECT_TRUE(IsDynamicInputsError(g));
 }
 
 TEST(ImportDiagnostics, ModelThatImportsHasNone) {
@@ -91,9 +96,7 @@ TEST(ImportDiagnostics, ModelThatImportsHasNone) {
   b.Node("Relu", {"x"}, {"y"});
   b.Output("y");
   std::vector<ImportDiagnostic> found{{"stale"}};
-  ImportOptions o;
-  o.out_diagnostics = &found;
-  ASSERT_TRUE(ImportOnnxBytes(b.Bytes(), o).ok());
+  ASSERT_TRUE(Diagnose(b.Bytes(), found).ok());
   EXPECT_THAT(found, IsEmpty());
 }
 
@@ -130,18 +133,16 @@ TEST(ImportDiagnostics, DynamicIfConditionsNameTheInputToFreeze) {
   b.Node("Frobnicate", {"x"}, {"z"}, "custom").set_domain("com.example");
   b.Output("z");
   std::vector<ImportDiagnostic> found;
-  ImportOptions o;
-  o.out_diagnostics = &found;
-  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes(), o);
+  const absl::Status g = Diagnose(b.Bytes(), found);
   ASSERT_FALSE(g.ok());
   const ImportDiagnostic* cond = Find(found, "dynamic_value", "If");
-  ASSERT_NE(cond, nullptr) << g.status();
+  ASSERT_NE(cond, nullptr) << g;
   EXPECT_EQ(cond->count, 2);
   EXPECT_THAT(cond->nodes, ElementsAre("if1", "if2"));
   EXPECT_EQ(cond->message, "the If condition does not fold to a constant: it depends on graph input 'use fast'");
   EXPECT_EQ(cond->hint, "freeze it with --freeze-input 'use fast=VALUE' (the graph has static control flow)");
   EXPECT_NE(Find(found, "unsupported_op", "Frobnicate"), nullptr);
-  EXPECT_THAT(g.status().message(), HasSubstr("\n  dynamic value in If, 2 nodes ('if1', 'if2'): "));
+  EXPECT_THAT(g.message(), HasSubstr("\n  dynamic value in If, 2 nodes ('if1', 'if2'): "));
 }
 
 // An op without converter inside the branch an If takes is named by its
@@ -165,9 +166,7 @@ TEST(ImportDiagnostics, UnsupportedOpInTakenBranchIsNamed) {
   b.Output("y");
   b.Output("z");
   std::vector<ImportDiagnostic> found;
-  ImportOptions o;
-  o.out_diagnostics = &found;
-  ASSERT_FALSE(ImportOnnxBytes(b.Bytes(), o).ok());
+  ASSERT_FALSE(Diagnose(b.Bytes(), found).ok());
   ASSERT_EQ(found.size(), 2u);
   const ImportDiagnostic* warp = Find(found, "unsupported_op", "Warp");
   ASSERT_NE(warp, nullptr);
@@ -182,9 +181,7 @@ TEST(ImportDiagnostics, UnsupportedOpsetIsReportedAndTheNodesStillChecked) {
   b.Node("Frobnicate", {"r"}, {"y"}, "custom").set_domain("com.example");
   b.Output("y");
   std::vector<ImportDiagnostic> found;
-  ImportOptions o;
-  o.out_diagnostics = &found;
-  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes(), o);
+  const absl::Status g = Diagnose(b.Bytes(), found);
   ASSERT_FALSE(g.ok());
   ASSERT_EQ(found.size(), 2u);
   EXPECT_EQ(found[0].kind, "unsupported_opset");
@@ -193,7 +190,7 @@ TEST(ImportDiagnostics, UnsupportedOpsetIsReportedAndTheNodesStillChecked) {
   EXPECT_EQ(found[0].count, 1);  // the one node of the default domain
   EXPECT_THAT(found[0].nodes, ElementsAre("relu"));
   EXPECT_EQ(found[1].kind, "unsupported_op");
-  EXPECT_THAT(g.status().message(), HasSubstr("2 problems stop the import"));
+  EXPECT_THAT(g.message(), HasSubstr("2 problems stop the import"));
 }
 
 // A malformed model is not a question of support: its error is returned
@@ -205,13 +202,11 @@ TEST(ImportDiagnostics, HardErrorKeepsItsCodeAndListsTheProblemsBefore) {
   b.Node("Relu", {"nowhere"}, {"y"}, "broken");
   b.Output("y");
   std::vector<ImportDiagnostic> found;
-  ImportOptions o;
-  o.out_diagnostics = &found;
-  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes(), o);
+  const absl::Status g = Diagnose(b.Bytes(), found);
   ASSERT_FALSE(g.ok());
-  EXPECT_EQ(g.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(g.status().message(), HasSubstr("node 'broken' (Relu): input 'nowhere' is not a graph input"));
-  EXPECT_THAT(g.status().message(), HasSubstr("\nbesides, 1 problem stops the import"));
+  EXPECT_EQ(g.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(g.message(), HasSubstr("node 'broken' (Relu): input 'nowhere' is not a graph input"));
+  EXPECT_THAT(g.message(), HasSubstr("\nbesides, 1 problem stops the import"));
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].op_type, "Frobnicate");
 }
@@ -226,17 +221,15 @@ TEST(ImportDiagnostics, NodeNamesAreCappedButCounted) {
     b.Output("f" + std::to_string(i));
   }
   std::vector<ImportDiagnostic> found;
-  ImportOptions o;
-  o.out_diagnostics = &found;
-  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes(), o);
+  const absl::Status g = Diagnose(b.Bytes(), found);
   ASSERT_FALSE(g.ok());
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].count, n);
   EXPECT_EQ(found[0].nodes.size(), kMaxDiagnosticNodes);
   EXPECT_EQ(found[0].nodes[0], "#0");  // unnamed nodes by index
-  EXPECT_THAT(g.status().message(), HasSubstr(absl::StrCat("1 problem stops the import")));
-  EXPECT_THAT(g.status().message(), HasSubstr(absl::StrCat(n, " nodes ('#0', ")));
-  EXPECT_THAT(g.status().message(), HasSubstr("'#9', ...)"));
+  EXPECT_THAT(g.message(), HasSubstr(absl::StrCat("1 problem stops the import")));
+  EXPECT_THAT(g.message(), HasSubstr(absl::StrCat(n, " nodes ('#0', ")));
+  EXPECT_THAT(g.message(), HasSubstr("'#9', ...)"));
 }
 
 }  // namespace
