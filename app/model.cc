@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "app_internal.h"
+#include "tessera/app/model_diagnostics.hpp"
 #include "absl/strings/str_cat.h"
 #include "base/budgets.h"
 #include "base/dtype.h"
@@ -77,7 +78,8 @@ absl::StatusOr<tessera::Graph> ImportOnnx(const LoadOptions& options, onnx_impor
 // a model in memory, `path` a file (then view is empty).
 Result<Model> LoadTimed(const std::string& path, std::span<const uint8_t> view,
                         std::shared_ptr<const std::vector<uint8_t>> owner, ModelFormat format,
-                        const LoadOptions& options) {
+                        const LoadOptions& options,
+                        std::vector<onnx_import::ImportDiagnostic>* diagnostics = nullptr) {
   const auto start = std::chrono::steady_clock::now();
   const absl::StatusOr<tessera::Budgets> budgets = BudgetsOf(options);
   if (!budgets.ok()) return FromAbsl(budgets.status());
@@ -102,6 +104,7 @@ Result<Model> LoadTimed(const std::string& path, std::span<const uint8_t> view,
     if (!onnx_import::OnnxImportAvailable()) return Status(TSR_UNIMPLEMENTED, "this build has no ONNX importer");
     absl::StatusOr<onnx_import::ImportOptions> import = ImportOptionsOf(options, *budgets);
     if (!import.ok()) return FromAbsl(import.status());
+    import->out_diagnostics = diagnostics;
     std::vector<onnx_import::OptimizationStats> passes;
     graph = ImportOnnx(options, *import, passes, [&](const onnx_import::ImportOptions& o,
                                                      std::vector<onnx_import::OptimizationStats>& out) {
@@ -121,6 +124,16 @@ Result<Model> LoadTimed(const std::string& path, std::span<const uint8_t> view,
 Result<Model> Model::Load(const std::string& path, const LoadOptions& options) {
   // By name, as the CLI does: NAME.onnx is ONNX, anything else a .tsr.
   return LoadTimed(path, {}, nullptr, options.format, options);
+}
+
+DiagnosedLoad LoadWithDiagnostics(const std::string& path, const LoadOptions& options) {
+  std::vector<onnx_import::ImportDiagnostic> found;
+  Result<Model> model = LoadTimed(path, {}, nullptr, options.format, options, &found);
+  std::vector<ImportDiagnostic> diagnostics;
+  for (onnx_import::ImportDiagnostic& d : found)
+    diagnostics.push_back({std::move(d.kind), std::move(d.domain), std::move(d.op_type), d.count, std::move(d.nodes),
+                           std::move(d.message), std::move(d.hint)});
+  return {std::move(model), std::move(diagnostics)};
 }
 
 Result<Model> Model::FromMemory(const void* bytes, size_t size, const LoadOptions& options) {

@@ -100,7 +100,7 @@ absl::StatusOr<app::LoadOptions> LoadOptionsFrom(const Args& args) {
   return options;
 }
 
-absl::StatusOr<app::Model> LoadAppModel(const Args& args) {
+absl::StatusOr<app::Model> LoadAppModel(const Args& args, std::vector<app::ImportDiagnostic>* out_diagnostics) {
   ASSIGN_OR_RETURN(app::LoadOptions options, LoadOptionsFrom(args));
   bool asked_input_files = false;
   if (options.dynamic_input_shapes) {
@@ -109,7 +109,9 @@ absl::StatusOr<app::Model> LoadAppModel(const Args& args) {
       return ask();
     };
   }
-  app::Result<app::Model> model = app::Model::Load(args.positionals()[0], options);
+  app::DiagnosedLoad load = app::LoadWithDiagnostics(args.positionals()[0], options);
+  if (out_diagnostics != nullptr) *out_diagnostics = std::move(load.diagnostics);
+  app::Result<app::Model>& model = load.model;
   // InvalidArgument after DIR's shapes were taken: a file's shape against
   // a fixed dim, or shapes the graph cannot take; DIR is where to look.
   if (!model.ok() && asked_input_files && model.status().code() == TSR_INVALID_ARGUMENT)

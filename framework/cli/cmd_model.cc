@@ -22,8 +22,30 @@ namespace {
 
 std::string ShapeText(const std::vector<int64_t>& s) { return absl::StrCat("[", absl::StrJoin(s, ","), "]"); }
 
+// The import's problems (docs/onnx_import.md#diagnostics): empty for a
+// model that loads.
+void DiagnosticsJson(JsonWriter& j, const std::vector<app::ImportDiagnostic>& diagnostics) {
+  j.Key("diagnostics").BeginArray();
+  for (const app::ImportDiagnostic& d : diagnostics) {
+    j.BeginObject().Field("kind", d.kind).Field("domain", d.domain).Field("op_type", d.op_type).Field("count", d.count);
+    j.Key("nodes").BeginArray();
+    for (const std::string& n : d.nodes) j.String(n);
+    j.EndArray().Field("message", d.message).Field("hint", d.hint).EndObject();
+  }
+  j.EndArray();
+}
+
 absl::Status Inspect(const Args& args) {
-  ASSIGN_OR_RETURN(const app::Model model, LoadAppModel(args));
+  std::vector<app::ImportDiagnostic> diagnostics;
+  absl::StatusOr<app::Model> loaded = LoadAppModel(args, &diagnostics);
+  if (!loaded.ok() && args.Has("json")) {
+    // The reasons as data; the error itself still fails the command.
+    JsonWriter j;
+    j.BeginObject().Field("error", std::string(loaded.status().message()));
+    DiagnosticsJson(j, diagnostics);
+    std::cout << j.EndObject().str() << "\n";
+  }
+  ASSIGN_OR_RETURN(const app::Model model, std::move(loaded));
   ASSIGN_OR_RETURN(const app::ModelSummary s, ToAbsl(app::Summarize(model)));
   if (args.Has("json")) {
     JsonWriter j;
@@ -54,7 +76,9 @@ absl::Status Inspect(const Args& args) {
           .EndObject();
     j.EndArray().Key("metadata").BeginObject();
     for (const auto& [k, v] : s.metadata) j.Field(k, v);
-    j.EndObject().EndObject();
+    j.EndObject();
+    DiagnosticsJson(j, diagnostics);
+    j.EndObject();
     std::cout << j.str() << "\n";
     return absl::OkStatus();
   }
