@@ -42,6 +42,7 @@ struct CompiledModel::Impl {
   std::shared_ptr<const LoadedModel> loaded;
   bool precompiled = false;
   PartitionReport report;
+  CompileCacheInfo cache;
 };
 
 struct RunContext::Impl {

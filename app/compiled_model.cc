@@ -2,6 +2,9 @@
 // libraries once, shared by every RunContext made from it.
 #include "app_internal.h"
 #include "base/install_layout.h"
+#include <iostream>
+
+#include "compile/cached_compile.h"
 #include "compile/compile_driver.h"
 #include "model/model_writer.h"
 #include "partition/partition_report.h"
@@ -33,12 +36,26 @@ PartitionReport ToPublic(const tessera::PartitionReport& r) {
   return out;
 }
 
+// Cache lines go where the environment sends plugin log lines (vendor
+// "tessera"), filtered by the same level.
+CompileCacheLog CacheLogOf(const EnvironmentOptions& options) {
+  return [options](CompileCacheLogLevel level, const std::string& line) {
+    const LogLevel as = level == CompileCacheLogLevel::kWarning ? LogLevel::kWarning : LogLevel::kInfo;
+    if (as < options.log_level) return;
+    if (options.log_sink) options.log_sink("tessera", as, line);
+    else std::cerr << "tessera: " << line << "\n";
+  };
+}
+
+CompileCacheInfo ToPublic(const CompileCacheReport& r) {
+  return {r.enabled, r.disabled_reason, r.key, r.hit, r.counters.hits, r.counters.misses, r.counters.invalidations,
+          r.counters.evictions};
+}
+
 }  // namespace
 
 Result<CompiledModel> CompiledModel::Compile(const Environment& environment, const Model& model,
                                              const CompileOptions& options) {
-  if (!options.cache_dir.empty())
-    return Status(TSR_UNIMPLEMENTED, "the compile cache is not implemented yet: leave cache_dir empty");
   auto impl = std::make_shared<Impl>();
   impl->environment = environment.impl();
   tessera::CompileOptions internal;
@@ -65,10 +82,16 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
     impl->compiled.source = graph;
     impl->compiled.soc = internal.soc;
   } else {
-    absl::StatusOr<tessera::CompiledModel> compiled = CompileGraph(graph, registry, internal);
+    CompileCacheOptions cache{options.cache_dir};
+    if (options.cache_max_bytes != 0) cache.max_bytes = options.cache_max_bytes;
+    CompileCacheReport cache_report;
+    absl::StatusOr<tessera::CompiledModel> compiled =
+        CompileWithCache(graph, registry, internal, cache, CacheLogOf(impl->environment->options), &cache_report);
     if (!compiled.ok()) return FromAbsl(compiled.status());
     impl->compiled = *std::move(compiled);
-    impl->report = ToPublic(BuildPartitionReport(impl->compiled));
+    impl->cache = ToPublic(cache_report);
+    // A hit compiled nothing here: its report is a precompiled model's (empty).
+    if (!cache_report.hit) impl->report = ToPublic(BuildPartitionReport(impl->compiled));
   }
   absl::StatusOr<std::shared_ptr<const LoadedModel>> loaded =
       LoadedModel::Create(impl->compiled.graph, impl->compiled.jit_slots, registry, {internal.soc, internal.plugin_options});
@@ -85,6 +108,7 @@ std::vector<TensorInfo> CompiledModel::outputs() const {
 }
 bool CompiledModel::was_precompiled() const { return impl_->precompiled; }
 const PartitionReport& CompiledModel::partition_report() const { return impl_->report; }
+const CompileCacheInfo& CompiledModel::cache_info() const { return impl_->cache; }
 
 Status CompiledModel::Save(const std::string& path) const {
   if (impl_->compiled.mode == tessera::CompileMode::kJit)

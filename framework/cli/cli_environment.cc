@@ -200,9 +200,34 @@ bool IsCompiled(const Graph& g) {
   return true;
 }
 
+void AddCacheFlags(FlagSpec& spec) { spec.values.insert({"cache-dir", "cache-max-bytes"}); }
+
+absl::StatusOr<CompileCacheOptions> CacheOptionsFrom(const Args& args) {
+  CompileCacheOptions o;
+  o.directory = args.ValueOr("cache-dir", "");
+  if (auto text = args.Value("cache-max-bytes")) {
+    if (!args.Has("cache-dir")) return absl::InvalidArgumentError("--cache-max-bytes needs --cache-dir");
+    if (!absl::SimpleAtoi(*text, &o.max_bytes) || o.max_bytes == 0)
+      return absl::InvalidArgumentError(absl::StrCat("--cache-max-bytes must be a positive integer, not '", *text, "'"));
+  }
+  if (args.Has("cache-dir") && o.directory.empty()) return absl::InvalidArgumentError("--cache-dir is empty");
+  return o;
+}
+
 absl::StatusOr<CompiledModel> CompileUnlessCompiled(const Graph& graph, const PluginRegistry& registry,
-                                                   const CompileOptions& options) {
-  if (!IsCompiled(graph)) return CompileGraph(graph, registry, options);
+                                                   const CompileOptions& options, const CompileCacheOptions& cache,
+                                                   CompileCacheReport* cache_report) {
+  if (!IsCompiled(graph)) {
+    const CompileCacheLog log = [](CompileCacheLogLevel, const std::string& line) {
+      std::cerr << "tessera: " << TerminalSafe(line, TerminalLayout::kText) << "\n";
+    };
+    return CompileWithCache(graph, registry, options, cache, log, cache_report);
+  }
+  if (cache_report != nullptr) {
+    *cache_report = {};
+    cache_report->directory = cache.directory;
+    if (!cache.directory.empty()) cache_report->disabled_reason = "the model is already compiled: nothing to cache";
+  }
   CompiledModel compiled;
   compiled.graph = graph;
   compiled.source = graph;

@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "base/install_layout.h"
 #include "cli/cli_args.h"
+#include "compile/cached_compile.h"
 #include "compile/compile_driver.h"
 #include "graph/host_tensor.h"
 #include "onnx/onnx_importer.h"
@@ -76,9 +77,16 @@ absl::StatusOr<Graph> LoadModel(const Args& args, double* load_ms = nullptr);
 // where only the dispatch libraries are installed.
 bool IsCompiled(const Graph& graph);
 
-// Compiles `graph`, or wraps an already compiled one unchanged.
+// Compiles `graph`, or wraps an already compiled one unchanged. With a
+// cache directory, through the compile cache (`cache_report` tells what
+// it did); its lines go to stderr.
 absl::StatusOr<CompiledModel> CompileUnlessCompiled(const Graph& graph, const PluginRegistry& registry,
-                                                   const CompileOptions& options);
+                                                   const CompileOptions& options,
+                                                   const CompileCacheOptions& cache = {},
+                                                   CompileCacheReport* cache_report = nullptr);
+// --cache-dir D and --cache-max-bytes N (compile, run, bench).
+void AddCacheFlags(FlagSpec& spec);
+absl::StatusOr<CompileCacheOptions> CacheOptionsFrom(const Args& args);
 
 // --inputs DIR: DIR/input_0.pb, input_1.pb, ... (ONNX TensorProto), one per
 // graph input, matched by position. A count mismatch names DIR and the

@@ -32,7 +32,7 @@ constexpr char kUsage[] =
     "                    [--inputs DIR | --seed N] [--json]\n"
     "                    [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
     "                    [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
-    "                    [--plugin-dir DIR]...\n"
+    "                    [--cache-dir DIR [--cache-max-bytes N]] [--plugin-dir DIR]...\n"
     "                    [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
 
 struct BenchSettings {
@@ -79,7 +79,9 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   SetOptionUnlessGiven(options.plugin_options, OptionForFlag("threads"), std::to_string(settings.threads));
   const PluginRegistry registry = LoadPlugins(args, PluginUseFor(graph));
   const bool precompiled = IsCompiled(graph);
-  ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
+  ASSIGN_OR_RETURN(const CompileCacheOptions cache, CacheOptionsFrom(args));
+  CompileCacheReport cache_report;
+  ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options, cache, &cache_report));
   // --strict: a benchmark of a plan that fell back measures the wrong thing.
   RETURN_IF_ERROR(CheckStrict(args, ReportOf(compiled, 0)));
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
@@ -143,6 +145,10 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
         .Field("latency_us_mean", mean)
         .Field("latency_us_p90", p90)
         .Field("prepare_ms", prepare_ms);
+    if (!cache.directory.empty()) {
+      j.Key("cache");
+      WriteCompileCacheReportJson(cache_report, j);
+    }
     j.Key("steps").BeginArray();
     for (const StepProfile& s : profile.steps) {
       j.BeginObject().Field("vendor", s.vendor).Field("entry_point", s.entry_point).Field("host_time_us", s.host_time_us);
@@ -179,6 +185,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
 int BenchCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
+  AddCacheFlags(spec);
   AddStrictFlag(spec);
   AddImportFlags(spec);
   spec.switches.insert("json");
@@ -192,6 +199,8 @@ int BenchCommand(const Argv& argv) {
   if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), kUsage);
   if (absl::StatusOr<onnx_import::ImportOptions> o = ImportOptionsFrom(*args); !o.ok())
+    return UsageError(std::string(o.status().message()), kUsage);
+  if (absl::StatusOr<CompileCacheOptions> o = CacheOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), kUsage);
   absl::Status s = Bench(*args, *settings);
   return s.ok() ? 0 : Fail(s);

@@ -127,7 +127,9 @@ absl::Status Compile(const Args& args) {
     g = ptq->graph;
   }
   const PluginRegistry registry = LoadPlugins(args);
-  ASSIGN_OR_RETURN(CompiledModel compiled, CompileGraph(g, registry, options));
+  ASSIGN_OR_RETURN(const CompileCacheOptions cache, CacheOptionsFrom(args));
+  CompileCacheReport cache_report;
+  ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(g, registry, options, cache, &cache_report));
   if (ptq) RETURN_IF_ERROR(quantize::MeasureAccuracy(compiled, registry, {options.soc, options.plugin_options}, *ptq));
   const std::string out = *args.Value("output");
   // --strict refuses before anything is written.
@@ -141,6 +143,10 @@ absl::Status Compile(const Args& args) {
     JsonWriter j;
     j.BeginObject().Field("output", out).Key("partitioning");
     WritePartitionReportJson(report, j);
+    if (!cache.directory.empty()) {
+      j.Key("cache");
+      WriteCompileCacheReportJson(cache_report, j);
+    }
     if (ptq) {
       j.Key("quantization");
       quantize::WriteQuantizationReportJson(ptq->report, j);
@@ -199,6 +205,7 @@ int PartitionCommand(const Argv& argv) {
 int CompileCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
+  AddCacheFlags(spec);
   AddStrictFlag(spec);
   AddImportFlags(spec);
   spec.switches.insert("json");
@@ -207,7 +214,7 @@ int CompileCommand(const Argv& argv) {
       "tessera compile MODEL -o OUT.tsr [--quantize int8 --calibration DIR] [--json] [--accelerators LIST]\n"
       "                      [--mode aot] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
       "                      [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
-      "                      [--plugin-dir DIR]...\n"
+      "                      [--cache-dir DIR [--cache-max-bytes N]] [--plugin-dir DIR]...\n"
       "                      [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1 || !args->Has("output"))
@@ -215,6 +222,8 @@ int CompileCommand(const Argv& argv) {
   if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), usage);
   if (absl::StatusOr<onnx_import::ImportOptions> o = ImportOptionsFrom(*args); !o.ok())
+    return UsageError(std::string(o.status().message()), usage);
+  if (absl::StatusOr<CompileCacheOptions> o = CacheOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), usage);
   if (auto scheme = args->Value("quantize"); scheme && *scheme != "int8")
     return UsageError(absl::StrCat("--quantize supports only int8 (post-training, calibrated), not '", *scheme, "'"),

@@ -22,7 +22,7 @@ constexpr char kUsage[] =
     "tessera run MODEL [--accelerators LIST] [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json]\n"
     "                  [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
     "                  [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
-    "                  [--plugin-dir DIR]...\n"
+    "                  [--cache-dir DIR [--cache-max-bytes N]] [--plugin-dir DIR]...\n"
     "                  [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
 
 absl::Status Run(const Args& args) {
@@ -32,7 +32,9 @@ absl::Status Run(const Args& args) {
   ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
   const PluginRegistry registry = LoadPlugins(args, PluginUseFor(graph));
   const bool precompiled = IsCompiled(graph);
-  ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options));
+  ASSIGN_OR_RETURN(const CompileCacheOptions cache, CacheOptionsFrom(args));
+  CompileCacheReport cache_report;
+  ASSIGN_OR_RETURN(CompiledModel compiled, CompileUnlessCompiled(graph, registry, options, cache, &cache_report));
   const PartitionReport report = ReportOf(compiled, load_ms);
   ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
                    Executor::Create(compiled.graph, compiled.jit_slots, registry, {options.soc, options.plugin_options}));
@@ -48,6 +50,10 @@ absl::Status Run(const Args& args) {
     if (!precompiled) {
       j.Key("partitioning");
       WritePartitionReportJson(report, j);
+    }
+    if (!cache.directory.empty()) {
+      j.Key("cache");
+      WriteCompileCacheReportJson(cache_report, j);
     }
     WriteProfileJson(profile, j);
     if (measured) {
@@ -74,6 +80,7 @@ absl::Status Run(const Args& args) {
 int RunCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
+  AddCacheFlags(spec);
   AddStrictFlag(spec);
   AddImportFlags(spec);
   spec.switches.insert({"json", "random"});
@@ -88,6 +95,8 @@ int RunCommand(const Argv& argv) {
   if (absl::StatusOr<CompileOptions> o = CompileOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), kUsage);
   if (absl::StatusOr<onnx_import::ImportOptions> o = ImportOptionsFrom(*args); !o.ok())
+    return UsageError(std::string(o.status().message()), kUsage);
+  if (absl::StatusOr<CompileCacheOptions> o = CacheOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), kUsage);
   absl::Status s = Run(*args);
   return s.ok() ? 0 : Fail(s);

@@ -194,8 +194,24 @@ struct CompileOptions {
   std::string policy = "cost";
   int32_t min_ops = 0;         // accelerator partitions need at least this many ops (0 = any)
   int32_t max_partitions = 0;  // at most this many partitions (0 = no limit)
-  // Reserved for the compile cache (not implemented yet: must be "").
+  // The compile cache (docs/compile_cache.md): a directory of AOT-compiled
+  // entries, keyed by the model, the plugins' builds, the SoC and these
+  // options. "" = no cache. Ignored (one warning, the directory untouched)
+  // for JIT, whose results live in process memory only. A precompiled
+  // model never needs it.
   std::string cache_dir;
+  // The cache's size cap in bytes; least-recently-used entries are evicted
+  // beyond it. 0 = the default, 1 GiB.
+  uint64_t cache_max_bytes = 0;
+};
+
+// What the compile cache did for one Compile.
+struct CompileCacheInfo {
+  bool enabled = false;          // a cache_dir was given and used
+  std::string disabled_reason;   // why a given cache_dir was not used (JIT)
+  std::string key;               // the entry's key (64 hex digits)
+  bool hit = false;              // the compiled model came from the cache
+  uint64_t hits = 0, misses = 0, invalidations = 0, evictions = 0;
 };
 
 struct PartitionReport {
@@ -247,6 +263,7 @@ class CompiledModel {
   bool was_precompiled() const;
   // Empty partitions for a precompiled model (nothing was partitioned here).
   const PartitionReport& partition_report() const;
+  const CompileCacheInfo& cache_info() const;
   // AOT only: the compiled model as a .tsr that runs with dispatch
   // libraries alone. JIT results live only in this process.
   Status Save(const std::string& path) const;

@@ -103,6 +103,9 @@ typedef struct tsr_app_compile_options {
   const char* policy;                 /* "cost" (NULL = default), "greedy", "cpu" */
   int32_t min_ops;                    /* 0 = any size */
   int32_t max_partitions;             /* 0 = no limit */
+  /* appended: the compile cache (docs/compile_cache.md); AOT only */
+  const char* cache_dir;              /* NULL or "" = no cache */
+  uint64_t cache_max_bytes;           /* 0 = the default cap, 1 GiB */
 } tsr_app_compile_options;
 
 /* Compiles `model`, or takes an already compiled one as it is (then no
@@ -110,6 +113,20 @@ typedef struct tsr_app_compile_options {
 tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const tsr_app_compile_options* opts,
                            tsr_app_compiled_model* out);
 void tsr_app_compiled_model_destroy(tsr_app_compiled_model compiled); /* accepts NULL */
+/* What the compile cache did for this compile. */
+typedef struct tsr_app_cache_info {
+  uint32_t struct_size;        /* set by the caller: sizeof(tsr_app_cache_info) */
+  int32_t enabled;             /* 1 when a cache_dir was given and used */
+  int32_t hit;                 /* 1 when the model came from the cache */
+  uint32_t reserved0;
+  const char* key;             /* 64 hex digits, "" when disabled; valid while the compiled model lives */
+  const char* disabled_reason; /* why a given cache_dir was not used, or ""; same lifetime */
+  uint64_t hits, misses, invalidations, evictions;
+} tsr_app_cache_info;
+/* Fills *out; out->struct_size must be at least this version's
+ * sizeof(tsr_app_cache_info) (later versions append). Thread-safe. */
+tsr_status tsr_app_compiled_model_cache_info(tsr_app_compiled_model compiled, tsr_app_cache_info* out);
+
 /* AOT only: writes a .tsr that runs with dispatch libraries alone. */
 tsr_status tsr_app_compiled_model_save(tsr_app_compiled_model compiled, const char* path);
 
