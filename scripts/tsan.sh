@@ -14,7 +14,7 @@ TARGETS=(
   dispatch_run_context_test app_test abi_contract_test
   tessera_compiler_cpu tessera_dispatch_cpu tessera_compiler_systolic_npu tessera_dispatch_systolic_npu tessera_socs
 )
-TESTS='Concurrent\.|AppApi\.ManyThreads|Contract\.(DistinctInvocations|LastErrorIsPerThread)'
+TESTS='Concurrent\.|AppApi\.ManyThreads|Contract\.(DistinctInvocations|LastErrorIsPerThread)|BackgroundWarmupTest\.'
 
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_TSAN=ON >/dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS" --target "${TARGETS[@]}"

@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/measured_latency.h"
 #include "cli/run_report.h"
+#include "compile/background_warmup.h"
 #include "compile/compile_driver.h"
 #include "model_executor.h"
 #include "partition/partition_report.h"
@@ -20,10 +21,41 @@ namespace {
 
 constexpr char kUsage[] =
     "tessera run MODEL [--accelerators LIST] [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json]\n"
-    "                  [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
+    "                  [--mode aot|jit [--warmup background]] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
     "                  [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
     "                  [--cache-dir DIR [--cache-max-bytes N]] [--plugin-dir DIR]...\n"
     "                  [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
+
+// --mode jit --warmup background: the run answers on the cpu plan while the
+// JIT compile proceeds on a worker (compile/background_warmup.h); the
+// process waits for the worker before it exits.
+absl::Status RunWarmingUp(const Args& args, const Graph& graph, const CompileOptions& options,
+                          const PluginRegistry& registry) {
+  ASSIGN_OR_RETURN(std::unique_ptr<BackgroundWarmup> warm,
+                   BackgroundWarmup::Start(graph, registry, options, {options.soc, options.plugin_options}));
+  ASSIGN_OR_RETURN(const std::vector<HostTensor> inputs, InputsFrom(args, graph));
+  RunProfile profile;
+  WarmupPlan used = WarmupPlan::kCpu;
+  ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, warm->Run(inputs, &profile, &used));
+  if (auto dir = args.Value("outputs")) RETURN_IF_ERROR(WriteTensorSet(outputs, *dir, "output"));
+  if (args.Has("json")) {
+    JsonWriter j;
+    j.BeginObject().Field("model", args.positionals()[0]).Field("precompiled", false);
+    j.Key("warmup").BeginObject().Field("mode", "background").Field("plan", WarmupPlanName(used)).EndObject();
+    WriteProfileJson(profile, j);
+    j.Key("outputs");
+    WriteOutputsJson(outputs, j, 4096);
+    j.EndObject();
+    std::cout << j.str() << "\n" << std::flush;
+  } else {
+    std::cout << "model: " << args.positionals()[0] << "\nwarm-up: background; this run used the "
+              << WarmupPlanName(used) << " plan while the JIT compile proceeds on a worker thread\n"
+              << TerminalSafe(FormatProfile(profile) + FormatOutputs(outputs, 16), TerminalLayout::kText) << std::flush;
+  }
+  if (absl::Status compiled = warm->WaitForAccelerated(); !compiled.ok())
+    std::cerr << "tessera: warning: " << TerminalSafe(compiled.message(), TerminalLayout::kText) << "\n";
+  return absl::OkStatus();
+}
 
 absl::Status Run(const Args& args) {
   const std::string& path = args.positionals()[0];
@@ -31,6 +63,7 @@ absl::Status Run(const Args& args) {
   ASSIGN_OR_RETURN(Graph graph, LoadModel(args, &load_ms));
   ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
   const PluginRegistry registry = LoadPlugins(args, PluginUseFor(graph));
+  if (args.Has("warmup") && !IsCompiled(graph)) return RunWarmingUp(args, graph, options, registry);
   const bool precompiled = IsCompiled(graph);
   ASSIGN_OR_RETURN(const CompileCacheOptions cache, CacheOptionsFrom(args));
   CompileCacheReport cache_report;
@@ -84,9 +117,14 @@ int RunCommand(const Argv& argv) {
   AddStrictFlag(spec);
   AddImportFlags(spec);
   spec.switches.insert({"json", "random"});
-  spec.values.insert({"inputs", "outputs", "seed"});
+  spec.values.insert({"inputs", "outputs", "seed", "warmup"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);
+  if (auto warmup = args->Value("warmup")) {
+    if (*warmup != "background") return UsageError("run --warmup takes only 'background'", kUsage);
+    if (args->ValueOr("mode", "aot") != "jit")
+      return UsageError("--warmup background needs --mode jit (an AOT model is compiled once, or cached)", kUsage);
+  }
   if (args->positionals().size() != 1) return UsageError("run needs exactly one MODEL", kUsage);
   if (args->Has("inputs") && args->Has("random")) return UsageError("--inputs and --random exclude each other", kUsage);
   if (absl::StatusOr<uint32_t> seed = SeedFrom(*args); !seed.ok())
