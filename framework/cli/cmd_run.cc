@@ -80,7 +80,7 @@ absl::Status Run(const Args& args) {
   if (args.Has("json")) {
     JsonWriter j;
     j.BeginObject().Field("model", path).Field("precompiled", precompiled);
-    if (!precompiled) {
+    if (!precompiled && !cache_report.hit) {
       j.Key("partitioning");
       WritePartitionReportJson(report, j);
     }
@@ -98,9 +98,10 @@ absl::Status Run(const Args& args) {
     j.EndObject();
     std::cout << j.str() << "\n";
   } else {
-    std::cout << "model: " << path << (precompiled ? " (precompiled)" : "") << "\n";
+    std::cout << "model: " << path << (precompiled ? " (precompiled)" : cache_report.hit ? " (from the compile cache)" : "")
+              << "\n";
     // The reports quote names from the model and the plugins.
-    if (!precompiled) std::cout << TerminalSafe(FormatPartitionReport(report), TerminalLayout::kText);
+    if (!precompiled && !cache_report.hit) std::cout << TerminalSafe(FormatPartitionReport(report), TerminalLayout::kText);
     std::cout << TerminalSafe(FormatProfile(profile) + (measured ? FormatMeasuredLatency(*measured) : "") +
                                   FormatOutputs(outputs, 16),
                               TerminalLayout::kText);
