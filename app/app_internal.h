@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compile/background_warmup.h"
 #include "compile/compile_driver.h"
 #include "graph/graph.h"
 #include "loaded_model.h"
@@ -39,6 +40,9 @@ struct Model::Impl {
 struct CompiledModel::Impl {
   tessera::CompiledModel compiled;
   std::shared_ptr<const Environment::Impl> environment;  // keeps the registry alive
+  // background_warmup: the cpu plan (`loaded` is its model) and the worker.
+  // Declared before `loaded`, so it is destroyed after it.
+  std::shared_ptr<BackgroundWarmup> warmup;
   std::shared_ptr<const LoadedModel> loaded;
   bool precompiled = false;
   PartitionReport report;

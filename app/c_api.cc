@@ -162,6 +162,7 @@ tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const t
     if (TSR_APP_HAS(opts, tsr_app_compile_options, max_partitions)) o.max_partitions = opts->max_partitions;
     if (TSR_APP_HAS(opts, tsr_app_compile_options, cache_dir) && opts->cache_dir != nullptr) o.cache_dir = opts->cache_dir;
     if (TSR_APP_HAS(opts, tsr_app_compile_options, cache_max_bytes)) o.cache_max_bytes = opts->cache_max_bytes;
+    if (TSR_APP_HAS(opts, tsr_app_compile_options, background_warmup)) o.background_warmup = opts->background_warmup != 0;
     tessera::app::Result<tessera::app::CompiledModel> compiled =
         tessera::app::CompiledModel::Compile(env->env, model->model, o);
     if (!compiled.ok()) return Fail(compiled.status());
@@ -196,6 +197,12 @@ tsr_status tsr_app_compiled_model_cache_info(tsr_app_compiled_model compiled, ts
   out->invalidations = c.invalidations;
   out->evictions = c.evictions;
   return TSR_OK;
+}
+
+tsr_status tsr_app_compiled_model_wait_for_accelerated(tsr_app_compiled_model compiled) {
+  if (compiled == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_wait_for_accelerated: NULL model");
+  const tessera::app::Status s = compiled->compiled.WaitForAccelerated();
+  return s.ok() ? TSR_OK : Fail(s);
 }
 
 tsr_status tsr_app_compiled_model_save(tsr_app_compiled_model compiled, const char* path) {

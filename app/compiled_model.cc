@@ -77,6 +77,23 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
   impl->precompiled = model.is_compiled();
   // A compiled model needs dispatch libraries only: no compiler is opened.
   const PluginRegistry& registry = impl->environment->Registry(/*with_compilers=*/!impl->precompiled);
+  if (options.background_warmup && !impl->precompiled) {
+    if (options.mode != CompileMode::kJit)
+      return Status(TSR_INVALID_ARGUMENT,
+                    "background_warmup needs CompileMode::kJit (an AOT model is compiled once, or taken from the cache)");
+    absl::StatusOr<std::unique_ptr<BackgroundWarmup>> warm =
+        BackgroundWarmup::Start(graph, registry, internal, {internal.soc, internal.plugin_options});
+    if (!warm.ok()) return FromAbsl(warm.status());
+    CompileCacheReport bypass;
+    ReportJitCacheBypass({options.cache_dir}, CacheLogOf(impl->environment->options), &bypass);
+    impl->cache = ToPublic(bypass);
+    impl->warmup = *std::move(warm);
+    impl->compiled.graph = impl->warmup->cpu_model().graph;
+    impl->compiled.source = graph;
+    impl->compiled.mode = tessera::CompileMode::kJit;
+    impl->loaded = impl->warmup->cpu_executor().model();
+    return CompiledModel(std::move(impl));
+  }
   if (impl->precompiled) {
     impl->compiled.graph = graph;
     impl->compiled.source = graph;
@@ -109,6 +126,10 @@ std::vector<TensorInfo> CompiledModel::outputs() const {
 bool CompiledModel::was_precompiled() const { return impl_->precompiled; }
 const PartitionReport& CompiledModel::partition_report() const { return impl_->report; }
 const CompileCacheInfo& CompiledModel::cache_info() const { return impl_->cache; }
+bool CompiledModel::accelerated() const { return impl_->warmup == nullptr || impl_->warmup->accelerated_ready(); }
+Status CompiledModel::WaitForAccelerated() const {
+  return impl_->warmup == nullptr ? Status() : FromAbsl(impl_->warmup->WaitForAccelerated());
+}
 
 Status CompiledModel::Save(const std::string& path) const {
   if (impl_->compiled.mode == tessera::CompileMode::kJit)

@@ -45,7 +45,10 @@ Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, R
     host.push_back({t.info().name, t.info().dtype, t.info().shape, std::vector<uint8_t>(p, p + t.info().byte_size())});
   }
   tessera::RunProfile internal;
-  absl::StatusOr<std::vector<HostTensor>> out = impl_->context->Run(host, profile != nullptr ? &internal : nullptr);
+  // With background warm-up the warm-up picks the plan, once per run.
+  absl::StatusOr<std::vector<HostTensor>> out =
+      impl_->model->warmup != nullptr ? impl_->model->warmup->Run(host, profile != nullptr ? &internal : nullptr)
+                                      : impl_->context->Run(host, profile != nullptr ? &internal : nullptr);
   if (!out.ok()) return FromAbsl(out.status());
   std::vector<Tensor> outputs;
   for (HostTensor& h : *out) {

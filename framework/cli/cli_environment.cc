@@ -200,6 +200,12 @@ bool IsCompiled(const Graph& g) {
   return true;
 }
 
+CompileCacheLog StderrCacheLog() {
+  return [](CompileCacheLogLevel, const std::string& line) {
+    std::cerr << "tessera: " << TerminalSafe(line, TerminalLayout::kText) << "\n";
+  };
+}
+
 void AddCacheFlags(FlagSpec& spec) { spec.values.insert({"cache-dir", "cache-max-bytes"}); }
 
 absl::StatusOr<CompileCacheOptions> CacheOptionsFrom(const Args& args) {
@@ -218,10 +224,7 @@ absl::StatusOr<CompiledModel> CompileUnlessCompiled(const Graph& graph, const Pl
                                                    const CompileOptions& options, const CompileCacheOptions& cache,
                                                    CompileCacheReport* cache_report) {
   if (!IsCompiled(graph)) {
-    const CompileCacheLog log = [](CompileCacheLogLevel, const std::string& line) {
-      std::cerr << "tessera: " << TerminalSafe(line, TerminalLayout::kText) << "\n";
-    };
-    return CompileWithCache(graph, registry, options, cache, log, cache_report);
+    return CompileWithCache(graph, registry, options, cache, StderrCacheLog(), cache_report);
   }
   if (cache_report != nullptr) {
     *cache_report = {};

@@ -87,6 +87,8 @@ absl::StatusOr<CompiledModel> CompileUnlessCompiled(const Graph& graph, const Pl
 // --cache-dir D and --cache-max-bytes N (compile, run, bench).
 void AddCacheFlags(FlagSpec& spec);
 absl::StatusOr<CompileCacheOptions> CacheOptionsFrom(const Args& args);
+// The cache's log lines on stderr, "tessera: compile cache: ...".
+CompileCacheLog StderrCacheLog();
 
 // --inputs DIR: DIR/input_0.pb, input_1.pb, ... (ONNX TensorProto), one per
 // graph input, matched by position. A count mismatch names DIR and the

@@ -31,6 +31,8 @@ constexpr char kUsage[] =
 // process waits for the worker before it exits.
 absl::Status RunWarmingUp(const Args& args, const Graph& graph, const CompileOptions& options,
                           const PluginRegistry& registry) {
+  ASSIGN_OR_RETURN(const CompileCacheOptions cache, CacheOptionsFrom(args));
+  ReportJitCacheBypass(cache, StderrCacheLog(), nullptr);
   ASSIGN_OR_RETURN(std::unique_ptr<BackgroundWarmup> warm,
                    BackgroundWarmup::Start(graph, registry, options, {options.soc, options.plugin_options}));
   ASSIGN_OR_RETURN(const std::vector<HostTensor> inputs, InputsFrom(args, graph));

@@ -55,6 +55,7 @@ class BackgroundWarmup {
   absl::Status WaitForAccelerated() const;
   // The accelerated compile: available once it has finished successfully.
   const CompiledModel* accelerated_model() const;
+  const CompiledModel& cpu_model() const { return cpu_model_; }
   const Executor& cpu_executor() const { return *cpu_executor_; }
   // The accelerated executor, or nullptr before it is ready.
   std::shared_ptr<Executor> accelerated_executor() const;

@@ -6,6 +6,20 @@
 
 namespace tessera {
 
+void ReportJitCacheBypass(const CompileCacheOptions& cache, const CompileCacheLog& log, CompileCacheReport* report) {
+  if (cache.directory.empty()) return;
+  const std::string reason =
+      "JIT compilation: its handles live in process memory only and cannot be cached, so the cache directory is "
+      "not used";
+  if (report != nullptr) {
+    report->directory = cache.directory;
+    report->disabled_reason = reason;
+  }
+  if (log)
+    log(CompileCacheLogLevel::kWarning,
+        absl::StrCat("compile cache: disabled for this model (", reason, ": '", cache.directory, "' is left untouched)"));
+}
+
 absl::StatusOr<CompiledModel> CompileWithCache(const Graph& graph, const PluginRegistry& registry,
                                                const CompileOptions& options, const CompileCacheOptions& cache,
                                                const CompileCacheLog& log, CompileCacheReport* report) {
@@ -15,11 +29,7 @@ absl::StatusOr<CompiledModel> CompileWithCache(const Graph& graph, const PluginR
   r.directory = cache.directory;
   if (cache.directory.empty()) return CompileGraph(graph, registry, options);
   if (options.mode == CompileMode::kJit) {
-    r.disabled_reason =
-        "JIT compilation: its handles live in process memory only and cannot be cached, so the cache "
-        "directory is not used";
-    if (log) log(CompileCacheLogLevel::kWarning, absl::StrCat("compile cache: disabled for this model (", r.disabled_reason, ": '",
-                              cache.directory, "' is left untouched)"));
+    ReportJitCacheBypass(cache, log, &r);
     return CompileGraph(graph, registry, options);
   }
   ASSIGN_OR_RETURN(CompileCache store, CompileCache::Open(cache, log));

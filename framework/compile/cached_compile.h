@@ -30,6 +30,11 @@ struct CompileCacheReport {
   CompileCacheCounters counters;
 };
 
+// For a JIT compile given a cache directory: fills `report` (optional)
+// with the reason the cache is disabled and logs it, once. Nothing else
+// happens: the directory is not touched.
+void ReportJitCacheBypass(const CompileCacheOptions& cache, const CompileCacheLog& log, CompileCacheReport* report);
+
 // Compiles `graph`, through the cache when `cache.directory` is set.
 // A hit returns the entry as a compiled model (no plugin compiles; the plan
 // is empty, as for any precompiled model). A miss compiles, then stores.

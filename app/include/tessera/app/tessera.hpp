@@ -203,6 +203,12 @@ struct CompileOptions {
   // The cache's size cap in bytes; least-recently-used entries are evicted
   // beyond it. 0 = the default, 1 GiB.
   uint64_t cache_max_bytes = 0;
+  // JIT only, no cold-start trap: Compile returns once a cpu-only plan is
+  // ready, and the JIT compile for `accelerators` proceeds on a worker
+  // thread. Runs use the cpu plan until the accelerated one is ready, then
+  // switch between two runs, never within one. Runs of every RunContext of
+  // the model are serialized. Ignored for a precompiled model.
+  bool background_warmup = false;
 };
 
 // What the compile cache did for one Compile.
@@ -264,6 +270,13 @@ class CompiledModel {
   // Empty partitions for a precompiled model (nothing was partitioned here).
   const PartitionReport& partition_report() const;
   const CompileCacheInfo& cache_info() const;
+  // background_warmup: true once runs use the accelerated plan (always
+  // true without background warm-up).
+  bool accelerated() const;
+  // background_warmup: blocks until the background compile has finished;
+  // OK when runs now use the accelerated plan, else why they stay on the
+  // cpu plan. OK at once without background warm-up.
+  Status WaitForAccelerated() const;
   // AOT only: the compiled model as a .tsr that runs with dispatch
   // libraries alone. JIT results live only in this process.
   Status Save(const std::string& path) const;

@@ -106,6 +106,9 @@ typedef struct tsr_app_compile_options {
   /* appended: the compile cache (docs/compile_cache.md); AOT only */
   const char* cache_dir;              /* NULL or "" = no cache */
   uint64_t cache_max_bytes;           /* 0 = the default cap, 1 GiB */
+  /* appended: nonzero with mode 1 (JIT): runs start on a cpu plan while the
+   * JIT compile proceeds on a worker (CompileOptions::background_warmup) */
+  int32_t background_warmup;
 } tsr_app_compile_options;
 
 /* Compiles `model`, or takes an already compiled one as it is (then no
@@ -126,6 +129,11 @@ typedef struct tsr_app_cache_info {
 /* Fills *out; out->struct_size must be at least this version's
  * sizeof(tsr_app_cache_info) (later versions append). Thread-safe. */
 tsr_status tsr_app_compiled_model_cache_info(tsr_app_compiled_model compiled, tsr_app_cache_info* out);
+
+/* background_warmup: blocks until the background compile has finished;
+ * TSR_OK when runs now use the accelerated plan, else the reason they stay
+ * on the cpu plan. TSR_OK at once without background warm-up. */
+tsr_status tsr_app_compiled_model_wait_for_accelerated(tsr_app_compiled_model compiled);
 
 /* AOT only: writes a .tsr that runs with dispatch libraries alone. */
 tsr_status tsr_app_compiled_model_save(tsr_app_compiled_model compiled, const char* path);
