@@ -6,6 +6,7 @@
 
 #include "compile/cached_compile.h"
 #include "compile/compile_driver.h"
+#include "model/compiled_target.h"
 #include "model/model_writer.h"
 #include "partition/partition_report.h"
 
@@ -95,6 +96,7 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
     return CompiledModel(std::move(impl));
   }
   if (impl->precompiled) {
+    if (absl::Status target = CheckCompiledTarget(graph, internal.soc.name); !target.ok()) return FromAbsl(target);
     impl->compiled.graph = graph;
     impl->compiled.source = graph;
     impl->compiled.soc = internal.soc;

@@ -20,6 +20,7 @@
 #include "base/status_macros.h"
 #include "base/terminal_text.h"
 #include "io/tensor_proto.h"
+#include "model/compiled_target.h"
 #include "model/model_loader.h"
 #include "onnx/onnx_importer.h"
 #include "tessera/common.h"
@@ -84,6 +85,14 @@ absl::StatusOr<SocSelection> ResolveSoc(const Args& args) {
   // The default SoC not installed: the plugins use their own default.
   if (!soc.ok() && !args.Has("soc")) return SocSelection{requested, ""};
   return soc;
+}
+
+void AdoptCompiledSocUnlessGiven(const Args& args, const Graph& graph, CompileOptions& options) {
+  if (args.Has("soc") || !IsCompiled(graph)) return;
+  const std::optional<std::string> soc = CompiledSoc(graph);
+  if (!soc) return;
+  absl::StatusOr<SocSelection> found = FindSoc(*soc, BundledSocDirectory());
+  options.soc = found.ok() ? *std::move(found) : SocSelection{*soc, ""};
 }
 
 absl::StatusOr<CompileOptions> CompileOptionsFrom(const Args& args) {
@@ -226,6 +235,7 @@ absl::StatusOr<CompiledModel> CompileUnlessCompiled(const Graph& graph, const Pl
   if (!IsCompiled(graph)) {
     return CompileWithCache(graph, registry, options, cache, StderrCacheLog(), cache_report);
   }
+  RETURN_IF_ERROR(CheckCompiledTarget(graph, options.soc.name));
   if (cache_report != nullptr) {
     *cache_report = {};
     cache_report->directory = cache.directory;

@@ -77,7 +77,11 @@ absl::StatusOr<Graph> LoadModel(const Args& args, double* load_ms = nullptr);
 // where only the dispatch libraries are installed.
 bool IsCompiled(const Graph& graph);
 
-// Compiles `graph`, or wraps an already compiled one unchanged. With a
+// A compiled model run without --soc runs for the SoC it was compiled for
+// (model/compiled_target.h), not the default one.
+void AdoptCompiledSocUnlessGiven(const Args& args, const Graph& graph, CompileOptions& options);
+// Compiles `graph`, or wraps an already compiled one unchanged (refused
+// when it was compiled for another SoC than options.soc). With a
 // cache directory, through the compile cache (`cache_report` tells what
 // it did); its lines go to stderr.
 absl::StatusOr<CompiledModel> CompileUnlessCompiled(const Graph& graph, const PluginRegistry& registry,

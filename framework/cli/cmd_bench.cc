@@ -74,6 +74,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   const Clock::time_point load_start = Clock::now();
   ASSIGN_OR_RETURN(Graph graph, LoadModel(args));
   ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
+  AdoptCompiledSocUnlessGiven(args, graph, options);
   // Thread count of the cpu fast kernels (single-threaded by default);
   // an explicit --option cpu.threads=N wins.
   SetOptionUnlessGiven(options.plugin_options, OptionForFlag("threads"), std::to_string(settings.threads));

@@ -64,6 +64,7 @@ absl::Status Run(const Args& args) {
   double load_ms = 0;
   ASSIGN_OR_RETURN(Graph graph, LoadModel(args, &load_ms));
   ASSIGN_OR_RETURN(CompileOptions options, CompileOptionsFrom(args));
+  AdoptCompiledSocUnlessGiven(args, graph, options);
   const PluginRegistry registry = LoadPlugins(args, PluginUseFor(graph));
   if (args.Has("warmup") && !IsCompiled(graph)) return RunWarmingUp(args, graph, options, registry);
   const bool precompiled = IsCompiled(graph);
