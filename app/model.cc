@@ -7,6 +7,7 @@
 #include "base/budgets.h"
 #include "base/dtype.h"
 #include "base/status_macros.h"
+#include "model/compiled_target.h"
 #include "model/model_loader.h"
 #include "model/model_writer.h"
 #include "onnx/onnx_importer.h"
@@ -140,6 +141,10 @@ Result<Model> Model::FromMemory(const void* bytes, size_t size, const LoadOption
 }
 
 bool Model::is_compiled() const { return IsCompiledGraph(impl_->graph); }
+std::string Model::compiled_soc() const {
+  if (!is_compiled()) return "";
+  return CompiledSoc(impl_->graph).value_or("");
+}
 
 bool IsCompiledGraph(const tessera::Graph& graph) {
   for (const Op& op : graph.ops)
