@@ -60,6 +60,22 @@ TEST_F(CliCache, ASecondRunIsAHitAndACorruptedEntryIsRebuilt) {
   EXPECT_THAT(third.output, HasSubstr("\"stores\":1"));
 }
 
+// A hit has the same resilience as a fresh compile: its NPU partition
+// gets its cpu plan, from the model's own source ops.
+TEST_F(CliCache, AHitKeepsTheCpuPlansOfAFreshCompile) {
+  const std::string run = "run " + model + " --random --accelerators npu,cpu --policy greedy --json --cache-dir " +
+                          (work / "cache").string();
+  Result first = Tessera(run);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_THAT(first.output, HasSubstr("\"hit\":false"));
+  EXPECT_THAT(first.output, HasSubstr("\"cpu_plans\":1"));  // the mlp's one NPU partition
+  Result second = Tessera(run);
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_THAT(second.output, HasSubstr("\"hit\":true"));
+  EXPECT_THAT(second.output, HasSubstr("\"cpu_plans\":1"));
+  EXPECT_THAT(second.output, Not(HasSubstr("\"partitioning\"")));  // nothing partitioned here
+}
+
 TEST_F(CliCache, JitLeavesTheCacheDirectoryUntouchedAndSaysWhyOnce) {
   const std::string cache = (work / "jit-cache").string();
   Result r = Tessera("run " + model + " --random --accelerators cpu --mode jit --json --cache-dir " + cache);
