@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compile/background_warmup.h"
+#include "compile/cached_compile.h"
 #include "compile/compile_driver.h"
 #include "partition/partition_report.h"
 #include "quantize/post_training_quantization.h"
@@ -61,6 +63,9 @@ bool IsCompiledGraph(const tessera::Graph& graph);
 struct CompiledModel::Impl {
   tessera::CompiledModel compiled;
   std::shared_ptr<const Environment::Impl> environment;  // keeps the registry alive
+  // background_warmup: the cpu plan (`loaded` is its model) and the worker.
+  // Declared before `loaded`, so it is destroyed after it.
+  std::shared_ptr<BackgroundWarmup> warmup;
   std::shared_ptr<const LoadedModel> loaded;
   bool precompiled = false;
   PartitionReport report;
@@ -69,6 +74,11 @@ struct CompiledModel::Impl {
   size_t cpu_plan_count = 0;
   std::vector<std::string> cpu_plan_notes;
   RunLatencyModel latency;  // prices profiled runs (RunProfile::modeled)
+  tessera::CompileCacheReport cache_report;  // what cache_info_json() writes
+  CompileCacheInfo cache;                    // cache_report for the app
+  // A precompiled model, a cache hit and a warm-up's cpu plan were not
+  // partitioned here: they report no partitioning (see the report's users).
+  bool NoPartitioningHere() const { return precompiled || cache_report.hit || warmup != nullptr; }
 };
 
 struct RunContext::Impl {

@@ -229,7 +229,10 @@ TEST(AppApi, BadInputGivesClearErrors) {
   Result<Model> model = Model::Load(path);
   ASSERT_TRUE(model.ok());
   EXPECT_EQ(CompiledModel::Compile(env, *model, {.soc = "no-such-soc"}).status().code(), TSR_NOT_FOUND);
-  EXPECT_EQ(CompiledModel::Compile(env, *model, {.cache_dir = "/tmp"}).status().code(), TSR_UNIMPLEMENTED);
+  // A cache directory that is a file (the model itself) is refused, with its name.
+  Result<CompiledModel> bad_cache = CompiledModel::Compile(env, *model, {.cache_dir = path});
+  EXPECT_EQ(bad_cache.status().code(), TSR_FAILED_PRECONDITION);
+  EXPECT_THAT(bad_cache.status().message(), HasSubstr("is not a directory"));
   Result<CompiledModel> compiled = CompiledModel::Compile(env, *model, {.accelerators = {"cpu"}});
   ASSERT_TRUE(compiled.ok());
   Result<RunContext> context = RunContext::Create(*compiled);

@@ -8,6 +8,7 @@
 #include "base/budgets.h"
 #include "base/dtype.h"
 #include "base/status_macros.h"
+#include "model/compiled_target.h"
 #include "model/model_loader.h"
 #include "model/model_writer.h"
 #include "onnx/onnx_importer.h"
@@ -145,6 +146,10 @@ Result<Model> Model::FromMemory(const void* bytes, size_t size, const LoadOption
 }
 
 bool Model::is_compiled() const { return IsCompiledGraph(impl_->graph); }
+std::string Model::compiled_soc() const {
+  if (!is_compiled()) return "";
+  return CompiledSoc(impl_->graph).value_or("");
+}
 
 bool IsCompiledGraph(const tessera::Graph& graph) {
   for (const Op& op : graph.ops)

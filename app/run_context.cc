@@ -30,7 +30,11 @@ Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, R
   host.reserve(inputs.size());
   for (const Tensor& t : inputs) host.push_back(ToHostTensor(t));
   tessera::RunProfile internal;
-  absl::StatusOr<std::vector<HostTensor>> out = impl_->context->Run(host, profile != nullptr ? &internal : nullptr);
+  // With background warm-up the warm-up picks the plan, once per run.
+  WarmupPlan used = WarmupPlan::kCpu;
+  absl::StatusOr<std::vector<HostTensor>> out =
+      impl_->model->warmup != nullptr ? impl_->model->warmup->Run(host, profile != nullptr ? &internal : nullptr, &used)
+                                      : impl_->context->Run(host, profile != nullptr ? &internal : nullptr);
   if (!out.ok()) return FromAbsl(out.status());
   std::vector<Tensor> outputs;
   outputs.reserve(out->size());
@@ -50,7 +54,8 @@ Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, R
           {c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us, c.from_name, c.to_name, c.start_us});
     for (const FallbackRecord& f : internal.fallbacks)
       profile->fallbacks.push_back({f.step, f.op_id, f.from, f.to, f.failure, f.reason, f.attempts});
-    profile->modeled = impl_->model->latency.Of(internal);
+    if (!impl_->model->NoPartitioningHere()) profile->modeled = impl_->model->latency.Of(internal);
+    if (impl_->model->warmup != nullptr) profile->warmup_plan = WarmupPlanName(used);
   }
   return outputs;
 }

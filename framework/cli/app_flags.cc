@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/status_macros.h"
+#include "cli/cache_flags.h"
 #include "cli/cli_environment.h"
 #include "cli/resilience_flags.h"
 #include "cli/shorthand_flags.h"
@@ -30,6 +31,7 @@ absl::StatusOr<app::Environment> EnvironmentFrom(const Args& args) {
     options.plugin_directories.push_back(fs::absolute(d, ec).string());
   }
   options.probe_in_child = args.Has("probe");  // `plugins --probe`
+  RouteCacheLog(args, options);  // --cache-dir: the cache's hit/miss lines on stderr
   return ToAbsl(app::Environment::Create(options));
 }
 
@@ -165,7 +167,13 @@ absl::StatusOr<app::CompileOptions> AppCompileOptionsFrom(const Args& args) {
   }
   // --deadline-ms, --max-retries, --no-fallback (run, bench).
   RETURN_IF_ERROR(ApplyResilienceFlags(args, o));
+  // --cache-dir, --cache-max-bytes (compile, run, bench).
+  RETURN_IF_ERROR(ApplyCacheFlags(args, o));
   return o;
+}
+
+void LeaveSocToCompiledModel(const Args& args, const app::Model& model, app::CompileOptions& options) {
+  if (!args.Has("soc") && !model.compiled_soc().empty()) options.soc.clear();
 }
 
 absl::Status CheckAppFlags(const Args& args) {

@@ -43,9 +43,13 @@ absl::StatusOr<app::LoadOptions> OnnxLoadOptionsFrom(const Args& args);
 absl::StatusOr<app::Model> LoadAppModel(const Args& args, std::vector<app::ImportDiagnostic>* out_diagnostics = nullptr);
 
 // --accelerators, --mode, --soc (default ref-phone when installed),
-// --option, --kernels, --policy, --min-ops, --max-partitions. Bad values
+// --option, --kernels, --policy, --min-ops, --max-partitions, and where a
+// command declares them the resilience and cache flags. Bad values
 // are errors for UsageError.
 absl::StatusOr<app::CompileOptions> AppCompileOptionsFrom(const Args& args);
+// A compiled model run without --soc runs for the SoC it was compiled for
+// (the app adopts it when CompileOptions::soc is ""), not the default one.
+void LeaveSocToCompiledModel(const Args& args, const app::Model& model, app::CompileOptions& options);
 
 // The flag values of a command with the compile and import flags, checked
 // before anything loads (a bad value is a usage error, exit 2).

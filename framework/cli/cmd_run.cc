@@ -6,6 +6,7 @@
 #include "base/status_macros.h"
 #include "base/terminal_text.h"
 #include "cli/app_flags.h"
+#include "cli/cache_flags.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
 #include "cli/resilience_flags.h"
@@ -19,9 +20,10 @@ namespace {
 
 constexpr char kUsage[] =
     "tessera run MODEL [--accelerators LIST] [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json]\n"
-    "                  [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
+    "                  [--mode aot|jit [--warmup background]] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
     "                  [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
     "                  [--plugin-dir DIR]... [--deadline-ms N] [--max-retries N] [--no-fallback]\n"
+    "                  [--cache-dir DIR [--cache-max-bytes N]]\n"
     "                  [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...\n"
     "                  [--profile] [--trace FILE.json]";
 
@@ -29,10 +31,17 @@ absl::Status Run(const Args& args) {
   const std::string& path = args.positionals()[0];
   ASSIGN_OR_RETURN(const app::Environment env, EnvironmentFrom(args));
   ASSIGN_OR_RETURN(const app::Model model, LoadAppModel(args));
-  ASSIGN_OR_RETURN(const app::CompileOptions options, AppCompileOptionsFrom(args));
+  ASSIGN_OR_RETURN(app::CompileOptions options, AppCompileOptionsFrom(args));
+  LeaveSocToCompiledModel(args, model, options);
+  // --mode jit --warmup background: the run answers on the cpu plan while
+  // the JIT compile proceeds on a worker; the process waits for it below.
+  RETURN_IF_ERROR(ApplyWarmupFlag(args, options));
   // A compiled model is taken as it is: only dispatch libraries are opened.
   ASSIGN_OR_RETURN(const app::CompiledModel compiled, ToAbsl(app::CompiledModel::Compile(env, model, options)));
   const bool precompiled = compiled.was_precompiled();
+  const bool cache_hit = compiled.cache_info().hit;
+  const std::string partitioning = compiled.partition_report_json();  // "": nothing partitioned here
+  const std::string cache = compiled.cache_info_json();               // "": no --cache-dir
   ASSIGN_OR_RETURN(const std::vector<app::Tensor> inputs, AppInputsFrom(args, compiled.inputs()));
   ASSIGN_OR_RETURN(app::RunContext context, ToAbsl(app::RunContext::Create(compiled)));
   app::RunProfile profile;
@@ -48,7 +57,10 @@ absl::Status Run(const Args& args) {
   if (args.Has("json")) {
     JsonWriter j;
     j.BeginObject().Field("model", path).Field("precompiled", precompiled);
-    if (!precompiled) j.Key("partitioning").Raw(compiled.partition_report_json());
+    if (!profile.warmup_plan.empty())
+      j.Key("warmup").BeginObject().Field("mode", "background").Field("plan", profile.warmup_plan).EndObject();
+    if (!partitioning.empty()) j.Key("partitioning").Raw(partitioning);
+    if (!cache.empty()) j.Key("cache").Raw(cache);
     WriteProfileJson(profile, j);
     j.Field("cpu_plans", static_cast<uint64_t>(compiled.cpu_plan_count())).Key("cpu_plan_notes").BeginArray();
     for (const std::string& n : compiled.cpu_plan_notes()) j.String(n);
@@ -66,7 +78,11 @@ absl::Status Run(const Args& args) {
     j.EndObject();
     std::cout << j.str() << "\n";
   } else {
-    std::cout << "model: " << path << (precompiled ? " (precompiled)" : "") << "\n";
+    std::cout << "model: " << path << (precompiled ? " (precompiled)" : cache_hit ? " (from the compile cache)" : "")
+              << "\n";
+    if (!profile.warmup_plan.empty())
+      std::cout << "warm-up: background; this run used the " << profile.warmup_plan
+                << " plan while the JIT compile proceeds on a worker thread\n";
     // The reports quote names from the model and the plugins.
     if (!precompiled) std::cout << TerminalSafe(compiled.partition_report_text(), TerminalLayout::kText);
     for (const std::string& n : compiled.cpu_plan_notes()) std::cout << TerminalSafe("cpu plan: " + n + "\n", TerminalLayout::kText);
@@ -76,6 +92,9 @@ absl::Status Run(const Args& args) {
                                   FormatOutputs(outputs, 16),
                               TerminalLayout::kText);
   }
+  std::cout << std::flush;
+  if (app::Status warmed = compiled.WaitForAccelerated(); !warmed.ok())
+    std::cerr << "tessera: warning: " << TerminalSafe(warmed.message(), TerminalLayout::kText) << "\n";
   return CheckStrict(args, compiled.partition_report());
 }
 
@@ -87,6 +106,8 @@ int RunCommand(const Argv& argv) {
   AddStrictFlag(spec);
   AddImportFlags(spec);
   AddResilienceFlags(spec);
+  AddCacheFlags(spec);
+  AddWarmupFlag(spec);
   spec.switches.insert({"json", "random", "profile"});
   spec.values.insert({"inputs", "outputs", "seed", "trace"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
@@ -97,6 +118,8 @@ int RunCommand(const Argv& argv) {
     return UsageError(std::string(seed.status().message()), kUsage);
   // Bad option values are usage errors (exit 2), like unknown flags.
   if (absl::Status s = CheckAppFlags(*args); !s.ok()) return UsageError(std::string(s.message()), kUsage);
+  if (absl::StatusOr<app::CompileOptions> o = AppCompileOptionsFrom(*args); o.ok())  // checked just above
+    if (absl::Status s = ApplyWarmupFlag(*args, *o); !s.ok()) return UsageError(std::string(s.message()), kUsage);
   absl::Status s = Run(*args);
   return s.ok() ? 0 : Fail(s);
 }
