@@ -23,11 +23,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 JsonValue Parsed(const std::string& text) {
   absl::StatusOr<JsonValue> v = ParseJson(text);
   EXPECT_TRUE(v.ok()) << v.status() << "\n" << text.substr(0, 2000);
@@ -68,7 +63,7 @@ TracedRun RunTraced(const std::string& model, const std::string& flags) {
   TempFile trace;
   const Result r = Tessera("run " + model + " --random --json --trace " + trace.path() + " " + flags);
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  TracedRun out{Parsed(r.output), Parsed(ReadAll(trace.path())), {}};
+  TracedRun out{Parsed(r.output), Parsed(ReadFile(trace.path())), {}};
   if (const JsonValue* events = out.trace.Find("traceEvents"))
     for (const JsonValue& e : events->items)
       if (StringAt(e, "name") == "thread_name")
