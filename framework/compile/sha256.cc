@@ -119,6 +119,9 @@ void Sha256::Block(const uint8_t* p) {
 }
 
 void Sha256::Update(std::span<const uint8_t> bytes) {
+  // An empty span may carry a null pointer, which memcpy must never see
+  // (UBSan's nonnull check), even for 0 bytes.
+  if (bytes.empty()) return;
   const uint8_t* p = bytes.data();
   size_t n = bytes.size();
   total_bytes_ += n;
