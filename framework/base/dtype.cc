@@ -19,7 +19,7 @@ constexpr std::array<const char*, TSR_OP_COUNT_V1_3> kOpNames = {
     "LAYER_NORM", "RESHAPE", "TRANSPOSE", "SLICE", "CONCAT", "GATHER",
     "SQUEEZE", "UNSQUEEZE", "PAD", "CAST", "QUANTIZE", "DEQUANTIZE",
     "DISPATCH",
-    "RESIZE", "CONV_TRANSPOSE_2D"};  // since ABI 1.3
+    "RESIZE", "CONV_TRANSPOSE_2D", "ARG_MAX", "ARG_MIN", "TOP_K", "CUM_SUM"};  // since ABI 1.3
 
 constexpr std::array<const char*, TSR_ATTR_KEY_COUNT_V1_3> kAttrNames = {
     "unknown", "axis", "axes", "keep_dims", "perm", "shape", "starts", "ends",
@@ -29,7 +29,8 @@ constexpr std::array<const char*, TSR_ATTR_KEY_COUNT_V1_3> kAttrNames = {
     "noop_with_empty_axes",  // since ABI 1.2
     "resize_mode", "coord_transform", "nearest_mode", "cubic_coeff_a",
     "exclude_outside", "extrapolation_value", "scales", "roi",
-    "output_padding"};  // since ABI 1.3
+    "output_padding", "select_last_index", "k", "largest", "sorted",
+    "exclusive", "reverse"};  // since ABI 1.3
 
 constexpr std::array<const char*, 8> kDTypeNames = {
     "unknown", "f32", "f16", "i8", "u8", "i32", "i64", "bool"};

@@ -121,6 +121,9 @@ const ConverterTable& Converters() {
     RegisterRnnConverters(*t);
     RegisterControlFlowConverters(*t);
     RegisterResizeConverters(*t);
+    RegisterIndexConverters(*t);
+    RegisterGroupNormConverters(*t);
+    RegisterEinsumConverters(*t);
     return t;
   }();
   return *table;

@@ -122,30 +122,34 @@ TEST_P(FrozenPlugin, TheHostRefusesOnItsBehalfAnOpWithANewerAttribute) {
   EXPECT_TRUE((*cpu_claims)[1].supported);
 }
 
-// An op type of ABI 1.3 (RESIZE) never reaches an older plugin as
-// claimable: the host refuses it on the plugin's behalf, whatever the
-// plugin would have answered; the cpu plugin (1.3) claims it.
+// An op type of ABI 1.3 (RESIZE; CUM_SUM, appended later in 1.3, with a
+// 1.0 attribute only) never reaches an older plugin as claimable: the host
+// refuses it on the plugin's behalf, whatever the plugin would have
+// answered; the cpu plugin (1.3) claims it.
 TEST_P(FrozenPlugin, TheHostRefusesOnItsBehalfAnOpTypeNewerThanItsVersion) {
   PluginRegistry registry = Registry(GetParam());
   ModelBuilder b("frozen_resize");
   const int32_t x = b.Input("x", TSR_DTYPE_F32, {1, 1, 2, 2});
   const int32_t up = b.Op(TSR_OP_RESIZE, {x}, {{TSR_ATTR_SHAPE, Ints({1, 1, 4, 4})}});
-  b.Output(b.Op(TSR_OP_ADD, {up, up}, {}, {.name = "out"}));
+  const int32_t sum = b.Op(TSR_OP_CUM_SUM, {up}, {{TSR_ATTR_AXIS, Ints({3})}});
+  b.Output(b.Op(TSR_OP_ADD, {sum, sum}, {}, {.name = "out"}));
   Graph g = *std::move(b).Build();
   GraphView whole = GraphView::Whole(g);
   auto frozen = CompilerInstance::Create(*registry.FindCompiler("frozen"), {});
   ASSERT_TRUE(frozen.ok());
   auto claims = (*frozen)->Partition(whole, {});
   ASSERT_TRUE(claims.ok()) << claims.status();
-  EXPECT_FALSE((*claims)[0].supported);
-  EXPECT_EQ((*claims)[0].reason, TSR_REFUSAL_UNSUPPORTED_OP);
-  EXPECT_THAT((*claims)[0].detail, HasSubstr("newer than the ABI"));
-  EXPECT_TRUE((*claims)[1].supported);  // the ADD is from 1.0
+  for (size_t i : {0u, 1u}) {
+    EXPECT_FALSE((*claims)[i].supported) << i;
+    EXPECT_EQ((*claims)[i].reason, TSR_REFUSAL_UNSUPPORTED_OP) << i;
+    EXPECT_THAT((*claims)[i].detail, HasSubstr("newer than the ABI")) << i;
+  }
+  EXPECT_TRUE((*claims)[2].supported);  // the ADD is from 1.0
   auto cpu = CompilerInstance::Create(*registry.FindCompiler("cpu"), {});
   ASSERT_TRUE(cpu.ok());
   auto cpu_claims = (*cpu)->Partition(whole, {});
   ASSERT_TRUE(cpu_claims.ok()) << cpu_claims.status();
-  EXPECT_TRUE((*cpu_claims)[0].supported) << (*cpu_claims)[0].detail;
+  for (size_t i : {0u, 1u}) EXPECT_TRUE((*cpu_claims)[i].supported) << (*cpu_claims)[i].detail;
 }
 
 INSTANTIATE_TEST_SUITE_P(Snapshots, FrozenPlugin, ::testing::Values("1_0", "1_1"));

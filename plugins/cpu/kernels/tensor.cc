@@ -103,6 +103,8 @@ const char* OpTypeName(int32_t op_type) {
       "UNSQUEEZE",    "PAD",           "CAST",
       "QUANTIZE",     "DEQUANTIZE",    "DISPATCH",
       "RESIZE",       "CONV_TRANSPOSE_2D",  // since ABI 1.3
+      "ARG_MAX",      "ARG_MIN",       "TOP_K",
+      "CUM_SUM",
   };
   if (op_type < 0 || op_type >= TSR_OP_COUNT_V1_3) return "INVALID_OP";
   return kNames[op_type];
