@@ -16,7 +16,7 @@ using testing::AttrString;
 using testing::Floats;
 using testing::FloatTensor;
 using testing::OnnxModelBuilder;
-using testing::RunReference;
+using testing::FirstOutputFloats;
 
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 
@@ -32,34 +32,29 @@ absl::StatusOr<Graph> EinsumModel(const std::string& eq, const std::vector<std::
   return ImportOnnxBytes(b.Bytes());
 }
 
-std::vector<float> FirstOutput(const Graph& g, const std::vector<HostTensor>& in) {
-  auto y = RunReference(g, in);
-  EXPECT_TRUE(y.ok()) << y.status();
-  return y.ok() ? Floats((*y)[0]) : std::vector<float>{};
-}
 
 TEST(OnnxEinsumImport, MatMulAndTransposedOperands) {
   // A = [[1, 2, 3], [4, 5, 6]], B = [[1, 0], [0, 1], [1, 1]]: AB = [[4, 5], [10, 11]].
   const HostTensor a = FloatTensor({2, 3}, {1, 2, 3, 4, 5, 6});
   auto g = EinsumModel("ij,jk->ik", {{2, 3}, {3, 2}});
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_THAT(FirstOutput(*g, {a, FloatTensor({3, 2}, {1, 0, 0, 1, 1, 1})}), ElementsAre(4, 5, 10, 11));
+  EXPECT_THAT(FirstOutputFloats(*g, {a, FloatTensor({3, 2}, {1, 0, 0, 1, 1, 1})}), ElementsAre(4, 5, 10, 11));
   // B given as Bᵀ [2, 3] ("ij,kj->ik"), and the result transposed ("->ki").
   auto gt = EinsumModel("ij,kj->ki", {{2, 3}, {2, 3}});
   ASSERT_TRUE(gt.ok()) << gt.status();
-  EXPECT_THAT(FirstOutput(*gt, {a, FloatTensor({2, 3}, {1, 0, 1, 0, 1, 1})}), ElementsAre(4, 10, 5, 11));
+  EXPECT_THAT(FirstOutputFloats(*gt, {a, FloatTensor({2, 3}, {1, 0, 1, 0, 1, 1})}), ElementsAre(4, 10, 5, 11));
 }
 
 TEST(OnnxEinsumImport, BatchedAndAttentionForms) {
   // b = 2 batches of [1, 2] · [2, 1].
   auto g = EinsumModel("bij,bjk->bik", {{2, 1, 2}, {2, 2, 1}});
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_THAT(FirstOutput(*g, {FloatTensor({2, 1, 2}, {1, 2, 3, 4}), FloatTensor({2, 2, 1}, {5, 6, 7, 8})}),
+  EXPECT_THAT(FirstOutputFloats(*g, {FloatTensor({2, 1, 2}, {1, 2, 3, 4}), FloatTensor({2, 2, 1}, {5, 6, 7, 8})}),
               ElementsAre(1 * 5 + 2 * 6, 3 * 7 + 4 * 8));
   // Q·Kᵀ per head: q[1,1,2,2] = [[1,2],[3,4]], k = [[1,1],[0,2]] -> [[3,4],[7,8]].
   auto att = EinsumModel("bhid,bhjd->bhij", {{1, 1, 2, 2}, {1, 1, 2, 2}});
   ASSERT_TRUE(att.ok()) << att.status();
-  EXPECT_THAT(FirstOutput(*att, {FloatTensor({1, 1, 2, 2}, {1, 2, 3, 4}), FloatTensor({1, 1, 2, 2}, {1, 1, 0, 2})}),
+  EXPECT_THAT(FirstOutputFloats(*att, {FloatTensor({1, 1, 2, 2}, {1, 2, 3, 4}), FloatTensor({1, 1, 2, 2}, {1, 1, 0, 2})}),
               ElementsAre(3, 4, 7, 8));
 }
 
@@ -67,26 +62,26 @@ TEST(OnnxEinsumImport, InnerProductTransposeSumAndImplicitOutput) {
   auto dot = EinsumModel("i,i->", {{3}, {3}});
   ASSERT_TRUE(dot.ok()) << dot.status();
   EXPECT_TRUE(dot->tensors[dot->outputs[0]].shape.empty());
-  EXPECT_THAT(FirstOutput(*dot, {FloatTensor({3}, {1, 2, 3}), FloatTensor({3}, {4, 5, 6})}), ElementsAre(32));
+  EXPECT_THAT(FirstOutputFloats(*dot, {FloatTensor({3}, {1, 2, 3}), FloatTensor({3}, {4, 5, 6})}), ElementsAre(32));
   const HostTensor m = FloatTensor({2, 3}, {1, 2, 3, 4, 5, 6});
   auto tr = EinsumModel("ij->ji", {{2, 3}});
   ASSERT_TRUE(tr.ok()) << tr.status();
-  EXPECT_THAT(FirstOutput(*tr, {m}), ElementsAre(1, 4, 2, 5, 3, 6));
+  EXPECT_THAT(FirstOutputFloats(*tr, {m}), ElementsAre(1, 4, 2, 5, 3, 6));
   auto rows = EinsumModel("ij->i", {{2, 3}});
   ASSERT_TRUE(rows.ok()) << rows.status();
-  EXPECT_THAT(FirstOutput(*rows, {m}), ElementsAre(6, 15));
+  EXPECT_THAT(FirstOutputFloats(*rows, {m}), ElementsAre(6, 15));
   // Implicit output: letters used once, alphabetically: "ji" -> "ij", a transpose.
   auto implicit = EinsumModel("ji", {{2, 3}});
   ASSERT_TRUE(implicit.ok()) << implicit.status();
   EXPECT_EQ(implicit->tensors[implicit->outputs[0]].shape, (std::vector<int64_t>{3, 2}));
-  EXPECT_THAT(FirstOutput(*implicit, {m}), ElementsAreArray({1, 4, 2, 5, 3, 6}));
+  EXPECT_THAT(FirstOutputFloats(*implicit, {m}), ElementsAreArray({1, 4, 2, 5, 3, 6}));
   // An outer product (nothing contracted), and a letter summed in A only.
   auto outer = EinsumModel("i,j->ij", {{2}, {2}});
   ASSERT_TRUE(outer.ok()) << outer.status();
-  EXPECT_THAT(FirstOutput(*outer, {FloatTensor({2}, {1, 2}), FloatTensor({2}, {3, 4})}), ElementsAre(3, 4, 6, 8));
+  EXPECT_THAT(FirstOutputFloats(*outer, {FloatTensor({2}, {1, 2}), FloatTensor({2}, {3, 4})}), ElementsAre(3, 4, 6, 8));
   auto summed = EinsumModel("ij,k->k", {{2, 3}, {2}});
   ASSERT_TRUE(summed.ok()) << summed.status();
-  EXPECT_THAT(FirstOutput(*summed, {m, FloatTensor({2}, {1, -1})}), ElementsAre(21, -21));
+  EXPECT_THAT(FirstOutputFloats(*summed, {m, FloatTensor({2}, {1, -1})}), ElementsAre(21, -21));
 }
 
 TEST(OnnxEinsumImport, RefusedFormsSayWhy) {

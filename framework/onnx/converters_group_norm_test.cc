@@ -19,7 +19,7 @@ using testing::AttrString;
 using testing::Floats;
 using testing::FloatTensor;
 using testing::OnnxModelBuilder;
-using testing::RunReference;
+using testing::FirstOutputFloats;
 
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 
@@ -38,16 +38,11 @@ absl::StatusOr<Graph> GroupNormModel(int64_t opset, int64_t groups, const std::v
 // Channels [1, 2], [3, 5], [0, 4], [8, 8]; two groups of two channels.
 const std::vector<float> kX = {1, 2, 3, 5, 0, 4, 8, 8};
 
-std::vector<float> FirstOutput(const Graph& g, const HostTensor& x) {
-  auto y = RunReference(g, {x});
-  EXPECT_TRUE(y.ok()) << y.status();
-  return y.ok() ? Floats((*y)[0]) : std::vector<float>{};
-}
 
 TEST(OnnxGroupNormImport, Opset18ScalesPerGroup) {
   auto g = GroupNormModel(18, 2, {2, -1}, {0.5f, 1});
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_THAT(FirstOutput(*g, FloatTensor({1, 4, 2}, kX)),
+  EXPECT_THAT(FirstOutputFloats(*g, {FloatTensor({1, 4, 2}, kX)}),
               Pointwise(FloatNear(2e-5f), std::vector<float>{-1.866427f, -0.514183f, 0.838061f, 3.542548f,
                                                             2.507556f, 1.301511f, 0.095466f, 0.095466f}));
 }
@@ -55,7 +50,7 @@ TEST(OnnxGroupNormImport, Opset18ScalesPerGroup) {
 TEST(OnnxGroupNormImport, Opset21ScalesPerChannel) {
   auto g = GroupNormModel(21, 2, {1, 2, 3, 4}, {0, 1, 0, -1});
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_THAT(FirstOutput(*g, FloatTensor({1, 4, 2}, kX)),
+  EXPECT_THAT(FirstOutputFloats(*g, {FloatTensor({1, 4, 2}, kX)}),
               Pointwise(FloatNear(2e-5f), std::vector<float>{-1.183213f, -0.507091f, 1.338061f, 4.042548f,
                                                             -4.522668f, -0.904534f, 2.618134f, 2.618134f}));
 }
@@ -82,11 +77,11 @@ TEST(OnnxActivationImport, GeluExactAndTanh) {
   const HostTensor x = FloatTensor({7}, {-3, -1, -0.5f, 0, 0.5f, 1, 3});
   auto exact = UnaryModel(20, "Gelu");
   ASSERT_TRUE(exact.ok()) << exact.status();
-  EXPECT_THAT(FirstOutput(*exact, x), Pointwise(FloatNear(1e-6f), std::vector<float>{-0.0040497f, -0.1586553f, -0.1542688f, 0,
+  EXPECT_THAT(FirstOutputFloats(*exact, {x}), Pointwise(FloatNear(1e-6f), std::vector<float>{-0.0040497f, -0.1586553f, -0.1542688f, 0,
                                                                             0.3457312f, 0.8413447f, 2.9959503f}));
   auto tanh = UnaryModel(20, "Gelu", "tanh");
   ASSERT_TRUE(tanh.ok()) << tanh.status();
-  EXPECT_THAT(FirstOutput(*tanh, x), Pointwise(FloatNear(1e-6f), std::vector<float>{-0.0036374f, -0.158808f, -0.154286f, 0,
+  EXPECT_THAT(FirstOutputFloats(*tanh, {x}), Pointwise(FloatNear(1e-6f), std::vector<float>{-0.0036374f, -0.158808f, -0.154286f, 0,
                                                                            0.345714f, 0.841192f, 2.9963626f}));
   auto bad = UnaryModel(20, "Gelu", "sigmoid");
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
@@ -97,7 +92,7 @@ TEST(OnnxActivationImport, MishIncludingOverflowingSoftplus) {
   auto g = UnaryModel(18, "Mish");
   ASSERT_TRUE(g.ok()) << g.status();
   // exp(100) overflows f32: softplus = inf, tanh = 1, y = x exactly.
-  EXPECT_THAT(FirstOutput(*g, FloatTensor({7}, {-20, -1, 0, 1, 5, 100, 2})),
+  EXPECT_THAT(FirstOutputFloats(*g, {FloatTensor({7}, {-20, -1, 0, 1, 5, 100, 2})}),
               Pointwise(FloatNear(1e-6f), std::vector<float>{-4.1223072e-08f, -0.30340146f, 0, 0.86509839f,
                                                             4.99955208f, 100, 1.94395896f}));
 }

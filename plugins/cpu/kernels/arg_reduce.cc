@@ -44,8 +44,7 @@ void ArgLanes(const AxisLanes& lanes, bool is_max, bool last, Load load, const T
 
 absl::Status CheckArgReduce(int32_t op, std::span<const TensorRef> inputs,
                             std::span<const TensorRef> outputs) {
-  absl::Status s = CheckArity(op, inputs, outputs, 1, 1, 1);
-  if (s.ok()) s = CheckPresent(op, inputs, 0);
+  absl::Status s = CheckLaneOpArity(op, inputs, outputs, 1);
   if (!s.ok()) return s;
   if (!IsNumericDType(inputs[0].dtype)) return UnsupportedDType(op, inputs[0].dtype);
   if (outputs[0].dtype != TSR_DTYPE_I64)
@@ -57,12 +56,9 @@ absl::Status RunArgReduce(int32_t op, const Attributes& attrs,
                           std::span<const TensorRef> inputs,
                           std::span<TensorRef> outputs) {
   const TensorRef &x = inputs[0], &y = outputs[0];
-  absl::Status s = CheckAllData(op, inputs, outputs);
-  if (!s.ok()) return s;
-  const int64_t rank = static_cast<int64_t>(x.shape.size());
-  if (rank == 0) return OpError(op, "input must have rank >= 1");
-  auto axis = NormalizeAxis(op, attrs.GetInt(TSR_ATTR_AXIS, 0), rank);
+  auto axis = LaneAxis(op, attrs, inputs, outputs);
   if (!axis.ok()) return axis.status();
+  absl::Status s;
   Shape out = x.shape;
   if (attrs.GetInt(TSR_ATTR_KEEP_DIMS, 1) != 0) out[*axis] = 1;
   else out.erase(out.begin() + *axis);

@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <span>
 
+#include "absl/status/statusor.h"
+#include "kernel_util.h"
+
 namespace tessera::cpu {
 
 struct AxisLanes {
@@ -26,6 +29,25 @@ struct AxisLanes {
     return ((lane / inner) * axis_len + j) * inner + lane % inner;
   }
 };
+
+// The Check* part these ops share: one present input, `n_out` outputs.
+inline absl::Status CheckLaneOpArity(int32_t op, std::span<const TensorRef> inputs,
+                                     std::span<const TensorRef> outputs, size_t n_out) {
+  absl::Status s = CheckArity(op, inputs, outputs, 1, 1, n_out);
+  if (s.ok()) s = CheckPresent(op, inputs, 0);
+  return s;
+}
+
+// The Run* part: data present, input rank >= 1, and TSR_ATTR_AXIS
+// (default 0) normalized against it.
+inline absl::StatusOr<int64_t> LaneAxis(int32_t op, const Attributes& attrs, std::span<const TensorRef> inputs,
+                                        std::span<const TensorRef> outputs) {
+  absl::Status s = CheckAllData(op, inputs, outputs);
+  if (!s.ok()) return s;
+  const int64_t rank = static_cast<int64_t>(inputs[0].shape.size());
+  if (rank == 0) return OpError(op, "input must have rank >= 1");
+  return NormalizeAxis(op, attrs.GetInt(TSR_ATTR_AXIS, 0), rank);
+}
 
 }  // namespace tessera::cpu
 

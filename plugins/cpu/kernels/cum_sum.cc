@@ -31,8 +31,7 @@ void CumSumLanes(const AxisLanes& lanes, bool exclusive, bool reverse, Load load
 
 absl::Status CheckCumSum(int32_t op, std::span<const TensorRef> inputs,
                          std::span<const TensorRef> outputs) {
-  absl::Status s = CheckArity(op, inputs, outputs, 1, 1, 1);
-  if (s.ok()) s = CheckPresent(op, inputs, 0);
+  absl::Status s = CheckLaneOpArity(op, inputs, outputs, 1);
   if (!s.ok()) return s;
   const int32_t d = inputs[0].dtype;
   if (!IsFloatDType(d) && d != TSR_DTYPE_I32 && d != TSR_DTYPE_I64) return UnsupportedDType(op, d);
@@ -45,12 +44,9 @@ absl::Status RunCumSum(int32_t op, const Attributes& attrs,
                        std::span<const TensorRef> inputs,
                        std::span<TensorRef> outputs) {
   const TensorRef &x = inputs[0], &y = outputs[0];
-  absl::Status s = CheckAllData(op, inputs, outputs);
-  if (!s.ok()) return s;
-  const int64_t rank = static_cast<int64_t>(x.shape.size());
-  if (rank == 0) return OpError(op, "input must have rank >= 1");
-  auto axis = NormalizeAxis(op, attrs.GetInt(TSR_ATTR_AXIS, 0), rank);
+  auto axis = LaneAxis(op, attrs, inputs, outputs);
   if (!axis.ok()) return axis.status();
+  absl::Status s;
   if (!(s = CheckOutputShape(op, y, x.shape)).ok()) return s;
   const AxisLanes lanes(x.shape, *axis);
   const bool exclusive = attrs.GetInt(TSR_ATTR_EXCLUSIVE, 0) != 0;

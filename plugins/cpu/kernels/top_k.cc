@@ -58,8 +58,7 @@ void TopKLanes(const AxisLanes& lanes, int64_t k, bool largest, Load load,
 
 absl::Status CheckTopK(int32_t op, std::span<const TensorRef> inputs,
                        std::span<const TensorRef> outputs) {
-  absl::Status s = CheckArity(op, inputs, outputs, 1, 1, 2);
-  if (s.ok()) s = CheckPresent(op, inputs, 0);
+  absl::Status s = CheckLaneOpArity(op, inputs, outputs, 2);
   if (!s.ok()) return s;
   const int32_t d = inputs[0].dtype;
   if (!IsNumericDType(d)) return UnsupportedDType(op, d);
@@ -74,12 +73,9 @@ absl::Status RunTopK(int32_t op, const Attributes& attrs,
                      std::span<const TensorRef> inputs,
                      std::span<TensorRef> outputs) {
   const TensorRef& x = inputs[0];
-  absl::Status s = CheckAllData(op, inputs, outputs);
-  if (!s.ok()) return s;
-  const int64_t rank = static_cast<int64_t>(x.shape.size());
-  if (rank == 0) return OpError(op, "input must have rank >= 1");
-  auto axis = NormalizeAxis(op, attrs.GetInt(TSR_ATTR_AXIS, 0), rank);
+  auto axis = LaneAxis(op, attrs, inputs, outputs);
   if (!axis.ok()) return axis.status();
+  absl::Status s;
   const int64_t k = attrs.GetInt(TSR_ATTR_K, -1);
   if (k < 0 || k > x.shape[*axis])
     return OpError(op, absl::StrCat("k = ", k, " must be in [0, ", x.shape[*axis], "] (the axis length)"));
