@@ -11,11 +11,15 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compile/background_warmup.h"
+#include "compile/cached_compile.h"
 #include "compile/compile_driver.h"
 #include "partition/partition_report.h"
 #include "quantize/post_training_quantization.h"
 #include "graph/graph.h"
+#include "graph/host_tensor.h"
 #include "loaded_model.h"
+#include "modeled_latency.h"
 #include "plugin_host/plugin_registry.h"
 #include "run_context.h"
 #include "tessera/app/tessera.hpp"
@@ -23,6 +27,17 @@
 namespace tessera::app {
 
 Status FromAbsl(const absl::Status& status);
+
+// The one crossing between the app's tensors and the framework's host
+// tensors. To the framework: a copy of the tensor's dense bytes (its shape's
+// byte size). From it: the bytes move into the app tensor, no copy.
+HostTensor ToHostTensor(const Tensor& tensor);
+Tensor FromHostTensor(HostTensor&& tensor);
+struct TensorAccess {
+  static Tensor Own(TensorInfo info, std::shared_ptr<std::vector<uint8_t>> owned, void* data, size_t size) {
+    return Tensor(std::move(info), std::move(owned), data, size);
+  }
+};
 std::vector<TensorInfo> TensorInfos(const tessera::Graph& graph, const std::vector<int32_t>& tensors);
 
 struct Environment::Impl {
@@ -48,6 +63,9 @@ bool IsCompiledGraph(const tessera::Graph& graph);
 struct CompiledModel::Impl {
   tessera::CompiledModel compiled;
   std::shared_ptr<const Environment::Impl> environment;  // keeps the registry alive
+  // background_warmup: the cpu plan (`loaded` is its model) and the worker.
+  // Declared before `loaded`, so it is destroyed after it.
+  std::shared_ptr<BackgroundWarmup> warmup;
   std::shared_ptr<const LoadedModel> loaded;
   bool precompiled = false;
   PartitionReport report;
@@ -55,6 +73,12 @@ struct CompiledModel::Impl {
   std::optional<quantize::PtqModel> ptq;     // CompileOptions::quantize
   size_t cpu_plan_count = 0;
   std::vector<std::string> cpu_plan_notes;
+  RunLatencyModel latency;  // prices profiled runs (RunProfile::modeled)
+  tessera::CompileCacheReport cache_report;  // what cache_info_json() writes
+  CompileCacheInfo cache;                    // cache_report for the app
+  // A precompiled model, a cache hit and a warm-up's cpu plan were not
+  // partitioned here: they report no partitioning (see the report's users).
+  bool NoPartitioningHere() const { return precompiled || cache_report.hit || warmup != nullptr; }
 };
 
 struct RunContext::Impl {

@@ -229,7 +229,10 @@ TEST(AppApi, BadInputGivesClearErrors) {
   Result<Model> model = Model::Load(path);
   ASSERT_TRUE(model.ok());
   EXPECT_EQ(CompiledModel::Compile(env, *model, {.soc = "no-such-soc"}).status().code(), TSR_NOT_FOUND);
-  EXPECT_EQ(CompiledModel::Compile(env, *model, {.cache_dir = "/tmp"}).status().code(), TSR_UNIMPLEMENTED);
+  // A cache directory that is a file (the model itself) is refused, with its name.
+  Result<CompiledModel> bad_cache = CompiledModel::Compile(env, *model, {.cache_dir = path});
+  EXPECT_EQ(bad_cache.status().code(), TSR_FAILED_PRECONDITION);
+  EXPECT_THAT(bad_cache.status().message(), HasSubstr("is not a directory"));
   Result<CompiledModel> compiled = CompiledModel::Compile(env, *model, {.accelerators = {"cpu"}});
   ASSERT_TRUE(compiled.ok());
   Result<RunContext> context = RunContext::Create(*compiled);
@@ -239,6 +242,12 @@ TEST(AppApi, BadInputGivesClearErrors) {
   EXPECT_THAT(wrong_shape.status().message(), HasSubstr("[2,8]"));
   float small[4];
   EXPECT_EQ(Tensor::Wrap({"x", TSR_DTYPE_F32, {2, 8}}, small, sizeof(small)).status().code(), TSR_INVALID_ARGUMENT);
+  // 2^40 * 2^40 * 4 bytes wraps to 0 in 64 bits: the size saturates instead,
+  // so 16 bytes of memory can never pass for it.
+  const TensorInfo huge{"x", TSR_DTYPE_F32, {int64_t{1} << 40, int64_t{1} << 40}};
+  EXPECT_EQ(huge.byte_size(), SIZE_MAX);
+  EXPECT_EQ(Tensor::Wrap(huge, small, sizeof(small)).status().code(), TSR_INVALID_ARGUMENT);
+  EXPECT_EQ((TensorInfo{"h", TSR_DTYPE_F16, {3, 5}}.byte_size()), 30u);
   std::remove(path.c_str());
 }
 

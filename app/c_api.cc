@@ -165,6 +165,9 @@ tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const t
       o.fallback = opts->no_fallback == 0;
       o.deadline_ms = opts->deadline_ms;
     }
+    if (TSR_APP_HAS(opts, tsr_app_compile_options, cache_dir) && opts->cache_dir != nullptr) o.cache_dir = opts->cache_dir;
+    if (TSR_APP_HAS(opts, tsr_app_compile_options, cache_max_bytes)) o.cache_max_bytes = opts->cache_max_bytes;
+    if (TSR_APP_HAS(opts, tsr_app_compile_options, background_warmup)) o.background_warmup = opts->background_warmup != 0;
     tessera::app::Result<tessera::app::CompiledModel> compiled =
         tessera::app::CompiledModel::Compile(env->env, model->model, o);
     if (!compiled.ok()) return Fail(compiled.status());
@@ -182,6 +185,30 @@ tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const t
 }
 
 void tsr_app_compiled_model_destroy(tsr_app_compiled_model compiled) { delete compiled; }
+
+tsr_status tsr_app_compiled_model_cache_info(tsr_app_compiled_model compiled, tsr_app_cache_info* out) {
+  if (compiled == nullptr || out == nullptr || out->struct_size < sizeof(tsr_app_cache_info))
+    return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_cache_info: NULL argument or struct_size too small");
+  const tessera::app::CompileCacheInfo& c = compiled->compiled.cache_info();
+  const uint32_t size = out->struct_size;
+  *out = tsr_app_cache_info{};
+  out->struct_size = size;
+  out->enabled = c.enabled ? 1 : 0;
+  out->hit = c.hit ? 1 : 0;
+  out->key = c.key.c_str();
+  out->disabled_reason = c.disabled_reason.c_str();
+  out->hits = c.hits;
+  out->misses = c.misses;
+  out->invalidations = c.invalidations;
+  out->evictions = c.evictions;
+  return TSR_OK;
+}
+
+tsr_status tsr_app_compiled_model_wait_for_accelerated(tsr_app_compiled_model compiled) {
+  if (compiled == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_wait_for_accelerated: NULL model");
+  const tessera::app::Status s = compiled->compiled.WaitForAccelerated();
+  return s.ok() ? TSR_OK : Fail(s);
+}
 
 tsr_status tsr_app_compiled_model_save(tsr_app_compiled_model compiled, const char* path) {
   return Guarded("tsr_app_compiled_model_save", [&]() -> tsr_status {

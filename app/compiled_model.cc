@@ -2,10 +2,14 @@
 // libraries once, shared by every RunContext made from it.
 #include "app_internal.h"
 #include "base/install_layout.h"
+#include <iostream>
+
 #include "base/json_writer.h"
 #include "declared_numerics.h"
+#include "compile/cached_compile.h"
 #include "compile/compile_driver.h"
 #include "compile/cpu_fallback_plans.h"
+#include "model/compiled_target.h"
 #include "model/model_writer.h"
 #include "partition/partition_report.h"
 #include "partition/plan_picture.h"
@@ -47,6 +51,54 @@ PartitionReport ToPublic(const tessera::PartitionReport& r) {
   return out;
 }
 
+// Cache lines go where the environment sends plugin log lines (vendor
+// "tessera"), filtered by the same level.
+CompileCacheLog CacheLogOf(const EnvironmentOptions& options) {
+  return [options](CompileCacheLogLevel level, const std::string& line) {
+    const LogLevel as = level == CompileCacheLogLevel::kWarning ? LogLevel::kWarning : LogLevel::kInfo;
+    if (as < options.log_level) return;
+    if (options.log_sink) options.log_sink("tessera", as, line);
+    else std::cerr << "tessera: " << line << "\n";
+  };
+}
+
+CompileCacheInfo ToPublic(const CompileCacheReport& r) {
+  return {r.enabled, r.disabled_reason, r.key, r.hit, r.counters.hits, r.counters.misses, r.counters.invalidations,
+          r.counters.evictions, r.directory, r.counters.stores};
+}
+
+// A compiled model run with no SoC named runs for the one it was compiled
+// for; one compiled for another SoC than the named one is refused.
+absl::Status TargetCompiledModel(const tessera::Graph& graph, const std::string& soc_directory, SocSelection& soc) {
+  if (soc.name.empty())
+    if (const std::optional<std::string> own = CompiledSoc(graph)) {
+      absl::StatusOr<SocSelection> found = FindSoc(*own, soc_directory);
+      soc = found.ok() ? *std::move(found) : SocSelection{*own, ""};
+    }
+  return CheckCompiledTarget(graph, soc.name);
+}
+
+// background_warmup: Compile returns on the cpu plan; the JIT compile for
+// the accelerators proceeds on the warm-up's worker.
+absl::Status StartWarmup(CompiledModel::Impl& impl, const Model& model, const CompileOptions& options,
+                         const tessera::CompileOptions& internal, const RuntimeOptions& runtime,
+                         const PluginRegistry& registry) {
+  if (options.mode != CompileMode::kJit)
+    return absl::InvalidArgumentError(
+        "background_warmup needs CompileMode::kJit (an AOT model is compiled once, or taken from the cache)");
+  if (!options.quantize.empty()) return absl::InvalidArgumentError("background_warmup cannot quantize (quantize is AOT)");
+  const tessera::Graph& graph = model.impl()->graph;
+  absl::StatusOr<std::unique_ptr<BackgroundWarmup>> warm = BackgroundWarmup::Start(graph, registry, internal, runtime);
+  if (!warm.ok()) return warm.status();
+  ReportJitCacheBypass({options.cache_dir}, CacheLogOf(impl.environment->options), &impl.cache_report);
+  impl.warmup = *std::move(warm);
+  impl.compiled.graph = impl.warmup->cpu_model().graph;
+  impl.compiled.source = graph;
+  impl.compiled.mode = tessera::CompileMode::kJit;
+  impl.loaded = impl.warmup->cpu_executor().model();
+  return absl::OkStatus();
+}
+
 absl::StatusOr<tessera::CompileOptions> InternalOptions(const CompileOptions& options, const Model& model,
                                                         const std::string& soc_directory) {
   tessera::CompileOptions internal;
@@ -67,7 +119,8 @@ absl::StatusOr<tessera::CompileOptions> InternalOptions(const CompileOptions& op
   return internal;
 }
 
-// Compiles the model (quantized first when asked) into `impl`.
+// Compiles the model (quantized first when asked) into `impl`, through
+// the compile cache when options.cache_dir is set.
 absl::Status CompileInto(CompiledModel::Impl& impl, const Model& model, const CompileOptions& options,
                          const tessera::CompileOptions& internal, const PluginRegistry& registry) {
   const tessera::Graph* graph = &model.impl()->graph;
@@ -86,13 +139,21 @@ absl::Status CompileInto(CompiledModel::Impl& impl, const Model& model, const Co
   } else if (!options.calibration_dir.empty()) {
     return absl::InvalidArgumentError("calibration_dir is only used with quantize int8");
   }
-  absl::StatusOr<tessera::CompiledModel> compiled = CompileGraph(*graph, registry, internal);
+  CompileCacheOptions cache{options.cache_dir};
+  if (options.cache_max_bytes != 0) cache.max_bytes = options.cache_max_bytes;
+  absl::StatusOr<tessera::CompiledModel> compiled =
+      CompileWithCache(*graph, registry, internal, cache, CacheLogOf(impl.environment->options), &impl.cache_report);
   if (!compiled.ok()) return compiled.status();
   impl.compiled = *std::move(compiled);
+  // A hit compiled nothing here: it reports like a precompiled model (no
+  // partitioning), but its source ops are this model's own (the key covers
+  // them), so its partitions get cpu plans like a fresh compile's.
+  if (impl.cache_report.hit) impl.compiled.source = *graph;
   if (impl.ptq)
     if (absl::Status s = quantize::MeasureAccuracy(impl.compiled, registry, {internal.soc, internal.plugin_options}, *impl.ptq);
         !s.ok())
       return s;
+  if (impl.cache_report.hit) return absl::OkStatus();
   impl.internal_report = BuildPartitionReport(impl.compiled);
   impl.internal_report.timings.load_ms = model.load_ms();
   impl.report = ToPublic(impl.internal_report);
@@ -111,8 +172,6 @@ size_t PartitionReport::fallback_op_count() const {
 
 Result<CompiledModel> CompiledModel::Compile(const Environment& environment, const Model& model,
                                              const CompileOptions& options) {
-  if (!options.cache_dir.empty())
-    return Status(TSR_UNIMPLEMENTED, "the compile cache is not implemented yet: leave cache_dir empty");
   auto impl = std::make_shared<Impl>();
   impl->environment = environment.impl();
   absl::StatusOr<tessera::CompileOptions> internal = InternalOptions(options, model, impl->environment->soc_directory);
@@ -120,19 +179,30 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
   impl->precompiled = model.is_compiled();
   // A compiled model needs dispatch libraries only: no compiler is opened.
   const PluginRegistry& registry = impl->environment->Registry(/*with_compilers=*/!impl->precompiled);
+  if (options.max_retries < 0 || options.max_retries > 100)
+    return Status(TSR_INVALID_ARGUMENT, "max_retries must be in [0, 100]");
+  RuntimeOptions runtime{internal->soc, internal->plugin_options, {options.max_retries, options.fallback, options.deadline_ms, "cpu"}, {}};
+  runtime.budgets = internal->budgets;  // max_device_memory_bytes
+  if (options.background_warmup && !impl->precompiled) {
+    if (absl::Status s = StartWarmup(*impl, model, options, *internal, runtime, registry); !s.ok()) return FromAbsl(s);
+    impl->cache = ToPublic(impl->cache_report);
+    return CompiledModel(std::move(impl));
+  }
   if (impl->precompiled) {
     if (!options.quantize.empty()) return Status(TSR_INVALID_ARGUMENT, "a compiled model cannot be quantized");
+    if (absl::Status s = TargetCompiledModel(model.impl()->graph, impl->environment->soc_directory, internal->soc); !s.ok())
+      return FromAbsl(s);
+    runtime.soc = internal->soc;
+    if (!options.cache_dir.empty())
+      impl->cache_report = {false, "the model is already compiled: nothing to cache", options.cache_dir, "", false, {}};
     impl->compiled.graph = model.impl()->graph;
     impl->compiled.source = model.impl()->graph;
     impl->compiled.soc = internal->soc;
   } else if (absl::Status s = CompileInto(*impl, model, options, *internal, registry); !s.ok()) {
     return FromAbsl(s);
   }
-  if (options.max_retries < 0 || options.max_retries > 100)
-    return Status(TSR_INVALID_ARGUMENT, "max_retries must be in [0, 100]");
+  impl->cache = ToPublic(impl->cache_report);
   if (!options.prepare_to_run) return CompiledModel(std::move(impl));
-  RuntimeOptions runtime{internal->soc, internal->plugin_options, {options.max_retries, options.fallback, options.deadline_ms, "cpu"}, {}};
-  runtime.budgets = internal->budgets;  // max_device_memory_bytes
   // The cpu plans exist only where the source ops do: a precompiled model
   // has none (docs/resilience.md).
   if (options.fallback && !impl->precompiled) {
@@ -146,6 +216,7 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
       LoadedModel::Create(impl->compiled.graph, impl->compiled.jit_slots, registry, runtime);
   if (!loaded.ok()) return FromAbsl(loaded.status());
   impl->loaded = *std::move(loaded);
+  if (!impl->NoPartitioningHere()) impl->latency = RunLatencyModel(impl->compiled);
   return CompiledModel(std::move(impl));
 }
 
@@ -157,21 +228,32 @@ std::vector<TensorInfo> CompiledModel::outputs() const {
 }
 bool CompiledModel::was_precompiled() const { return impl_->precompiled; }
 const PartitionReport& CompiledModel::partition_report() const { return impl_->report; }
+const CompileCacheInfo& CompiledModel::cache_info() const { return impl_->cache; }
+std::string CompiledModel::cache_info_json() const {
+  if (impl_->cache_report.directory.empty()) return "";
+  JsonWriter j;
+  WriteCompileCacheReportJson(impl_->cache_report, j);
+  return j.str();
+}
+bool CompiledModel::accelerated() const { return impl_->warmup == nullptr || impl_->warmup->accelerated_ready(); }
+Status CompiledModel::WaitForAccelerated() const {
+  return impl_->warmup == nullptr ? Status() : FromAbsl(impl_->warmup->WaitForAccelerated());
+}
 
 std::string CompiledModel::partition_report_json() const {
-  if (impl_->precompiled) return "";
+  if (impl_->NoPartitioningHere()) return "";
   JsonWriter j;
   WritePartitionReportJson(impl_->internal_report, j);
   return j.str();
 }
 
 std::string CompiledModel::partition_report_text() const {
-  return impl_->precompiled ? "" : FormatPartitionReport(impl_->internal_report);
+  return impl_->NoPartitioningHere() ? "" : FormatPartitionReport(impl_->internal_report);
 }
 
 Result<std::string> CompiledModel::partition_picture(PictureFormat format) const {
-  if (impl_->precompiled)
-    return Status(TSR_FAILED_PRECONDITION, "a precompiled model has no partitioning of its own to draw");
+  if (impl_->NoPartitioningHere())
+    return Status(TSR_FAILED_PRECONDITION, "this model was not partitioned here (precompiled, a compile-cache hit or a warm-up's cpu plan): nothing to draw");
   return format == PictureFormat::kDot ? PlanPictureDot(impl_->compiled, impl_->internal_report)
                                        : PlanPictureHtml(impl_->compiled, impl_->internal_report);
 }

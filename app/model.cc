@@ -3,22 +3,18 @@
 #include <chrono>
 
 #include "app_internal.h"
+#include "tessera/app/model_diagnostics.hpp"
 #include "absl/strings/str_cat.h"
 #include "base/budgets.h"
 #include "base/dtype.h"
 #include "base/status_macros.h"
+#include "model/compiled_target.h"
 #include "model/model_loader.h"
 #include "model/model_writer.h"
 #include "onnx/onnx_importer.h"
 #include "tessera/ops.h"
 
 namespace tessera::app {
-
-size_t TensorInfo::byte_size() const {
-  size_t elements = 1;
-  for (int64_t d : shape) elements *= d < 0 ? 0 : static_cast<size_t>(d);
-  return elements * DTypeSize(dtype);
-}
 
 std::vector<TensorInfo> TensorInfos(const tessera::Graph& graph, const std::vector<int32_t>& tensors) {
   std::vector<TensorInfo> out;
@@ -52,9 +48,7 @@ absl::StatusOr<onnx_import::ImportOptions> ImportOptionsOf(const LoadOptions& op
     import.positional_input_shapes.push_back(shape.empty() ? std::nullopt : std::optional(shape));
   for (size_t i = 0; i < options.positional_input_values.size(); ++i) {
     const Tensor& t = options.positional_input_values[i];
-    const auto* p = static_cast<const uint8_t*>(t.data());
-    import.positional_input_values.push_back(
-        HostTensor{t.info().name, t.info().dtype, t.info().shape, std::vector<uint8_t>(p, p + t.info().byte_size())});
+    import.positional_input_values.push_back(ToHostTensor(t));
     if (import.positional_input_shapes.size() <= i) import.positional_input_shapes.resize(i + 1);
     if (!import.positional_input_shapes[i]) import.positional_input_shapes[i] = t.info().shape;
   }
@@ -85,7 +79,8 @@ absl::StatusOr<tessera::Graph> ImportOnnx(const LoadOptions& options, onnx_impor
 // a model in memory, `path` a file (then view is empty).
 Result<Model> LoadTimed(const std::string& path, std::span<const uint8_t> view,
                         std::shared_ptr<const std::vector<uint8_t>> owner, ModelFormat format,
-                        const LoadOptions& options) {
+                        const LoadOptions& options,
+                        std::vector<onnx_import::ImportDiagnostic>* diagnostics = nullptr) {
   const auto start = std::chrono::steady_clock::now();
   const absl::StatusOr<tessera::Budgets> budgets = BudgetsOf(options);
   if (!budgets.ok()) return FromAbsl(budgets.status());
@@ -110,6 +105,7 @@ Result<Model> LoadTimed(const std::string& path, std::span<const uint8_t> view,
     if (!onnx_import::OnnxImportAvailable()) return Status(TSR_UNIMPLEMENTED, "this build has no ONNX importer");
     absl::StatusOr<onnx_import::ImportOptions> import = ImportOptionsOf(options, *budgets);
     if (!import.ok()) return FromAbsl(import.status());
+    import->out_diagnostics = diagnostics;
     std::vector<onnx_import::OptimizationStats> passes;
     graph = ImportOnnx(options, *import, passes, [&](const onnx_import::ImportOptions& o,
                                                      std::vector<onnx_import::OptimizationStats>& out) {
@@ -131,6 +127,16 @@ Result<Model> Model::Load(const std::string& path, const LoadOptions& options) {
   return LoadTimed(path, {}, nullptr, options.format, options);
 }
 
+DiagnosedLoad LoadWithDiagnostics(const std::string& path, const LoadOptions& options) {
+  std::vector<onnx_import::ImportDiagnostic> found;
+  Result<Model> model = LoadTimed(path, {}, nullptr, options.format, options, &found);
+  std::vector<ImportDiagnostic> diagnostics;
+  for (onnx_import::ImportDiagnostic& d : found)
+    diagnostics.push_back({std::move(d.kind), std::move(d.domain), std::move(d.op_type), d.count, std::move(d.nodes),
+                           std::move(d.message), std::move(d.hint)});
+  return {std::move(model), std::move(diagnostics)};
+}
+
 Result<Model> Model::FromMemory(const void* bytes, size_t size, const LoadOptions& options) {
   if (bytes == nullptr && size > 0) return Status(TSR_INVALID_ARGUMENT, "Model::FromMemory of NULL bytes");
   const auto* p = static_cast<const uint8_t*>(bytes);
@@ -140,6 +146,10 @@ Result<Model> Model::FromMemory(const void* bytes, size_t size, const LoadOption
 }
 
 bool Model::is_compiled() const { return IsCompiledGraph(impl_->graph); }
+std::string Model::compiled_soc() const {
+  if (!is_compiled()) return "";
+  return CompiledSoc(impl_->graph).value_or("");
+}
 
 bool IsCompiledGraph(const tessera::Graph& graph) {
   for (const Op& op : graph.ops)

@@ -2,11 +2,14 @@
 // estimate of it (a cost model that lies must be caught). Device time
 // comes from each step's own metrics (time_us, which the systolic NPU's
 // cycle model reports), the CPU model for steps without one; the transfers
-// are priced from the tensors that actually crossed between the executed
+// are priced from the tensors that cross between the executed graph's
 // steps; dispatch overhead is the SoC's, once per step run. Internal to
 // the app library: apps read RunProfile::modeled.
 #ifndef TESSERA_APP_MODELED_LATENCY_H_
 #define TESSERA_APP_MODELED_LATENCY_H_
+
+#include <cstdint>
+#include <unordered_map>
 
 #include "compile/compiled_model.h"
 #include "run_context.h"
@@ -14,8 +17,27 @@
 
 namespace tessera::app {
 
-// available = false for a model compiled elsewhere (no plan to compare against).
-RunProfile::ModeledLatency ModeledLatencyOf(const tessera::CompiledModel& model, const tessera::RunProfile& profile);
+// Everything about a compiled model that its runs are priced with, worked
+// out once when it is compiled: parsing the SoC description and building
+// the plan's cost model per profiled run would cost more than the run.
+class RunLatencyModel {
+ public:
+  // Not available for a model compiled elsewhere: no plan to compare with.
+  RunLatencyModel() = default;
+  explicit RunLatencyModel(const tessera::CompiledModel& model);
+
+  RunProfile::ModeledLatency Of(const tessera::RunProfile& profile) const;
+
+ private:
+  struct StepCost {
+    double overhead_us = 0;  // the SoC's dispatch figure for the step's vendor
+    double cpu_us = 0;       // the CPU model's time for its source ops, when it reports none
+  };
+  bool available_ = false;
+  double estimated_us_ = 0;
+  double transfer_us_ = 0;
+  std::unordered_map<uint32_t, StepCost> steps_;  // by DISPATCH op id
+};
 
 }  // namespace tessera::app
 

@@ -1,25 +1,9 @@
-// RunContext and Tensor: one thread's buffers and invocations over a
+// RunContext: one thread's buffers and invocations over a
 // shared CompiledModel, with host tensors in and out.
 #include "app_internal.h"
 #include "declared_numerics.h"
-#include "modeled_latency.h"
 
 namespace tessera::app {
-
-Tensor Tensor::Allocate(TensorInfo info) {
-  auto owned = std::make_shared<std::vector<uint8_t>>(info.byte_size());
-  void* data = owned->data();
-  const size_t size = owned->size();
-  return Tensor(std::move(info), std::move(owned), data, size);
-}
-
-Result<Tensor> Tensor::Wrap(TensorInfo info, void* data, size_t size) {
-  if (data == nullptr && size > 0) return Status(TSR_INVALID_ARGUMENT, "Tensor::Wrap of NULL memory");
-  if (size < info.byte_size())
-    return Status(TSR_INVALID_ARGUMENT, "Tensor::Wrap: '" + info.name + "' needs " + std::to_string(info.byte_size()) +
-                                            " bytes, the memory has " + std::to_string(size));
-  return Tensor(std::move(info), nullptr, data, size);
-}
 
 RunContext::RunContext(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 RunContext::~RunContext() = default;
@@ -44,25 +28,22 @@ Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, R
   // runtime issue).
   std::vector<HostTensor> host;
   host.reserve(inputs.size());
-  for (const Tensor& t : inputs) {
-    const auto* p = static_cast<const uint8_t*>(t.data());
-    host.push_back({t.info().name, t.info().dtype, t.info().shape, std::vector<uint8_t>(p, p + t.info().byte_size())});
-  }
+  for (const Tensor& t : inputs) host.push_back(ToHostTensor(t));
   tessera::RunProfile internal;
-  absl::StatusOr<std::vector<HostTensor>> out = impl_->context->Run(host, profile != nullptr ? &internal : nullptr);
+  // With background warm-up the warm-up picks the plan, once per run.
+  WarmupPlan used = WarmupPlan::kCpu;
+  absl::StatusOr<std::vector<HostTensor>> out =
+      impl_->model->warmup != nullptr ? impl_->model->warmup->Run(host, profile != nullptr ? &internal : nullptr, &used)
+                                      : impl_->context->Run(host, profile != nullptr ? &internal : nullptr);
   if (!out.ok()) return FromAbsl(out.status());
   std::vector<Tensor> outputs;
-  for (HostTensor& h : *out) {
-    auto owned = std::make_shared<std::vector<uint8_t>>(std::move(h.data));
-    void* data = owned->data();
-    const size_t size = owned->size();
-    outputs.push_back(Tensor({h.name, static_cast<tsr_dtype>(h.dtype), h.shape}, std::move(owned), data, size));
-  }
+  outputs.reserve(out->size());
+  for (HostTensor& h : *out) outputs.push_back(FromHostTensor(std::move(h)));
   if (profile != nullptr) {
     *profile = RunProfile{};
     profile->total_us = internal.total_us;
     for (const StepProfile& s : internal.steps) {
-      RunProfile::Step step{s.vendor, s.entry_point, s.source_op_ids, s.host_time_us, {}, s.op_id, {}};
+      RunProfile::Step step{s.vendor, s.entry_point, s.source_op_ids, s.host_time_us, {}, s.op_id, {}, s.start_us};
       for (const StepProfile::Metric& m : s.metrics) step.metrics.push_back({m.name, m.value, m.unit});
       step.numerics = {s.numerics.vendor, PrecisionName(s.numerics.precision), s.numerics.relative_tolerance, s.numerics.absolute_tolerance,
                        s.numerics.description, s.numerics.declared, s.numerics.reduced(), s.numerics.precision};
@@ -70,10 +51,11 @@ Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, R
     }
     for (const ConversionRecord& c : internal.conversions)
       profile->conversions.push_back(
-          {c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us, c.from_name, c.to_name});
+          {c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us, c.from_name, c.to_name, c.start_us});
     for (const FallbackRecord& f : internal.fallbacks)
       profile->fallbacks.push_back({f.step, f.op_id, f.from, f.to, f.failure, f.reason, f.attempts});
-    if (!impl_->model->precompiled) profile->modeled = ModeledLatencyOf(impl_->model->compiled, internal);
+    if (!impl_->model->NoPartitioningHere()) profile->modeled = impl_->model->latency.Of(internal);
+    if (impl_->model->warmup != nullptr) profile->warmup_plan = WarmupPlanName(used);
   }
   return outputs;
 }

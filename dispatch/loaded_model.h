@@ -57,6 +57,7 @@ struct ConversionRecord {
   // The types' names: a vendor type by its library's get_buffer_type_info
   // ("dsp_tcm"), else BufferTypeName ("host", "vendor+1" when unnamed).
   std::string from_name, to_name;
+  double start_us = 0;        // when it began in that last run, from the run's start
 };
 
 // One buffer every RunContext materializes: host memory, or a buffer that

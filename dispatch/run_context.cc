@@ -148,7 +148,7 @@ absl::Status RunContext::Copy(int32_t from, int32_t to, uint64_t bytes) {
 }
 
 absl::StatusOr<std::vector<HostTensor>> RunContext::Run(const std::vector<HostTensor>& inputs, RunProfile* profile) {
-  const Clock::time_point run_start = Clock::now();
+  run_start_ = Clock::now();
   const Graph& graph = model_->graph();
   if (inputs.size() != graph.inputs.size())
     return absl::InvalidArgumentError(absl::StrCat("model takes ", graph.inputs.size(), " inputs, got ", inputs.size()));
@@ -173,6 +173,7 @@ absl::StatusOr<std::vector<HostTensor>> RunContext::Run(const std::vector<HostTe
       const Clock::time_point start = Clock::now();
       RETURN_IF_ERROR(Copy(c.from, c.to, conversions_[c.record].bytes));
       conversions_[c.record].host_time_us = MicrosSince(start);
+      conversions_[c.record].start_us = std::chrono::duration<double, std::micro>(start - run_start_).count();
     }
     RETURN_IF_ERROR(RunStep(k, profile));
   }
@@ -193,7 +194,7 @@ absl::StatusOr<std::vector<HostTensor>> RunContext::Run(const std::vector<HostTe
   if (profile != nullptr) {
     profile->conversions = conversions_;
     profile->fallbacks = fallbacks_;
-    profile->total_us = MicrosSince(run_start);
+    profile->total_us = MicrosSince(run_start_);
   }
   return outputs;
 }

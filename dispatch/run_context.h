@@ -6,6 +6,7 @@
 #ifndef TESSERA_DISPATCH_RUN_CONTEXT_H_
 #define TESSERA_DISPATCH_RUN_CONTEXT_H_
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -32,6 +33,7 @@ struct StepProfile {
   };
   std::vector<Metric> metrics;
   DeclaredNumerics numerics;  // what the library declared for this executable
+  double start_us = 0;        // when its invoke began, from the start of the run
 };
 
 struct RunProfile {
@@ -80,7 +82,8 @@ class RunContext {
   absl::Status Recover(size_t step, tsr_status code, FailureClass failure, int32_t attempts, std::string reason,
                        RunProfile* profile);
   absl::Status RunCpuPlan(size_t step, RunProfile* profile);
-  void RecordDeviceStep(size_t step, double host_time_us, RunProfile* profile);
+  void RecordDeviceStep(size_t step, std::chrono::steady_clock::time_point start, double host_time_us,
+                        RunProfile* profile);
 
   std::shared_ptr<const LoadedModel> model_;
   std::vector<Storage> storages_;
@@ -88,6 +91,7 @@ class RunContext {
   std::map<std::pair<int32_t, int32_t>, tsr_buffer> imported_;  // (storage, session) -> buffer
   std::vector<ConversionRecord> conversions_;
   std::vector<FallbackRecord> fallbacks_;
+  std::chrono::steady_clock::time_point run_start_;  // of the run in progress: profile timestamps count from it
   std::vector<std::unique_ptr<RunContext>> cpu_contexts_;  // per step, made when its cpu plan first runs
 };
 

@@ -17,9 +17,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double MicrosSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+double MicrosBetween(Clock::time_point from, Clock::time_point to) {
+  return std::chrono::duration<double, std::micro>(to - from).count();
 }
+
+double MicrosSince(Clock::time_point start) { return MicrosBetween(start, Clock::now()); }
 
 std::string InvokeWhat(const Op& op) {
   return absl::StrCat("invoke (op id ", op.id, ", entry '", op.dispatch->entry_point, "')");
@@ -34,12 +36,12 @@ absl::StatusCode StatusCodeOf(tsr_status code) {
 
 }  // namespace
 
-void RunContext::RecordDeviceStep(size_t k, double host_time_us, RunProfile* profile) {
+void RunContext::RecordDeviceStep(size_t k, Clock::time_point start, double host_time_us, RunProfile* profile) {
   const LoadedStep& step = model_->steps()[k];
   const Op& op = model_->graph().ops[step.op];
   const DeviceSession& s = Session(step.session);
   StepProfile sp{op.id, op.dispatch->vendor, op.dispatch->entry_point, op.dispatch->source_op_ids, host_time_us, {},
-                 step.numerics};
+                 step.numerics, MicrosBetween(run_start_, start)};
   size_t count = 0;
   if (s.api()->metric_count(invocations_[k], &count) == TSR_OK) {
     for (size_t m = 0; m < count; ++m) {
@@ -72,7 +74,7 @@ absl::Status RunContext::RunStep(size_t k, RunProfile* profile) {
     // the status, are not used.
     const bool overran = deadline_us > 0 && elapsed > deadline_us;
     if (code == TSR_OK && !overran) {
-      if (profile != nullptr) RecordDeviceStep(k, elapsed, profile);
+      if (profile != nullptr) RecordDeviceStep(k, start, elapsed, profile);
       if (attempt > 1) {
         const Op& op = model_->graph().ops[step.op];
         fallbacks_.push_back({k, op.id, s.library().vendor, s.library().vendor, FailureClassName(last),
@@ -151,7 +153,7 @@ absl::Status RunContext::RunCpuPlan(size_t k, RunProfile* profile) {
     // One step in the report, as the partition it stands for; the plan's
     // own steps lend their metrics and declared numerics.
     StepProfile sp{op.id, "cpu", absl::StrCat("cpu plan of ", op.dispatch->entry_point), op.dispatch->source_op_ids,
-                   MicrosSince(start), {}, {}};
+                   MicrosSince(start), {}, {}, MicrosBetween(run_start_, start)};
     for (const StepProfile& p : plan_profile.steps) {
       sp.metrics.insert(sp.metrics.end(), p.metrics.begin(), p.metrics.end());
       sp.numerics = p.numerics;

@@ -29,6 +29,12 @@ tessera_test(model_footer_test
 tessera_test(budgets_test
   SOURCES ${TSR_FW}/base/budgets_test.cc
   LIBS tessera_core)
+tessera_test(element_value_test
+  SOURCES ${TSR_FW}/base/element_value_test.cc
+  LIBS tessera_core)
+tessera_test(json_reader_test
+  SOURCES ${TSR_FW}/base/json_reader_test.cc
+  LIBS tessera_core)
 
 tessera_test(atomic_file_test
   SOURCES ${TSR_FW}/base/atomic_file_test.cc
@@ -60,7 +66,8 @@ tessera_test(graph_view_impl_test
 # ${CMAKE_BINARY_DIR}/test_plugins/<variant>/ (never build/lib, the bundled
 # plugin directory).
 set(TSR_TEST_PLUGIN_VARIANTS good missing_symbol refuses_version below_floor null_table newer_minor
-    short_table huge_table failing_compile frozen_v1 mismatched_vendor data_symbol garbage_table blocking_negotiate)
+    short_table huge_table failing_compile frozen_v1 mismatched_vendor data_symbol garbage_table blocking_negotiate
+    bad_checksum blob_vendor missing_entry)
 set(TSR_TEST_PLUGIN_TARGETS)
 foreach(variant IN LISTS TSR_TEST_PLUGIN_VARIANTS)
   string(TOUPPER ${variant} variant_upper)

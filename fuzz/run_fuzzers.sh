@@ -21,7 +21,7 @@ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_FUZZ=ON \
 # shellcheck disable=SC2046
 cmake --build "$BUILD" -j2 --target $(for t in $TARGETS; do echo "fuzz_$t"; done)
 
-declare -A EXECS CRASHES TIME
+declare -A EXECS CRASHES SLOW TIME
 for t in $TARGETS; do
   work="$BUILD/fuzz-work/$t"
   mkdir -p "$work/corpus" "$work/artifacts"
@@ -37,11 +37,14 @@ for t in $TARGETS; do
   set -e
   TIME[$t]=$(( $(date +%s) - start ))
   EXECS[$t]=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  CRASHES[$t]=$(find "$work/artifacts" -type f -newermt "@$start" | wc -l)
+  # Findings are crash-, timeout-, oom- and leak- files; a slow-unit- file
+  # (an input over 10 s, often only a loaded machine) is counted apart.
+  CRASHES[$t]=$(find "$work/artifacts" -type f -newermt "@$start" \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | wc -l)
+  SLOW[$t]=$(find "$work/artifacts" -type f -newermt "@$start" -name 'slow-unit-*' | wc -l)
   [ "$rc" -ne 0 ] && echo "fuzz_$t exited $rc: see $log" >&2
 done
 
-printf '%-20s %12s %8s %8s\n' target executions seconds crashes
+printf '%-20s %12s %8s %8s %10s\n' target executions seconds crashes slow_units
 for t in $TARGETS; do
-  printf '%-20s %12s %8s %8s\n' "$t" "${EXECS[$t]:-?}" "${TIME[$t]}" "${CRASHES[$t]}"
+  printf '%-20s %12s %8s %8s %10s\n' "$t" "${EXECS[$t]:-?}" "${TIME[$t]}" "${CRASHES[$t]}" "${SLOW[$t]}"
 done

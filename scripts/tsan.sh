@@ -11,10 +11,11 @@ BUILD_DIR=${TESSERA_TSAN_BUILD_DIR:-build-tsan}
 JOBS=${TESSERA_JOBS:-$(nproc)}
 # The multi-threaded tests and what they load.
 TARGETS=(
-  dispatch_run_context_test app_test abi_contract_test systolic_npu_sram_pool_test
+  dispatch_run_context_test app_test abi_contract_test systolic_npu_sram_pool_test background_warmup_test
   tessera_compiler_cpu tessera_dispatch_cpu tessera_compiler_systolic_npu tessera_dispatch_systolic_npu tessera_socs
+  tessera_compiler_mock_dsp tessera_dispatch_mock_dsp
 )
-TESTS='Concurrent\.|AppApi\.ManyThreads|Contract\.(DistinctInvocations|LastErrorIsPerThread)|SramPool\.'
+TESTS='Concurrent\.|AppApi\.ManyThreads|Contract\.(DistinctInvocations|LastErrorIsPerThread)|SramPool\.|BackgroundWarmupTest\.'
 
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_TSAN=ON >/dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS" --target "${TARGETS[@]}"

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "base/status_macros.h"
+#include "cli/cache_flags.h"
 #include "cli/cli_environment.h"
 #include "cli/resilience_flags.h"
 #include "cli/shorthand_flags.h"
@@ -30,6 +31,7 @@ absl::StatusOr<app::Environment> EnvironmentFrom(const Args& args) {
     options.plugin_directories.push_back(fs::absolute(d, ec).string());
   }
   options.probe_in_child = args.Has("probe");  // `plugins --probe`
+  RouteCacheLog(args, options);  // --cache-dir: the cache's hit/miss lines on stderr
   return ToAbsl(app::Environment::Create(options));
 }
 
@@ -100,7 +102,7 @@ absl::StatusOr<app::LoadOptions> LoadOptionsFrom(const Args& args) {
   return options;
 }
 
-absl::StatusOr<app::Model> LoadAppModel(const Args& args) {
+absl::StatusOr<app::Model> LoadAppModel(const Args& args, std::vector<app::ImportDiagnostic>* out_diagnostics) {
   ASSIGN_OR_RETURN(app::LoadOptions options, LoadOptionsFrom(args));
   bool asked_input_files = false;
   if (options.dynamic_input_shapes) {
@@ -109,7 +111,9 @@ absl::StatusOr<app::Model> LoadAppModel(const Args& args) {
       return ask();
     };
   }
-  app::Result<app::Model> model = app::Model::Load(args.positionals()[0], options);
+  app::DiagnosedLoad load = app::LoadWithDiagnostics(args.positionals()[0], options);
+  if (out_diagnostics != nullptr) *out_diagnostics = std::move(load.diagnostics);
+  app::Result<app::Model>& model = load.model;
   // InvalidArgument after DIR's shapes were taken: a file's shape against
   // a fixed dim, or shapes the graph cannot take; DIR is where to look.
   if (!model.ok() && asked_input_files && model.status().code() == TSR_INVALID_ARGUMENT)
@@ -163,7 +167,13 @@ absl::StatusOr<app::CompileOptions> AppCompileOptionsFrom(const Args& args) {
   }
   // --deadline-ms, --max-retries, --no-fallback (run, bench).
   RETURN_IF_ERROR(ApplyResilienceFlags(args, o));
+  // --cache-dir, --cache-max-bytes (compile, run, bench).
+  RETURN_IF_ERROR(ApplyCacheFlags(args, o));
   return o;
+}
+
+void LeaveSocToCompiledModel(const Args& args, const app::Model& model, app::CompileOptions& options) {
+  if (!args.Has("soc") && !model.compiled_soc().empty()) options.soc.clear();
 }
 
 absl::Status CheckAppFlags(const Args& args) {

@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "cli/cli_args.h"
+#include "tessera/app/model_diagnostics.hpp"
 #include "tessera/app/tessera.hpp"
 
 namespace tessera::cli {
@@ -36,13 +37,19 @@ absl::StatusOr<app::LoadOptions> LoadOptionsFrom(const Args& args);
 // The same for an .onnx read without a MODEL argument (onnx-test): --budget
 // and the import flags.
 absl::StatusOr<app::LoadOptions> OnnxLoadOptionsFrom(const Args& args);
-// MODEL (the first positional), loaded with LoadOptionsFrom(args).
-absl::StatusOr<app::Model> LoadAppModel(const Args& args);
+// MODEL (the first positional), loaded with LoadOptionsFrom(args). When
+// an ONNX import fails, `out_diagnostics` (if given) receives every problem
+// it found; the error lists them too.
+absl::StatusOr<app::Model> LoadAppModel(const Args& args, std::vector<app::ImportDiagnostic>* out_diagnostics = nullptr);
 
 // --accelerators, --mode, --soc (default ref-phone when installed),
-// --option, --kernels, --policy, --min-ops, --max-partitions. Bad values
+// --option, --kernels, --policy, --min-ops, --max-partitions, and where a
+// command declares them the resilience and cache flags. Bad values
 // are errors for UsageError.
 absl::StatusOr<app::CompileOptions> AppCompileOptionsFrom(const Args& args);
+// A compiled model run without --soc runs for the SoC it was compiled for
+// (the app adopts it when CompileOptions::soc is ""), not the default one.
+void LeaveSocToCompiledModel(const Args& args, const app::Model& model, app::CompileOptions& options);
 
 // The flag values of a command with the compile and import flags, checked
 // before anything loads (a bad value is a usage error, exit 2).

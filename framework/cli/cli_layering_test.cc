@@ -37,8 +37,8 @@ bool Allowed(const std::string& include, const std::vector<std::string>& prefixe
 // the SDK's common types, and the text utilities of base/.
 const std::vector<std::string> kEveryFile = {
     "tessera/app/", "tessera/common.h", "cli/", "absl/", "gtest/", "gmock/",
-    "base/json_writer.h", "base/terminal_text.h", "base/status_macros.h", "base/dtype.h", "base/atomic_file.h",
-    "base/exception_boundary.h",
+    "base/json_writer.h", "base/terminal_text.h", "base/status_macros.h", "base/dtype.h", "base/element_value.h",
+    "base/atomic_file.h", "base/exception_boundary.h",
 };
 // Turning flags into app options reuses the importer's flag parsers, the
 // budget parser and the install layout, so that flag syntax and messages are

@@ -23,11 +23,6 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 size_t Count(const std::string& text, const std::string& what) {
   size_t n = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
@@ -68,7 +63,7 @@ TEST_F(CliPicture, HtmlIsWrittenBesideAnUnchangedReport) {
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
   ASSERT_EQ(pictured.exit_code, 0) << pictured.output;
   EXPECT_EQ(pictured.output, plain.output);
-  const std::string page = ReadAll(html.path());
+  const std::string page = ReadFile(html.path());
   EXPECT_THAT(page, HasSubstr("<svg id=\"plan-graph\""));
   EXPECT_THAT(page, HasSubstr("<table id=\"partitions\">"));
   // Self-contained: nothing to fetch, nothing to run.
@@ -102,7 +97,7 @@ TEST_F(CliPicture, SvgIsRenderedByGraphviz) {
   OutputFile svg(".svg");
   const Result r = Partition("--svg " + svg.path());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::string text = ReadAll(svg.path());
+  const std::string text = ReadFile(svg.path());
   EXPECT_TRUE(text.rfind("<?xml", 0) == 0 || text.rfind("<svg", 0) == 0) << text.substr(0, 200);
   EXPECT_THAT(text, HasSubstr("cluster_p0"));  // dot keeps cluster names as ids
 }
@@ -118,7 +113,7 @@ TEST_F(CliPicture, MissingDotIsAClearErrorNamingThePackage) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("graphviz"));
   EXPECT_THAT(r.output, HasSubstr("--html"));
-  EXPECT_TRUE(ReadAll(svg.path()).empty());
+  EXPECT_TRUE(ReadFile(svg.path()).empty());
 }
 
 TEST_F(CliPicture, SvgAndHtmlExcludeEachOther) {
@@ -149,7 +144,7 @@ TEST(CliPictureHostile, NamesFromTheModelAreEscapedAndGraphvizAcceptsThem) {
   const std::string partition = "partition " + model.path() + " --accelerators npu,cpu --policy greedy ";
   const Result r = Tessera(partition + "--html " + html.path());
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::string page = ReadAll(html.path());
+  const std::string page = ReadFile(html.path());
   EXPECT_THAT(page, HasSubstr("a&lt;script&gt;&amp;&quot;\\x1b[2J"));
   EXPECT_THAT(page, HasSubstr("s&lt;/svg&gt;\\xff"));
   EXPECT_THAT(page, Not(HasSubstr("<script")));
@@ -158,7 +153,7 @@ TEST(CliPictureHostile, NamesFromTheModelAreEscapedAndGraphvizAcceptsThem) {
   if (!HaveDot()) GTEST_SKIP() << "Graphviz `dot` is not installed (Debian package graphviz)";
   const Result d = Tessera(partition + "--svg " + svg.path());
   ASSERT_EQ(d.exit_code, 0) << d.output;
-  const std::string text = ReadAll(svg.path());
+  const std::string text = ReadFile(svg.path());
   EXPECT_THAT(text, HasSubstr("a&lt;script&gt;&amp;&quot;"));
   EXPECT_THAT(text, Not(HasSubstr("<script")));
 }

@@ -16,6 +16,7 @@
 #include "base/status_macros.h"
 #include "base/terminal_text.h"
 #include "cli/app_flags.h"
+#include "cli/cache_flags.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
 #include "cli/concurrent_runs.h"
@@ -32,6 +33,7 @@ constexpr char kUsage[] =
     "                    [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
     "                    [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
     "                    [--plugin-dir DIR]... [--deadline-ms N] [--max-retries N] [--no-fallback]\n"
+    "                    [--cache-dir DIR [--cache-max-bytes N]]\n"
     "                    [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
 
 struct BenchSettings {
@@ -74,6 +76,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   ASSIGN_OR_RETURN(const app::Environment env, EnvironmentFrom(args));
   ASSIGN_OR_RETURN(const app::Model model, LoadAppModel(args));
   ASSIGN_OR_RETURN(app::CompileOptions options, AppCompileOptionsFrom(args));
+  LeaveSocToCompiledModel(args, model, options);
   // Thread count of the cpu fast kernels (single-threaded by default);
   // an explicit --option cpu.threads=N wins.
   SetOptionUnlessGiven(options.plugin_options, OptionForFlag("threads"), std::to_string(settings.threads));
@@ -121,6 +124,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
         .Field("latency_us_p90", p90)
         .Field("prepare_ms", prepare_ms)
         .Field("fallbacks_in_profiled_run", static_cast<uint64_t>(profile.fallbacks.size()));
+    if (const std::string cache = compiled.cache_info_json(); !cache.empty()) j.Key("cache").Raw(cache);
     j.Key("steps").BeginArray();
     for (const app::RunProfile::Step& s : profile.steps) {
       j.BeginObject().Field("vendor", s.vendor).Field("entry_point", s.entry_point).Field("host_time_us", s.host_time_us);
@@ -162,6 +166,7 @@ int BenchCommand(const Argv& argv) {
   AddStrictFlag(spec);
   AddImportFlags(spec);
   AddResilienceFlags(spec);
+  AddCacheFlags(spec);
   spec.switches.insert("json");
   spec.values.insert({"reps", "warmup", "threads", "concurrency", "inputs", "seed"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);

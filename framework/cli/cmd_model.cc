@@ -11,6 +11,7 @@
 #include "base/status_macros.h"
 #include "base/terminal_text.h"
 #include "cli/app_flags.h"
+#include "cli/cache_flags.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
 #include "cli/plan_picture_files.h"
@@ -22,8 +23,30 @@ namespace {
 
 std::string ShapeText(const std::vector<int64_t>& s) { return absl::StrCat("[", absl::StrJoin(s, ","), "]"); }
 
+// The import's problems (docs/onnx_import.md#diagnostics): empty for a
+// model that loads.
+void DiagnosticsJson(JsonWriter& j, const std::vector<app::ImportDiagnostic>& diagnostics) {
+  j.Key("diagnostics").BeginArray();
+  for (const app::ImportDiagnostic& d : diagnostics) {
+    j.BeginObject().Field("kind", d.kind).Field("domain", d.domain).Field("op_type", d.op_type).Field("count", d.count);
+    j.Key("nodes").BeginArray();
+    for (const std::string& n : d.nodes) j.String(n);
+    j.EndArray().Field("message", d.message).Field("hint", d.hint).EndObject();
+  }
+  j.EndArray();
+}
+
 absl::Status Inspect(const Args& args) {
-  ASSIGN_OR_RETURN(const app::Model model, LoadAppModel(args));
+  std::vector<app::ImportDiagnostic> diagnostics;
+  absl::StatusOr<app::Model> loaded = LoadAppModel(args, &diagnostics);
+  if (!loaded.ok() && args.Has("json")) {
+    // The reasons as data; the error itself still fails the command.
+    JsonWriter j;
+    j.BeginObject().Field("error", std::string(loaded.status().message()));
+    DiagnosticsJson(j, diagnostics);
+    std::cout << j.EndObject().str() << "\n";
+  }
+  ASSIGN_OR_RETURN(const app::Model model, std::move(loaded));
   ASSIGN_OR_RETURN(const app::ModelSummary s, ToAbsl(app::Summarize(model)));
   if (args.Has("json")) {
     JsonWriter j;
@@ -54,7 +77,9 @@ absl::Status Inspect(const Args& args) {
           .EndObject();
     j.EndArray().Key("metadata").BeginObject();
     for (const auto& [k, v] : s.metadata) j.Field(k, v);
-    j.EndObject().EndObject();
+    j.EndObject();
+    DiagnosticsJson(j, diagnostics);
+    j.EndObject();
     std::cout << j.str() << "\n";
     return absl::OkStatus();
   }
@@ -119,14 +144,18 @@ absl::Status Compile(const Args& args) {
   const std::string quantization_json = compiled.quantization_report_json();
   if (args.Has("json")) {
     JsonWriter j;
-    j.BeginObject().Field("output", out).Key("partitioning").Raw(compiled.partition_report_json());
+    j.BeginObject().Field("output", out);
+    // A compile-cache hit partitioned nothing here: no partitioning object.
+    if (const std::string partitioning = compiled.partition_report_json(); !partitioning.empty())
+      j.Key("partitioning").Raw(partitioning);
+    if (const std::string cache = compiled.cache_info_json(); !cache.empty()) j.Key("cache").Raw(cache);
     if (!quantization_json.empty()) j.Key("quantization").Raw(quantization_json);
     j.EndObject();
     std::cout << j.str() << "\n";
   } else {
     std::cout << TerminalSafe(compiled.partition_report_text() + compiled.quantization_report_text(),
                               TerminalLayout::kText);
-    std::cout << "wrote " << out << "\n";
+    std::cout << "wrote " << out << (compiled.cache_info().hit ? " (from the compile cache)" : "") << "\n";
   }
   return absl::OkStatus();
 }
@@ -172,6 +201,7 @@ int PartitionCommand(const Argv& argv) {
 int CompileCommand(const Argv& argv) {
   FlagSpec spec;
   AddCompileFlags(spec);
+  AddCacheFlags(spec);
   AddStrictFlag(spec);
   AddImportFlags(spec);
   spec.switches.insert("json");
@@ -180,7 +210,7 @@ int CompileCommand(const Argv& argv) {
       "tessera compile MODEL -o OUT.tsr [--quantize int8 --calibration DIR] [--json] [--accelerators LIST]\n"
       "                      [--mode aot] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
       "                      [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
-      "                      [--plugin-dir DIR]...\n"
+      "                      [--cache-dir DIR [--cache-max-bytes N]] [--plugin-dir DIR]...\n"
       "                      [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1 || !args->Has("output"))

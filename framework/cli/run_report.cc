@@ -8,43 +8,15 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/dtype.h"
+#include "base/element_value.h"
 #include "tessera/common.h"
 
 namespace tessera::cli {
 namespace {
 
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
-  float v;
-  if (exp == 0) v = std::ldexp(static_cast<float>(mant), -24);
-  else if (exp == 31) v = mant ? std::numeric_limits<float>::quiet_NaN() : std::numeric_limits<float>::infinity();
-  else v = std::ldexp(static_cast<float>(mant | 0x400), static_cast<int>(exp) - 25);
-  return sign ? -v : v;
-}
-
-template <typename T>
-T Load(const void* data, int64_t i) {
-  T v;
-  std::memcpy(&v, static_cast<const uint8_t*>(data) + i * sizeof(T), sizeof(T));
-  return v;
-}
-
 std::string ShapeText(const std::vector<int64_t>& shape) { return absl::StrJoin(shape, ","); }
 
 }  // namespace
-
-double ElementAsDouble(int32_t dtype, const void* data, int64_t i) {
-  switch (dtype) {
-    case TSR_DTYPE_F32: return Load<float>(data, i);
-    case TSR_DTYPE_F16: return HalfToFloat(Load<uint16_t>(data, i));
-    case TSR_DTYPE_I8: return Load<int8_t>(data, i);
-    case TSR_DTYPE_U8: return Load<uint8_t>(data, i);
-    case TSR_DTYPE_I32: return Load<int32_t>(data, i);
-    case TSR_DTYPE_I64: return static_cast<double>(Load<int64_t>(data, i));
-    case TSR_DTYPE_BOOL: return Load<uint8_t>(data, i) ? 1 : 0;
-    default: return 0;
-  }
-}
 
 TensorSummary Summarize(const app::Tensor& t) {
   TensorSummary s;
@@ -79,11 +51,19 @@ void WriteOutputsJson(const std::vector<app::Tensor>& outputs, JsonWriter& j, si
 
 void WriteProfileJson(const app::RunProfile& p, JsonWriter& j) {
   j.Field("total_us", p.total_us);
+  uint64_t conversion_bytes = 0;
+  double conversion_us = 0;
+  for (const app::RunProfile::Conversion& c : p.conversions) {
+    conversion_bytes += c.bytes;
+    conversion_us += c.host_time_us;
+  }
+  j.Field("conversion_bytes", conversion_bytes).Field("conversion_us", conversion_us);
   j.Key("partitions").BeginArray();
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const app::RunProfile::Step& s = p.steps[i];
     j.BeginObject().Field("index", static_cast<uint64_t>(i)).Field("op_id", s.op_id).Field("vendor", s.vendor)
-        .Field("entry_point", s.entry_point).Field("host_time_us", s.host_time_us).Key("source_op_ids").BeginArray();
+        .Field("entry_point", s.entry_point).Field("host_time_us", s.host_time_us).Field("start_us", s.start_us)
+        .Key("source_op_ids").BeginArray();
     for (uint32_t id : s.source_op_ids) j.Int(id);
     j.EndArray().Key("metrics").BeginObject();
     for (const app::RunProfile::Metric& m : s.metrics) j.Field(m.name, m.value);
@@ -97,7 +77,7 @@ void WriteProfileJson(const app::RunProfile& p, JsonWriter& j) {
   j.EndArray().Key("conversions").BeginArray();
   for (const app::RunProfile::Conversion& c : p.conversions)
     j.BeginObject().Field("tensor", c.tensor).Field("from", c.from_name).Field("to", c.to_name).Field("bytes", c.bytes)
-        .Field("consumer", c.to_vendor).Field("host_time_us", c.host_time_us).EndObject();
+        .Field("consumer", c.to_vendor).Field("host_time_us", c.host_time_us).Field("start_us", c.start_us).EndObject();
   j.EndArray().Key("fallbacks").BeginArray();
   for (const app::RunProfile::Fallback& f : p.fallbacks)
     j.BeginObject().Field("partition", static_cast<uint64_t>(f.partition)).Field("op_id", f.op_id).Field("vendor", f.from)
@@ -143,6 +123,21 @@ std::string FormatProfile(const app::RunProfile& p) {
                           f.to == f.from ? "retried" : "fallback", f.partition, f.op_id, f.from, f.to, f.attempts,
                           f.attempts == 1 ? "" : "s", f.failure, f.reason);
   return out;
+}
+
+void WriteProfileSummaryJson(const app::ProfileSummary& s, JsonWriter& j) {
+  j.BeginObject().Field("total_us", s.total_us).Key("devices").BeginArray();
+  for (const app::ProfileSummary::Device& d : s.devices)
+    j.BeginObject().Field("vendor", d.vendor).Field("steps", static_cast<uint64_t>(d.steps)).Field("host_us", d.host_us)
+        .Field("modeled_us", d.modeled_us).Field("cycles", d.cycles).EndObject();
+  j.EndArray().Field("conversions", static_cast<uint64_t>(s.conversions)).Field("conversion_bytes", s.conversion_bytes);
+  j.Field("conversion_us", s.conversion_us).Field("runtime_us", s.runtime_us);
+  j.Field("modeled_transfer_share", s.modeled_transfer_share).Field("modeled_dispatch_share", s.modeled_dispatch_share);
+  j.Key("top").BeginArray();
+  for (const app::ProfileSummary::Step& t : s.top)
+    j.BeginObject().Field("partition", static_cast<uint64_t>(t.partition)).Field("vendor", t.vendor).Field("ops", t.ops)
+        .Field("host_us", t.host_us).Field("share", t.share).EndObject();
+  j.EndArray().Field("verdict", s.verdict).EndObject();
 }
 
 void WriteModeledLatencyJson(const app::RunProfile::ModeledLatency& m, JsonWriter& j) {

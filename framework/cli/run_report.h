@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "base/element_value.h"
 #include "base/json_writer.h"
+#include "tessera/app/profile_report.hpp"
 #include "tessera/app/tessera.hpp"
 
 namespace tessera::cli {
@@ -18,14 +20,18 @@ struct TensorSummary {
   bool has_nan = false;
 };
 TensorSummary Summarize(const app::Tensor& t);
-// Element i of dense little-endian data of `dtype` (tsr_dtype), as a double.
-double ElementAsDouble(int32_t dtype, const void* data, int64_t i);
-inline double ElementAsDouble(const app::Tensor& t, int64_t i) { return ElementAsDouble(t.info().dtype, t.data(), i); }
+// Element i of an app tensor, as a double (base/element_value.h).
+inline double ElementAsDouble(const app::Tensor& t, int64_t i) {
+  return tessera::ElementAsDouble(t.info().dtype, t.data(), i);
+}
 
 void WriteOutputsJson(const std::vector<app::Tensor>& outputs, JsonWriter& j, size_t max_values);
 void WriteProfileJson(const app::RunProfile& profile, JsonWriter& j);  // "partitions", "conversions", "total_us"
 std::string FormatOutputs(const std::vector<app::Tensor>& outputs, size_t max_values);
 std::string FormatProfile(const app::RunProfile& profile);
+
+// SummarizeProfile's figures and verdict, as one object (`run --json --profile`).
+void WriteProfileSummaryJson(const app::ProfileSummary& summary, JsonWriter& j);
 
 // RunProfile::modeled, when available: one object / one line.
 void WriteModeledLatencyJson(const app::RunProfile::ModeledLatency& m, JsonWriter& j);

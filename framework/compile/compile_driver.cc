@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
+#include "compile/bytecode_check.h"
 #include "compile/tensor_pruning.h"
 #include "graph/graph_verifier.h"
 #include "plugin_host/graph_view_impl.h"
@@ -248,6 +249,17 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
           model.instances[a]->Compile(ptrs, mode_bit, options.soc,
                                        /*constants_outlive_result=*/options.mode == CompileMode::kJit,
                                        /*partial_ok=*/true);
+      if (artifact.ok() && options.mode == CompileMode::kAot) {
+        // Every blob is checked before anything is written; a bad one is
+        // this vendor's compile failure (bytecode_check.h).
+        std::vector<size_t> compiled_partitions;
+        for (size_t i = 0; i < partitions_of[a].size(); ++i)
+          if ((*artifact)->PartitionFailure(i).ok()) compiled_partitions.push_back(i);
+        if (absl::Status bad = CheckCompiledBytecode(**artifact, model.accelerators[a], options.soc.name,
+                                                     compiled_partitions);
+            !bad.ok())
+          artifact = bad;
+      }
       if (artifact.ok()) {
         // A 1.2 plugin compiles what it can: only the partitions that
         // failed lose their claims, not every partition of the vendor.

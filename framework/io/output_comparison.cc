@@ -8,52 +8,12 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/dtype.h"
+#include "base/element_value.h"
 #include "tessera/common.h"
 #include "tessera/dispatch.h"
 
 namespace tessera {
-namespace {
-
-template <typename T>
-T Load(const HostTensor& t, int64_t i) {
-  T v;
-  std::memcpy(&v, t.data.data() + i * sizeof(T), sizeof(T));
-  return v;
-}
-
-double HalfToDouble(uint16_t h) {
-  const uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1F, mant = h & 0x3FF;
-  double v;
-  if (exp == 0) v = std::ldexp(static_cast<double>(mant), -24);
-  else if (exp == 31) v = mant ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity();
-  else v = std::ldexp(static_cast<double>(mant | 0x400), static_cast<int>(exp) - 25);
-  return sign ? -v : v;
-}
-
-size_t ElementBytes(int32_t dtype) {
-  switch (dtype) {
-    case TSR_DTYPE_F32: case TSR_DTYPE_I32: return 4;
-    case TSR_DTYPE_F16: return 2;
-    case TSR_DTYPE_I64: return 8;
-    case TSR_DTYPE_I8: case TSR_DTYPE_U8: case TSR_DTYPE_BOOL: return 1;
-    default: return 0;
-  }
-}
-
-}  // namespace
-
-double TensorElementAsDouble(const HostTensor& t, int64_t i) {
-  switch (t.dtype) {
-    case TSR_DTYPE_F32: return Load<float>(t, i);
-    case TSR_DTYPE_F16: return HalfToDouble(Load<uint16_t>(t, i));
-    case TSR_DTYPE_I8: return Load<int8_t>(t, i);
-    case TSR_DTYPE_U8: return Load<uint8_t>(t, i);
-    case TSR_DTYPE_I32: return Load<int32_t>(t, i);
-    case TSR_DTYPE_I64: return static_cast<double>(Load<int64_t>(t, i));
-    case TSR_DTYPE_BOOL: return Load<uint8_t>(t, i) ? 1 : 0;
-    default: return 0;
-  }
-}
+double TensorElementAsDouble(const HostTensor& t, int64_t i) { return ElementAsDouble(t.dtype, t.data.data(), i); }
 
 Tolerance OwnTolerance(int32_t dtype) {
   if (dtype == TSR_DTYPE_F16) return Tolerance{1e-3, 1e-3};
@@ -84,7 +44,7 @@ absl::StatusOr<double> CompareOutput(const HostTensor& actual, const HostTensor&
   if (actual.shape != expected.shape)
     return absl::InvalidArgumentError(absl::StrCat("output ", index, " shape [", absl::StrJoin(actual.shape, ","),
                                                    "], expected [", absl::StrJoin(expected.shape, ","), "]"));
-  const size_t bytes = ElementBytes(actual.dtype);
+  const size_t bytes = DTypeSize(actual.dtype);
   if (bytes == 0 || actual.data.size() != expected.data.size() || actual.data.size() % bytes != 0)
     return absl::InvalidArgumentError(absl::StrCat("output ", index, ": ", actual.data.size(), " bytes, expected ",
                                                    expected.data.size(), " of dtype ", DTypeName(actual.dtype)));

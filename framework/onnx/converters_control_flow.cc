@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "onnx/converters.h"
+#include "onnx/import_diagnostics.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
 
@@ -50,37 +51,8 @@ absl::StatusOr<const onnx::GraphProto*> GraphAttr(const Node& n, const std::stri
   return &a->g();
 }
 
-// The graph inputs a runtime tensor depends on, to tell the user which
-// one to freeze.
-std::vector<std::string> FeedingInputs(const ImportContext& ctx, int32_t t) {
-  std::map<int32_t, const Op*> producer;
-  for (const Op& op : ctx.graph().ops)
-    for (int32_t o : op.outputs) producer[o] = &op;
-  std::set<int32_t> inputs(ctx.graph().inputs.begin(), ctx.graph().inputs.end()), seen;
-  std::vector<int32_t> stack{t};
-  std::vector<std::string> names;
-  while (!stack.empty()) {
-    const int32_t x = stack.back();
-    stack.pop_back();
-    if (x < 0 || !seen.insert(x).second) continue;
-    if (inputs.count(x) && !ctx.IsConstant(x)) names.push_back(absl::StrCat("'", ctx.tensor(x).name, "'"));
-    if (auto it = producer.find(x); it != producer.end())
-      for (int32_t in : it->second->inputs) stack.push_back(in);
-  }
-  return names;
-}
-
-absl::Status NotConstant(const ImportContext& ctx, int32_t t, const std::string& what) {
-  const std::vector<std::string> feeding = FeedingInputs(ctx, t);
-  return absl::UnimplementedError(absl::StrCat(
-      what, " does not fold to a constant", feeding.empty() ? "" : absl::StrCat(": it depends on graph input",
-                                                                             feeding.size() > 1 ? "s " : " ",
-                                                                             absl::StrJoin(feeding, ", ")),
-      "; freeze ", feeding.size() > 1 ? "them" : "it", " with --freeze-input NAME=VALUE (the graph has static control flow)"));
-}
-
 absl::StatusOr<double> ConstantScalar(ImportContext& ctx, int32_t t, const std::string& what) {
-  if (!ctx.RequireConstant(t)) return NotConstant(ctx, t, what);
+  if (!ctx.RequireConstant(t)) return NotConstantError(ctx, t, what, " does not fold to a constant");
   return ctx.ConstScalar(t, what);
 }
 

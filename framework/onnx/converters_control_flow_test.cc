@@ -14,6 +14,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using testing::AttrGraph;
 using testing::AttrInt;
 using testing::AttrInts;
 using testing::Floats;
@@ -25,13 +26,6 @@ using testing::RunReference;
 constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
 constexpr int32_t kInt64 = onnx::TensorProto::INT64;
 constexpr int32_t kBool = onnx::TensorProto::BOOL;
-
-void AttrGraph(onnx::NodeProto& n, const std::string& name, OnnxModelBuilder body) {
-  onnx::AttributeProto* a = n.add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::GRAPH);
-  *a->mutable_g() = body.model().graph();
-}
 
 // A branch computing `out` = x <op> c, reading x from the enclosing graph.
 OnnxModelBuilder Branch(const std::string& op, float c, const std::string& out) {
@@ -79,7 +73,7 @@ TEST(OnnxControlFlow, DynamicIfConditionNamesTheInputToFreeze) {
   EXPECT_EQ(g.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(g.status().message(), HasSubstr("node 'pick' (If): the If condition does not fold to a constant"));
   EXPECT_THAT(g.status().message(), HasSubstr("graph input 'sr'"));
-  EXPECT_THAT(g.status().message(), HasSubstr("--freeze-input NAME=VALUE"));
+  EXPECT_THAT(g.status().message(), HasSubstr("freeze it with --freeze-input sr=VALUE"));
 }
 
 TEST(OnnxControlFlow, FrozenInputSelectsTheBranchAndLeavesTheInputs) {

@@ -1,5 +1,7 @@
 #include "onnx/import_context.h"
 
+#include "onnx/import_diagnostics.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -199,7 +201,7 @@ bool ImportContext::RequireConstant(int32_t t) {
 absl::StatusOr<std::vector<double>> ImportContext::ConstDoubles(int32_t t, absl::string_view what) {
   if (t < 0) return absl::InvalidArgumentError(absl::StrCat(what, " is missing"));
   if (!RequireConstant(t))
-    return absl::UnimplementedError(absl::StrCat(what, " must be a constant (or fold to one)"));
+    return NotConstantError(*this, t, what, " must be a constant (or fold to one)");
   const Tensor& x = graph_.tensors[t];
   const int64_t n = x.element_count();
   if (n < 0 || x.data.size() != x.byte_size())
@@ -212,7 +214,7 @@ absl::StatusOr<std::vector<double>> ImportContext::ConstDoubles(int32_t t, absl:
 absl::StatusOr<std::vector<int64_t>> ImportContext::ConstInts(int32_t t, absl::string_view what) {
   if (t < 0) return absl::InvalidArgumentError(absl::StrCat(what, " is missing"));
   if (!RequireConstant(t))
-    return absl::UnimplementedError(absl::StrCat(what, " must be a constant (or fold to one)"));
+    return NotConstantError(*this, t, what, " must be a constant (or fold to one)");
   const Tensor& x = graph_.tensors[t];
   const int64_t n = x.element_count();
   if (x.dtype == TSR_DTYPE_I64) {

@@ -1,5 +1,6 @@
 #include "onnx/onnx_importer.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 
@@ -19,6 +20,7 @@
 #include "checked_math.h"
 #include "onnx/constant_folding.h"
 #include "onnx/converters.h"
+#include "onnx/import_diagnostics.h"
 #include "onnx/initializers.h"
 #include "onnx/model_reader.h"
 #include "tessera/ops.h"
@@ -133,13 +135,12 @@ const ConverterTable& Converters() {
 
 namespace {
 
-std::string NodeLabel(const onnx::NodeProto& node, int index) {
-  return absl::StrCat("node '", node.name().empty() ? absl::StrCat("#", index) : node.name(), "' (", node.op_type(),
-                      ")");
+std::string NodeName(const onnx::NodeProto& node, int index) {
+  return node.name().empty() ? absl::StrCat("#", index) : node.name();
 }
 
-absl::Status WithPrefix(const absl::Status& s, const std::string& prefix) {
-  return absl::Status(s.code(), absl::StrCat(prefix, ": ", s.message()));
+std::string NodeLabel(const onnx::NodeProto& node, int index) {
+  return absl::StrCat("node '", NodeName(node, index), "' (", node.op_type(), ")");
 }
 
 std::string DimsText(const std::vector<int64_t>& dims) { return absl::StrCat("[", absl::StrJoin(dims, ","), "]"); }
@@ -156,18 +157,6 @@ std::string DeclaredText(const onnx::TypeProto::Tensor& tt) {
                     : d.has_dim_param() && !d.dim_param().empty() ? d.dim_param()
                                                                   : "?");
   return absl::StrCat("[", absl::StrJoin(parts, ","), "]");
-}
-
-// One shell word: the advice is meant to be pasted, and ONNX names may hold
-// spaces or quotes.
-std::string ShellWord(const std::string& s) {
-  constexpr absl::string_view kPlain = "_.,:/=+-@%";
-  bool plain = !s.empty();
-  for (char c : s) plain = plain && (absl::ascii_isalnum(static_cast<unsigned char>(c)) || absl::StrContains(kPlain, c));
-  if (plain) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 // A working example of the flag: the declared dims with every dynamic one
@@ -247,13 +236,17 @@ absl::Status Freeze(const std::string& label, int32_t t, const std::vector<doubl
   return absl::OkStatus();
 }
 
-absl::Status ImportInputs(const onnx::GraphProto& g, const ImportOptions& options, ImportContext& ctx) {
+// A dynamic input is a problem to report; it gets its dynamic dims as 1
+// (the advice) so the nodes after it are still checked, or, of unknown
+// rank, is missing.
+absl::Status ImportInputs(const onnx::GraphProto& g, const ImportOptions& options, ImportContext& ctx,
+                          DiagnosticsCollector& diag) {
   std::set<std::string> initializer_names;
   for (const onnx::TensorProto& init : g.initializer()) initializer_names.insert(init.name());
   size_t position = 0;
   std::set<std::string> used_overrides, used_frozen;
   // Every input still dynamic, so one message names them all.
-  std::vector<std::string> dynamic, advice;
+  std::vector<std::string> dynamic, advice, dynamic_names;
   for (const onnx::ValueInfoProto& in : g.input()) {
     if (initializer_names.count(in.name())) continue;  // an initializer's default wins: static weights
     const size_t pos = position++;
@@ -288,7 +281,14 @@ absl::Status ImportInputs(const onnx::GraphProto& g, const ImportOptions& option
       if (!fixed) {
         dynamic.push_back(absl::StrCat("'", in.name(), "' ", DeclaredText(tt)));
         advice.push_back(ExampleFlag(in.name(), tt));
-        continue;
+        dynamic_names.push_back(in.name());
+        if (!tt.has_shape()) {
+          diag.MarkMissing(in.name());
+          continue;
+        }
+        shape.clear();
+        for (const onnx::TensorShapeProto::Dimension& d : tt.shape().dim()) shape.push_back(IsFixed(d) ? d.dim_value() : 1);
+        diag.set_provisional();
       }
     }
     for (int64_t d : shape)
@@ -307,25 +307,26 @@ absl::Status ImportInputs(const onnx::GraphProto& g, const ImportOptions& option
     if (!used_overrides.count(name))
       return absl::InvalidArgumentError(absl::StrCat("--input-shape names '", name, "', which is not a graph input"));
   if (!dynamic.empty()) {
-    absl::Status s = absl::UnimplementedError(absl::StrCat(
-        dynamic.size() == 1 ? "graph input " : absl::StrCat(dynamic.size(), " graph inputs "),
-        absl::StrJoin(dynamic, ", "), dynamic.size() == 1 ? " has" : " have",
-        " dynamic dimensions, and every shape must be static; give ", dynamic.size() == 1 ? "it" : "each",
-        " a shape, for example ", absl::StrJoin(advice, " "), " (the dynamic dimensions set to 1)"));
+    ImportDiagnostic d;
+    d.kind = "dynamic_input";
+    d.count = static_cast<int64_t>(dynamic.size());
+    d.nodes.assign(dynamic_names.begin(), dynamic_names.begin() + std::min(dynamic_names.size(), kMaxDiagnosticNodes));
+    d.message = absl::StrCat(dynamic.size() == 1 ? "graph input " : absl::StrCat(dynamic.size(), " graph inputs "),
+                             absl::StrJoin(dynamic, ", "), dynamic.size() == 1 ? " has" : " have",
+                             " dynamic dimensions, and every shape must be static");
+    d.hint = absl::StrCat("give ", dynamic.size() == 1 ? "it" : "each", " a shape, for example ",
+                          absl::StrJoin(advice, " "), " (the dynamic dimensions set to 1)");
+    absl::Status s = ProblemError(d.kind, d.message, d.hint);
     s.SetPayload(kDynamicInputsPayload, absl::Cord(absl::StrJoin(dynamic, ", ")));
-    return s;
+    diag.Add(std::move(d), std::move(s));
   }
   return absl::OkStatus();
 }
 
 absl::Status ImportNode(const onnx::NodeProto& node, int index, ImportContext& ctx) {
   const std::string label = NodeLabel(node, index);
-  if (!node.domain().empty() && node.domain() != "ai.onnx")
-    return absl::UnimplementedError(absl::StrCat(label, ": op ", node.domain(), "::", node.op_type(), " unsupported"));
-  const ConverterTable& table = Converters();
-  auto it = table.find(node.op_type());
-  if (it == table.end())
-    return absl::UnimplementedError(absl::StrCat(label, ": op ", node.op_type(), " unsupported"));
+  RETURN_IF_ERROR(CheckConverterExists(node, label));
+  auto it = Converters().find(node.op_type());
   std::vector<int32_t> inputs;
   for (const std::string& name : node.input()) {
     if (name.empty()) { inputs.push_back(-1); continue; }
@@ -398,11 +399,39 @@ absl::StatusOr<std::vector<int32_t>> ImportSubgraph(const onnx::GraphProto& g, I
 
 namespace {
 
+// The default domain's opset. One that is missing (with nodes of that
+// domain) or out of range is a problem to report; the nodes are then
+// converted at the nearest supported opset, to find the other problems.
+absl::StatusOr<int64_t> OpsetOrProblem(const onnx::ModelProto& model, DiagnosticsCollector& diag) {
+  absl::StatusOr<int64_t> opset = DefaultDomainOpset(model);
+  if (opset.ok() || opset.status().code() != absl::StatusCode::kUnimplemented) return opset;
+  ImportDiagnostic d;
+  d.kind = "unsupported_opset";
+  for (int i = 0; i < model.graph().node_size(); ++i) {
+    const onnx::NodeProto& node = model.graph().node(i);
+    if (!node.domain().empty() && node.domain() != "ai.onnx") continue;
+    if (d.nodes.size() < kMaxDiagnosticNodes) d.nodes.push_back(NodeName(node, i));
+    ++d.count;
+  }
+  int64_t version = -1;
+  for (const onnx::OperatorSetIdProto& id : model.opset_import())
+    if (id.domain().empty() || id.domain() == "ai.onnx") version = id.version();
+  if (version < 0 && d.count == 0) return kMaxOpset;  // only other domains' nodes: they are the problems
+  d.message = std::string(opset.status().message());
+  d.hint = absl::StrCat("export the model at opset ", kMinOpset, "..", kMaxOpset,
+                        " (torch.onnx.export(..., opset_version=17)), or convert it with "
+                        "onnx.version_converter.convert_version(model, ", kMaxOpset, ")");
+  absl::Status s = ProblemError(d.kind, d.message, d.hint);
+  diag.Add(std::move(d), std::move(s));
+  return std::clamp<int64_t>(version < 0 ? kMaxOpset : version, kMinLegacyOpset, kMaxOpset);
+}
+
 absl::StatusOr<Graph> ImportUnguarded(std::span<const uint8_t> bytes, const ImportOptions& options,
-                                      const std::string& fallback_name, std::vector<OptimizationStats>& report) {
+                                      const std::string& fallback_name, std::vector<OptimizationStats>& report,
+                                      DiagnosticsCollector& diag) {
   ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModel(bytes));
-  ASSIGN_OR_RETURN(int64_t opset, DefaultDomainOpset(model));
   const onnx::GraphProto& g = model.graph();
+  ASSIGN_OR_RETURN(int64_t opset, OpsetOrProblem(model, diag));
   if (options.max_folded_constant_bytes < 0)
     return absl::InvalidArgumentError("max_folded_constant_bytes must not be negative");
   ImportContext ctx(opset, options.max_folded_constant_bytes);
@@ -412,8 +441,23 @@ absl::StatusOr<Graph> ImportUnguarded(std::span<const uint8_t> bytes, const Impo
     h.name = init.name();
     ctx.Bind(init.name(), ctx.AddConstant(std::move(h)));
   }
-  RETURN_IF_ERROR(ImportInputs(g, options, ctx));
-  for (int i = 0; i < g.node_size(); ++i) RETURN_IF_ERROR(ImportNode(g.node(i), i, ctx));
+  RETURN_IF_ERROR(ImportInputs(g, options, ctx, diag));
+  // Every node is tried: a problem is recorded and its outputs go missing.
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& node = g.node(i);
+    const std::string label = NodeLabel(node, i), name = NodeName(node, i);
+    absl::Status s = CheckConverterExists(node, label);
+    if (s.ok() && diag.ReadsMissing(node)) {
+      diag.AddUnchecked(name);
+      diag.MarkOutputsMissing(node);
+      continue;
+    }
+    if (s.ok()) s = ImportNode(node, i, ctx);
+    if (s.ok()) continue;
+    if (!diag.AddNodeFailure(name, node.op_type(), label, s)) return diag.WithHardError(s);
+    diag.MarkOutputsMissing(node);
+  }
+  if (!diag.empty()) return diag.ToStatus();
 
   // Graph outputs. One produced by no op (an input, a constant, or a value
   // already listed) gets a copy, so each output is a distinct op result.
@@ -463,14 +507,17 @@ absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const Impo
                                       const std::string& fallback_name,
                                       std::vector<OptimizationStats>* out_optimizations) {
   std::vector<OptimizationStats> report;
+  DiagnosticsCollector diag;
+  if (options.out_diagnostics != nullptr) options.out_diagnostics->clear();
   absl::StatusOr<Graph> g =
       CatchAsStatus("ONNX import", [&]() -> absl::StatusOr<Graph> {
         RETURN_IF_ERROR(CheckBudget(options.budgets, &Budgets::max_model_bytes, bytes.size(), "the model file"));
-        ASSIGN_OR_RETURN(Graph imported, ImportUnguarded(bytes, options, fallback_name, report));
+        ASSIGN_OR_RETURN(Graph imported, ImportUnguarded(bytes, options, fallback_name, report, diag));
         RETURN_IF_ERROR(CheckGraphBudgets(imported, options.budgets));
         return imported;
       });
   if (g.ok() && out_optimizations != nullptr) *out_optimizations = std::move(report);
+  if (!g.ok() && options.out_diagnostics != nullptr) *options.out_diagnostics = diag.diagnostics();
   return g;
 }
 

@@ -13,6 +13,9 @@
 // * Errors name the node ("node 'conv1' (Conv): ..."): an op, attribute or
 //   dtype that has no mapping is Unimplemented; a malformed file or an
 //   inconsistent graph is InvalidArgument. Malformed input never crashes.
+// * The import does not stop at the first Unimplemented node: one error
+//   lists every problem (import_diagnostics.h), and
+//   ImportOptions::out_diagnostics receives them as data.
 #ifndef TESSERA_FRAMEWORK_ONNX_ONNX_IMPORTER_H_
 #define TESSERA_FRAMEWORK_ONNX_ONNX_IMPORTER_H_
 
@@ -44,6 +47,21 @@ inline constexpr int64_t kMaxOpset = 21;
 // A tiny file can ask for terabytes; past the budget the import fails at
 // once, before anything is allocated (docs/reliability.md).
 inline constexpr int64_t kDefaultMaxFoldedConstantBytes = int64_t{256} << 20;
+
+// One group of problems that stop the import (docs/onnx_import.md#diagnostics).
+struct ImportDiagnostic {
+  // "unsupported_op", "unsupported_opset", "dynamic_input", "dynamic_value"
+  // (an operand that must fold to a constant does not), "unsupported_attribute"
+  // (an attribute value, dtype or form a converter refuses), "unchecked"
+  // (nodes fed by a problem above, not converted).
+  std::string kind;
+  std::string domain;   // the op's domain ("" = ai.onnx)
+  std::string op_type;  // "" for graph-level problems
+  int64_t count = 0;    // nodes (graph inputs for dynamic_input)
+  std::vector<std::string> nodes;  // the first kMaxDiagnosticNodes of them
+  std::string message, hint;
+};
+inline constexpr size_t kMaxDiagnosticNodes = 10;
 
 struct ImportOptions {
   // Shapes by graph input name, for the declared dynamic dims: a shape of
@@ -78,6 +96,9 @@ struct ImportOptions {
   // The file's size (max_model_bytes, before it is read) and the imported
   // graph (graph/graph_budgets.h) are held to these; `--budget NAME=VALUE`.
   Budgets budgets;
+  // When given: cleared, then on a failed import every problem found
+  // (grouped; empty when the file could not be read at all).
+  std::vector<ImportDiagnostic>* out_diagnostics = nullptr;
 };
 
 // `out_optimizations`, when given, receives one entry per optimization

@@ -96,6 +96,29 @@ void AttrString(onnx::NodeProto& n, const std::string& name, const std::string& 
   a->set_s(v);
 }
 
+void AttrGraph(onnx::NodeProto& n, const std::string& name, const OnnxModelBuilder& body) {
+  onnx::AttributeProto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = body.model().graph();
+}
+
+std::vector<uint8_t> FourProblemModel() {
+  constexpr int32_t kFloat = onnx::TensorProto::FLOAT;
+  OnnxModelBuilder b(15);
+  b.Input("x", kFloat, {-1, 4});
+  b.Input("y", kFloat, {2, 4});
+  for (const char* p : {"scale", "bias", "mean", "var"}) b.FloatInit(p, {4}, {1, 1, 1, 1});
+  b.Node("Frobnicate", {"y"}, {"f1"}, "frob1").set_domain("com.example");
+  b.Node("Frobnicate", {"y"}, {"f2"}, "frob2").set_domain("com.example");
+  b.Node("Normalizer", {"y"}, {"nm"}, "norm").set_domain("ai.onnx.ml");
+  AttrInt(b.Node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"bn_out"}, "bn"), "training_mode", 1);
+  b.Node("Add", {"f1", "f2"}, {"sum"}, "uses_frob");
+  b.Node("Relu", {"x"}, {"r"}, "relu");  // converts: not a problem
+  for (const char* o : {"bn_out", "nm", "sum", "r"}) b.Output(o);
+  return b.Bytes();
+}
+
 HostTensor FloatTensor(const std::vector<int64_t>& shape, const std::vector<float>& values) {
   HostTensor h{"", 1, shape, std::vector<uint8_t>(values.size() * 4)};
   if (!values.empty()) std::memcpy(h.data.data(), values.data(), h.data.size());

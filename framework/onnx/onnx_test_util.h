@@ -26,6 +26,7 @@ class OnnxModelBuilder {
                         const std::vector<std::string>& outputs, const std::string& name = "");
   std::vector<uint8_t> Bytes() const;
   onnx::ModelProto& model() { return model_; }
+  const onnx::ModelProto& model() const { return model_; }
 
  private:
   onnx::ModelProto model_;
@@ -35,6 +36,15 @@ void AttrInt(onnx::NodeProto& n, const std::string& name, int64_t v);
 void AttrInts(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v);
 void AttrFloat(onnx::NodeProto& n, const std::string& name, float v);
 void AttrString(onnx::NodeProto& n, const std::string& name, const std::string& v);
+// A subgraph attribute (an If branch, a Loop body) holding body's graph.
+void AttrGraph(onnx::NodeProto& n, const std::string& name, const OnnxModelBuilder& body);
+
+// The diagnostics' model (issue 14): two ops of unsupported domains (the
+// custom com.example::Frobnicate, nodes frob1 and frob2; ai.onnx.ml::Normalizer,
+// node norm), a dynamic input x [N,4], a BatchNormalization "bn" with
+// training_mode=1 (refused by its converter), and an Add "uses_frob" fed by
+// the custom ops. Opset 15.
+std::vector<uint8_t> FourProblemModel();
 
 HostTensor FloatTensor(const std::vector<int64_t>& shape, const std::vector<float>& values);
 std::vector<float> Floats(const HostTensor& t);

@@ -14,18 +14,28 @@
 
 namespace tessera {
 
-std::string VendorFillColour(absl::string_view vendor) {
-  if (vendor == "systolic_npu") return "#8ecae6";
-  if (vendor == "mock_dsp") return "#b5e48c";
-  if (vendor == "cpu") return "#ffd6a5";
-  if (vendor == "dispatch") return "#d9d9d9";
+std::string VendorFillColour(absl::string_view vendor, const std::vector<std::string>& accelerators) {
+  // The roles' colours (docs/cli.md): accelerators in priority order, then
+  // the fallback, then DISPATCH ops that were compiled before this plan.
+  static constexpr const char* kAcceleratorColours[] = {"#8ecae6", "#b5e48c", "#cdb4db", "#ffafcc"};
+  static constexpr const char* kFallbackColour = "#ffd6a5";
+  static constexpr const char* kPrecompiledColour = "#d9d9d9";
   if (vendor.empty()) return "#ffffff";
-  // FNV-1a: stable across runs and platforms (std::hash is neither).
-  static constexpr const char* kPalette[] = {"#cdb4db", "#ffafcc", "#a2d2ff", "#fdffb6",
-                                             "#caffbf", "#9bf6ff", "#ffc6ff", "#e9c46a"};
+  if (vendor == kPrecompiledVendor) return kPrecompiledColour;
+  const auto at = std::find(accelerators.begin(), accelerators.end(), vendor);
+  if (at != accelerators.end()) {
+    const size_t rank = static_cast<size_t>(at - accelerators.begin());
+    if (rank + 1 == accelerators.size()) return kFallbackColour;  // the fallback comes last
+    if (rank < std::size(kAcceleratorColours)) return kAcceleratorColours[rank];
+  }
+  // Past the fourth accelerator, or a vendor the list does not name: a
+  // palette colour picked by an FNV-1a hash of the name, stable across runs
+  // and platforms (std::hash is neither).
+  static constexpr const char* kPalette[] = {"#a2d2ff", "#fdffb6", "#caffbf", "#9bf6ff",
+                                             "#ffc6ff", "#e9c46a", "#f4a261", "#90be6d"};
   uint32_t h = 2166136261u;
   for (unsigned char c : vendor) h = (h ^ c) * 16777619u;
-  return kPalette[h % (sizeof(kPalette) / sizeof(kPalette[0]))];
+  return kPalette[h % std::size(kPalette)];
 }
 
 namespace {
@@ -111,7 +121,7 @@ Picture Analyse(const CompiledModel& model) {
     if (!p.covered) continue;
     const int32_t u = plan.op_partition[o];
     p.unit[o] = u >= 0 && static_cast<size_t>(u) < plan.partitions.size() ? u : -1;
-    p.vendor[o] = p.unit[o] >= 0 ? plan.partitions[u].vendor : "dispatch";
+    p.vendor[o] = p.unit[o] >= 0 ? plan.partitions[u].vendor : std::string(kPrecompiledVendor);
   }
   const std::vector<int32_t> producer = g.ProducerIndex();
   std::set<std::pair<int32_t, int32_t>> labelled;  // (tensor, consumer unit)
@@ -181,14 +191,14 @@ std::string PlanPictureDot(const CompiledModel& model, const PartitionReport& re
                             absl::StrFormat("compute %.2f us", rp.compute_us));
     }
     absl::StrAppend(&out, "  subgraph cluster_p", u, " {\n    label=<#", u, " ", XmlEscape(part.vendor), detail,
-                    ">;\n    style=\"filled,rounded\"; fillcolor=\"", VendorFillColour(part.vendor),
+                    ">;\n    style=\"filled,rounded\"; fillcolor=\"", VendorFillColour(part.vendor, model.accelerators),
                     "\"; color=\"#666666\";\n");
     for (size_t o : members[u]) absl::StrAppend(&out, "    op", o, " [label=<", OpLabel(g.ops[o]), ">];\n");
     absl::StrAppend(&out, "  }\n");
   }
   for (size_t o = 0; o < g.ops.size(); ++o)
     if (p.unit[o] < 0)
-      absl::StrAppend(&out, "  op", o, " [label=<", OpLabel(g.ops[o]), ">, fillcolor=\"", VendorFillColour(p.vendor[o]),
+      absl::StrAppend(&out, "  op", o, " [label=<", OpLabel(g.ops[o]), ">, fillcolor=\"", VendorFillColour(p.vendor[o], model.accelerators),
                       "\"];\n");
   for (const PictureEdge& e : p.edges) {
     absl::StrAppend(&out, "  op", e.from_op, " -> op", e.to_op);
@@ -206,7 +216,7 @@ std::string PlanPictureDot(const CompiledModel& model, const PartitionReport& re
   for (const std::string& line : LegendLines(report))
     absl::StrAppend(&out, "    <tr><td colspan=\"2\" align=\"left\">", line, "</td></tr>\n");
   for (const std::string& v : Vendors(p))
-    absl::StrAppend(&out, "    <tr><td bgcolor=\"", VendorFillColour(v), "\">  </td><td align=\"left\">", XmlEscape(v),
+    absl::StrAppend(&out, "    <tr><td bgcolor=\"", VendorFillColour(v, model.accelerators), "\">  </td><td align=\"left\">", XmlEscape(v),
                     "</td></tr>\n");
   absl::StrAppend(&out, "    <tr><td><font color=\"#d62728\"><b>&#8594;</b></font></td><td align=\"left\">cut "
                         "(bytes crossing)</td></tr>\n  </table>>];\n}\n");
@@ -276,7 +286,7 @@ void AppendSvg(const CompiledModel& model, const Picture& p, std::string& out) {
     absl::StrAppendFormat(&out,
                           "<g class=\"op\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"6\" fill=\"%s\"/>"
                           "<text x=\"%d\" y=\"%d\">%s</text><text class=\"where\" x=\"%d\" y=\"%d\">%s</text></g>\n",
-                          x, y, kNodeW, kNodeH, VendorFillColour(p.vendor[o]), x + kNodeW / 2, y + 17,
+                          x, y, kNodeW, kNodeH, VendorFillColour(p.vendor[o], model.accelerators), x + kNodeW / 2, y + 17,
                           OpLabel(g.ops[o]), x + kNodeW / 2, y + 32, where);
   }
   absl::StrAppend(&out, labels, "</svg>\n");
@@ -318,7 +328,7 @@ std::string PlanPictureHtml(const CompiledModel& model, const PartitionReport& r
       "</style></head><body>\n<h1>partitioning of ", title, "</h1>\n<p id=\"latency\">");
   absl::StrAppend(&out, absl::StrJoin(LegendLines(r), "<br>\n"), "</p>\n<p>");
   for (const std::string& v : Vendors(p))
-    absl::StrAppend(&out, "<span class=\"swatch\" style=\"background:", VendorFillColour(v), "\"></span> ",
+    absl::StrAppend(&out, "<span class=\"swatch\" style=\"background:", VendorFillColour(v, model.accelerators), "\"></span> ",
                     XmlEscape(v), " &nbsp; ");
   absl::StrAppend(&out, "<span style=\"color:#d62728;font-weight:bold\">&#8594; cut (bytes crossing)</span></p>\n",
                   "<div class=\"graph\">\n");
@@ -328,7 +338,7 @@ std::string PlanPictureHtml(const CompiledModel& model, const PartitionReport& r
                                  "dispatch us"});
   for (const ReportedPartition& rp : r.partitions)
     AppendRow(out, {absl::StrCat(rp.index),
-                    absl::StrCat("<span class=\"swatch\" style=\"background:", VendorFillColour(rp.vendor),
+                    absl::StrCat("<span class=\"swatch\" style=\"background:", VendorFillColour(rp.vendor, model.accelerators),
                                  "\"></span> ", XmlEscape(rp.vendor)),
                     absl::StrCat(rp.op_ids.size()), absl::StrJoin(rp.op_ids, ","), XmlEscape(rp.memory),
                     absl::StrCat(rp.input_bytes), absl::StrCat(rp.output_bytes), absl::StrFormat("%.0f", rp.flops),

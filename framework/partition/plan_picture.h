@@ -11,6 +11,7 @@
 #define TESSERA_FRAMEWORK_PARTITION_PLAN_PICTURE_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "compile/compiled_model.h"
@@ -18,11 +19,18 @@
 
 namespace tessera {
 
-// Fill colour ("#rrggbb") for a vendor: fixed for the SDK's own
-// accelerators (systolic_npu, mock_dsp, cpu) and existing DISPATCH ops
-// ("dispatch"), hashed into a fixed palette for any other vendor, so a
-// vendor keeps its colour from one picture to the next.
-std::string VendorFillColour(absl::string_view vendor);
+// What the picture calls an op that was a DISPATCH op before this plan
+// (compiled by an earlier `tessera compile`): it runs where its bytecode
+// says, not on a vendor this plan chose.
+inline constexpr char kPrecompiledVendor[] = "dispatch";
+
+// Fill colour ("#rrggbb") for a vendor, by its role in `accelerators` (the
+// priority order the plan used, the fallback last), never by its name: the
+// first accelerator blue, the second green, the third purple, the fourth
+// pink, the fallback orange, precompiled DISPATCH ops grey. A vendor the
+// list does not name, or a fifth accelerator, gets a palette colour hashed
+// from its name, so it keeps its colour from one picture to the next.
+std::string VendorFillColour(absl::string_view vendor, const std::vector<std::string>& accelerators);
 
 // `text` safe inside XML/HTML text and attribute values (also Graphviz
 // HTML-like labels): & < > " ' become entities; control characters and

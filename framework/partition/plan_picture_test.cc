@@ -71,7 +71,8 @@ TEST(PlanPicture, DotHasAClusterPerPartitionFilledWithItsVendorsColour) {
   const std::string dot = PlanPictureDot(m, r);
   const std::vector<std::string> clusters = Clusters(dot);
   ASSERT_EQ(clusters.size(), r.partitions.size()) << dot;
-  // The documented colours (docs/cli.md), not the function's own answer.
+  // The documented colours (docs/cli.md): the accelerator blue, the
+  // fallback (last in the priority order) orange.
   for (size_t p = 0; p < clusters.size(); ++p)
     EXPECT_EQ(FillOf(clusters[p]), r.partitions[p].vendor == "cpu" ? "#ffd6a5" : "#8ecae6") << clusters[p];
   // Every op is a node in the cluster of its partition.
@@ -79,16 +80,46 @@ TEST(PlanPicture, DotHasAClusterPerPartitionFilledWithItsVendorsColour) {
     for (uint32_t id : p.op_ids) EXPECT_THAT(clusters[p.index], HasSubstr(absl::StrCat(" #", id, ">")));
 }
 
-TEST(PlanPicture, OtherVendorsGetAStableColourOfTheirOwn) {
-  const std::string acme = VendorFillColour("acme_npu");
-  EXPECT_EQ(acme, VendorFillColour("acme_npu"));
+// The documented role colours (docs/cli.md), written out here rather than
+// taken from the function under test.
+constexpr char kFirst[] = "#8ecae6", kSecond[] = "#b5e48c", kThird[] = "#cdb4db", kFourth[] = "#ffafcc",
+               kFallback[] = "#ffd6a5", kPrecompiled[] = "#d9d9d9";
+
+TEST(PlanPicture, ColoursFollowTheRoleInThePriorityOrderNotTheName) {
+  const std::vector<std::string> order = {"acme_npu", "zeta_dsp", "gpu_x", "vpu_y", "host_cpu"};
+  EXPECT_EQ(VendorFillColour("acme_npu", order), kFirst);
+  EXPECT_EQ(VendorFillColour("zeta_dsp", order), kSecond);
+  EXPECT_EQ(VendorFillColour("gpu_x", order), kThird);
+  EXPECT_EQ(VendorFillColour("vpu_y", order), kFourth);
+  EXPECT_EQ(VendorFillColour("host_cpu", order), kFallback);
+  // The same vendors in another order swap colours with their roles.
+  const std::vector<std::string> reversed = {"host_cpu", "acme_npu"};
+  EXPECT_EQ(VendorFillColour("host_cpu", reversed), kFirst);
+  EXPECT_EQ(VendorFillColour("acme_npu", reversed), kFallback);
+  // Names the bundled plugins use get no colour of their own.
+  EXPECT_EQ(VendorFillColour("cpu", {"cpu", "systolic_npu"}), kFirst);
+  EXPECT_EQ(VendorFillColour("systolic_npu", {"cpu", "systolic_npu"}), kFallback);
+  EXPECT_EQ(VendorFillColour(kPrecompiledVendor, order), kPrecompiled);
+}
+
+TEST(PlanPicture, VendorsOutsideTheListGetAStableColourApartFromTheRoles) {
+  const std::vector<std::string> order = {"systolic_npu", "cpu"};
+  const std::string acme = VendorFillColour("acme_npu", order);
+  EXPECT_EQ(acme, VendorFillColour("acme_npu", {"other", "cpu"}));  // by name, wherever it is drawn
   EXPECT_THAT(acme, ::testing::MatchesRegex("#[0-9a-f]{6}"));
-  for (const char* fixed : {"systolic_npu", "mock_dsp", "cpu"}) EXPECT_NE(acme, VendorFillColour(fixed));
+  for (const char* role : {kFirst, kSecond, kThird, kFourth, kFallback, kPrecompiled}) EXPECT_NE(acme, role);
+  // A fifth accelerator is drawn like an unlisted vendor.
+  const std::vector<std::string> six = {"a", "b", "c", "d", "e", "f"};
+  EXPECT_EQ(VendorFillColour("e", six), VendorFillColour("e", {}));
+}
+
+TEST(PlanPicture, AnAcceleratorOfAnyNameIsDrawnInTheFirstColour) {
   const CompiledModel m = TwoVendorModel("acme_npu");
   const PartitionReport r = BuildPartitionReport(m);
   const std::vector<std::string> clusters = Clusters(PlanPictureDot(m, r));
   ASSERT_EQ(clusters.size(), 3u);
-  EXPECT_EQ(FillOf(clusters[0]), acme);
+  EXPECT_EQ(FillOf(clusters[0]), kFirst);
+  EXPECT_EQ(FillOf(clusters[1]), kFallback);
 }
 
 TEST(PlanPicture, CutEdgesCarryTheBytesTheReportCounts) {

@@ -24,17 +24,23 @@
 //                      point into a data array instead of code
 //   BLOCKING_NEGOTIATE the entry symbol never returns (only the
 //                      out-of-process probe, with its timeout, survives it)
+//   BAD_CHECKSUM       compiles like GOOD, then flips a body byte: the
+//                      envelope's CRC no longer matches
+//   BLOB_VENDOR        compiles like GOOD, but the envelope says "other"
+//   MISSING_ENTRY      names entry points its blob does not contain
 //
 // Like a real vendor plugin it sees only api/ and plugins/kit.
 #include <unistd.h>
 
 #include <cstddef>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "bytecode_builder.h"
 #include "plugin_status.h"
+#include "tessera/bytecode.h"
 #include "tessera/compiler_plugin.h"
 #include "tessera/ops.h"
 
@@ -124,9 +130,22 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
                        static_cast<uint32_t>(view->output_count(partitions[p]))});
     compiled->entry_points.push_back(std::move(name));
   }
-  absl::StatusOr<std::vector<uint8_t>> blob = tessera::kit::BuildBytecode({kVendor, "any", 1}, entries);
+#if defined(TSR_TEST_PLUGIN_BLOB_VENDOR)
+  const char* envelope_vendor = "other";
+#else
+  const char* envelope_vendor = kVendor;
+#endif
+  absl::StatusOr<std::vector<uint8_t>> blob = tessera::kit::BuildBytecode({envelope_vendor, "any", 1}, entries);
   if (!blob.ok()) return tessera::kit::ReportStatus(blob.status());
   compiled->bytecode = *std::move(blob);
+#if defined(TSR_TEST_PLUGIN_BAD_CHECKSUM)
+  tsr_bytecode_header header;
+  std::memcpy(&header, compiled->bytecode.data(), sizeof header);
+  compiled->bytecode[header.body_offset] ^= 0xFF;  // the first body byte
+#endif
+#if defined(TSR_TEST_PLUGIN_MISSING_ENTRY)
+  for (std::string& name : compiled->entry_points) name = "not_in_the_blob_" + name;
+#endif
   *out = compiled.release();
   return TSR_OK;
 #endif

@@ -19,8 +19,12 @@
 namespace tessera::cpu::fast::detail {
 namespace {
 
+// Axis sizes the fast path takes, input and output alike: source indices
+// travel as f32 (exact up to 2^24), and each output axis gets a map.
+constexpr int64_t kMaxAxis = int64_t{1} << 24;
+
 // Source index of every output position along `axis` (exact: the indices
-// travel as f32, refused above 2^24).
+// travel as f32, refused above kMaxAxis).
 std::vector<int64_t> AxisMap(const Attributes& attrs, size_t axis, int64_t in, int64_t out) {
   Attributes one;
   for (int32_t key : {TSR_ATTR_RESIZE_MODE, TSR_ATTR_COORD_TRANSFORM, TSR_ATTR_NEAREST_MODE})
@@ -58,7 +62,10 @@ std::unique_ptr<FastOp> PrepareResize(const Attributes& attrs, Ins ins, Outs out
   if (!scales.empty() && scales.size() != rank) Refuse("RESIZE: scales");
   std::vector<std::vector<int64_t>> maps(rank);
   for (size_t d = 0; d < rank; ++d) {
-    if (x.shape[d] < 1 || y.shape[d] < 1 || x.shape[d] > (int64_t{1} << 24)) Refuse("RESIZE: axis size");
+    // The maps are built here, at load, before the host has allocated (or
+    // budgeted) any output: an output axis is bounded like an input axis,
+    // or a 25 KB bytecode could ask for a 17 GB map (fuzz finding 6).
+    if (x.shape[d] < 1 || y.shape[d] < 1 || x.shape[d] > kMaxAxis || y.shape[d] > kMaxAxis) Refuse("RESIZE: axis size");
     maps[d] = AxisMap(attrs, d, x.shape[d], y.shape[d]);
   }
   const std::vector<int64_t> in_strides = tessera::cpu::RowMajorStrides(x.shape);

@@ -74,5 +74,21 @@ TEST(FastResize, LinearCubicAndCropStayOnTheReference) {
   }
 }
 
+TEST(FastResize, AxesOver2To24StayOnTheReferenceBeforeAnyMapIsBuilt) {
+  // The index maps are built at load, one entry per output position of an
+  // axis: an output axis of 2^32 would be a 17 GB map for a tiny input.
+  auto engine = FastEngine::Create(1);
+  ASSERT_TRUE(engine.ok()) << engine.status();
+  TensorRef x{}, y{};
+  x.dtype = y.dtype = TSR_DTYPE_F32;
+  x.shape = {2};
+  for (int64_t out : {(int64_t{1} << 24) + 1, int64_t{1} << 32}) {
+    y.shape = {out};
+    std::string why;
+    EXPECT_EQ((*engine)->Prepare(TSR_OP_RESIZE, Attributes{}, {&x, 1}, {&y, 1}, &why), nullptr) << out;
+    EXPECT_NE(why.find("axis size"), std::string::npos) << why;
+  }
+}
+
 }  // namespace
 }  // namespace tessera::cpu::fast

@@ -11,6 +11,19 @@
 #include "vector_unit.h"
 
 namespace tessera::systolic {
+
+void SizeBanks(ExecMemory& memory, const SystolicNpuConfig& npu, bool fresh[3]) {
+  const int64_t sizes[3] = {npu.input_bank_bytes(), npu.weight_bank_bytes(), npu.accum_bank_bytes()};
+  for (int i = 0; i < 3; ++i) {
+    std::vector<uint8_t>& bank = memory.banks[i];
+    fresh[i] = bank.size() != static_cast<size_t>(sizes[i]);
+    if (fresh[i]) {
+      bank.assign(static_cast<size_t>(sizes[i]), 0);  // reuses the capacity of earlier runs
+      memory.dirty[i] = 0;
+    }
+  }
+}
+
 namespace {
 
 class Machine {
@@ -18,17 +31,9 @@ class Machine {
   Machine(const Program& p, const EntryPoint& e, const SystolicNpuConfig& npu,
           MatmulEngine& mxu, ExecMemory& memory)
       : p_(p), e_(e), npu_(npu), mxu_(mxu), memory_(memory) {
-    const int64_t sizes[3] = {npu.input_bank_bytes(), npu.weight_bank_bytes(), npu.accum_bank_bytes()};
     bool fresh[3];
-    for (int i = 0; i < 3; ++i) {
-      std::vector<uint8_t>& bank = memory_.banks[i];
-      fresh[i] = bank.size() != static_cast<size_t>(sizes[i]);
-      if (fresh[i]) {
-        bank.assign(static_cast<size_t>(sizes[i]), 0);  // reuses the capacity of earlier runs
-        memory_.dirty[i] = 0;
-      }
-      banks_[i] = bank.data();
-    }
+    SizeBanks(memory_, npu, fresh);
+    for (int i = 0; i < 3; ++i) banks_[i] = memory_.banks[i].data();
     // Old data can reach a result only through bytes read before this run
     // writes them (sram_first_touch.h); beyond the high-water mark of all
     // earlier runs the banks are still zero.

@@ -87,6 +87,12 @@ struct ExecMemory {
   const std::vector<Range>* first_touch = nullptr;
 };
 
+// Sizes `memory`'s three banks for `npu`, zero-filled (which touches every
+// page), unless a bank has that size already; fresh[i] says which were.
+// A run does this itself; a device context does it at creation so that no
+// run, the first included, pays the page faults (sram_pool.h).
+void SizeBanks(ExecMemory& memory, const SystolicNpuConfig& npu, bool fresh[3]);
+
 // `memory` may be null (the run allocates its own).
 absl::StatusOr<RunMetrics> Execute(const Program& p, const EntryPoint& entry,
                                    const SystolicNpuConfig& npu,

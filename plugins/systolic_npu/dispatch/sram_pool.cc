@@ -24,6 +24,16 @@ SramPool::Lease SramPool::Borrow() {
   return Lease(this, std::move(memory));
 }
 
+void SramPool::Warm(const SystolicNpuConfig& npu) {
+  auto memory = std::make_unique<ExecMemory>();
+  bool fresh[3];
+  SizeBanks(*memory, npu, fresh);
+  std::lock_guard<std::mutex> lock(mu_);
+  ++made_;
+  idle_.reserve(made_);
+  idle_.push_back(std::move(memory));
+}
+
 size_t SramPool::memories_made() const {
   std::lock_guard<std::mutex> lock(mu_);
   return made_;

@@ -49,7 +49,13 @@ class SramPool {
   // May throw std::bad_alloc (callers run inside kit::Guarded).
   Lease Borrow();
 
-  // Memories this pool ever made: the most invokes that ran at once.
+  // Makes one memory with its banks sized and zeroed for `npu`, idle, so
+  // that the device's first run pays no page faults for them. May throw
+  // std::bad_alloc.
+  void Warm(const SystolicNpuConfig& npu);
+
+  // Memories this pool ever made: the most invokes that ran at once (at
+  // least one once warmed).
   size_t memories_made() const;
 
  private:

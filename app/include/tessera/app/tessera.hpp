@@ -167,6 +167,7 @@ struct Numerics {
 };
 
 class RunContext;
+struct TensorAccess;
 
 // Host memory holding one tensor: owned (Allocate) or the caller's (Wrap).
 class Tensor {
@@ -186,7 +187,7 @@ class Tensor {
   const T* as() const { return static_cast<const T*>(data_); }
 
  private:
-  friend class RunContext;  // hands its outputs over without a copy
+  friend struct TensorAccess;  // the library's own: hands run outputs over without a copy
   Tensor(TensorInfo info, std::shared_ptr<std::vector<uint8_t>> owned, void* data, size_t size)
       : info_(std::move(info)), owned_(std::move(owned)), data_(data), size_(size) {}
   TensorInfo info_;
@@ -245,6 +246,10 @@ class Model {
   // True for a model whose every op is already compiled (an AOT .tsr): it
   // runs with dispatch libraries only.
   bool is_compiled() const;
+  // A compiled model's SoC: the one its SoC-specific bytecode names ("" when
+  // none does, they disagree, or the model is not compiled). Compiling it
+  // with CompileOptions::soc "" runs it for this SoC.
+  std::string compiled_soc() const;
   std::vector<TensorInfo> inputs() const;
   std::vector<TensorInfo> outputs() const;
   // How long Load / FromMemory took (reading, importing, verifying), ms.
@@ -279,7 +284,9 @@ struct CompileOptions {
   std::vector<std::string> accelerators;
   CompileMode mode = CompileMode::kAot;
   // A SoC name from Environment::soc_names(), or a path to a .soc file;
-  // "" = the plugins' defaults.
+  // "" = the plugins' defaults, or for a compiled model the SoC it was
+  // compiled for. A compiled model whose bytecode names another SoC than
+  // this one is refused, with what to do.
   std::string soc;
   // Vendor options, "vendor.key" = "value" (docs/cli.md lists them).
   std::vector<std::pair<std::string, std::string>> plugin_options;
@@ -299,8 +306,15 @@ struct CompileOptions {
   // false: compile only, for Save or the report (a build machine needs no
   // dispatch library then); RunContext::Create refuses such a model.
   bool prepare_to_run = true;
-  // Reserved for the compile cache (not implemented yet: must be "").
+  // The compile cache (docs/compile_cache.md): a directory of AOT-compiled
+  // entries, keyed by the model, the plugins' builds, the SoC and these
+  // options. "" = no cache. Ignored (one warning, the directory untouched)
+  // for JIT, whose results live in process memory only. A precompiled
+  // model never needs it.
   std::string cache_dir;
+  // The cache's size cap in bytes; least-recently-used entries are evicted
+  // beyond it. 0 = the default, 1 GiB.
+  uint64_t cache_max_bytes = 0;
   // Resilience (docs/resilience.md). A transient failure or an overrun is
   // tried again up to `max_retries` times on its device; then, and at once
   // for a lost device or a corrupt result, the partition's cpu plan runs
@@ -314,6 +328,23 @@ struct CompileOptions {
   // interrupted: one that returns after its deadline has its outputs
   // discarded and is handled like a failure.
   uint32_t deadline_ms = 0;
+  // JIT only, no cold-start trap: Compile returns once a cpu-only plan is
+  // ready, and the JIT compile for `accelerators` proceeds on a worker
+  // thread. Runs use the cpu plan until the accelerated one is ready, then
+  // switch between two runs, never within one. Runs of every RunContext of
+  // the model are serialized. Ignored for a precompiled model.
+  bool background_warmup = false;
+};
+
+// What the compile cache did for one Compile.
+struct CompileCacheInfo {
+  bool enabled = false;          // a cache_dir was given and used
+  std::string disabled_reason;   // why a given cache_dir was not used (JIT)
+  std::string key;               // the entry's key (64 hex digits)
+  bool hit = false;              // the compiled model came from the cache
+  uint64_t hits = 0, misses = 0, invalidations = 0, evictions = 0;
+  std::string directory;          // the cache_dir given ("" = none)
+  uint64_t stores = 0;             // entries written by this Compile
 };
 
 struct PartitionReport {
@@ -408,6 +439,17 @@ class CompiledModel {
   // fallback; docs/resilience.md), and why a partition has none.
   size_t cpu_plan_count() const;
   const std::vector<std::string>& cpu_plan_notes() const;
+  const CompileCacheInfo& cache_info() const;
+  // The same as the `cache` object of `run --json` / `compile --json`
+  // (docs/compile_cache.md); "" when no cache_dir was given.
+  std::string cache_info_json() const;
+  // background_warmup: true once runs use the accelerated plan (always
+  // true without background warm-up).
+  bool accelerated() const;
+  // background_warmup: blocks until the background compile has finished;
+  // OK when runs now use the accelerated plan, else why they stay on the
+  // cpu plan. OK at once without background warm-up.
+  Status WaitForAccelerated() const;
   // AOT only: the compiled model as a .tsr that runs with dispatch
   // libraries alone. JIT results live only in this process.
   Status Save(const std::string& path) const;
@@ -437,6 +479,7 @@ struct RunProfile {
     std::vector<Metric> metrics;  // the dispatch library's own
     uint32_t op_id = 0;           // the DISPATCH op in the compiled model
     Numerics numerics;
+    double start_us = 0;          // when its invoke began, from the start of the run
   };
   struct Conversion {
     std::string tensor, to_vendor;
@@ -444,6 +487,7 @@ struct RunProfile {
     uint64_t bytes = 0;
     double host_time_us = 0;
     std::string from_name, to_name;      // "host", "dsp_tcm" (the owning library's name), ...
+    double start_us = 0;                 // when the copy began, from the start of the run
   };
   // The run as the cost model prices it (docs/partitioning.md §6), beside
   // the partitioner's estimate; only for a model compiled in this process.
@@ -468,6 +512,9 @@ struct RunProfile {
   std::vector<Conversion> conversions;
   ModeledLatency modeled;
   std::vector<Fallback> fallbacks;
+  // CompileOptions::background_warmup: the plan this run used, "cpu" or
+  // "accelerated" (the switch happens between runs); "" otherwise.
+  std::string warmup_plan;
 };
 
 // One thread's way of running a CompiledModel. Not internally synchronized:

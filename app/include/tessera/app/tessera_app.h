@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define TSR_APP_API_VERSION 2
+#define TSR_APP_API_VERSION 3
 
 typedef struct tsr_app_environment_s* tsr_app_environment;
 typedef struct tsr_app_model_s* tsr_app_model;
@@ -108,6 +108,12 @@ typedef struct tsr_app_compile_options {
   int32_t no_fallback;                /* nonzero: never run a partition's cpu plan */
   uint32_t deadline_ms;               /* per invoke; 0 = none */
   uint32_t reserved1;                 /* 0 */
+  /* appended (app API 3): the compile cache (docs/compile_cache.md); AOT only */
+  const char* cache_dir;              /* NULL or "" = no cache */
+  uint64_t cache_max_bytes;           /* 0 = the default cap, 1 GiB */
+  /* appended (app API 3): nonzero with mode 1 (JIT): runs start on a cpu plan while the
+   * JIT compile proceeds on a worker (CompileOptions::background_warmup) */
+  int32_t background_warmup;
 } tsr_app_compile_options;
 
 /* Compiles `model`, or takes an already compiled one as it is (then no
@@ -115,6 +121,25 @@ typedef struct tsr_app_compile_options {
 tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const tsr_app_compile_options* opts,
                            tsr_app_compiled_model* out);
 void tsr_app_compiled_model_destroy(tsr_app_compiled_model compiled); /* accepts NULL */
+/* What the compile cache did for this compile (app API 3). */
+typedef struct tsr_app_cache_info {
+  uint32_t struct_size;        /* set by the caller: sizeof(tsr_app_cache_info) */
+  int32_t enabled;             /* 1 when a cache_dir was given and used */
+  int32_t hit;                 /* 1 when the model came from the cache */
+  uint32_t reserved0;
+  const char* key;             /* 64 hex digits, "" when disabled; valid while the compiled model lives */
+  const char* disabled_reason; /* why a given cache_dir was not used, or ""; same lifetime */
+  uint64_t hits, misses, invalidations, evictions;
+} tsr_app_cache_info;
+/* Fills *out; out->struct_size must be at least this version's
+ * sizeof(tsr_app_cache_info) (later versions append). Thread-safe. */
+tsr_status tsr_app_compiled_model_cache_info(tsr_app_compiled_model compiled, tsr_app_cache_info* out);
+
+/* background_warmup: blocks until the background compile has finished;
+ * TSR_OK when runs now use the accelerated plan, else the reason they stay
+ * on the cpu plan. TSR_OK at once without background warm-up. */
+tsr_status tsr_app_compiled_model_wait_for_accelerated(tsr_app_compiled_model compiled);
+
 /* AOT only: writes a .tsr that runs with dispatch libraries alone. */
 tsr_status tsr_app_compiled_model_save(tsr_app_compiled_model compiled, const char* path);
 

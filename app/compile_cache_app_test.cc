@@ -1,0 +1,136 @@
+// The compile cache through the app API (C++ and C): a second Compile of
+// the same model is a hit that runs with the first one's outputs, JIT
+// leaves the directory untouched with one warning, the C options reach it.
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "model/model_builder.h"
+#include "model/model_writer.h"
+#include "tessera/app/tessera.hpp"
+#include "tessera/app/tessera_app.h"
+#include "tessera/ops.h"
+
+namespace tessera::app {
+namespace {
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+struct Fixture : ::testing::Test {
+  void SetUp() override {
+    const char* build = std::getenv("TESSERA_BUILD_DIR");
+    EnvironmentOptions o;
+    o.read_environment = false;
+    o.bundled_plugin_directory = std::string(build ? build : ".") + "/lib";
+    o.log_level = LogLevel::kInfo;
+    o.log_sink = [this](const std::string& vendor, LogLevel level, const std::string& text) {
+      if (vendor == "tessera") lines.push_back({level, text});
+    };
+    env.emplace(*Environment::Create(o));
+    const std::string tag = std::to_string(getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    dir = fs::temp_directory_path() / ("app_cache_" + tag);
+    model_path = (fs::temp_directory_path() / ("app_cache_model_" + tag + ".tsr")).string();
+    fs::remove_all(dir);
+    // out = sin(x) * 2, x [4]
+    tessera::ModelBuilder b("app_cache");
+    const int32_t x = b.Input("x", TSR_DTYPE_F32, {4});
+    b.Output(b.Op(TSR_OP_MUL, {b.Op(TSR_OP_SIN, {x}), b.Constant<float>("two", {4}, {2, 2, 2, 2})}, {},
+                  {.name = "out"}));
+    ASSERT_TRUE(tessera::WriteModelFile(*std::move(b).Build(), model_path).ok());
+  }
+  void TearDown() override {
+    fs::remove_all(dir);
+    fs::remove(model_path);
+  }
+  std::vector<float> Run(const CompiledModel& compiled) {
+    Result<RunContext> context = RunContext::Create(compiled);
+    EXPECT_TRUE(context.ok());
+    Tensor x = Tensor::Allocate({"x", TSR_DTYPE_F32, {4}});
+    float* in = static_cast<float*>(x.data());
+    for (int i = 0; i < 4; ++i) in[i] = 0.5f * static_cast<float>(i) - 1.0f;
+    Result<std::vector<Tensor>> out = context->Run({x});
+    EXPECT_TRUE(out.ok()) << out.status().message();
+    const float* o = static_cast<const float*>((*out)[0].data());
+    return std::vector<float>(o, o + 4);
+  }
+  std::optional<Environment> env;
+  std::vector<std::pair<LogLevel, std::string>> lines;
+  fs::path dir;
+  std::string model_path;
+};
+
+TEST_F(Fixture, TheSecondCompileIsAHitWithTheSameOutputs) {
+  Result<Model> model = Model::Load(model_path);
+  ASSERT_TRUE(model.ok());
+  const CompileOptions options{.accelerators = {"cpu"}, .cache_dir = dir.string()};
+  Result<CompiledModel> first = CompiledModel::Compile(*env, *model, options);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  EXPECT_TRUE(first->cache_info().enabled);
+  EXPECT_FALSE(first->cache_info().hit);
+  EXPECT_EQ(first->cache_info().misses, 1u);
+  Result<CompiledModel> second = CompiledModel::Compile(*env, *model, options);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_TRUE(second->cache_info().hit);
+  EXPECT_EQ(second->cache_info().key, first->cache_info().key);
+  const std::vector<float> a = Run(*first), b = Run(*second);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_FLOAT_EQ(b[i], a[i]);
+    EXPECT_NEAR(b[i], 2.0f * std::sin(0.5f * static_cast<float>(i) - 1.0f), 1e-6f);
+  }
+  ASSERT_FALSE(lines.empty());
+  EXPECT_THAT(lines.back().second, HasSubstr("compile cache: hit " + first->cache_info().key));
+}
+
+TEST_F(Fixture, JitWarnsOnceAndLeavesTheCacheDirectoryAlone) {
+  Result<Model> model = Model::Load(model_path);
+  ASSERT_TRUE(model.ok());
+  Result<CompiledModel> compiled =
+      CompiledModel::Compile(*env, *model, {.accelerators = {"cpu"}, .mode = CompileMode::kJit, .cache_dir = dir.string()});
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  EXPECT_FALSE(compiled->cache_info().enabled);
+  EXPECT_THAT(compiled->cache_info().disabled_reason, HasSubstr("process memory"));
+  EXPECT_FALSE(fs::exists(dir));
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].first, LogLevel::kWarning);
+  EXPECT_THAT(lines[0].second, HasSubstr("disabled for this model"));
+}
+
+TEST_F(Fixture, TheCApiPassesTheCacheOptionsAndReportsTheOutcome) {
+  tsr_app_environment_options eo{};
+  eo.struct_size = sizeof(eo);
+  const std::string bundled = std::string(std::getenv("TESSERA_BUILD_DIR") ? std::getenv("TESSERA_BUILD_DIR") : ".") + "/lib";
+  eo.bundled_plugin_directory = bundled.c_str();
+  eo.read_environment = 0;
+  tsr_app_environment c_env = nullptr;
+  ASSERT_EQ(tsr_app_environment_create(&eo, &c_env), TSR_OK);
+  tsr_app_model c_model = nullptr;
+  ASSERT_EQ(tsr_app_model_load(model_path.c_str(), nullptr, &c_model), TSR_OK);
+  const std::string cache = dir.string();
+  tsr_app_compile_options co{};
+  co.struct_size = sizeof(co);
+  co.accelerators = "cpu";
+  co.cache_dir = cache.c_str();
+  co.cache_max_bytes = 1 << 20;
+  for (int round = 0; round < 2; ++round) {
+    tsr_app_compiled_model compiled = nullptr;
+    ASSERT_EQ(tsr_app_compile(c_env, c_model, &co, &compiled), TSR_OK);
+    tsr_app_cache_info info{};
+    info.struct_size = sizeof(info);
+    ASSERT_EQ(tsr_app_compiled_model_cache_info(compiled, &info), TSR_OK);
+    EXPECT_EQ(info.enabled, 1);
+    EXPECT_EQ(info.hit, round == 1 ? 1 : 0);
+    EXPECT_EQ(std::string(info.key).size(), 64u);
+    tsr_app_cache_info too_small{};
+    too_small.struct_size = 4;
+    EXPECT_EQ(tsr_app_compiled_model_cache_info(compiled, &too_small), TSR_INVALID_ARGUMENT);
+    tsr_app_compiled_model_destroy(compiled);
+  }
+  tsr_app_model_destroy(c_model);
+  tsr_app_environment_destroy(c_env);
+}
+
+}  // namespace
+}  // namespace tessera::app

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Process start to first result, in fresh processes (issue 13,
+docs/benchmarks.md "Compile cache and cold start"), for the attention-RoPE
+demo model. Each case starts `tessera run ... --random --json` and stops the
+clock at the first byte of its stdout: the JSON is printed right after the
+first run, before the process waits for anything else (with --warmup
+background, for its worker). Median of REPS runs.
+
+    python3 bench/cold_start_bench.py [BUILD_DIR] [REPS] [ACCELERATORS]
+                                      (default: build 7 npu,cpu)
+"""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
+REPS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+ACCELERATORS = sys.argv[3] if len(sys.argv) > 3 else "npu,cpu"
+TESSERA = os.path.join(BUILD, "bin", "tessera")
+# greedy: the NPU gets every op it claims, so its compile is in the figures
+COMPILE = ["--accelerators", ACCELERATORS, "--policy", "greedy"]
+
+
+def first_result_ms(args):
+    start = time.perf_counter()
+    p = subprocess.Popen([TESSERA] + args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    first = p.stdout.read(1)
+    elapsed = (time.perf_counter() - start) * 1000
+    p.stdout.read()
+    if p.wait() != 0 or not first:
+        raise SystemExit("failed: tessera " + " ".join(args))
+    return elapsed
+
+
+def main():
+    work = tempfile.mkdtemp(prefix="tessera_cold_start_")
+    model = os.path.join(work, "attention.tsr")
+    aot = os.path.join(work, "attention.aot.tsr")
+    cache = os.path.join(work, "cache")
+    subprocess.run([TESSERA, "demo", "--model", "attention", "--accelerators", "cpu", "--save-model", model],
+                   check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([TESSERA, "compile", model, "-o", aot] + COMPILE, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([TESSERA, "run", model, "--random", "--cache-dir", cache] + COMPILE, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warms the cache
+    cases = [
+        ("AOT (compiled .tsr, dispatch libraries only)", ["run", aot, "--random", "--json"]),
+        ("AOT + warm compile cache", ["run", model, "--random", "--json", "--cache-dir", cache] + COMPILE),
+        ("AOT, compiled at load (no cache)", ["run", model, "--random", "--json"] + COMPILE),
+        ("JIT", ["run", model, "--random", "--json", "--mode", "jit"] + COMPILE),
+        ("JIT + --warmup background", ["run", model, "--random", "--json", "--mode", "jit", "--warmup", "background"]
+         + COMPILE),
+    ]
+    print("| case | first result, median ms | min ms |")
+    print("|---|---|---|")
+    for name, args in cases:
+        t = [first_result_ms(args) for _ in range(REPS)]
+        print(f"| {name} | {statistics.median(t):.1f} | {min(t):.1f} |")
+    shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    main()

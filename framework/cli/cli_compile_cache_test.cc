@@ -1,0 +1,117 @@
+// The compile cache, background warm-up and wrong-SoC refusal through the
+// `tessera` binary, as users and scripts meet them (issue 13).
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/cli_test_util.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace tessera {
+namespace {
+using ::testing::HasSubstr;
+using ::testing::Not;
+namespace fs = std::filesystem;
+
+struct CliCache : ::testing::Test {
+  void SetUp() override {
+    const std::string tag = std::to_string(getpid()) + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    work = fs::temp_directory_path() / ("cli_cache_" + tag);
+    fs::remove_all(work);
+    fs::create_directories(work);
+    model = (work / "mlp.tsr").string();
+    ASSERT_EQ(Tessera("demo --model mlp --accelerators cpu --save-model " + model).exit_code, 0);
+  }
+  void TearDown() override { fs::remove_all(work); }
+  fs::path work;
+  std::string model;
+};
+
+TEST_F(CliCache, ASecondRunIsAHitAndACorruptedEntryIsRebuilt) {
+  const std::string cache = (work / "cache").string();
+  const std::string run = "run " + model + " --random --accelerators cpu --json --cache-dir " + cache;
+  Result first = Tessera(run);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_THAT(first.output, HasSubstr("tessera: compile cache: miss "));
+  EXPECT_THAT(first.output, HasSubstr("\"cache\":{\"enabled\":true"));
+  EXPECT_THAT(first.output, HasSubstr("\"hit\":false"));
+  Result second = Tessera(run);
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_THAT(second.output, HasSubstr("tessera: compile cache: hit "));
+  EXPECT_THAT(second.output, HasSubstr("\"hits\":1"));
+  // The same outputs: the values array of the first run appears in the second.
+  const size_t at = first.output.find("\"outputs\"");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_THAT(second.output, HasSubstr(first.output.substr(at, 120)));
+
+  fs::path entry;
+  for (const auto& e : fs::directory_iterator(cache)) entry = e.path();
+  {
+    std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(entry) / 2));
+    f.put('\x7f');
+  }
+  Result third = Tessera(run);
+  ASSERT_EQ(third.exit_code, 0) << third.output;
+  EXPECT_THAT(third.output, HasSubstr("tessera: compile cache: invalidated "));
+  EXPECT_THAT(third.output, HasSubstr("\"invalidations\":1"));
+  EXPECT_THAT(third.output, HasSubstr("\"stores\":1"));
+}
+
+// A hit has the same resilience as a fresh compile: its NPU partition
+// gets its cpu plan, from the model's own source ops.
+TEST_F(CliCache, AHitKeepsTheCpuPlansOfAFreshCompile) {
+  const std::string run = "run " + model + " --random --accelerators npu,cpu --policy greedy --json --cache-dir " +
+                          (work / "cache").string();
+  Result first = Tessera(run);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_THAT(first.output, HasSubstr("\"hit\":false"));
+  EXPECT_THAT(first.output, HasSubstr("\"cpu_plans\":1"));  // the mlp's one NPU partition
+  Result second = Tessera(run);
+  ASSERT_EQ(second.exit_code, 0) << second.output;
+  EXPECT_THAT(second.output, HasSubstr("\"hit\":true"));
+  EXPECT_THAT(second.output, HasSubstr("\"cpu_plans\":1"));
+  EXPECT_THAT(second.output, Not(HasSubstr("\"partitioning\"")));  // nothing partitioned here
+}
+
+TEST_F(CliCache, JitLeavesTheCacheDirectoryUntouchedAndSaysWhyOnce) {
+  const std::string cache = (work / "jit-cache").string();
+  Result r = Tessera("run " + model + " --random --accelerators cpu --mode jit --json --cache-dir " + cache);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_FALSE(fs::exists(cache));
+  const std::string line = "compile cache: disabled for this model (JIT compilation";
+  const size_t first = r.output.find(line);
+  ASSERT_NE(first, std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find(line, first + 1), std::string::npos);  // one line
+  EXPECT_THAT(r.output, HasSubstr("\"disabled_reason\":\"JIT compilation"));
+}
+
+TEST_F(CliCache, BadCacheFlagsAreUsageErrors) {
+  EXPECT_EQ(Tessera("run " + model + " --random --cache-max-bytes 10").exit_code, 2);
+  EXPECT_EQ(Tessera("run " + model + " --random --cache-dir " + work.string() + " --cache-max-bytes 0").exit_code, 2);
+  EXPECT_EQ(Tessera("run " + model + " --random --warmup background").exit_code, 2);  // AOT
+  EXPECT_EQ(Tessera("run " + model + " --random --mode jit --warmup 3").exit_code, 2);
+}
+
+TEST_F(CliCache, BackgroundWarmupAnswersOnTheCpuPlan) {
+  Result r = Tessera("run " + model + " --random --mode jit --warmup background --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("\"warmup\":{\"mode\":\"background\",\"plan\":\"cpu\"}"));
+}
+
+TEST_F(CliCache, AModelCompiledForAnotherSocIsRefusedAndRunsForItsOwn) {
+  const std::string aot = (work / "mlp.edge.tsr").string();
+  ASSERT_EQ(Tessera("compile " + model + " -o " + aot + " --accelerators cpu --soc ref-edge").exit_code, 0);
+  Result wrong = Tessera("run " + aot + " --random --soc ref-server");
+  EXPECT_EQ(wrong.exit_code, 1) << wrong.output;
+  EXPECT_THAT(wrong.output, HasSubstr("compiled for SoC 'ref-edge', and this run targets 'ref-server'"));
+  EXPECT_THAT(wrong.output, HasSubstr("run it with --soc ref-edge"));
+  Result own = Tessera("run " + aot + " --random");  // no --soc: the model's own
+  EXPECT_EQ(own.exit_code, 0) << own.output;
+  EXPECT_THAT(own.output, Not(HasSubstr("error")));
+}
+
+}  // namespace
+}  // namespace tessera
