@@ -1,4 +1,4 @@
-// Ops that compute positions along one axis: ArgMax / ArgMin (ABI 1.3
+// Ops that compute positions along one axis: ArgMax / ArgMin (ABI 1.4
 // ARG_MAX / ARG_MIN), TopK (TOP_K) and CumSum (CUM_SUM). Tie, NaN and
 // index-dtype rules are the kernels' (docs/ops.md); the converters only
 // move ONNX's axis / k inputs into attributes, which must be constant
