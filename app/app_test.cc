@@ -89,7 +89,7 @@ TEST(AppApi, EnvironmentListsTheBundledPluginsWithTheirIdentity) {
     if (p.vendor == "systolic_npu" && p.role == "compiler") {
       npu = true;
       EXPECT_EQ(p.short_name, "npu");
-      EXPECT_EQ(p.abi_version, "1.3");
+      EXPECT_EQ(p.abi_version, "1.4");
     }
   }
   EXPECT_TRUE(cpu);

@@ -109,11 +109,12 @@ foreach(bundled tessera_compiler_cpu tessera_dispatch_cpu)
   endif()
 endforeach()
 
-# Frozen vendor plugins: one C source built against each released header
-# snapshot (api/testdata/abi-1.0, abi-1.1), never today's headers, into
-# ${CMAKE_BINARY_DIR}/test_plugins/frozen_<v>/. Not tessera_plugin(): that
-# would put today's api/ on the include path ahead of the snapshot.
-foreach(v 1_0 1_1)
+# Frozen vendor plugins: one C source built against released header
+# snapshots (api/testdata/abi-1.0, abi-1.1, abi-1.3), never today's headers,
+# into ${CMAKE_BINARY_DIR}/test_plugins/frozen_<v>/. Not tessera_plugin():
+# that would put today's api/ on the include path ahead of the snapshot.
+# 1.3 stands for the 1.2 rules too (1.3 appended ops and keys only).
+foreach(v 1_0 1_1 1_3)
   foreach(role compiler dispatch)
     set(target tessera_frozen_${role}_${v})
     add_library(${target} MODULE ${TSR_FW}/plugin_host/testdata/frozen_plugin.c)

@@ -34,7 +34,7 @@ extern "C" {
  * ABI 1.2 is the one sanctioned repair of 1.1's layout and rules (docs/abi.md
  * "Changelog"); from 1.2 on, tables and structs grow by appending only. */
 #define TSR_ABI_VERSION_MAJOR 1
-#define TSR_ABI_VERSION_MINOR 3
+#define TSR_ABI_VERSION_MINOR 4
 
 /* The oldest ABI version a host built from this header will speak. A plugin
  * that answers below it is refused. */

@@ -74,6 +74,12 @@ enum tsr_op_type {
   TSR_OP_RESIZE = 48,           /* interpolation (nearest, linear, cubic) */
   TSR_OP_CONV_TRANSPOSE_2D = 49,/* transposed (fractionally strided) conv */
   TSR_OP_COUNT_V1_3 = 50,       /* one past the last 1.3 op */
+  /* since 1.4 */
+  TSR_OP_ARG_MAX = 50,          /* index of the largest element along an axis (i64) */
+  TSR_OP_ARG_MIN = 51,          /* index of the smallest element along an axis (i64) */
+  TSR_OP_TOP_K = 52,            /* k largest/smallest along an axis: values, i64 indices */
+  TSR_OP_CUM_SUM = 53,          /* running sum along an axis */
+  TSR_OP_COUNT_V1_4 = 54,       /* one past the last 1.4 op */
   TSR_OP_MAX_ENUM = INT32_MAX
 };
 
@@ -120,6 +126,14 @@ enum tsr_attr_key {
   TSR_ATTR_ROI = 30,                  /* floats [starts, ends]: resize crop */
   TSR_ATTR_OUTPUT_PADDING = 31,       /* ints [oh, ow]: conv transpose */
   TSR_ATTR_KEY_COUNT_V1_3 = 32,
+  /* since 1.4 */
+  TSR_ATTR_SELECT_LAST_INDEX = 32,    /* int 0/1: arg max/min tie goes to the last index (default 0) */
+  TSR_ATTR_K = 33,                    /* int >= 0: top k count */
+  TSR_ATTR_LARGEST = 34,              /* int 0/1: top k largest (default 1) or smallest */
+  TSR_ATTR_SORTED = 35,               /* int 0/1: top k in sorted order (default 1) */
+  TSR_ATTR_EXCLUSIVE = 36,            /* int 0/1: cum sum excludes the element itself (default 0) */
+  TSR_ATTR_REVERSE = 37,              /* int 0/1: cum sum runs from the end (default 0) */
+  TSR_ATTR_KEY_COUNT_V1_4 = 38,
   TSR_ATTR_MAX_ENUM = INT32_MAX
 };
 
@@ -134,6 +148,7 @@ static inline int32_t tsr_attr_key_since_minor(int32_t key) {
   if (key > TSR_ATTR_UNKNOWN && key < TSR_ATTR_KEY_COUNT_V1) return 0;
   if (key >= TSR_ATTR_KEY_COUNT_V1 && key < TSR_ATTR_KEY_COUNT_V1_2) return 2;
   if (key >= TSR_ATTR_KEY_COUNT_V1_2 && key < TSR_ATTR_KEY_COUNT_V1_3) return 3;
+  if (key >= TSR_ATTR_KEY_COUNT_V1_3 && key < TSR_ATTR_KEY_COUNT_V1_4) return 4;
   return -1;
 }
 
@@ -143,6 +158,7 @@ static inline int32_t tsr_attr_key_since_minor(int32_t key) {
 static inline int32_t tsr_op_type_since_minor(int32_t type) {
   if (type > TSR_OP_UNKNOWN && type < TSR_OP_COUNT_V1) return 0;
   if (type >= TSR_OP_COUNT_V1 && type < TSR_OP_COUNT_V1_3) return 3;
+  if (type >= TSR_OP_COUNT_V1_3 && type < TSR_OP_COUNT_V1_4) return 4;
   return -1;
 }
 

@@ -1,6 +1,6 @@
-/* Layout drift: every member of the released 1.0 and 1.1 headers sits at
- * the same offset, with the same size, in today's headers, and no struct
- * shrank. The snapshots under api/testdata are never edited (their
+/* Layout drift: every member of the released 1.0, 1.1, 1.2 and 1.3 headers
+ * sits at the same offset, with the same size, in today's headers, and no
+ * struct shrank. The snapshots under api/testdata are never edited (their
  * SHA256SUMS is checked by the abi_snapshots_unchanged test), so this is
  * an independent oracle for "append only". */
 #include <stdio.h>
@@ -34,11 +34,20 @@ int main(void) {
                       tsr_layout_rows_current_v1_0, tsr_layout_row_count_current_v1_0);
   failures += compare("1.1 -> today", tsr_layout_rows_v1_1, tsr_layout_row_count_v1_1, tsr_layout_rows_current,
                       tsr_layout_row_count_current);
+  /* 1.3 appended enumerators only: its rows are 1.2's, laid out by 1.3. */
+  failures += compare("1.2 -> today", tsr_layout_rows_v1_2, tsr_layout_row_count_v1_2, tsr_layout_rows_current_v1_2,
+                      tsr_layout_row_count_current_v1_2);
+  failures += compare("1.3 -> today", tsr_layout_rows_v1_3, tsr_layout_row_count_v1_3, tsr_layout_rows_current_v1_2,
+                      tsr_layout_row_count_current_v1_2);
   if (tsr_layout_row_count_v1_0 < 140) {
     fprintf(stderr, "only %zu 1.0 members listed\n", tsr_layout_row_count_v1_0);
     ++failures;
   }
-  printf("%zu members of 1.0 and %zu of 1.1 checked, %d drifted\n", tsr_layout_row_count_v1_0,
-         tsr_layout_row_count_v1_1, failures);
+  if (tsr_layout_row_count_v1_2 < tsr_layout_row_count_v1_1 + 90) {
+    fprintf(stderr, "only %zu 1.2 members listed\n", tsr_layout_row_count_v1_2 - tsr_layout_row_count_v1_1);
+    ++failures;
+  }
+  printf("%zu members of 1.0, %zu of 1.1, %zu of 1.2 and 1.3 checked, %d drifted\n", tsr_layout_row_count_v1_0,
+         tsr_layout_row_count_v1_1, tsr_layout_row_count_v1_2, failures);
   return failures == 0 ? 0 : 1;
 }

@@ -19,5 +19,11 @@ extern const tsr_layout_row tsr_layout_rows_current_v1_0[];
 extern const size_t tsr_layout_row_count_current_v1_0;
 extern const tsr_layout_row tsr_layout_rows_current[];
 extern const size_t tsr_layout_row_count_current;
+extern const tsr_layout_row tsr_layout_rows_v1_2[];
+extern const size_t tsr_layout_row_count_v1_2;
+extern const tsr_layout_row tsr_layout_rows_v1_3[];
+extern const size_t tsr_layout_row_count_v1_3;
+extern const tsr_layout_row tsr_layout_rows_current_v1_2[];
+extern const size_t tsr_layout_row_count_current_v1_2;
 
 #endif /* TESSERA_API_ABI_LAYOUT_ROWS_H_ */

@@ -127,11 +127,19 @@ static void test_helpers(void) {
   CHECK(tsr_attr_key_since_minor(TSR_ATTR_NOOP_WITH_EMPTY_AXES) == 2);
   CHECK(tsr_attr_key_since_minor(TSR_ATTR_RESIZE_MODE) == 3);
   CHECK(tsr_attr_key_since_minor(TSR_ATTR_OUTPUT_PADDING) == 3);
-  CHECK(tsr_attr_key_since_minor(TSR_ATTR_KEY_COUNT_V1_3) == -1);
+  CHECK(tsr_attr_key_since_minor(TSR_ATTR_SELECT_LAST_INDEX) == 4);
+  CHECK(tsr_attr_key_since_minor(TSR_ATTR_REVERSE) == 4);
+  CHECK(tsr_attr_key_since_minor(TSR_ATTR_KEY_COUNT_V1_4) == -1);
   CHECK(tsr_op_type_since_minor(TSR_OP_ADD) == 0);
   CHECK(tsr_op_type_since_minor(TSR_OP_RESIZE) == 3);
   CHECK(tsr_op_type_since_minor(TSR_OP_CONV_TRANSPOSE_2D) == 3);
-  CHECK(tsr_op_type_since_minor(TSR_OP_COUNT_V1_3) == -1);
+  CHECK(tsr_op_type_since_minor(TSR_OP_ARG_MAX) == 4);
+  CHECK(tsr_op_type_since_minor(TSR_OP_CUM_SUM) == 4);
+  CHECK(tsr_op_type_since_minor(TSR_OP_COUNT_V1_4) == -1);
+  /* Released markers keep the values they shipped with (1.3: 50 ops, 32 keys). */
+  CHECK(TSR_OP_COUNT_V1 == 48 && TSR_OP_COUNT_V1_3 == 50 && TSR_OP_COUNT_V1_4 == 54);
+  CHECK(TSR_ATTR_KEY_COUNT_V1 == 22 && TSR_ATTR_KEY_COUNT_V1_2 == 23 && TSR_ATTR_KEY_COUNT_V1_3 == 32 &&
+        TSR_ATTR_KEY_COUNT_V1_4 == 38);
 }
 
 static void test_crc(void) {

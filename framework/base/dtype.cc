@@ -10,7 +10,7 @@
 namespace tessera {
 namespace {
 
-constexpr std::array<const char*, TSR_OP_COUNT_V1_3> kOpNames = {
+constexpr std::array<const char*, TSR_OP_COUNT_V1_4> kOpNames = {
     "UNKNOWN", "ADD", "SUB", "MUL", "DIV", "POW", "NEG", "ABS", "SQRT",
     "RSQRT", "EXP", "LOG", "SIN", "COS", "TANH", "SIGMOID", "RELU", "CLIP",
     "ERF", "MAXIMUM", "MINIMUM", "EQUAL", "LESS", "GREATER", "SELECT",
@@ -19,9 +19,10 @@ constexpr std::array<const char*, TSR_OP_COUNT_V1_3> kOpNames = {
     "LAYER_NORM", "RESHAPE", "TRANSPOSE", "SLICE", "CONCAT", "GATHER",
     "SQUEEZE", "UNSQUEEZE", "PAD", "CAST", "QUANTIZE", "DEQUANTIZE",
     "DISPATCH",
-    "RESIZE", "CONV_TRANSPOSE_2D"};  // since ABI 1.3
+    "RESIZE", "CONV_TRANSPOSE_2D",               // since ABI 1.3
+    "ARG_MAX", "ARG_MIN", "TOP_K", "CUM_SUM"};  // since ABI 1.4
 
-constexpr std::array<const char*, TSR_ATTR_KEY_COUNT_V1_3> kAttrNames = {
+constexpr std::array<const char*, TSR_ATTR_KEY_COUNT_V1_4> kAttrNames = {
     "unknown", "axis", "axes", "keep_dims", "perm", "shape", "starts", "ends",
     "steps", "pads", "pad_mode", "pad_value", "strides", "dilations",
     "kernel_shape", "groups", "clip_min", "clip_max", "activation", "epsilon",
@@ -29,7 +30,9 @@ constexpr std::array<const char*, TSR_ATTR_KEY_COUNT_V1_3> kAttrNames = {
     "noop_with_empty_axes",  // since ABI 1.2
     "resize_mode", "coord_transform", "nearest_mode", "cubic_coeff_a",
     "exclude_outside", "extrapolation_value", "scales", "roi",
-    "output_padding"};  // since ABI 1.3
+    "output_padding",  // since ABI 1.3
+    "select_last_index", "k", "largest", "sorted", "exclusive",
+    "reverse"};  // since ABI 1.4
 
 constexpr std::array<const char*, 8> kDTypeNames = {
     "unknown", "f32", "f16", "i8", "u8", "i32", "i64", "bool"};
@@ -61,7 +64,7 @@ std::optional<int32_t> DTypeFromName(std::string_view name) {
 std::optional<int64_t> ShapeElementCount(std::span<const int64_t> shape) { return checked::ElementCount(shape); }
 
 const char* OpTypeName(int32_t op_type) {
-  if (op_type <= 0 || op_type >= TSR_OP_COUNT_V1_3) return kOpNames[0];
+  if (op_type <= 0 || op_type >= TSR_OP_COUNT_V1_4) return kOpNames[0];
   return kOpNames[op_type];
 }
 
@@ -72,7 +75,7 @@ std::optional<int32_t> OpTypeFromName(std::string_view name) {
 }
 
 const char* AttrKeyName(int32_t key) {
-  if (key <= 0 || key >= TSR_ATTR_KEY_COUNT_V1_3) return kAttrNames[0];
+  if (key <= 0 || key >= TSR_ATTR_KEY_COUNT_V1_4) return kAttrNames[0];
   return kAttrNames[key];
 }
 

@@ -129,20 +129,21 @@ TEST(GraphVerifier, TensorBytesAtTheLimit) {
 }
 
 TEST(GraphVerifier, OpTypeAndAttributeKeyAtTheirTableEnds) {
-  // The newest op / attribute key of ABI 1.3 is valid; its COUNT marker is not.
+  // The newest op / attribute key of ABI 1.4 is valid; its COUNT marker is not.
   Graph g = Relu();
-  g.ops[0].type = TSR_OP_COUNT_V1_3 - 1;
+  g.ops[0].type = TSR_OP_COUNT_V1_4 - 1;
   EXPECT_EQ(VerifyGraph(g).message().find("unknown op type"), std::string_view::npos);
-  g.ops[0].type = TSR_OP_COUNT_V1_3;
-  EXPECT_THAT(Error(g), HasSubstr("unknown op type 50"));
+  g.ops[0].type = TSR_OP_COUNT_V1_4;
+  EXPECT_THAT(Error(g), HasSubstr("unknown op type 54"));
   g = Relu();
-  g.ops[0].attrs[TSR_ATTR_KEY_COUNT_V1_3 - 1] = Attribute{{1}, {}};
+  g.ops[0].attrs[TSR_ATTR_KEY_COUNT_V1_4 - 1] = Attribute{{1}, {}};
   EXPECT_EQ(Error(g), "(ok)");
-  g.ops[0].attrs[TSR_ATTR_KEY_COUNT_V1_3] = Attribute{{1}, {}};
-  EXPECT_THAT(Error(g), HasSubstr("unknown attribute key 32"));
+  g.ops[0].attrs[TSR_ATTR_KEY_COUNT_V1_4] = Attribute{{1}, {}};
+  EXPECT_THAT(Error(g), HasSubstr("unknown attribute key 38"));
   // The first keys of each minor are valid too (the ranges are contiguous).
   g = Relu();
-  for (int32_t key : {int32_t{TSR_ATTR_KEY_COUNT_V1}, int32_t{TSR_ATTR_KEY_COUNT_V1_2}}) g.ops[0].attrs[key] = {{1}, {}};
+  for (int32_t key : {int32_t{TSR_ATTR_KEY_COUNT_V1}, int32_t{TSR_ATTR_KEY_COUNT_V1_2}, int32_t{TSR_ATTR_KEY_COUNT_V1_3}})
+    g.ops[0].attrs[key] = {{1}, {}};
   EXPECT_EQ(Error(g), "(ok)");
 }
 

@@ -178,6 +178,26 @@ absl::StatusOr<std::vector<TensorType>> Reduce(int32_t op, const TensorType& x, 
   return std::vector<TensorType>{{x.dtype, out}};
 }
 
+// ARG_MAX / ARG_MIN (i64, the axis kept as 1 or dropped), TOP_K (values
+// and i64 indices, the axis cut to k), CUM_SUM (x's type): all along
+// TSR_ATTR_AXIS (default 0).
+absl::StatusOr<std::vector<TensorType>> AlongAxis(int32_t op, const TensorType& x, const Attrs& attrs) {
+  if (x.shape.empty()) return Error(op, "input must have rank >= 1");
+  ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(op, Int(attrs, TSR_ATTR_AXIS, 0), x.shape.size()));
+  std::vector<int64_t> out = x.shape;
+  if (op == TSR_OP_CUM_SUM) return std::vector<TensorType>{{x.dtype, out}};
+  if (op == TSR_OP_TOP_K) {
+    const int64_t k = Int(attrs, TSR_ATTR_K, -1);
+    if (k < 0 || (out[axis] >= 0 && k > out[axis]))
+      return Error(op, absl::StrCat("k = ", k, " must be in [0, ", out[axis], "] (the axis length)"));
+    out[axis] = k;
+    return std::vector<TensorType>{{x.dtype, out}, {TSR_DTYPE_I64, out}};
+  }
+  if (Int(attrs, TSR_ATTR_KEEP_DIMS, 1) != 0) out[axis] = 1;
+  else out.erase(out.begin() + axis);
+  return std::vector<TensorType>{{TSR_DTYPE_I64, out}};
+}
+
 absl::StatusOr<std::vector<TensorType>> Slice(int32_t op, const TensorType& x, const Attrs& attrs) {
   std::vector<int64_t> starts = Ints(attrs, TSR_ATTR_STARTS), ends = Ints(attrs, TSR_ATTR_ENDS),
                        axes = Ints(attrs, TSR_ATTR_AXES), steps = Ints(attrs, TSR_ATTR_STEPS);
@@ -373,6 +393,9 @@ absl::StatusOr<std::vector<TensorType>> InferOutputTypes(int32_t op, const Input
     case TSR_OP_REDUCE_MEAN: case TSR_OP_REDUCE_SUM: case TSR_OP_REDUCE_MAX:
       RETURN_IF_ERROR(Need(op, in, 1, 1));
       return Reduce(op, *in[0], attrs);
+    case TSR_OP_ARG_MAX: case TSR_OP_ARG_MIN: case TSR_OP_TOP_K: case TSR_OP_CUM_SUM:
+      RETURN_IF_ERROR(Need(op, in, 1, 1));
+      return AlongAxis(op, *in[0], attrs);
     case TSR_OP_MATMUL:
       RETURN_IF_ERROR(Need(op, in, 2, 2));
       return MatMul(op, in);

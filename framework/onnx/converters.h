@@ -61,6 +61,9 @@ void RegisterQuantConverters(ConverterTable& table);
 void RegisterRnnConverters(ConverterTable& table);
 void RegisterControlFlowConverters(ConverterTable& table);
 void RegisterResizeConverters(ConverterTable& table);
+void RegisterIndexConverters(ConverterTable& table);       // ArgMax ArgMin TopK CumSum
+void RegisterGroupNormConverters(ConverterTable& table);
+void RegisterEinsumConverters(ConverterTable& table);
 
 const ConverterTable& Converters();
 

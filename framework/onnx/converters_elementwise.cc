@@ -215,12 +215,55 @@ Outputs HardSwish(ImportContext& ctx, const Node& n) {
 }
 
 // Softplus = log(e^x + 1); Softsign = x / (1 + |x|).
+absl::StatusOr<int32_t> SoftplusOf(ImportContext& ctx, int32_t x) {
+  ASSIGN_OR_RETURN(int32_t e, ctx.Unary(TSR_OP_EXP, x));
+  ASSIGN_OR_RETURN(int32_t e1, ctx.BinaryScalar(TSR_OP_ADD, e, 1));
+  return ctx.Unary(TSR_OP_LOG, e1);
+}
+
 Outputs Softplus(ImportContext& ctx, const Node& n) {
   ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
   RETURN_IF_ERROR(NeedFloat(ctx, x, n.op_type()));
-  ASSIGN_OR_RETURN(int32_t e, ctx.Unary(TSR_OP_EXP, x));
-  ASSIGN_OR_RETURN(int32_t e1, ctx.BinaryScalar(TSR_OP_ADD, e, 1));
-  ASSIGN_OR_RETURN(int32_t y, ctx.Unary(TSR_OP_LOG, e1));
+  ASSIGN_OR_RETURN(int32_t y, SoftplusOf(ctx, x));
+  return std::vector<int32_t>{y};
+}
+
+// Mish-18 = x * tanh(softplus(x)), the ONNX function body. For large x,
+// e^x overflows to inf, softplus is inf and tanh(inf) = 1: y = x, exact.
+Outputs Mish(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  RETURN_IF_ERROR(NeedFloat(ctx, x, n.op_type()));
+  ASSIGN_OR_RETURN(int32_t sp, SoftplusOf(ctx, x));
+  ASSIGN_OR_RETURN(int32_t t, ctx.Unary(TSR_OP_TANH, sp));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Binary(TSR_OP_MUL, x, t));
+  return std::vector<int32_t>{y};
+}
+
+// Gelu-20 (the ONNX function body): approximate = "none":
+//   y = 0.5 x (1 + erf(x / sqrt 2));
+// "tanh": y = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+Outputs Gelu(ImportContext& ctx, const Node& n) {
+  ASSIGN_OR_RETURN(int32_t x, Required(n, 0));
+  RETURN_IF_ERROR(NeedFloat(ctx, x, n.op_type()));
+  const std::string approximate = n.String("approximate", "none");
+  int32_t inner = -1;  // erf(...) or tanh(...)
+  if (approximate == "none") {
+    ASSIGN_OR_RETURN(int32_t scaled, ctx.BinaryScalar(TSR_OP_DIV, x, std::sqrt(2.0)));
+    ASSIGN_OR_RETURN(inner, ctx.Unary(TSR_OP_ERF, scaled));
+  } else if (approximate == "tanh") {
+    ASSIGN_OR_RETURN(int32_t x2, ctx.Binary(TSR_OP_MUL, x, x));
+    ASSIGN_OR_RETURN(int32_t x3, ctx.Binary(TSR_OP_MUL, x2, x));
+    ASSIGN_OR_RETURN(int32_t cx3, ctx.BinaryScalar(TSR_OP_MUL, x3, 0.044715));
+    ASSIGN_OR_RETURN(int32_t sum, ctx.Binary(TSR_OP_ADD, x, cx3));
+    ASSIGN_OR_RETURN(int32_t arg, ctx.BinaryScalar(TSR_OP_MUL, sum, std::sqrt(2.0 / M_PI)));
+    ASSIGN_OR_RETURN(inner, ctx.Unary(TSR_OP_TANH, arg));
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Gelu approximate = '", approximate, "' is not one of 'none', 'tanh'"));
+  }
+  ASSIGN_OR_RETURN(int32_t one_plus, ctx.BinaryScalar(TSR_OP_ADD, inner, 1));
+  ASSIGN_OR_RETURN(int32_t half_x, ctx.BinaryScalar(TSR_OP_MUL, x, 0.5));
+  ASSIGN_OR_RETURN(int32_t y, ctx.Binary(TSR_OP_MUL, half_x, one_plus));
   return std::vector<int32_t>{y};
 }
 
@@ -453,6 +496,8 @@ void RegisterElementwiseConverters(ConverterTable& t) {
   t["HardSigmoid"] = HardSigmoid;
   t["HardSwish"] = HardSwish;
   t["Softplus"] = Softplus;
+  t["Mish"] = Mish;
+  t["Gelu"] = Gelu;
   t["Softsign"] = Softsign;
   t["Clip"] = Clip;
   t["Cast"] = Cast;

@@ -123,6 +123,9 @@ const ConverterTable& Converters() {
     RegisterRnnConverters(*t);
     RegisterControlFlowConverters(*t);
     RegisterResizeConverters(*t);
+    RegisterIndexConverters(*t);
+    RegisterGroupNormConverters(*t);
+    RegisterEinsumConverters(*t);
     return t;
   }();
   return *table;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
 #include "base/status_macros.h"
 #include "onnx/constant_folding.h"
 #include "onnx/onnx_importer.h"
@@ -198,6 +199,12 @@ std::vector<int32_t> OpTypes(const Graph& g) {
   std::vector<int32_t> v;
   for (const Op& op : g.ops) v.push_back(op.type);
   return v;
+}
+
+std::vector<float> FirstOutputFloats(const Graph& graph, const std::vector<HostTensor>& inputs) {
+  absl::StatusOr<std::vector<HostTensor>> y = RunReference(graph, inputs);
+  EXPECT_TRUE(y.ok()) << y.status();
+  return y.ok() && !y->empty() ? Floats((*y)[0]) : std::vector<float>{};
 }
 
 }  // namespace tessera::onnx_import::testing

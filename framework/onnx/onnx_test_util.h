@@ -52,6 +52,10 @@ std::vector<float> Floats(const HostTensor& t);
 // Runs every op of `graph` (no DISPATCH ops) with the reference kernels.
 absl::StatusOr<std::vector<HostTensor>> RunReference(const Graph& graph, const std::vector<HostTensor>& inputs);
 
+// RunReference's first output as floats; a failed run records a test
+// failure and returns nothing.
+std::vector<float> FirstOutputFloats(const Graph& graph, const std::vector<HostTensor>& inputs);
+
 // f32 values in [-2, 2) from a fixed linear congruential sequence.
 HostTensor SeededFloats(const std::vector<int64_t>& shape, uint32_t seed);
 

@@ -1,9 +1,10 @@
 // Frozen plugins against today's host: a vendor pair built from the
-// read-only ABI 1.0 and 1.1 header snapshots (testdata/frozen_plugin.c)
-// loads, claims, compiles AOT and JIT, and runs beside the bundled 1.2 cpu
-// plugin, with outputs checked against hand arithmetic. The host refuses,
-// on an old plugin's behalf, an op that carries a 1.2 attribute. And a
-// plugin whose tsr_op_claim is larger (a simulated 1.3) or smaller than
+// read-only ABI 1.0, 1.1 and 1.3 header snapshots (testdata/frozen_plugin.c)
+// loads, claims, compiles AOT and JIT, and runs beside the bundled cpu
+// plugin (today's version), with outputs checked against hand arithmetic.
+// The host refuses, on an old plugin's behalf, an op type or an attribute
+// newer than the version it negotiated (1.3: the 1.4 ops and keys). And a
+// plugin whose tsr_op_claim is larger (a later header) or smaller than
 // today's gets every claim read right.
 #include <cstdlib>
 #include <cstring>
@@ -22,19 +23,28 @@ namespace {
 
 using ::testing::HasSubstr;
 
-
 PluginRegistry Registry(const std::string& frozen) {
   return BundledPluginsForTest({TestBuildDir() + "/test_plugins/frozen_" + frozen});
 }
 
+// The minor version a snapshot directory ("1_3") was released as.
+int SnapshotMinor(const std::string& snapshot) { return snapshot.at(2) - '0'; }
+
+// An attribute key released after the snapshot: 1.2's for 1.0/1.1, one
+// of 1.4's for 1.3 (docs/abi.md §17, §18).
+int32_t KeyNewerThan(const std::string& snapshot) {
+  return SnapshotMinor(snapshot) < 2 ? TSR_ATTR_NOOP_WITH_EMPTY_AXES : TSR_ATTR_REVERSE;
+}
+
 // out = relu((x + y) * z): ADD and MUL for the frozen plugin, RELU for cpu.
-Graph Model(bool add_carries_a_1_2_attribute = false) {
+// `add_key` (when not UNKNOWN) is an attribute the ADD carries.
+Graph Model(int32_t add_key = TSR_ATTR_UNKNOWN) {
   ModelBuilder b("frozen");
   const int32_t x = b.Input("x", TSR_DTYPE_F32, {2, 3});
   const int32_t y = b.Input("y", TSR_DTYPE_F32, {2, 3});
   const int32_t z = b.Input("z", TSR_DTYPE_F32, {2, 3});
   std::map<int32_t, Attribute> attrs;
-  if (add_carries_a_1_2_attribute) attrs[TSR_ATTR_NOOP_WITH_EMPTY_AXES] = Ints({1});
+  if (add_key != TSR_ATTR_UNKNOWN) attrs[add_key] = Ints({1});
   const int32_t sum = b.Op(TSR_OP_ADD, {x, y}, attrs);
   const int32_t product = b.Op(TSR_OP_MUL, {sum, z});
   b.Output(b.Op(TSR_OP_RELU, {product}, {}, {.name = "out"}));
@@ -61,8 +71,9 @@ TEST_P(FrozenPlugin, LoadsAtItsOwnVersionAndClaimsItsOps) {
   const CompilerPluginLibrary* lib = registry.FindCompiler("frozen");
   ASSERT_NE(lib, nullptr) << "frozen " << v << " compiler not loaded from " << TestBuildDir();
   EXPECT_EQ(lib->version.major, 1);
-  EXPECT_EQ(lib->version.minor, v == std::string("1_0") ? 0 : 1);
+  EXPECT_EQ(lib->version.minor, SnapshotMinor(v));
   ASSERT_NE(registry.FindDispatch("frozen"), nullptr);
+  EXPECT_EQ(registry.FindDispatch("frozen")->version.minor, SnapshotMinor(v));
   auto instance = CompilerInstance::Create(*lib, {});
   ASSERT_TRUE(instance.ok()) << instance.status();
   Graph g = Model();
@@ -100,62 +111,96 @@ TEST_P(FrozenPlugin, RunsAotAndJitBesideTheCpuPlugin) {
 }
 
 TEST_P(FrozenPlugin, TheHostRefusesOnItsBehalfAnOpWithANewerAttribute) {
-  PluginRegistry registry = Registry(GetParam());
+  const std::string v = GetParam();
+  PluginRegistry registry = Registry(v);
   auto instance = CompilerInstance::Create(*registry.FindCompiler("frozen"), {});
   ASSERT_TRUE(instance.ok());
-  Graph g = Model(/*add_carries_a_1_2_attribute=*/true);
+  Graph g = Model(KeyNewerThan(v));
   GraphView whole = GraphView::Whole(g);
   auto claims = (*instance)->Partition(whole, {});
   ASSERT_TRUE(claims.ok()) << claims.status();
   EXPECT_FALSE((*claims)[0].supported);
   EXPECT_EQ((*claims)[0].reason, TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE);
-  EXPECT_THAT((*claims)[0].detail, HasSubstr("newer than the ABI"));
+  EXPECT_THAT((*claims)[0].detail, HasSubstr("newer than the ABI 1." + std::to_string(SnapshotMinor(v))));
   EXPECT_TRUE((*claims)[1].supported);  // the MUL has no new attribute
-  // The cpu plugin speaks 1.3, sees the attribute itself, and refuses it
-  // because its kernels do not implement it.
+  // The cpu plugin speaks today's version, sees a 1.2 attribute itself,
+  // and refuses it because its kernels do not implement it.
+  Graph with_1_2_key = Model(TSR_ATTR_NOOP_WITH_EMPTY_AXES);
+  GraphView cpu_view = GraphView::Whole(with_1_2_key);
   auto cpu = CompilerInstance::Create(*registry.FindCompiler("cpu"), {});
   ASSERT_TRUE(cpu.ok());
-  auto cpu_claims = (*cpu)->Partition(whole, {});
+  auto cpu_claims = (*cpu)->Partition(cpu_view, {});
   ASSERT_TRUE(cpu_claims.ok()) << cpu_claims.status();
   EXPECT_FALSE((*cpu_claims)[0].supported);
   EXPECT_EQ((*cpu_claims)[0].reason, TSR_REFUSAL_ATTRIBUTE_OUT_OF_RANGE);
   EXPECT_TRUE((*cpu_claims)[1].supported);
 }
 
-// An op type of ABI 1.3 (RESIZE) never reaches an older plugin as
-// claimable: the host refuses it on the plugin's behalf, whatever the
-// plugin would have answered; the cpu plugin (1.3) claims it.
+// An op type newer than a plugin's version never reaches it as claimable:
+// the host refuses it on the plugin's behalf, whatever the plugin would
+// have answered. RESIZE is from 1.3, CUM_SUM and ARG_MAX (with 1.0
+// attributes only) from 1.4, ADD from 1.0. The 1.3 plugin sees RESIZE and
+// refuses it itself; the cpu plugin (today's version) claims them all.
 TEST_P(FrozenPlugin, TheHostRefusesOnItsBehalfAnOpTypeNewerThanItsVersion) {
-  PluginRegistry registry = Registry(GetParam());
+  const std::string v = GetParam();
+  PluginRegistry registry = Registry(v);
   ModelBuilder b("frozen_resize");
   const int32_t x = b.Input("x", TSR_DTYPE_F32, {1, 1, 2, 2});
   const int32_t up = b.Op(TSR_OP_RESIZE, {x}, {{TSR_ATTR_SHAPE, Ints({1, 1, 4, 4})}});
-  b.Output(b.Op(TSR_OP_ADD, {up, up}, {}, {.name = "out"}));
+  const int32_t sum = b.Op(TSR_OP_CUM_SUM, {up}, {{TSR_ATTR_AXIS, Ints({3})}});
+  b.Output(b.Op(TSR_OP_ARG_MAX, {sum}, {{TSR_ATTR_AXIS, Ints({3})}}, {.name = "index"}));
+  b.Output(b.Op(TSR_OP_ADD, {sum, sum}, {}, {.name = "out"}));
   Graph g = *std::move(b).Build();
   GraphView whole = GraphView::Whole(g);
+  const int since[] = {3, 4, 4, 0};  // RESIZE, CUM_SUM, ARG_MAX, ADD
   auto frozen = CompilerInstance::Create(*registry.FindCompiler("frozen"), {});
   ASSERT_TRUE(frozen.ok());
   auto claims = (*frozen)->Partition(whole, {});
   ASSERT_TRUE(claims.ok()) << claims.status();
-  EXPECT_FALSE((*claims)[0].supported);
-  EXPECT_EQ((*claims)[0].reason, TSR_REFUSAL_UNSUPPORTED_OP);
-  EXPECT_THAT((*claims)[0].detail, HasSubstr("newer than the ABI"));
-  EXPECT_TRUE((*claims)[1].supported);  // the ADD is from 1.0
+  ASSERT_EQ(claims->size(), 4u);
+  const std::string newer = "newer than the ABI 1." + std::to_string(SnapshotMinor(v));
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_FALSE((*claims)[i].supported) << i;
+    EXPECT_EQ((*claims)[i].reason, TSR_REFUSAL_UNSUPPORTED_OP) << i;
+    if (since[i] > SnapshotMinor(v)) {
+      EXPECT_THAT((*claims)[i].detail, HasSubstr(newer)) << i;
+    } else {
+      EXPECT_THAT((*claims)[i].detail, HasSubstr("frozen claims f32 ADD/MUL")) << i;  // its own answer
+    }
+  }
+  EXPECT_TRUE((*claims)[3].supported);  // the ADD is from 1.0
   auto cpu = CompilerInstance::Create(*registry.FindCompiler("cpu"), {});
   ASSERT_TRUE(cpu.ok());
   auto cpu_claims = (*cpu)->Partition(whole, {});
   ASSERT_TRUE(cpu_claims.ok()) << cpu_claims.status();
-  EXPECT_TRUE((*cpu_claims)[0].supported) << (*cpu_claims)[0].detail;
+  for (size_t i = 0; i < 4; ++i) EXPECT_TRUE((*cpu_claims)[i].supported) << i << ": " << (*cpu_claims)[i].detail;
 }
 
-INSTANTIATE_TEST_SUITE_P(Snapshots, FrozenPlugin, ::testing::Values("1_0", "1_1"));
+INSTANTIATE_TEST_SUITE_P(Snapshots, FrozenPlugin, ::testing::Values("1_0", "1_1", "1_3"));
+
+// A 1.3 plugin enumerates attributes itself (1.2's rule): a key of its own
+// version reaches it, and it refuses the op for itself; the host refuses
+// nothing on its behalf.
+TEST(FrozenPlugin13, SeesTheAttributesOfItsVersionAndRefusesThemItself) {
+  PluginRegistry registry = Registry("1_3");
+  auto instance = CompilerInstance::Create(*registry.FindCompiler("frozen"), {});
+  ASSERT_TRUE(instance.ok());
+  Graph g = Model(TSR_ATTR_NOOP_WITH_EMPTY_AXES);  // since 1.2
+  GraphView whole = GraphView::Whole(g);
+  auto claims = (*instance)->Partition(whole, {});
+  ASSERT_TRUE(claims.ok()) << claims.status();
+  EXPECT_FALSE((*claims)[0].supported);
+  EXPECT_EQ((*claims)[0].reason, TSR_REFUSAL_UNSUPPORTED_OP);
+  EXPECT_THAT((*claims)[0].detail, HasSubstr("frozen claims f32 ADD/MUL"));
+  EXPECT_TRUE((*claims)[1].supported);
+}
 
 // ---- claim structs of other sizes, through an in-process 1.2 table ----
 
-// A claim as a 1.3 header might lay it out: today's members, then more.
-struct OpClaimV13 {
+// A claim as a later header might lay it out: today's members, then more.
+struct OpClaimLater {
   tsr_op_claim v12;
-  uint64_t appended_in_1_3 = 0xDEADBEEF;
+  uint64_t appended_later = 0xDEADBEEF;
   uint32_t another = 7;
   uint32_t pad = 0;
 };
@@ -166,7 +211,7 @@ tsr_status ClaimEveryOtherOp(tsr_compiler_plugin, const tsr_graph_view_api* view
                              const tsr_partition_options*, const tsr_claim_sink_api* sink_api, tsr_claim_sink sink) {
   const size_t n = view->op_count(graph);
   for (size_t i = 0; i < n; ++i) {
-    OpClaimV13 c{};
+    OpClaimLater c{};
     c.v12.header = {static_cast<uint32_t>(g_claim_size), 1, 3};
     c.v12.supported = i % 2 == 0 ? 1 : 0;
     c.v12.reason = i % 2 == 0 ? TSR_REFUSAL_NONE : TSR_REFUSAL_UNSUPPORTED_DTYPE;
@@ -202,7 +247,7 @@ absl::StatusOr<std::vector<OpClaim>> ClaimsWithStructSize(int size) {
 }
 
 TEST(ClaimSink, ALargerClaimStructFromANewerPluginIsReadRight) {
-  absl::StatusOr<std::vector<OpClaim>> r = ClaimsWithStructSize(sizeof(OpClaimV13));
+  absl::StatusOr<std::vector<OpClaim>> r = ClaimsWithStructSize(sizeof(OpClaimLater));
   ASSERT_TRUE(r.ok()) << r.status();
   const std::vector<OpClaim>& c = *r;
   ASSERT_EQ(c.size(), 3u);

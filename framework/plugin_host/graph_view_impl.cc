@@ -216,19 +216,22 @@ constexpr uint32_t kV1Size = offsetof(tsr_graph_view_api, op_attr_count);
 const tsr_graph_view_api kGraphViewApi10 = MakeTable(kV1Size, 0);
 const tsr_graph_view_api kGraphViewApi11 = MakeTable(kV1Size, 1);
 const tsr_graph_view_api kGraphViewApi12 = MakeTable(sizeof(tsr_graph_view_api), 2);
-// 1.3 appended ops and attribute keys only: the same members, its header.
+// 1.3 and 1.4 appended ops and attribute keys only: the same members, their
+// headers.
 const tsr_graph_view_api kGraphViewApi13 = MakeTable(sizeof(tsr_graph_view_api), 3);
-static_assert(TSR_ABI_VERSION_MINOR == 3, "add the graph view table of the new minor");
+const tsr_graph_view_api kGraphViewApi14 = MakeTable(sizeof(tsr_graph_view_api), 4);
+static_assert(TSR_ABI_VERSION_MINOR == 4, "add the graph view table of the new minor");
 
 }  // namespace
 
-const tsr_graph_view_api* GraphViewApi() { return &kGraphViewApi13; }
+const tsr_graph_view_api* GraphViewApi() { return &kGraphViewApi14; }
 
 const tsr_graph_view_api* GraphViewApiFor(tsr_version negotiated) {
   if (negotiated.major == 1 && negotiated.minor == 0) return &kGraphViewApi10;
   if (negotiated.major == 1 && negotiated.minor == 1) return &kGraphViewApi11;
   if (negotiated.major == 1 && negotiated.minor == 2) return &kGraphViewApi12;
-  return &kGraphViewApi13;
+  if (negotiated.major == 1 && negotiated.minor == 3) return &kGraphViewApi13;
+  return &kGraphViewApi14;
 }
 
 }  // namespace tessera

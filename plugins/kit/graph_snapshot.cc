@@ -84,7 +84,7 @@ absl::StatusOr<GraphSnapshot> SnapshotGraph(const tsr_graph_view_api* v,
     for (size_t i = 0; i < v->op_output_count(g, o); ++i) op.outputs.push_back(v->op_output(g, o, i));
     // Every key this header knows; the host refuses, on a plugin's behalf,
     // ops carrying keys newer than the plugin negotiated.
-    for (int32_t key = 1; key < TSR_ATTR_KEY_COUNT_V1_3; ++key) {
+    for (int32_t key = 1; key < TSR_ATTR_KEY_COUNT_V1_4; ++key) {
       const int64_t* ints = nullptr;
       const float* floats = nullptr;
       size_t n = 0;

@@ -1,8 +1,11 @@
 /* A frozen vendor plugin pair (compiler + dispatch), written in plain C
  * against a read-only snapshot of a released header set: CMake builds it
- * once against api/testdata/abi-1.0 and once against abi-1.1, never against
- * today's headers. It speaks exactly the version of its snapshot, so it is
- * what a vendor shipped, and today's host must keep loading and running it.
+ * against api/testdata/abi-1.0, abi-1.1 and abi-1.3, never against today's
+ * headers. It speaks exactly the version of its snapshot, so it is what a
+ * vendor shipped, and today's host must keep loading and running it. The
+ * 1.3 build speaks 1.2's rules (TSR_ABI_VERSION_MINOR >= 2): claims through
+ * the host's sink, refuses attributes itself, fills the 1.2 identity
+ * members, and answers any newer host with its own version.
  *
  * Vendor "frozen": claims f32 ADD and MUL of equal shapes (no broadcasting),
  * compiles AOT (a standard envelope built with the snapshot's bytecode.h)
@@ -56,6 +59,37 @@ static tsr_status fail(tsr_status code, const char* text) {
 }
 static const char* get_last_error(void) { return last_error; }
 
+#if TSR_ABI_VERSION_MINOR >= 2
+#if defined(__SANITIZE_ADDRESS__)
+#define FROZEN_SANITIZER TSR_SANITIZER_ADDRESS
+#elif defined(__SANITIZE_THREAD__)
+#define FROZEN_SANITIZER TSR_SANITIZER_THREAD
+#else
+#define FROZEN_SANITIZER TSR_SANITIZER_NONE
+#endif
+#define FROZEN_STRINGIFY_(x) #x
+#define FROZEN_STRINGIFY(x) FROZEN_STRINGIFY_(x)
+#define FROZEN_BUILD_ID "1.0.0-frozen+abi-1." FROZEN_STRINGIFY(TSR_ABI_VERSION_MINOR)
+#endif
+
+/* The negotiation rule of the plugin's own release. 1.0/1.1: the same
+ * major, at most the host's version. 1.2 on (the Vulkan rule): its own
+ * version whenever the host offers that or newer, of any major; the host
+ * decides. */
+static tsr_status negotiate(tsr_version host, tsr_version* out_version) {
+  if (out_version == NULL) return fail(TSR_INVALID_ARGUMENT, "NULL output");
+#if TSR_ABI_VERSION_MINOR >= 2
+  const tsr_version own = {TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  if (tsr_version_compare(host, own) < 0) return fail(TSR_VERSION_UNSUPPORTED, "frozen: host too old");
+#else
+  if (host.major != TSR_ABI_VERSION_MAJOR) return fail(TSR_VERSION_UNSUPPORTED, "frozen: another major");
+  if (host.minor < TSR_ABI_VERSION_MINOR) return fail(TSR_VERSION_UNSUPPORTED, "frozen: host too old");
+#endif
+  out_version->major = TSR_ABI_VERSION_MAJOR;
+  out_version->minor = TSR_ABI_VERSION_MINOR;
+  return TSR_OK;
+}
+
 #ifndef TSR_FROZEN_ROLE_DISPATCH
 /* ------------------------------ compiler ------------------------------ */
 
@@ -73,7 +107,11 @@ struct tsr_compiled_s {
 
 static const tsr_compiler_plugin_info kInfo = {
     {sizeof(tsr_compiler_plugin_info), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-    "frozen", "1.0.0-frozen", kSocs, 1, TSR_COMPILE_MODE_AOT | TSR_COMPILE_MODE_JIT};
+    "frozen", "1.0.0-frozen", kSocs, 1, TSR_COMPILE_MODE_AOT | TSR_COMPILE_MODE_JIT,
+#if TSR_ABI_VERSION_MINOR >= 2
+    0, 500, FROZEN_SANITIZER, NULL, FROZEN_BUILD_ID, /* reserved0, default_priority, sanitizer, short_name, build_id */
+#endif
+};
 
 static tsr_status get_info(const tsr_compiler_plugin_info** out) {
   if (out == NULL) return fail(TSR_INVALID_ARGUMENT, "out_info is NULL");
@@ -97,11 +135,17 @@ static uint64_t element_count(const tsr_graph_view_api* v, tsr_graph g, int32_t 
   return n;
 }
 
-/* ADD/MUL of three f32 tensors of one shape, no constants. */
+/* ADD/MUL of three f32 tensors of one shape, no constants. From 1.2 the
+ * plugin sees every attribute an op carries and refuses what it does not
+ * implement (ADD and MUL take none); before, the host refuses newer ones on
+ * its behalf. */
 static int claimable(const tsr_graph_view_api* v, tsr_graph g, size_t op) {
   const int32_t type = v->op_type(g, op);
   if ((type != TSR_OP_ADD && type != TSR_OP_MUL) || v->op_input_count(g, op) != 2 || v->op_output_count(g, op) != 1)
     return 0;
+#if TSR_ABI_VERSION_MINOR >= 2
+  if (v->op_attr_count(g, op) != 0) return 0;
+#endif
   const int32_t t[3] = {v->op_input(g, op, 0), v->op_input(g, op, 1), v->op_output(g, op, 0)};
   const uint64_t n = element_count(v, g, t[2]);
   for (int i = 0; i < 3; ++i) {
@@ -113,23 +157,46 @@ static int claimable(const tsr_graph_view_api* v, tsr_graph g, size_t op) {
   return 1;
 }
 
+/* The verdict on one op, in the members tsr_op_support and tsr_op_claim
+ * share. */
+#define FROZEN_VERDICT(s, ok)                                                             \
+  do {                                                                                    \
+    (s)->supported = (ok) ? 1u : 0u;                                                      \
+    (s)->reason = (ok) ? TSR_REFUSAL_NONE : TSR_REFUSAL_UNSUPPORTED_OP;                   \
+    (s)->reason_detail = (ok) ? NULL : "frozen claims f32 ADD/MUL of equal shapes only";  \
+    (s)->estimated_time_us = (ok) ? 0.5 : -1.0;                                           \
+    (s)->estimated_cycles = (ok) ? 7u : 0u;                                               \
+  } while (0)
+
+#if TSR_ABI_VERSION_MINOR < 2
 /* The v1 loop: entry i at out_support + i, with this snapshot's sizeof. */
 static tsr_status partition(tsr_compiler_plugin p, const tsr_graph_view_api* v, tsr_graph g,
                             const tsr_partition_options* o, tsr_op_support* out) {
   (void)o;
   if (p == NULL || v == NULL || out == NULL) return fail(TSR_INVALID_ARGUMENT, "partition: NULL argument");
   const size_t n = v->op_count(g);
+  for (size_t i = 0; i < n; ++i) FROZEN_VERDICT(&out[i], claimable(v, g, i));
+  return TSR_OK;
+}
+#else
+/* The 1.2 path: one claim per op through the host's sink. */
+static tsr_status claim_ops(tsr_compiler_plugin p, const tsr_graph_view_api* v, tsr_graph g,
+                            const tsr_partition_options* o, const tsr_claim_sink_api* sink_api, tsr_claim_sink sink) {
+  (void)o;
+  if (p == NULL || v == NULL || sink_api == NULL) return fail(TSR_INVALID_ARGUMENT, "claim_ops: NULL argument");
+  const size_t n = v->op_count(g);
   for (size_t i = 0; i < n; ++i) {
-    tsr_op_support* s = &out[i];
-    const int ok = claimable(v, g, i);
-    s->supported = ok ? 1u : 0u;
-    s->reason = ok ? TSR_REFUSAL_NONE : TSR_REFUSAL_UNSUPPORTED_OP;
-    s->reason_detail = ok ? NULL : "frozen claims f32 ADD/MUL of equal shapes only";
-    s->estimated_time_us = ok ? 0.5 : -1.0;
-    s->estimated_cycles = ok ? 7u : 0u;
+    tsr_op_claim c;
+    memset(&c, 0, sizeof(c));
+    c.header.struct_size = sizeof(c);
+    c.header.major = TSR_ABI_VERSION_MAJOR;
+    c.header.minor = TSR_ABI_VERSION_MINOR;
+    FROZEN_VERDICT(&c, claimable(v, g, i));
+    if (sink_api->report_op(sink, i, &c) != TSR_OK) return fail(TSR_INTERNAL, "frozen: the host refused a claim");
   }
   return TSR_OK;
 }
+#endif
 
 static tsr_status lower(const tsr_graph_view_api* v, tsr_graph g, frozen_code* c) {
   memset(c, 0, sizeof(*c));
@@ -245,22 +312,29 @@ static void release_compiled(tsr_compiled c) {
   free(c);
 }
 
-/* Positional, as a 1.0/1.1 vendor wrote it: exactly the v1 members. */
+/* Positional, as a vendor of that release wrote it: 1.0/1.1 exactly the v1
+ * members; 1.2 on no partition (a 1.2+-only plugin), claim_ops, and none of
+ * the optional 1.2 members. */
 static const tsr_compiler_plugin_api kApi = {
     {sizeof(tsr_compiler_plugin_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-    get_last_error, get_info, create, destroy, partition, compile,
-    compiled_bytecode, compiled_entry_point, compiled_jit_handle, release_compiled};
+    get_last_error, get_info, create, destroy,
+#if TSR_ABI_VERSION_MINOR < 2
+    partition,
+#else
+    NULL,
+#endif
+    compile, compiled_bytecode, compiled_entry_point, compiled_jit_handle, release_compiled,
+#if TSR_ABI_VERSION_MINOR >= 2
+    claim_ops, NULL, NULL, NULL, NULL, /* estimate_partition, compiled_partition_status, _culprits, compatibility_info */
+#endif
+};
 
 TSR_EXPORT tsr_status tsr_compiler_plugin_negotiate(tsr_version host, tsr_version* out_version,
                                                     const tsr_compiler_plugin_api** out_api) {
-  /* The 1.0/1.1 rule this plugin was written to: same major, at most host. */
   if (out_version == NULL || out_api == NULL) return fail(TSR_INVALID_ARGUMENT, "NULL output");
-  if (host.major != TSR_ABI_VERSION_MAJOR) return fail(TSR_VERSION_UNSUPPORTED, "frozen: another major");
-  if (host.minor < TSR_ABI_VERSION_MINOR) return fail(TSR_VERSION_UNSUPPORTED, "frozen: host too old");
-  out_version->major = TSR_ABI_VERSION_MAJOR;
-  out_version->minor = TSR_ABI_VERSION_MINOR;
-  *out_api = &kApi;
-  return TSR_OK;
+  const tsr_status s = negotiate(host, out_version);
+  if (s == TSR_OK) *out_api = &kApi;
+  return s;
 }
 
 #else
@@ -285,7 +359,11 @@ struct tsr_invocation_s {
 
 static const tsr_dispatch_info kInfo = {
     {sizeof(tsr_dispatch_info), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
-    "frozen", "1.0.0-frozen", kSocs, 1, TSR_DISPATCH_CAP_BYTECODE | TSR_DISPATCH_CAP_JIT_HANDLE};
+    "frozen", "1.0.0-frozen", kSocs, 1, TSR_DISPATCH_CAP_BYTECODE | TSR_DISPATCH_CAP_JIT_HANDLE,
+#if TSR_ABI_VERSION_MINOR >= 2
+    0, FROZEN_SANITIZER, 0, FROZEN_BUILD_ID, /* reserved0, sanitizer, reserved1, build_id */
+#endif
+};
 
 static tsr_status get_info(const tsr_dispatch_info** out) {
   if (out == NULL) return fail(TSR_INVALID_ARGUMENT, "out_info is NULL");
@@ -467,16 +545,19 @@ static const tsr_dispatch_api kApi = {
 #if TSR_ABI_VERSION_MINOR >= 1
     numerics,
 #endif
+#if TSR_ABI_VERSION_MINOR >= 2
+    /* None of 1.2's members: check_compatibility, detach_input/_output,
+     * buffer type names, layouts, convert_buffer, async, metric
+     * descriptors, timing. */
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+#endif
 };
 
 TSR_EXPORT tsr_status tsr_dispatch_negotiate(tsr_version host, tsr_version* out_version,
                                              const tsr_dispatch_api** out_api) {
   if (out_version == NULL || out_api == NULL) return fail(TSR_INVALID_ARGUMENT, "NULL output");
-  if (host.major != TSR_ABI_VERSION_MAJOR) return fail(TSR_VERSION_UNSUPPORTED, "frozen: another major");
-  if (host.minor < TSR_ABI_VERSION_MINOR) return fail(TSR_VERSION_UNSUPPORTED, "frozen: host too old");
-  out_version->major = TSR_ABI_VERSION_MAJOR;
-  out_version->minor = TSR_ABI_VERSION_MINOR;
-  *out_api = &kApi;
-  return TSR_OK;
+  const tsr_status s = negotiate(host, out_version);
+  if (s == TSR_OK) *out_api = &kApi;
+  return s;
 }
 #endif

@@ -51,8 +51,9 @@ const std::vector<int32_t>& KnownAttributes() {
   static const std::vector<int32_t> keys = [] {
     std::vector<int32_t> k;
     for (int32_t key = TSR_ATTR_UNKNOWN + 1; key < TSR_ATTR_KEY_COUNT_V1; ++key) k.push_back(key);
-    // The resize and transposed-convolution keys of ABI 1.3.
-    for (int32_t key = TSR_ATTR_KEY_COUNT_V1_2; key < TSR_ATTR_KEY_COUNT_V1_3; ++key) k.push_back(key);
+    // The resize and transposed-convolution keys of ABI 1.3, the arg
+    // reduce, top k and cum sum keys of 1.4.
+    for (int32_t key = TSR_ATTR_KEY_COUNT_V1_2; key < TSR_ATTR_KEY_COUNT_V1_4; ++key) k.push_back(key);
     return k;
   }();
   return keys;

@@ -29,6 +29,9 @@ TSR_DECLARE_KERNEL(FullyConnected);
 TSR_DECLARE_KERNEL(Conv2D);
 TSR_DECLARE_KERNEL(ConvTranspose2D);  // since ABI 1.3
 TSR_DECLARE_KERNEL(Resize);           // since ABI 1.3
+TSR_DECLARE_KERNEL(ArgReduce);        // ARG_MAX ARG_MIN, since ABI 1.4
+TSR_DECLARE_KERNEL(TopK);             // since ABI 1.4
+TSR_DECLARE_KERNEL(CumSum);           // since ABI 1.4
 TSR_DECLARE_KERNEL(Pool2D);        // MAX_POOL_2D AVG_POOL_2D
 TSR_DECLARE_KERNEL(GlobalAvgPool);
 TSR_DECLARE_KERNEL(Softmax);

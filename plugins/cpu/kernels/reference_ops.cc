@@ -41,6 +41,9 @@ Kernel Lookup(int32_t op) {
     case TSR_OP_CONV_2D: return {CheckConv2D, RunConv2D};
     case TSR_OP_CONV_TRANSPOSE_2D: return {CheckConvTranspose2D, RunConvTranspose2D};
     case TSR_OP_RESIZE: return {CheckResize, RunResize};
+    case TSR_OP_ARG_MAX: case TSR_OP_ARG_MIN: return {CheckArgReduce, RunArgReduce};
+    case TSR_OP_TOP_K: return {CheckTopK, RunTopK};
+    case TSR_OP_CUM_SUM: return {CheckCumSum, RunCumSum};
     case TSR_OP_MAX_POOL_2D: case TSR_OP_AVG_POOL_2D:
       return {CheckPool2D, RunPool2D};
     case TSR_OP_GLOBAL_AVG_POOL: return {CheckGlobalAvgPool, RunGlobalAvgPool};

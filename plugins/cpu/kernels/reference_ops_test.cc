@@ -38,7 +38,7 @@ TEST(ReferenceOpsTest, SupportsGivesReasons) {
 TEST(ReferenceOpsTest, SupportsAgreesWithRun) {
   const int32_t dtypes[] = {TSR_DTYPE_F32, TSR_DTYPE_F16, TSR_DTYPE_I8, TSR_DTYPE_U8,
                             TSR_DTYPE_I32, TSR_DTYPE_I64, TSR_DTYPE_BOOL};
-  for (int32_t op = 1; op < TSR_OP_COUNT_V1_3; ++op) {
+  for (int32_t op = 1; op < TSR_OP_COUNT_V1_4; ++op) {
     for (int32_t d : dtypes) {
       for (size_t n_in = 1; n_in <= 3; ++n_in) {
         std::vector<Tensor> owned;

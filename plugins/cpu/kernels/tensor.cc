@@ -85,7 +85,7 @@ const char* DTypeName(int32_t dtype) {
 }
 
 const char* OpTypeName(int32_t op_type) {
-  static const char* const kNames[TSR_OP_COUNT_V1_3] = {
+  static const char* const kNames[TSR_OP_COUNT_V1_4] = {
       "UNKNOWN",      "ADD",           "SUB",
       "MUL",          "DIV",           "POW",
       "NEG",          "ABS",           "SQRT",
@@ -103,8 +103,10 @@ const char* OpTypeName(int32_t op_type) {
       "UNSQUEEZE",    "PAD",           "CAST",
       "QUANTIZE",     "DEQUANTIZE",    "DISPATCH",
       "RESIZE",       "CONV_TRANSPOSE_2D",  // since ABI 1.3
+      "ARG_MAX",      "ARG_MIN",       "TOP_K",  // since ABI 1.4
+      "CUM_SUM",
   };
-  if (op_type < 0 || op_type >= TSR_OP_COUNT_V1_3) return "INVALID_OP";
+  if (op_type < 0 || op_type >= TSR_OP_COUNT_V1_4) return "INVALID_OP";
   return kNames[op_type];
 }
 

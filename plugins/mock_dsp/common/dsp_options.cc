@@ -12,14 +12,17 @@
 namespace tessera::mock_dsp {
 namespace {
 
-// Indexed by tsr_op_type (api/tessera/ops.h), v1 op set. The cpu plugin has
-// its own table; plugins share no code but the kit, and the ABI has none.
-constexpr const char* kOpNames[TSR_OP_COUNT_V1] = {
+// Indexed by tsr_op_type (api/tessera/ops.h), v1, 1.3 and 1.4 op sets
+// (refusals name the op). The cpu plugin has its own table; plugins share no code but
+// the kit, and the ABI has none.
+constexpr const char* kOpNames[TSR_OP_COUNT_V1_4] = {
     "UNKNOWN", "ADD", "SUB", "MUL", "DIV", "POW", "NEG", "ABS", "SQRT", "RSQRT", "EXP", "LOG", "SIN", "COS",
     "TANH", "SIGMOID", "RELU", "CLIP", "ERF", "MAXIMUM", "MINIMUM", "EQUAL", "LESS", "GREATER", "SELECT",
     "REDUCE_MEAN", "REDUCE_SUM", "REDUCE_MAX", "MATMUL", "FULLY_CONNECTED", "CONV_2D", "MAX_POOL_2D",
     "AVG_POOL_2D", "GLOBAL_AVG_POOL", "SOFTMAX", "LAYER_NORM", "RESHAPE", "TRANSPOSE", "SLICE", "CONCAT",
-    "GATHER", "SQUEEZE", "UNSQUEEZE", "PAD", "CAST", "QUANTIZE", "DEQUANTIZE", "DISPATCH"};
+    "GATHER", "SQUEEZE", "UNSQUEEZE", "PAD", "CAST", "QUANTIZE", "DEQUANTIZE", "DISPATCH",
+    "RESIZE", "CONV_TRANSPOSE_2D",               // since ABI 1.3
+    "ARG_MAX", "ARG_MIN", "TOP_K", "CUM_SUM"};  // since ABI 1.4
 
 absl::Status Count(const std::map<std::string, std::string>& kv, const char* key, int64_t max, int64_t* out) {
   auto it = kv.find(key);
@@ -36,13 +39,13 @@ const char* const kDspOptionKeys[] = {"refuse_load", "fail_compile_op", "fail_in
                                       "corrupt", "device_lost_after", "hang_invoke", "hang_ms", nullptr};
 
 int32_t OpTypeFromName(const std::string& name) {
-  for (int32_t t = TSR_OP_UNKNOWN + 1; t < TSR_OP_COUNT_V1; ++t)
+  for (int32_t t = TSR_OP_UNKNOWN + 1; t < TSR_OP_COUNT_V1_4; ++t)
     if (name == kOpNames[t]) return t;
   return 0;
 }
 
 const char* OpName(int32_t type) {
-  return type > TSR_OP_UNKNOWN && type < TSR_OP_COUNT_V1 ? kOpNames[type] : "UNKNOWN";
+  return type > TSR_OP_UNKNOWN && type < TSR_OP_COUNT_V1_4 ? kOpNames[type] : "UNKNOWN";
 }
 
 absl::StatusOr<DspOptions> ParseDspOptions(const tsr_key_value* options, size_t count) {

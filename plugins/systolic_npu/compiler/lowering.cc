@@ -106,9 +106,10 @@ const char* OpName(int32_t t) {
       "FULLY_CONNECTED", "CONV_2D", "MAX_POOL_2D", "AVG_POOL_2D", "GLOBAL_AVG_POOL", "SOFTMAX",
       "LAYER_NORM", "RESHAPE", "TRANSPOSE", "SLICE", "CONCAT", "GATHER", "SQUEEZE", "UNSQUEEZE",
       "PAD", "CAST", "QUANTIZE", "DEQUANTIZE", "DISPATCH",
-      "RESIZE", "CONV_TRANSPOSE_2D"};  // since ABI 1.3
-  static_assert(sizeof(kNames) / sizeof(kNames[0]) == TSR_OP_COUNT_V1_3);
-  return t >= 0 && t < TSR_OP_COUNT_V1_3 ? kNames[t] : "an unknown op";
+      "RESIZE", "CONV_TRANSPOSE_2D",                // since ABI 1.3
+      "ARG_MAX", "ARG_MIN", "TOP_K", "CUM_SUM"};  // since ABI 1.4
+  static_assert(sizeof(kNames) / sizeof(kNames[0]) == TSR_OP_COUNT_V1_4);
+  return t >= 0 && t < TSR_OP_COUNT_V1_4 ? kNames[t] : "an unknown op";
 }
 
 OpSupport CheckOpSupport(const GraphSnapshot& g, const SnapshotOp& op) {
