@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <random>
 #include <string>
@@ -293,6 +295,42 @@ TEST_F(PluginTest, PartitionClaimsRefusesAndEstimates) {
   ASSERT_EQ(c->partition(p, &kView, H(b.g), &po, sup.data()), TSR_OK);
   EXPECT_EQ(sup[0].supported, 0u);
   EXPECT_NE(std::string(sup[0].reason_detail).find("no usable NPU"), std::string::npos);
+  c->destroy(p);
+}
+
+// The envelope names the SoC the host asked for, also when a description
+// is given whose own [soc] name differs (the host passes the file's stem,
+// and refuses bytecode that names another SoC); with no name, the
+// description's own name.
+TEST_F(PluginTest, TheEnvelopeNamesTheRequestedSocEvenWithADescription) {
+  std::ifstream file(std::string(TSR_SOURCE_DIR) + "/socs/ref-edge.soc");
+  ASSERT_TRUE(file) << "socs/ref-edge.soc";
+  std::string description((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const std::string from = "name = ref-edge\n";
+  ASSERT_NE(description.find(from), std::string::npos);
+  description.replace(description.find(from), from.size(), "name = my-board\n");
+  std::mt19937 rng(3);
+  std::vector<float> wf;
+  GraphBuilder b = SmallModel(rng, &wf);
+  tsr_compiler_plugin p = CreateCompiler();
+  for (const char* label : {"board-a", static_cast<const char*>(nullptr)}) {
+    tsr_compile_options co{};
+    co.header = {sizeof(co), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+    co.mode = TSR_COMPILE_MODE_AOT;
+    co.soc_model = label;
+    co.soc_description = description.data();
+    co.soc_description_size = description.size();
+    tsr_graph parts[] = {H(b.g)};
+    tsr_compiled compiled = nullptr;
+    ASSERT_EQ(c->compile(p, &kView, parts, 1, &co, &compiled), TSR_OK) << c->get_last_error();
+    const void* blob = nullptr;
+    size_t size = 0;
+    ASSERT_EQ(c->compiled_bytecode(compiled, &blob, &size), TSR_OK);
+    tsr_bytecode_header h{};
+    ASSERT_EQ(tsr_bytecode_verify(blob, size, "systolic_npu", &h, nullptr, 0), TSR_OK);
+    EXPECT_STREQ(h.soc_model, label != nullptr ? "board-a" : "my-board");
+    c->release_compiled(compiled);
+  }
   c->destroy(p);
 }
 

@@ -279,8 +279,12 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
                                     .output_count = static_cast<uint32_t>(g->outputs.size())};
         });
     if (!code.ok()) return code.status();
+    // The envelope names the SoC the host asked for (abi.md §9): with a
+    // description that is the host's label for it (the file's stem), which
+    // need not equal the description's own [soc] name.
+    const std::string envelope_soc = model != nullptr && model[0] != '\0' ? std::string(model) : soc->name;
     absl::StatusOr<tsr_compiled> compiled =
-        kit::MakeCompiledResult(mode, {kVendor, soc->name, kBodyVersion}, kJitMagic, *std::move(code));
+        kit::MakeCompiledResult(mode, {kVendor, envelope_soc, kBodyVersion}, kJitMagic, *std::move(code));
     if (!compiled.ok()) return compiled.status();
     *out = *compiled;
     return absl::OkStatus();
