@@ -13,6 +13,7 @@
 #include "model/model_writer.h"
 #include "partition/partition_report.h"
 #include "partition/plan_picture.h"
+#include "plugin_host/plugin_registry.h"
 
 namespace tessera::app {
 namespace {
@@ -181,7 +182,15 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
   const PluginRegistry& registry = impl->environment->Registry(/*with_compilers=*/!impl->precompiled);
   if (options.max_retries < 0 || options.max_retries > 100)
     return Status(TSR_INVALID_ARGUMENT, "max_retries must be in [0, 100]");
-  RuntimeOptions runtime{internal->soc, internal->plugin_options, {options.max_retries, options.fallback, options.deadline_ms, "cpu"}, {}};
+  // The fallback's steps are the last resort, never abandoned at the
+  // deadline. A compiled model opens no compiler and has no cpu plans:
+  // nothing is exempt then.
+  const CompilerPluginLibrary* fallback = impl->precompiled ? nullptr : FallbackCompiler(registry);
+  RuntimeOptions runtime{internal->soc,
+                         internal->plugin_options,
+                         {options.max_retries, options.fallback, options.deadline_ms,
+                          fallback != nullptr ? fallback->vendor : std::string()},
+                         {}};
   runtime.budgets = internal->budgets;  // max_device_memory_bytes
   if (options.background_warmup && !impl->precompiled) {
     if (absl::Status s = StartWarmup(*impl, model, options, *internal, runtime, registry); !s.ok()) return FromAbsl(s);

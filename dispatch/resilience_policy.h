@@ -23,11 +23,12 @@ struct ResiliencePolicy {
   bool fallback = true;
   // Per invoke, in milliseconds; 0 = no deadline.
   uint32_t deadline_ms = 0;
-  // The fallback library: its steps, like the cpu plans, are never
-  // abandoned at the deadline. They are the last resort (nothing is left
-  // to run instead) and the reference, and a late correct result beats
-  // none. Only accelerator steps are held to the deadline.
-  std::string last_resort_vendor = "cpu";
+  // The fallback library (FallbackCompiler's vendor; "" = none): its
+  // steps, like the cpu plans, are never abandoned at the deadline. They
+  // are the last resort (nothing is left to run instead) and the
+  // reference, and a late correct result beats none. Only accelerator
+  // steps are held to the deadline.
+  std::string last_resort_vendor;
 };
 
 // The classes of docs/resilience.md, in the order of its table.
@@ -52,7 +53,7 @@ struct FallbackRecord {
   size_t step = 0;         // index of the DISPATCH op in the compiled graph
   uint32_t op_id = 0;      // its op id
   std::string from;        // the vendor whose invoke failed
-  std::string to;          // who produced the outputs: the same vendor (retried), "cpu", or "" (none: error)
+  std::string to;          // who produced the outputs: the same vendor (retried), the fallback that ran its cpu plan, or "" (none: error)
   std::string failure;     // FailureClassName of the last failure
   std::string reason;      // the last failure's text
   int32_t attempts = 0;    // invokes tried on `from` in this run (0: its device was lost in an earlier run)

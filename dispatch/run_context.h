@@ -82,6 +82,9 @@ class RunContext {
   absl::Status Recover(size_t step, tsr_status code, FailureClass failure, int32_t attempts, std::string reason,
                        RunProfile* profile);
   absl::Status RunCpuPlan(size_t step, RunProfile* profile);
+  // The vendor that runs step `step`'s cpu plan (the fallback's), once the
+  // plan has run.
+  const std::string& PlanVendor(size_t step) const;
   void RecordDeviceStep(size_t step, std::chrono::steady_clock::time_point start, double host_time_us,
                         RunProfile* profile);
 

@@ -114,7 +114,7 @@ absl::Status RunContext::Recover(size_t k, tsr_status code, FailureClass failure
   const absl::Status ran = RunCpuPlan(k, profile);
   if (!ran.ok())
     return absl::Status(ran.code(), absl::StrCat(reason, " [", summary, "; its cpu plan failed too: ", ran.message(), "]"));
-  fallbacks_.push_back({k, op.id, vendor, "cpu", FailureClassName(failure), std::move(reason), attempts});
+  fallbacks_.push_back({k, op.id, vendor, PlanVendor(k), FailureClassName(failure), std::move(reason), attempts});
   return absl::OkStatus();
 }
 
@@ -152,7 +152,7 @@ absl::Status RunContext::RunCpuPlan(size_t k, RunProfile* profile) {
   if (profile != nullptr) {
     // One step in the report, as the partition it stands for; the plan's
     // own steps lend their metrics and declared numerics.
-    StepProfile sp{op.id, "cpu", absl::StrCat("cpu plan of ", op.dispatch->entry_point), op.dispatch->source_op_ids,
+    StepProfile sp{op.id, PlanVendor(k), absl::StrCat("cpu plan of ", op.dispatch->entry_point), op.dispatch->source_op_ids,
                    MicrosSince(start), {}, {}, MicrosBetween(run_start_, start)};
     for (const StepProfile& p : plan_profile.steps) {
       sp.metrics.insert(sp.metrics.end(), p.metrics.begin(), p.metrics.end());
@@ -161,6 +161,14 @@ absl::Status RunContext::RunCpuPlan(size_t k, RunProfile* profile) {
     profile->steps.push_back(std::move(sp));
   }
   return absl::OkStatus();
+}
+
+const std::string& RunContext::PlanVendor(size_t k) const {
+  // A plan is one partition compiled by the fallback alone: one session.
+  static const std::string kNone;
+  const RunContext* plan = cpu_contexts_[k].get();
+  if (plan == nullptr || plan->model_->sessions().empty()) return kNone;
+  return plan->Session(0).library().vendor;
 }
 
 }  // namespace tessera

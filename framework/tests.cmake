@@ -103,7 +103,7 @@ tessera_test(plugin_registry_test
   LIBS tessera_framework tessera_io tessera_plugin_kit)
 target_compile_definitions(plugin_registry_test PRIVATE TSR_TEST_BUILD_DIR="${CMAKE_BINARY_DIR}")
 add_dependencies(plugin_registry_test ${TSR_TEST_PLUGIN_TARGETS})
-foreach(bundled tessera_compiler_cpu tessera_dispatch_cpu)
+foreach(bundled tessera_compiler_cpu tessera_dispatch_cpu tessera_compiler_systolic_npu tessera_compiler_mock_dsp)
   if(TARGET ${bundled})
     add_dependencies(plugin_registry_test ${bundled})
   endif()

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/status_macros.h"
+#include "plugin_host/plugin_registry.h"
 
 namespace tessera {
 
@@ -16,8 +17,12 @@ absl::StatusOr<std::unique_ptr<BackgroundWarmup>> BackgroundWarmup::Start(const 
     return absl::InvalidArgumentError(
         "background warm-up is for JIT compiles (--mode jit): an AOT model is compiled once, or taken from the cache");
   std::unique_ptr<BackgroundWarmup> w(new BackgroundWarmup());
+  const CompilerPluginLibrary* fallback = FallbackCompiler(registry);
+  if (fallback == nullptr)
+    return absl::FailedPreconditionError(
+        "background warm-up runs a fallback plan first, and no fallback compiler is loaded (see `tessera plugins`)");
   CompileOptions cpu = options;
-  cpu.accelerators = {"cpu"};
+  cpu.accelerators = {fallback->vendor};
   cpu.partitioning.policy = PartitionPolicy::kCpu;
   ASSIGN_OR_RETURN(w->cpu_model_, CompileGraph(graph, registry, cpu));
   ASSIGN_OR_RETURN(w->cpu_executor_, Executor::Create(w->cpu_model_.graph, w->cpu_model_.jit_slots, registry, runtime));

@@ -50,9 +50,8 @@ absl::StatusOr<CpuPlanSet> BuildCpuFallbackPlans(const CompiledModel& compiled, 
                                                  const CompileOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   CpuPlanSet out;
-  ASSIGN_OR_RETURN(std::vector<const CompilerPluginLibrary*> libs, ResolveAccelerators(registry, {"auto"}));
-  const CompilerPluginLibrary* fallback = libs.back();
-  if (CompilerPriority(*fallback) < TSR_PRIORITY_FALLBACK) {
+  const CompilerPluginLibrary* fallback = FallbackCompiler(registry);
+  if (fallback == nullptr) {
     out.notes.push_back("no fallback compiler is loaded: no partition has a cpu plan");
     return out;
   }

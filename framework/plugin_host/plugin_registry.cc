@@ -269,6 +269,14 @@ int32_t CompilerPriority(const CompilerPluginLibrary& lib) {
   return lib.info->default_priority;
 }
 
+const CompilerPluginLibrary* FallbackCompiler(const std::vector<CompilerPluginLibrary>& compilers) {
+  const CompilerPluginLibrary* best = nullptr;
+  for (const CompilerPluginLibrary& c : compilers)
+    if (CompilerPriority(c) >= TSR_PRIORITY_FALLBACK && (best == nullptr || CompilerPriority(c) < CompilerPriority(*best)))
+      best = &c;
+  return best;
+}
+
 const char* CompilerShortName(const CompilerPluginLibrary& lib) {
   if (tsr_version_compare(lib.version, tsr_version{1, 2}) < 0 ||
       !TSR_ABI_HAS_FIELD(lib.info, tsr_compiler_plugin_info, short_name) || lib.info->short_name == nullptr)

@@ -79,6 +79,15 @@ class PluginRegistry {
 int32_t CompilerPriority(const CompilerPluginLibrary& lib);
 // Its declared short name, or NULL.
 const char* CompilerShortName(const CompilerPluginLibrary& lib);
+// The fallback: the loaded compiler that claims everything (declared
+// priority TSR_PRIORITY_FALLBACK or more; the lowest such, then the first
+// loaded), or NULL when none is loaded. Its vendor compiles the cpu plans
+// and the warm-up plan, and its steps are the runtime's last resort. Every
+// caller asks here: no vendor name is written into the framework.
+const CompilerPluginLibrary* FallbackCompiler(const std::vector<CompilerPluginLibrary>& compilers);
+inline const CompilerPluginLibrary* FallbackCompiler(const PluginRegistry& registry) {
+  return FallbackCompiler(registry.compilers());
+}
 
 
 }  // namespace tessera

@@ -441,6 +441,51 @@ TEST_F(PluginRegistryTest, PluginFilterEnvironmentVariable) {
   }
 }
 
+// The fallback is found by its declared priority, never by its name:
+// libraries described by hand, with made-up vendors, in any order.
+TEST(FallbackCompiler, IsTheCompilerThatDeclaresTheFallbackPriority) {
+  auto info = [](const char* vendor, int32_t priority) {
+    tsr_compiler_plugin_info i{};
+    i.header = {sizeof(i), 1, 2};
+    i.vendor = vendor;
+    i.default_priority = priority;
+    return i;
+  };
+  const tsr_compiler_plugin_info npu = info("acme_npu", 100), dsp = info("acme_dsp", 200),
+                                 host = info("acme_host", TSR_PRIORITY_FALLBACK),
+                                 later = info("acme_ref", TSR_PRIORITY_FALLBACK + 5);
+  tsr_compiler_plugin_info old_style = info("acme_old", TSR_PRIORITY_FALLBACK);
+  auto lib = [](const tsr_compiler_plugin_info& i, tsr_version v) {
+    CompilerPluginLibrary l;
+    l.vendor = i.vendor;
+    l.version = v;
+    l.info = &i;
+    return l;
+  };
+  const tsr_version v12{1, 2};
+  EXPECT_EQ(FallbackCompiler(std::vector<CompilerPluginLibrary>{}), nullptr);
+  EXPECT_EQ(FallbackCompiler({lib(npu, v12), lib(dsp, v12)}), nullptr);
+  EXPECT_EQ(FallbackCompiler({lib(host, v12), lib(npu, v12)})->vendor, "acme_host");
+  EXPECT_EQ(FallbackCompiler({lib(npu, v12), lib(later, v12), lib(host, v12), lib(dsp, v12)})->vendor, "acme_host");
+  EXPECT_EQ(FallbackCompiler({lib(npu, v12), lib(later, v12)})->vendor, "acme_ref");
+  // A library negotiated at 1.1 declares no priority, whatever its bytes say.
+  old_style.header = {48, 1, 1};
+  EXPECT_EQ(FallbackCompiler({lib(old_style, {1, 1}), lib(npu, v12)}), nullptr);
+}
+
+TEST_F(PluginRegistryTest, TheBundledFallbackIsTheCpu) {
+  PluginSearchOptions o;
+  o.bundled_directory = BuildDir() + "/lib";
+  o.read_environment = false;
+  o.vendor_filter = {"systolic_npu", "cpu", "mock_dsp"};
+  PluginRegistry bundled = PluginRegistry::Discover(o);
+  ASSERT_EQ(bundled.compilers().size(), 3u) << "bundled plugins missing from " << o.bundled_directory;
+  ASSERT_NE(FallbackCompiler(bundled), nullptr);
+  EXPECT_EQ(FallbackCompiler(bundled)->vendor, "cpu");
+  o.vendor_filter = {"systolic_npu", "mock_dsp"};
+  EXPECT_EQ(FallbackCompiler(PluginRegistry::Discover(o)), nullptr);
+}
+
 TEST_F(PluginRegistryTest, BundledCpuPluginsLoad) {
   const std::string lib_dir = BuildDir() + "/lib";
   if (!fs::exists(lib_dir + "/libtessera_compiler_cpu.so"))
