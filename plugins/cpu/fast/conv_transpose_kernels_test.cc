@@ -88,26 +88,9 @@ TEST(FastConvTranspose, StridedUpsamplingWithOutputPadding) {
                                                 {1, 0}, false));
 }
 
-// Runs the fast kernel alone on constant weights and returns the output.
 std::vector<float> RunFast(const FastEngine& engine, const Attributes& a, const kt::Tensor& x, const kt::Tensor& w,
                            const kt::Tensor& b, std::vector<int64_t> out_shape) {
-  TensorRef typed_x = x.ref;
-  typed_x.data = nullptr;
-  kt::Tensor y = kt::Empty(TSR_DTYPE_F32, out_shape);
-  TensorRef typed_y = y.ref;
-  typed_y.data = nullptr;
-  std::vector<TensorRef> ins = {typed_x, w.ref, b.ref};
-  std::string why;
-  std::unique_ptr<FastOp> op = engine.Prepare(TSR_OP_CONV_TRANSPOSE_2D, a, ins, {&typed_y, 1}, &why);
-  EXPECT_NE(op, nullptr) << why;
-  if (op == nullptr) return {};
-  auto state = op->NewState();
-  EXPECT_TRUE(state.ok());
-  void* in[] = {x.ref.data, nullptr, nullptr};
-  void* out[] = {y.ref.data};
-  EXPECT_TRUE(op->Run(**state, in, out).ok());
-  const auto* p = static_cast<const float*>(y.ref.data);
-  return {p, p + y.ref.element_count()};
+  return RunFastOnly(engine, TSR_OP_CONV_TRANSPOSE_2D, a, {x.ref, w.ref, b.ref}, std::move(out_shape));
 }
 
 TEST(FastConvTranspose, HandVectors) {

@@ -114,6 +114,32 @@ inline void ExpectMatchesReference(const FastEngine& engine, const Case& c, doub
   }
 }
 
+// The fast kernel alone (no reference): input 0 arrives at run time, the
+// others are constants given to Prepare; the output, or empty after a
+// failure (reported).
+inline std::vector<float> RunFastOnly(const FastEngine& engine, int32_t op_type, const Attributes& attrs,
+                                      std::vector<TensorRef> ins, std::vector<int64_t> out_shape) {
+  kt::Tensor y = kt::Empty(TSR_DTYPE_F32, std::move(out_shape));
+  std::vector<TensorRef> typed = ins;
+  typed[0].data = nullptr;
+  TensorRef typed_y = y.ref;
+  typed_y.data = nullptr;
+  std::string why;
+  std::unique_ptr<FastOp> op = engine.Prepare(op_type, attrs, typed, {&typed_y, 1}, &why);
+  EXPECT_NE(op, nullptr) << why;
+  if (op == nullptr) return {};
+  auto state = op->NewState();
+  EXPECT_TRUE(state.ok());
+  if (!state.ok()) return {};
+  std::vector<void*> in_ptrs(ins.size(), nullptr);
+  in_ptrs[0] = ins[0].data;
+  void* out[] = {y.ref.data};
+  const absl::Status s = op->Run(**state, in_ptrs, out);
+  EXPECT_TRUE(s.ok()) << s;
+  const auto* p = static_cast<const float*>(y.ref.data);
+  return {p, p + y.ref.element_count()};
+}
+
 }  // namespace tessera::cpu::fast
 
 #endif  // TESSERA_PLUGINS_CPU_FAST_FAST_TEST_UTIL_H_
