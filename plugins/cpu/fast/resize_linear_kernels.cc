@@ -30,12 +30,14 @@
 namespace tessera::cpu::fast::detail {
 namespace {
 
-// Axis sizes the fast path takes, input and output alike: the tap tables
+// Axis sizes the fast path takes, input and output alike. The tap tables
 // are sized by the output axis and built at load, before the host has
-// allocated (or budgeted) any output, so an axis is bounded or a 25 KB
-// bytecode could ask for a multi-GB table (fuzz finding 6); tap indices
-// travel as int32.
-constexpr int64_t kMaxAxis = int64_t{1} << 24;
+// allocated (or budgeted) any output (fuzz finding 6: a 25 KB bytecode
+// asked for a 17 GB map): building one costs about 48 bytes per output
+// position while it lasts (MakeAxisTaps' tables, then ours), so 2^20
+// bounds that at 48 MB per axis, where the nearest path's 2^24 would allow
+// 768 MB. Images are far smaller; longer axes run on the reference.
+constexpr int64_t kMaxAxis = int64_t{1} << 20;
 
 // One resampled axis as [outer, in, inner] → [outer, out, inner].
 struct Pass {
