@@ -81,6 +81,7 @@ TEST(FastLinearResize, MatchesTheReferenceWithinTheDerivedBound) {
       {{1, 4, 6, 6}, {1, 4, 15, 6}, {}},                  // one axis (rows)
       {{3, 5, 4}, {6, 5, 9}, {}},                         // rank 3, outer and inner axes
       {{1, 1, 5, 5}, {1, 1, 20, 20}, {1, 1, 4, 4}},       // x4 (PaddleOCR's head)
+      {{2, 3, 4, 5}, {2, 3, 4, 5}, {}},                   // no axis changes: a copy
   };
   int cases = 0;
   for (int64_t coord : {TSR_COORD_HALF_PIXEL, TSR_COORD_ALIGN_CORNERS, TSR_COORD_ASYMMETRIC,
@@ -98,7 +99,7 @@ TEST(FastLinearResize, MatchesTheReferenceWithinTheDerivedBound) {
       ExpectMatchesReference(*engine, c, (3 * k + 2) * kUlp, 0);
       ++cases;
     }
-  EXPECT_EQ(cases, 50);
+  EXPECT_EQ(cases, 55);
 }
 
 std::vector<float> RunFast(const FastEngine& engine, const Attributes& a, const kt::Tensor& x,
