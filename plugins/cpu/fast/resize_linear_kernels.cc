@@ -55,8 +55,9 @@ TSR_VECTOR_CLONES void BlendRow(const float* a, const float* b, float w0, float 
 }
 
 // The innermost axis: each output reads two elements of the same row.
-// Branch-free (a select, not a branch), so that it vectorizes with AVX2
-// gathers: where w1 is 0, tap 1 (maybe 0·inf = NaN) is replaced by 0.
+// Branch-free (a select, not a branch), so that it vectorizes: the loads
+// stay scalar inserts, the arithmetic runs 8 wide on AVX2 (about 2x on the
+// bench's x2 resize). Where w1 is 0, tap 1 (maybe 0·inf = NaN) becomes 0.
 TSR_VECTOR_CLONES void GatherRow(const float* __restrict x, const int32_t* __restrict i0,
                                  const int32_t* __restrict i1, const float* __restrict w0,
                                  const float* __restrict w1, float* __restrict y, int64_t n) {
