@@ -24,23 +24,6 @@ namespace tessera::cpu::fast::detail {
 
 namespace {
 
-// Window attributes (STRIDES, DILATIONS, PADS, KERNEL_SHAPE) come from
-// untrusted bytecode: bounded before any arithmetic, so the window and span
-// sums cannot overflow (fuzzed PADS of 2^62 did, in pooling and then in
-// CONV_2D). Nothing real comes near; the reference kernel takes what is
-// refused here.
-constexpr int64_t kMaxWindowAttribute = int64_t{1} << 24;
-
-std::vector<int64_t> PairOrDefault(const Attributes& attrs, int32_t key, size_t len, int64_t dflt, int64_t min_value,
-                                   const char* what) {
-  auto v = attrs.GetInts(key);
-  if (v.empty()) return std::vector<int64_t>(len, dflt);
-  if (v.size() != len) Refuse(absl::StrCat(what, " length"));
-  for (int64_t e : v)
-    if (e < min_value || e > kMaxWindowAttribute) Refuse(absl::StrCat(what, " value ", e));
-  return {v.begin(), v.end()};
-}
-
 // in + pad_begin + pad_end - (dilation * (kernel - 1) + 1): how far the
 // last window may start past the first. Checked: a dimension comes from a
 // tensor shape, which with a zero elsewhere in it may be near INT64_MAX.

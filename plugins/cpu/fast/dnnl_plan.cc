@@ -54,6 +54,16 @@ void RequireOutputShape(int32_t op, const TensorRef& out, const std::vector<int6
     Refuse(absl::StrCat(OpTypeName(op), ": output shape ", ShapeText(out.shape), " is not ", ShapeText(expected)));
 }
 
+std::vector<int64_t> PairOrDefault(const Attributes& attrs, int32_t key, size_t len, int64_t dflt, int64_t min_value,
+                                   const char* what) {
+  auto v = attrs.GetInts(key);
+  if (v.empty()) return std::vector<int64_t>(len, dflt);
+  if (v.size() != len) Refuse(absl::StrCat(what, " length"));
+  for (int64_t e : v)
+    if (e < min_value || e > kMaxWindowAttribute) Refuse(absl::StrCat(what, " value ", e));
+  return {v.begin(), v.end()};
+}
+
 dnnl::primitive_attr ComputeAttr(int32_t op, const Attributes& attrs) {
   dnnl::post_ops po;
   const int64_t kind = attrs.GetInt(TSR_ATTR_ACTIVATION, TSR_ACTIVATION_NONE);

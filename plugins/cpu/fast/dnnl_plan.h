@@ -165,6 +165,16 @@ bool Present(std::span<const TensorRef> ins, size_t i);  // optional input given
 // f32, not quantized, no empty dims (omitted optional inputs are skipped).
 void RequireF32(int32_t op, std::span<const TensorRef> tensors);
 void RequireOutputShape(int32_t op, const TensorRef& out, const std::vector<int64_t>& expected);
+// Window attributes (STRIDES, DILATIONS, PADS, KERNEL_SHAPE, OUTPUT_PADDING)
+// come from untrusted bytecode: bounded before any arithmetic, so the
+// window and span sums cannot overflow (fuzzed PADS of 2^62 did, in pooling
+// and then in CONV_2D). Nothing real comes near; the reference kernel takes
+// what is refused here.
+constexpr int64_t kMaxWindowAttribute = int64_t{1} << 24;
+// `len` values of `key` in [min_value, kMaxWindowAttribute], or `len`
+// copies of `dflt` when the attribute is absent.
+std::vector<int64_t> PairOrDefault(const Attributes& attrs, int32_t key, size_t len, int64_t dflt, int64_t min_value,
+                                   const char* what);
 // Fused activation as an eltwise post-op; user scratchpad.
 dnnl::primitive_attr ComputeAttr(int32_t op, const Attributes& attrs);
 // Copies (reorders) constant data given in `user` layout into a new,

@@ -33,6 +33,7 @@ class DnnlEngine : public FastEngine {
         case TSR_OP_FULLY_CONNECTED: return PrepareFullyConnected(engine_, attrs, inputs, outputs);
         case TSR_OP_MATMUL: return PrepareMatmul(engine_, attrs, inputs, outputs);
         case TSR_OP_CONV_2D: return PrepareConv(engine_, attrs, inputs, outputs);
+        case TSR_OP_CONV_TRANSPOSE_2D: return PrepareConvTranspose(engine_, attrs, inputs, outputs);
         case TSR_OP_MAX_POOL_2D:
         case TSR_OP_AVG_POOL_2D:
         case TSR_OP_GLOBAL_AVG_POOL: {

@@ -14,6 +14,9 @@
 //                    activation fused; the activations are reordered to the
 //                    primitive's preferred blocked layout and back when it
 //                    wants one
+//   CONV_TRANSPOSE_2D deconvolution primitive (groups, strides, dilations,
+//                    pads, output padding less than a stride past the end
+//                    pad), weights and bias packed at load
 //   MAX_POOL_2D      pooling primitive (floor and ceil mode)
 //   AVG_POOL_2D      pooling primitive (floor mode, windows that always see
 //                    at least one real tap)
@@ -25,6 +28,9 @@
 //   GLOBAL_AVG_POOL  pooling primitive over the whole image (4-D)
 //   SELECT           f32 values, bool condition, broadcasting: a direct
 //                    copy loop (oneDNN 2.6 has no select); exact
+//   RESIZE           nearest: an index gather; linear: separable passes
+//                    over tap tables built at load (both: every transform
+//                    but tf_crop_and_resize; linear not EXCLUDE_OUTSIDE)
 //   every other elementwise op, the reductions, LAYER_NORM, RESHAPE,
 //                    CONCAT, GATHER, PAD: vectorized loops (loop_op.h and the
 //                    *_kernels.cc files that use it), and groups of

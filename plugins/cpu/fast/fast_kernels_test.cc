@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include "fast/fast_test_util.h"
 #include "test_util.h"
 
 namespace tessera::cpu::fast {
@@ -19,99 +20,6 @@ namespace {
 using kt::Tensor;
 
 TensorRef Typed(int32_t dtype, std::vector<int64_t> shape);
-
-std::unique_ptr<FastEngine> Engine() {
-  auto e = FastEngine::Create(1);
-  EXPECT_TRUE(e.ok()) << e.status();
-  return e.ok() ? *std::move(e) : nullptr;
-}
-
-Tensor RandomF32(std::mt19937& rng, std::vector<int64_t> shape) {
-  Tensor t = kt::Empty(TSR_DTYPE_F32, std::move(shape));
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  auto* p = static_cast<float*>(t.ref.data);
-  for (int64_t i = 0; i < t.ref.element_count(); ++i) p[i] = u(rng);
-  return t;
-}
-
-Tensor Abs(const Tensor& t) {
-  Tensor a = kt::Empty(t.ref.dtype, t.ref.shape);
-  if (t.ref.dtype != TSR_DTYPE_F32) {  // e.g. a bool condition: unchanged
-    std::memcpy(a.ref.data, t.ref.data, t.ref.byte_size());
-    return a;
-  }
-  const auto* s = static_cast<const float*>(t.ref.data);
-  auto* d = static_cast<float*>(a.ref.data);
-  for (int64_t i = 0; i < t.ref.element_count(); ++i) d[i] = std::fabs(s[i]);
-  return a;
-}
-
-struct Case {
-  int32_t op = 0;
-  Attributes attrs;
-  std::vector<Tensor> inputs;
-  std::vector<bool> constant;  // per input
-  std::vector<int64_t> out_shape;
-  std::string label;
-};
-
-// Runs the case through the reference kernel and the fast kernel and checks
-// every element against the documented bound.
-void ExpectMatchesReference(const FastEngine& engine, const Case& c) {
-  SCOPED_TRACE(c.label);
-  std::vector<TensorRef> ins;
-  for (const Tensor& t : c.inputs) ins.push_back(t.ref);
-  Tensor ref = kt::Empty(TSR_DTYPE_F32, c.out_shape);
-  ASSERT_TRUE(kt::RunOp(c.op, c.attrs, ins, ref).ok()) << kt::RunOp(c.op, c.attrs, ins, ref);
-
-  // Magnitude of the accumulated terms: the same op on |inputs|, no activation.
-  Attributes plain;
-  for (const auto& [key, value] : c.attrs.all()) {
-    if (key == TSR_ATTR_ACTIVATION || key == TSR_ATTR_CLIP_MIN || key == TSR_ATTR_CLIP_MAX) continue;
-    if (!value.ints.empty()) plain.SetInts(key, value.ints);
-    if (!value.floats.empty()) plain.SetFloats(key, value.floats);
-  }
-  std::vector<Tensor> abs_inputs;
-  std::vector<TensorRef> abs_refs;
-  for (const Tensor& t : c.inputs) abs_inputs.push_back(Abs(t));
-  for (const Tensor& t : abs_inputs) abs_refs.push_back(t.ref);
-  Tensor bound = kt::Empty(TSR_DTYPE_F32, c.out_shape);
-  ASSERT_TRUE(kt::RunOp(c.op, plain, abs_refs, bound).ok());
-
-  // What Prepare sees: constants with data, the rest type-only.
-  std::vector<TensorRef> typed = ins;
-  for (size_t i = 0; i < typed.size(); ++i)
-    if (!c.constant[i]) typed[i].data = nullptr;
-  std::vector<TensorRef> outs = {ref.ref};
-  outs[0].data = nullptr;
-  std::string why;
-  std::unique_ptr<FastOp> op = engine.Prepare(c.op, c.attrs, typed, outs, &why);
-  ASSERT_NE(op, nullptr) << why;
-  auto state = op->NewState();
-  ASSERT_TRUE(state.ok()) << state.status();
-
-  Tensor got = kt::Empty(TSR_DTYPE_F32, c.out_shape);
-  std::vector<void*> in_ptrs;
-  for (const Tensor& t : c.inputs) in_ptrs.push_back(t.ref.data);
-  std::vector<void*> out_ptrs = {got.ref.data};
-  // Twice: the second run reuses the state (scratch, memories).
-  ScopedThreads threads(1);
-  for (int run = 0; run < 2; ++run) {
-    std::memset(got.ref.data, 0xff, got.ref.byte_size());
-    absl::Status s = op->Run(**state, in_ptrs, out_ptrs);
-    ASSERT_TRUE(s.ok()) << s;
-    const auto* r = static_cast<const float*>(ref.ref.data);
-    const auto* g = static_cast<const float*>(got.ref.data);
-    const auto* b = static_cast<const float*>(bound.ref.data);
-    int reported = 0;
-    for (int64_t i = 0; i < ref.ref.element_count(); ++i) {
-      const double tol = kFastRelTolerance * std::fabs(b[i]) + kFastAbsTolerance;
-      if (!(std::fabs(static_cast<double>(g[i]) - r[i]) <= tol) && reported++ < 5)
-        ADD_FAILURE() << "element " << i << ": fast " << g[i] << " reference " << r[i] << " tolerance " << tol;
-    }
-    ASSERT_EQ(reported, 0);
-  }
-}
 
 void SetActivation(std::mt19937& rng, Case& c) {
   const int kind = static_cast<int>(rng() % 3);

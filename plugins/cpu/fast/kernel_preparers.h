@@ -25,6 +25,9 @@ std::unique_ptr<FastOp> PrepareConv(const dnnl::engine& engine, const Attributes
 // preferred layout.
 std::unique_ptr<FastOp> PrepareChainable(const dnnl::engine& engine, std::span<const ChainLink> links);
 
+// conv_transpose_kernels.cc: CONV_TRANSPOSE_2D on oneDNN's deconvolution.
+std::unique_ptr<FastOp> PrepareConvTranspose(const dnnl::engine& engine, const Attributes& attrs, Ins ins, Outs outs);
+
 // elementwise_kernels.cc
 std::unique_ptr<FastOp> PrepareBinary(int32_t op, const dnnl::engine& engine, Ins ins, Outs outs);
 std::unique_ptr<FastOp> PrepareSoftmax(const dnnl::engine& engine, const Attributes& attrs, Ins ins, Outs outs);
@@ -51,8 +54,12 @@ std::unique_ptr<FastOp> PrepareLayerNorm(const Attributes& attrs, Ins ins, Outs 
 std::unique_ptr<FastOp> PrepareReshape(int32_t op, Ins ins, Outs outs);
 std::unique_ptr<FastOp> PrepareConcat(const Attributes& attrs, Ins ins, Outs outs);
 std::unique_ptr<FastOp> PrepareGather(const Attributes& attrs, Ins ins, Outs outs);
-// RESIZE, nearest mode (index maps from the reference kernel).
+// resize_kernels.cc: RESIZE, nearest mode (index maps from the reference
+// kernel); linear mode is handed to PrepareLinearResize.
 std::unique_ptr<FastOp> PrepareResize(const Attributes& attrs, Ins ins, Outs outs);
+// resize_linear_kernels.cc: RESIZE, linear mode, f32 (taps from
+// kernels/resize_taps.h).
+std::unique_ptr<FastOp> PrepareLinearResize(const Attributes& attrs, Ins ins, Outs outs);
 
 // pad_kernels.cc
 std::unique_ptr<FastOp> PreparePad(const Attributes& attrs, Ins ins, Outs outs);

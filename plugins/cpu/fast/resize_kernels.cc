@@ -2,8 +2,9 @@
 // the source index of each axis depends on that axis alone. The index maps
 // are computed once, at prepare time, by the reference kernel itself (a
 // 1-D resize of 0, 1, ..., in−1 along each axis), so the fast path selects
-// exactly what the oracle selects; the run is a byte gather. Linear, cubic
-// and tf_crop_and_resize (extrapolation) stay on the reference kernel.
+// exactly what the oracle selects; the run is a byte gather. Linear mode
+// goes to resize_linear_kernels.cc; cubic and tf_crop_and_resize
+// (extrapolation) stay on the reference kernel.
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -53,7 +54,9 @@ std::unique_ptr<FastOp> PrepareResize(const Attributes& attrs, Ins ins, Outs out
   const TensorRef &x = ins[0], &y = outs[0];
   if (!IsFloatDType(x.dtype) || y.dtype != x.dtype) Refuse("RESIZE: dtype");
   if (!x.quant.scales.empty() || !y.quant.scales.empty()) Refuse("RESIZE: quantized");
-  if (attrs.GetInt(TSR_ATTR_RESIZE_MODE, TSR_RESIZE_NEAREST) != TSR_RESIZE_NEAREST) Refuse("RESIZE: not nearest");
+  const int64_t mode = attrs.GetInt(TSR_ATTR_RESIZE_MODE, TSR_RESIZE_NEAREST);
+  if (mode == TSR_RESIZE_LINEAR) return PrepareLinearResize(attrs, ins, outs);
+  if (mode != TSR_RESIZE_NEAREST) Refuse("RESIZE: not nearest or linear");
   if (attrs.GetInt(TSR_ATTR_COORD_TRANSFORM, TSR_COORD_HALF_PIXEL) == TSR_COORD_TF_CROP_AND_RESIZE)
     Refuse("RESIZE: tf_crop_and_resize extrapolates");
   const size_t rank = x.shape.size();

@@ -1,0 +1,61 @@
+// RESIZE's per-axis geometry (docs/ops.md#resize): the attribute checks,
+// which axes are resampled and in what order, and the taps (input indices
+// and weights) of every output position along one axis. Shared by the
+// reference kernel (resize.cc) and the cpu fast kernel
+// (plugins/cpu/fast/resize_kernels.cc), so the coordinate-transform
+// formulas exist once.
+#ifndef TESSERA_PLUGINS_CPU_KERNELS_RESIZE_TAPS_H_
+#define TESSERA_PLUGINS_CPU_KERNELS_RESIZE_TAPS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "kernel_util.h"
+
+namespace tessera::cpu {
+
+struct ResizeParams {
+  int64_t mode, coord, nearest;
+  double cubic_a;
+  bool exclude_outside;
+  double extrapolation;
+  std::vector<float> scales;  // empty, or one per axis
+  std::vector<float> roi;     // empty, or [starts, ends] (tf_crop_and_resize)
+};
+
+// One resampled axis: lengths, scale (SCALES[axis] or out/in), the
+// resized length (scale·in with SCALES, else out) and the ROI pair.
+struct ResizeAxis {
+  size_t axis;
+  int64_t in, out;
+  double scale, resized, roi_start, roi_end;
+};
+
+struct AxisTaps {
+  // index/weight[o * width + k]: input index (clamped) and weight of tap k
+  // of output o; extrapolate[o]: output o lies outside the crop
+  // (tf_crop_and_resize).
+  int64_t width = 0;
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+  std::vector<bool> extrapolate;
+};
+
+// The attributes, checked against the input and output shapes (an error
+// names what is wrong; every axis is non-empty when this succeeds).
+absl::StatusOr<ResizeParams> ParseResizeParams(int32_t op, const Attributes& attrs, const Shape& in,
+                                               const Shape& out);
+
+// The axes that are not the identity, in the order the reference resamples
+// them: shrinking axes first, then growing ones, so that no intermediate
+// is larger than the input or the output.
+std::vector<ResizeAxis> ResampledAxes(const ResizeParams& p, const Shape& in, const Shape& out);
+
+// Taps of every output position of one axis (`a.out` entries: the caller
+// bounds it).
+AxisTaps MakeAxisTaps(const ResizeParams& p, const ResizeAxis& a);
+
+}  // namespace tessera::cpu
+
+#endif  // TESSERA_PLUGINS_CPU_KERNELS_RESIZE_TAPS_H_
