@@ -78,7 +78,9 @@ std::unique_ptr<FastOp> PrepareConcat(const Attributes& attrs, Ins ins, Outs out
 
 // GATHER along one axis; indices (i32/i64) may be constant or computed at
 // run time, so they are range-checked on every run (an out-of-range index
-// is the reference kernel's error too).
+// is the reference kernel's error too), all of them before any output is
+// written, and then read again while copying rather than kept: a run
+// allocates nothing.
 std::unique_ptr<FastOp> PrepareGather(const Attributes& attrs, Ins ins, Outs outs) {
   const int32_t op = TSR_OP_GATHER;
   RequireSameKnownDType(op, ins, outs);
@@ -102,18 +104,22 @@ std::unique_ptr<FastOp> PrepareGather(const Attributes& attrs, Ins ins, Outs out
   const size_t block = static_cast<size_t>(inner) * DTypeSize(x.dtype);
   const bool wide = ind.dtype == TSR_DTYPE_I64;
   return std::make_unique<LoopOp>("GATHER", 2, 1, [=](auto in, auto out_ptrs) {
-    std::vector<int64_t> idx(static_cast<size_t>(count));
+    auto index = [&](int64_t i) -> int64_t {
+      return wide ? static_cast<const int64_t*>(in[1])[i] : static_cast<const int32_t*>(in[1])[i];
+    };
     for (int64_t i = 0; i < count; ++i) {
-      const int64_t v = wide ? static_cast<const int64_t*>(in[1])[i] : static_cast<const int32_t*>(in[1])[i];
+      const int64_t v = index(i);
       if (v < -dim || v >= dim)
         return absl::InvalidArgumentError(
             absl::StrCat("GATHER: index ", v, " out of range for axis ", axis, " of size ", dim));
-      idx[i] = v < 0 ? v + dim : v;
     }
     const auto* src = static_cast<const char*>(in[0]);
     auto* dst = static_cast<char*>(out_ptrs[0]);
     for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < count; ++i, dst += block) std::memcpy(dst, src + (o * dim + idx[i]) * block, block);
+      for (int64_t i = 0; i < count; ++i, dst += block) {
+        const int64_t v = index(i);
+        std::memcpy(dst, src + (o * dim + (v < 0 ? v + dim : v)) * block, block);
+      }
     return absl::OkStatus();
   });
 }

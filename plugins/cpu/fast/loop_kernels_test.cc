@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include "fast/allocation_counter_test_util.h"
 #include "fast/fast_kernels.h"
 #include "test_util.h"
 
@@ -424,6 +425,55 @@ TEST(LoopKernels, ReshapeConcatGatherCopyEveryDType) {
   EXPECT_FALSE(r.run.ok());
 }
 
+
+// The loop kernels that run every invoke allocate nothing there: GATHER
+// with run-time indices (checked, then read again while copying) and a
+// broadcasting ADD (the walk's counters on the stack). The outputs are the
+// reference's, so the counted run did its work.
+TEST(LoopKernels, GatherAndBroadcastRunsAllocateNothing) {
+  if (!kCountsAllocations) GTEST_SKIP() << "the sanitizers replace operator new";
+  auto engine = Engine();
+  std::mt19937 rng(23);
+  struct Case {
+    int32_t op;
+    Attributes attrs;
+    std::vector<Tensor> ins;
+    TensorRef type;
+  };
+  std::vector<Case> cases;
+  Attributes axis1;
+  axis1.SetInts(TSR_ATTR_AXIS, {1});
+  cases.push_back({TSR_OP_GATHER, axis1, {RandomF32(rng, {3, 5, 4}), kt::I64({2, 3}, {4, -1, 0, 2, -5, 1})},
+                   TypeOf(TSR_DTYPE_F32, {3, 2, 3, 4})});
+  cases.push_back({TSR_OP_ADD, {}, {RandomF32(rng, {2, 3, 4, 5}), RandomF32(rng, {3, 1, 5})},
+                   TypeOf(TSR_DTYPE_F32, {2, 3, 4, 5})});
+  for (Case& c : cases) {
+    std::vector<TensorRef> typed;
+    for (const Tensor& t : c.ins) {
+      typed.push_back(t.ref);
+      typed.back().data = nullptr;  // every input arrives at run time
+    }
+    std::string why;
+    std::unique_ptr<FastOp> op = engine->Prepare(c.op, c.attrs, typed, {&c.type, 1}, &why);
+    ASSERT_NE(op, nullptr) << why;
+    auto state = op->NewState();
+    ASSERT_TRUE(state.ok()) << state.status();
+    Tensor y = kt::Empty(TSR_DTYPE_F32, c.type.shape);
+    std::vector<void*> in;
+    for (const Tensor& t : c.ins) in.push_back(t.ref.data);
+    void* out[] = {y.ref.data};
+    absl::Status run;
+    int count = 0;
+    {
+      AllocationCounter allocations;
+      run = op->Run(**state, in, out);
+      count = allocations.count();
+    }
+    ASSERT_TRUE(run.ok()) << run;
+    EXPECT_EQ(count, 0) << op->name();
+    ExpectClose(y, Reference(c.op, c.attrs, c.ins, c.type), 0, op->name());
+  }
+}
 
 // A GELU + bias + per-row scale DAG as one fused group against the same ops
 // run one by one by the reference kernels: every operand form (whole

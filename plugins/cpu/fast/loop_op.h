@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "fast/fast_kernels.h"
@@ -71,11 +72,12 @@ class BroadcastWalk {
   int64_t row_stride(size_t k) const { return dims_.empty() ? 0 : strides_[k].back(); }
 
   // Calls fn(out_offset, const int64_t* in_offsets) at the start of every
-  // row, in row-major order.
+  // row, in row-major order. Runs on every invoke, so its counters live
+  // on the stack for the ranks and arities models have (no allocation).
   template <typename Fn>
   void ForEachRow(Fn&& fn) const {
     const size_t r = dims_.size(), n = strides_.size();
-    std::vector<int64_t> idx(r, 0), off(n, 0);
+    absl::InlinedVector<int64_t, 8> idx(r, 0), off(n, 0);
     const int64_t len = row_length();
     int64_t rows = 1;
     for (size_t d = 0; d + 1 < r; ++d) rows *= dims_[d];

@@ -6,43 +6,18 @@
 // Every coordinate transform the fast path takes, up and down, integral
 // and non-integral scales, with and without SCALES, one axis or several;
 // hand vectors; inf beside an unread tap; and what it refuses.
-#include <atomic>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
-#include <new>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "fast/allocation_counter_test_util.h"
 #include "fast/fast_kernels.h"
 #include "fast/fast_test_util.h"
 #include "test_util.h"
-
-// Counts operator new while `counting` is set (NoAllocationPerRun). Not
-// under the sanitizers, which bring their own operator new.
-namespace {
-std::atomic<bool> counting{false};
-std::atomic<int> allocations{0};
-}  // namespace
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TSR_COUNTS_ALLOCATIONS 0
-#else
-#define TSR_COUNTS_ALLOCATIONS 1
-// GCC sees free() of an operator new pointer once these are inlined; they
-// are a matched pair (malloc/free underneath).
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(size_t n) {
-  if (counting.load()) allocations.fetch_add(1);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-#endif
 
 namespace tessera::cpu::fast {
 namespace {
@@ -143,7 +118,7 @@ TEST(FastLinearResize, AnUnreadTapDoesNotTurnInfIntoNan) {
 TEST(FastLinearResize, NoAllocationPerRun) {
   // Tap tables at prepare, intermediates at NewState: a run (three passes
   // here, so both ping-pong buffers) allocates nothing.
-  if (!TSR_COUNTS_ALLOCATIONS) GTEST_SKIP() << "the sanitizers replace operator new";
+  if (!kCountsAllocations) GTEST_SKIP() << "the sanitizers replace operator new";
   auto engine = Engine();
   std::mt19937 rng(3);
   const kt::Tensor x = RandomF32(rng, {2, 3, 5, 6});
@@ -157,12 +132,11 @@ TEST(FastLinearResize, NoAllocationPerRun) {
   ASSERT_TRUE(state.ok());
   void* in[] = {x.ref.data};
   void* out[] = {y.ref.data};
-  allocations = 0;
-  counting = true;
+  AllocationCounter allocations;
   const absl::Status s = op->Run(**state, in, out);
-  counting = false;
+  const int count = allocations.count();
   ASSERT_TRUE(s.ok()) << s;
-  EXPECT_EQ(allocations.load(), 0);
+  EXPECT_EQ(count, 0);
 }
 
 TEST(FastLinearResize, RefusesToTheReference) {
