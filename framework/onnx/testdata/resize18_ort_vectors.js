@@ -5,7 +5,12 @@
 // initializer lists.
 //
 //   npm install --ignore-scripts onnxruntime-node@1.30.0 protobufjs@7.4.0   (in DIR)
-//   NODE_PATH=DIR/node_modules node framework/onnx/testdata/resize18_ort_vectors.js
+//   NODE_PATH=DIR/node_modules node framework/onnx/testdata/resize18_ort_vectors.js [OUT_DIR]
+//
+// With OUT_DIR, each case is also written in the ONNX node-test layout
+// (OUT_DIR/NAME/model.onnx, test_data_set_0/input_0.pb, output_0.pb holding
+// ORT's output), so `tessera onnx-test OUT_DIR/*` runs the whole pipeline
+// (import, compile, cpu plugin) against ORT.
 //
 // ORT 1.30 quirks the cases avoid: keep_aspect_ratio_policy with negative
 // axes returns the input unchanged (its own shape inference expects the
@@ -18,6 +23,8 @@
 // binary ships in the package.) Each case's input is Input(n) below, the
 // same formula as the test's Input(): exact in f32.
 'use strict';
+const fs = require('fs');
+const path = require('path');
 const protobuf = require('protobufjs');
 const ort = require('onnxruntime-node');
 
@@ -71,6 +78,8 @@ function fmt(values) {
 async function main() {
   const root = await protobuf.load(ONNX_PROTO);
   const ModelProto = root.lookupType('onnx.ModelProto');
+  const TensorProto = root.lookupType('onnx.TensorProto');
+  const outDir = process.argv[2];
   for (const c of cases) {
     const count = c.shape.reduce((a, b) => a * b, 1);
     const inputs = ['x', ''];
@@ -101,6 +110,15 @@ async function main() {
     const bytes = ModelProto.encode(ModelProto.fromObject(model)).finish();
     const session = await ort.InferenceSession.create(bytes);
     const out = await session.run({ x: new ort.Tensor('float32', Input(count), c.shape) });
+    if (outDir) {
+      const dir = path.join(outDir, c.name, 'test_data_set_0');
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(outDir, c.name, 'model.onnx'), bytes);
+      const tensor = (name, dims, data) => TensorProto.encode(TensorProto.fromObject(
+          { name, dims, dataType: FLOAT, rawData: Buffer.from(new Float32Array(data).buffer) })).finish();
+      fs.writeFileSync(path.join(dir, 'input_0.pb'), tensor('x', c.shape, Input(count)));
+      fs.writeFileSync(path.join(dir, 'output_0.pb'), tensor('y', out.y.dims, out.y.data));
+    }
     console.log(`// ${c.name}: [${out.y.dims.join(', ')}]`);
     console.log(`{${fmt(out.y.data)}}`);
   }
