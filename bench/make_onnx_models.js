@@ -239,4 +239,6 @@ async function main() {
   }
 }
 
-main().catch((e) => { console.error(e); process.exit(1); });
+module.exports = { xorshift, weights, FLOAT, INT64, ONNX_PROTO };
+
+if (require.main === module) main().catch((e) => { console.error(e); process.exit(1); });

@@ -4,6 +4,13 @@
 //
 //   node ort_bench.js MODEL.onnx [--inputs DIR] [--reps N] [--warmup N]
 //                     [--threads N] [--outputs DIR] [--compare DIR] [--json]
+//                     [--freeze-input NAME=V,...]...
+//
+// --inputs DIR reads DIR/input_<i>.pb, matched by position to the graph
+// inputs that are not frozen (as `tessera run/bench --inputs` does).
+// --freeze-input NAME=V,... feeds that input the given values (its dtype and
+// shape from the model; `tessera` takes the same flag and makes the input a
+// constant), e.g. `--freeze-input sr=16000` for Silero VAD's sample rate.
 //
 // --compare DIR reads DIR/output_<i>.pb (e.g. from `tessera run --outputs`)
 // and reports the largest absolute difference from ORT's outputs, and that
@@ -23,10 +30,16 @@ const ELEM = { 1: 'float32', 6: 'int32', 7: 'int64', 9: 'bool', 3: 'int8', 2: 'u
 const ARRAY = { float32: Float32Array, int32: Int32Array, int64: BigInt64Array, bool: Uint8Array, int8: Int8Array, uint8: Uint8Array };
 
 function parseArgs(argv) {
-  const a = { reps: 100, warmup: 10, threads: 1, json: false };
+  const a = { reps: 100, warmup: 10, threads: 1, json: false, freeze: new Map() };
   for (let i = 0; i < argv.length; ++i) {
     const k = argv[i];
     if (k === '--json') a.json = true;
+    else if (k === '--freeze-input') {
+      const flag = argv[++i] || '';
+      const eq = flag.indexOf('=');
+      if (eq <= 0) throw new Error(`--freeze-input wants NAME=V,..., not '${flag}'`);
+      a.freeze.set(flag.slice(0, eq), flag.slice(eq + 1).split(','));
+    }
     else if (['--inputs', '--outputs', '--compare', '--reps', '--warmup', '--threads'].includes(k)) a[k.slice(2)] = argv[++i];
     else if (!a.model) a.model = k;
     else throw new Error(`unexpected argument ${k}`);
@@ -44,6 +57,16 @@ function tensorFromProto(TensorProto, bytes) {
   const raw = t.rawData;
   const buf = raw.buffer.slice(raw.byteOffset, raw.byteOffset + raw.byteLength);
   return new ort.Tensor(type, new ARRAY[type](buf), dims);
+}
+
+function frozenTensor(meta, values) {
+  if (!meta.shape.every((d) => typeof d === 'number')) throw new Error(`--freeze-input ${meta.name}: the input's shape is not static`);
+  const n = meta.shape.reduce((x, y) => x * y, 1);
+  if (values.length !== n) throw new Error(`--freeze-input ${meta.name}: ${values.length} value(s) for ${n} element(s)`);
+  const type = meta.type;
+  if (!ARRAY[type]) throw new Error(`--freeze-input ${meta.name}: dtype ${type} unsupported here`);
+  const parse = type === 'int64' ? (v) => BigInt(v) : (v) => Number(v);
+  return new ort.Tensor(type, ARRAY[type].from(values.map(parse)), meta.shape);
 }
 
 function randomTensor(meta) {
@@ -66,9 +89,15 @@ async function main() {
     graphOptimizationLevel: 'all',
   });
   const feeds = {};
+  for (const name of a.freeze.keys()) {
+    if (!session.inputNames.includes(name)) throw new Error(`--freeze-input names '${name}', which is not a graph input`);
+  }
+  let file = 0;
   session.inputNames.forEach((name, i) => {
-    if (a.inputs) {
-      feeds[name] = tensorFromProto(TensorProto, fs.readFileSync(path.join(a.inputs, `input_${i}.pb`)));
+    if (a.freeze.has(name)) {
+      feeds[name] = frozenTensor(session.inputMetadata[i], a.freeze.get(name));
+    } else if (a.inputs) {
+      feeds[name] = tensorFromProto(TensorProto, fs.readFileSync(path.join(a.inputs, `input_${file++}.pb`)));
     } else {
       feeds[name] = randomTensor(session.inputMetadata[i]);
     }
