@@ -47,22 +47,22 @@ std::optional<std::string> Payload(const absl::Status& s, absl::string_view key)
 }
 
 // The graph inputs a runtime tensor depends on, to say which to freeze.
-std::vector<std::string> FeedingInputs(const ImportContext& ctx, int32_t t) {
+std::vector<int32_t> FeedingInputs(const ImportContext& ctx, int32_t t) {
   std::map<int32_t, const Op*> producer;
   for (const Op& op : ctx.graph().ops)
     for (int32_t o : op.outputs) producer[o] = &op;
   std::set<int32_t> inputs(ctx.graph().inputs.begin(), ctx.graph().inputs.end()), seen;
   std::vector<int32_t> stack{t};
-  std::vector<std::string> names;
+  std::vector<int32_t> found;
   while (!stack.empty()) {
     const int32_t x = stack.back();
     stack.pop_back();
     if (x < 0 || !seen.insert(x).second) continue;
-    if (inputs.count(x) && !ctx.IsConstant(x)) names.push_back(ctx.tensor(x).name);
+    if (inputs.count(x) && !ctx.IsConstant(x)) found.push_back(x);
     if (auto it = producer.find(x); it != producer.end())
       for (int32_t in : it->second->inputs) stack.push_back(in);
   }
-  return names;
+  return found;
 }
 
 // Every value name a node reads, its subgraphs' included (a branch may
@@ -102,21 +102,43 @@ absl::Status ProblemError(absl::string_view kind, absl::string_view message, abs
   return s;
 }
 
+// An input of at most this many elements may be a setting (a sample
+// rate, a mode flag) that an app fixes once, so freezing it is advice
+// that works. A larger one carries data: a value computed from it changes
+// with every run, and freezing it would bake one run's data into the model.
+constexpr int64_t kMaxFreezableElements = 16;
+
 absl::Status NotConstantError(const ImportContext& ctx, int32_t t, absl::string_view what, absl::string_view verb) {
-  const std::vector<std::string> feeding = FeedingInputs(ctx, t);
-  std::vector<std::string> quoted, flags;
-  for (const std::string& name : feeding) {
-    quoted.push_back(absl::StrCat("'", name, "'"));
-    flags.push_back(absl::StrCat("--freeze-input ", ShellWord(absl::StrCat(name, "=VALUE"))));
+  const std::vector<int32_t> feeding = FeedingInputs(ctx, t);
+  std::vector<std::string> settings, data;
+  for (int32_t x : feeding) {
+    const std::string& name = ctx.tensor(x).name;
+    const int64_t elements = ctx.tensor(x).element_count();
+    if (elements > kMaxFreezableElements)
+      data.push_back(absl::StrCat("'", name, "' (", elements, " elements)"));
+    else
+      settings.push_back(name);
   }
+  std::string message = std::string(what) + std::string(verb);
+  if (!feeding.empty()) {
+    std::vector<std::string> quoted;
+    for (int32_t x : feeding) quoted.push_back(absl::StrCat("'", ctx.tensor(x).name, "'"));
+    absl::StrAppend(&message, ": it depends on graph input", feeding.size() > 1 ? "s " : " ",
+                    absl::StrJoin(quoted, ", "));
+  }
+  if (!data.empty())
+    return ProblemError(
+        kDynamicValue, message,
+        absl::StrCat("it is computed from the data of ", absl::StrJoin(data, ", "),
+                     ", so it changes from run to run and freezing is no fix: Tessera converts static control flow "
+                     "only; export the model with this value fixed, or split it here and run the parts in turn"));
+  std::vector<std::string> flags;
+  for (const std::string& name : settings)
+    flags.push_back(absl::StrCat("--freeze-input ", ShellWord(absl::StrCat(name, "=VALUE"))));
   if (flags.empty()) flags.push_back("--freeze-input NAME=VALUE");
-  return ProblemError(
-      kDynamicValue,
-      absl::StrCat(what, verb,
-                   feeding.empty() ? "" : absl::StrCat(": it depends on graph input", feeding.size() > 1 ? "s " : " ",
-                                                       absl::StrJoin(quoted, ", "))),
-      absl::StrCat("freeze ", feeding.size() > 1 ? "them" : "it", " with ", absl::StrJoin(flags, " "),
-                   " (the graph has static control flow)"));
+  return ProblemError(kDynamicValue, message,
+                      absl::StrCat("freeze ", settings.size() > 1 ? "them" : "it", " with ", absl::StrJoin(flags, " "),
+                                   " (the graph has static control flow)"));
 }
 
 absl::Status CheckConverterExists(const onnx::NodeProto& node, const std::string& label) {

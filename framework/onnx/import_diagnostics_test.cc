@@ -18,6 +18,7 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 using testing::AttrGraph;
+using testing::AttrInt;
 using testing::FourProblemModel;
 using testing::OnnxModelBuilder;
 
@@ -143,6 +144,39 @@ TEST(ImportDiagnostics, DynamicIfConditionsNameTheInputToFreeze) {
   EXPECT_EQ(cond->hint, "freeze it with --freeze-input 'use fast=VALUE' (the graph has static control flow)");
   EXPECT_NE(Find(found, "unsupported_op", "Frobnicate"), nullptr);
   EXPECT_THAT(g.message(), HasSubstr("\n  dynamic value in If, 2 nodes ('if1', 'if2'): "));
+}
+
+// An If decided by the data itself (a score computed from a 1x16x96
+// input, as openWakeWord's hey_jarvis does) cannot be fixed by freezing:
+// the hint says so instead of offering --freeze-input for the data. A
+// setting beside it (4 elements) is still named in the message.
+TEST(ImportDiagnostics, IfDecidedByDataIsNotAdvisedToFreeze) {
+  OnnxModelBuilder b;
+  b.Input("x.1", kFloat, {1, 16, 96});
+  b.Input("gain", kFloat, {4});
+  OnnxModelBuilder then_branch, else_branch;
+  then_branch.Node("Relu", {"gain"}, {"t"});
+  then_branch.Output("t");
+  else_branch.Node("Neg", {"gain"}, {"e"});
+  else_branch.Output("e");
+  AttrInt(b.Node("ReduceMax", {"x.1"}, {"score"}), "keepdims", 0);
+  AttrInt(b.Node("ReduceMax", {"gain"}, {"level"}), "keepdims", 0);
+  b.Node("Greater", {"score", "level"}, {"fire"});
+  onnx::NodeProto& n = b.Node("If", {"fire"}, {"y"}, "verify");
+  AttrGraph(n, "then_branch", then_branch);
+  AttrGraph(n, "else_branch", else_branch);
+  b.Output("y");
+  std::vector<ImportDiagnostic> found;
+  const absl::Status g = Diagnose(b.Bytes(), found);
+  ASSERT_FALSE(g.ok());
+  const ImportDiagnostic* cond = Find(found, "dynamic_value", "If");
+  ASSERT_NE(cond, nullptr) << g;
+  EXPECT_THAT(cond->message, HasSubstr("it depends on graph inputs "));
+  EXPECT_THAT(cond->message, HasSubstr("'x.1'"));
+  EXPECT_THAT(cond->message, HasSubstr("'gain'"));
+  EXPECT_THAT(cond->hint, HasSubstr("computed from the data of 'x.1' (1536 elements)"));
+  EXPECT_THAT(cond->hint, HasSubstr("freezing is no fix"));
+  EXPECT_THAT(cond->hint, Not(HasSubstr("--freeze-input")));
 }
 
 // An op without converter inside the branch an If takes is named by its

@@ -249,7 +249,10 @@ absl::Status ImportInputs(const onnx::GraphProto& g, const ImportOptions& option
   std::vector<std::string> dynamic, advice, dynamic_names;
   for (const onnx::ValueInfoProto& in : g.input()) {
     if (initializer_names.count(in.name())) continue;  // an initializer's default wins: static weights
-    const size_t pos = position++;
+    const auto frozen = options.frozen_inputs.find(in.name());
+    // An input frozen by name is no input of the imported model: it takes
+    // no position (ImportOptions::positional_input_shapes).
+    const size_t pos = frozen != options.frozen_inputs.end() ? SIZE_MAX : position++;
     const std::string label = absl::StrCat("graph input '", in.name(), "'");
     if (!in.has_type() || !in.type().has_tensor_type())
       return absl::UnimplementedError(absl::StrCat(label, ": only tensor inputs are supported"));
@@ -257,7 +260,6 @@ absl::Status ImportInputs(const onnx::GraphProto& g, const ImportOptions& option
     absl::StatusOr<int32_t> dtype = DTypeFromOnnx(tt.elem_type());
     if (!dtype.ok()) return WithPrefix(dtype.status(), label);
     std::vector<int64_t> shape;
-    const auto frozen = options.frozen_inputs.find(in.name());
     if (frozen != options.frozen_inputs.end()) used_frozen.insert(in.name());
     if (auto it = options.input_shapes.find(in.name()); it != options.input_shapes.end()) {
       shape = it->second;

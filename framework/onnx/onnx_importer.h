@@ -68,11 +68,14 @@ struct ImportOptions {
   // another rank, or one that differs in a fixed dim, is InvalidArgument
   // naming both (an input declared without any shape takes any).
   std::map<std::string, std::vector<int64_t>> input_shapes;
-  // Shapes by position among the non-initializer graph inputs, checked
-  // the same way (the onnx-test runner and `run --inputs` take them from
-  // input_K.pb); nullopt = keep. A named shape wins.
+  // Shapes by position among the non-initializer graph inputs that are not
+  // frozen by name (frozen_inputs): the inputs a run of the imported model
+  // takes, in the graph's order, as `run --inputs DIR` matches its files.
+  // Checked the same way (the onnx-test runner and `run --inputs` take them
+  // from input_K.pb); nullopt = keep. A named shape wins.
   std::vector<std::optional<std::vector<int64_t>>> positional_input_shapes;
-  // Values by position (the onnx-test runner passes test_data_set_0). An
+  // Values by the same positions (the onnx-test runner passes
+  // test_data_set_0, and freezes nothing by name). An
   // input whose value is needed as a constant operand (a Reshape shape,
   // Slice starts, reduction axes, ...) is frozen into a constant and leaves
   // the graph's inputs; metadata "onnx.frozen_inputs" lists the positions.

@@ -174,6 +174,26 @@ TEST(OnnxImporter, FreezesInputUsedAsConstantOperand) {
   EXPECT_EQ(g->tensors[g->outputs[0]].shape, (std::vector<int64_t>{6}));
 }
 
+// Positions skip an input frozen by name, as `run --inputs DIR` matches
+// its files against the inputs left: the shape given at position 0 is the
+// dynamic x's, not the frozen k's before it.
+TEST(OnnxImporter, PositionalShapesSkipInputsFrozenByName) {
+  OnnxModelBuilder b;
+  b.Input("k", onnx::TensorProto::INT64, {1});
+  b.Input("x", kFloat, {-1, 2});
+  b.Node("Relu", {"x"}, {"y"});
+  b.Output("y");
+  ImportOptions o;
+  o.frozen_inputs["k"] = {3};
+  o.positional_input_shapes = {std::vector<int64_t>{5, 2}};
+  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes(), o);
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(g->inputs.size(), 1u);
+  EXPECT_EQ(g->tensors[g->inputs[0]].name, "x");
+  EXPECT_EQ(g->tensors[g->inputs[0]].shape, (std::vector<int64_t>{5, 2}));
+  EXPECT_EQ(g->tensors[g->outputs[0]].shape, (std::vector<int64_t>{5, 2}));
+}
+
 TEST(OnnxImporter, FreezesInputThroughIdentity) {
   // Identity is a copy op, but not of an input that may still be frozen.
   OnnxModelBuilder b;
