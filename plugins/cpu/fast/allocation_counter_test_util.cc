@@ -7,16 +7,19 @@
 namespace {
 std::atomic<bool> counting{false};
 std::atomic<int> allocations{0};
+std::atomic<size_t> allocated_bytes{0};
 }  // namespace
 
 namespace tessera::cpu::fast {
 
 AllocationCounter::AllocationCounter() {
   allocations = 0;
+  allocated_bytes = 0;
   counting = true;
 }
 AllocationCounter::~AllocationCounter() { counting = false; }
 int AllocationCounter::count() const { return allocations.load(); }
+size_t AllocationCounter::bytes() const { return allocated_bytes.load(); }
 
 }  // namespace tessera::cpu::fast
 
@@ -25,7 +28,10 @@ int AllocationCounter::count() const { return allocations.load(); }
 // are a matched pair (malloc/free underneath).
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void* operator new(size_t n) {
-  if (counting.load()) allocations.fetch_add(1);
+  if (counting.load()) {
+    allocations.fetch_add(1);
+    allocated_bytes.fetch_add(n);
+  }
   if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
   throw std::bad_alloc();
 }

@@ -1,49 +1,61 @@
 // RESIZE, nearest mode only: every output element is one input element, and
 // the source index of each axis depends on that axis alone. The index maps
-// are computed once, at prepare time, by the reference kernel itself (a
-// 1-D resize of 0, 1, ..., in−1 along each axis), so the fast path selects
-// exactly what the oracle selects; the run is a byte gather. Linear mode
-// goes to resize_linear_kernels.cc; cubic and tf_crop_and_resize
-// (extrapolation) stay on the reference kernel.
+// are built once, at prepare time, from the reference's own tap code
+// (TapsAt in kernels/resize_taps.cc: the tap nearest mode gives weight 1),
+// so the fast path selects exactly what the oracle selects; the run is a
+// byte gather. Linear mode goes to resize_linear_kernels.cc; cubic,
+// tf_crop_and_resize (extrapolation) and EXCLUDE_OUTSIDE (whose weights
+// may both drop to 0, an output of 0 that no gather gives) stay on the
+// reference kernel.
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "fast/dnnl_plan.h"
 #include "fast/kernel_preparers.h"
 #include "fast/loop_op.h"
 #include "kernel_util.h"
+#include "resize_taps.h"
 #include "tessera/ops.h"
 
 namespace tessera::cpu::fast::detail {
 namespace {
 
-// Axis sizes the fast path takes, input and output alike: source indices
-// travel as f32 (exact up to 2^24), and each output axis gets a map.
+// Axis sizes the fast path takes, input and output alike. Each output
+// axis gets a map of 4 bytes per position, built at load before the host
+// has allocated (or budgeted) any output (fuzz finding 6): 2^24 bounds it
+// at 64 MB per axis. Building it costs a few arithmetic operations per
+// position and nothing else: fuzz finding 7, a 622-byte bytecode resizing
+// [1,1,2,4] to [1,16777216,1,2], took 2 s and 730 MB to load (52 s under
+// ASan) when the maps came from running the reference kernel over an
+// iota, with its 32-byte-per-position tap tables and a heap vector per
+// position.
 constexpr int64_t kMaxAxis = int64_t{1} << 24;
 
-// Source index of every output position along `axis` (exact: the indices
-// travel as f32, refused above kMaxAxis).
-std::vector<int64_t> AxisMap(const Attributes& attrs, size_t axis, int64_t in, int64_t out) {
-  Attributes one;
-  for (int32_t key : {TSR_ATTR_RESIZE_MODE, TSR_ATTR_COORD_TRANSFORM, TSR_ATTR_NEAREST_MODE})
-    if (attrs.Has(key)) one.SetInts(key, {attrs.GetInt(key, 0)});
-  auto scales = attrs.GetFloats(TSR_ATTR_SCALES);
-  if (!scales.empty()) one.SetFloats(TSR_ATTR_SCALES, {scales[axis]});
-  std::vector<float> iota(static_cast<size_t>(in)), got(static_cast<size_t>(out));
-  for (int64_t i = 0; i < in; ++i) iota[i] = static_cast<float>(i);
-  TensorRef x{}, y{};
-  x.dtype = y.dtype = TSR_DTYPE_F32;
-  x.shape = {in};
-  y.shape = {out};
-  x.data = iota.data();
-  y.data = got.data();
-  const absl::Status s = RunReferenceOp(TSR_OP_RESIZE, one, {&x, 1}, {&y, 1});
-  if (!s.ok()) Refuse(std::string(s.message()));
-  std::vector<int64_t> map(static_cast<size_t>(out));
-  for (int64_t o = 0; o < out; ++o) map[o] = static_cast<int64_t>(got[o]);
+// Source index of every output position along one axis.
+std::vector<int32_t> AxisMap(const ResizeParams& params, const ResizeAxis& a) {
+  std::vector<int32_t> map(static_cast<size_t>(a.out));
+  for (int64_t o = 0; o < a.out; ++o) {
+    const PositionTaps t = TapsAt(params, a, o);
+    map[o] = static_cast<int32_t>(t.weight[0] != 0 ? t.index[0] : t.index[1]);
+  }
+  return map;
+}
+
+// One output row: dst[j] = src[map[j]], as element bits (f32 or f16).
+template <typename Bits>
+void GatherRow(const Bits* src, const int32_t* map, int64_t n, Bits* dst) {
+  for (int64_t j = 0; j < n; ++j) dst[j] = src[map[j]];
+}
+
+// The identity map of an axis the reference leaves alone.
+std::vector<int32_t> IdentityMap(int64_t n) {
+  std::vector<int32_t> map(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) map[i] = static_cast<int32_t>(i);
   return map;
 }
 
@@ -61,29 +73,36 @@ std::unique_ptr<FastOp> PrepareResize(const Attributes& attrs, Ins ins, Outs out
     Refuse("RESIZE: tf_crop_and_resize extrapolates");
   const size_t rank = x.shape.size();
   if (rank == 0 || y.shape.size() != rank) Refuse("RESIZE: rank");
-  auto scales = attrs.GetFloats(TSR_ATTR_SCALES);
-  if (!scales.empty() && scales.size() != rank) Refuse("RESIZE: scales");
-  std::vector<std::vector<int64_t>> maps(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    // The maps are built here, at load, before the host has allocated (or
-    // budgeted) any output: an output axis is bounded like an input axis,
-    // or a 25 KB bytecode could ask for a 17 GB map (fuzz finding 6).
+  for (size_t d = 0; d < rank; ++d)
     if (x.shape[d] < 1 || y.shape[d] < 1 || x.shape[d] > kMaxAxis || y.shape[d] > kMaxAxis) Refuse("RESIZE: axis size");
-    maps[d] = AxisMap(attrs, d, x.shape[d], y.shape[d]);
-  }
+  auto params = ParseResizeParams(TSR_OP_RESIZE, attrs, x.shape, y.shape);
+  if (!params.ok()) Refuse(std::string(params.status().message()));  // the reference reports it
+  if (params->exclude_outside) Refuse("RESIZE: nearest with EXCLUDE_OUTSIDE");
+  std::vector<std::vector<int32_t>> maps(rank);
+  for (size_t d = 0; d < rank; ++d) maps[d] = IdentityMap(x.shape[d]);
+  for (const ResizeAxis& a : ResampledAxes(*params, x.shape, y.shape)) maps[a.axis] = AxisMap(*params, a);
   const std::vector<int64_t> in_strides = tessera::cpu::RowMajorStrides(x.shape);
   const std::vector<int64_t> out_shape = y.shape;
   const size_t esize = DTypeSize(x.dtype);
-  const int64_t total = y.element_count();
-  return std::make_unique<LoopOp>("RESIZE", 1, 1, [=](auto in, auto out_ptrs) {
+  const int64_t inner = y.shape[rank - 1];
+  const int64_t rows = y.element_count() / inner;
+  // The maps move into the kernel: a copy would double the load's peak.
+  return std::make_unique<LoopOp>("RESIZE", 1, 1, [=, maps = std::move(maps)](auto in, auto out_ptrs) {
     const auto* src = static_cast<const char*>(in[0]);
     auto* dst = static_cast<char*>(out_ptrs[0]);
-    std::vector<int64_t> idx(rank, 0);
-    for (int64_t o = 0; o < total; ++o) {
-      int64_t off = 0;
-      for (size_t d = 0; d < rank; ++d) off += maps[d][idx[d]] * in_strides[d];
-      std::memcpy(dst + o * esize, src + off * esize, esize);
-      for (size_t d = rank; d-- > 0;) {
+    // The outer position's counters (rank <= 8, the snapshot's bound):
+    // on the stack, so a run allocates nothing.
+    absl::InlinedVector<int64_t, 8> idx(rank - 1, 0);
+    const int32_t* last = maps[rank - 1].data();
+    for (int64_t r = 0; r < rows; ++r) {
+      int64_t base = 0;
+      for (size_t d = 0; d + 1 < rank; ++d) base += int64_t{maps[d][idx[d]]} * in_strides[d];
+      if (esize == 4) {
+        GatherRow(reinterpret_cast<const uint32_t*>(src) + base, last, inner, reinterpret_cast<uint32_t*>(dst) + r * inner);
+      } else {
+        GatherRow(reinterpret_cast<const uint16_t*>(src) + base, last, inner, reinterpret_cast<uint16_t*>(dst) + r * inner);
+      }
+      for (size_t d = rank - 1; d-- > 0;) {
         if (++idx[d] < out_shape[d]) break;
         idx[d] = 0;
       }

@@ -3,7 +3,7 @@
 // like the reference: one pass per resampled axis (shrinking axes first),
 // f32 intermediates. Each pass reads two taps per output position from a
 // table built once, at prepare time, by the reference's own tap code
-// (MakeAxisTaps in kernels/resize_taps.cc); the run only blends. Cubic,
+// (TapsAt in kernels/resize_taps.cc); the run only blends. Cubic,
 // EXCLUDE_OUTSIDE and tf_crop_and_resize stay on the reference kernel.
 //
 // Against the reference (f64, one rounding): each pass rounds the two f32
@@ -33,10 +33,10 @@ namespace {
 // Axis sizes the fast path takes, input and output alike. The tap tables
 // are sized by the output axis and built at load, before the host has
 // allocated (or budgeted) any output (fuzz finding 6: a 25 KB bytecode
-// asked for a 17 GB map): building one costs about 48 bytes per output
-// position while it lasts (MakeAxisTaps' tables, then ours), so 2^20
-// bounds that at 48 MB per axis, where the nearest path's 2^24 would allow
-// 768 MB. Images are far smaller; longer axes run on the reference.
+// asked for a 17 GB map): a table holds 16 bytes per output position
+// (built from TapsAt one position at a time, never from the reference's
+// whole-axis tables), so 2^20 bounds it at 16 MB per axis. Images are far
+// smaller; longer axes run on the reference.
 constexpr int64_t kMaxAxis = int64_t{1} << 20;
 
 // One resampled axis as [outer, in, inner] → [outer, out, inner].
@@ -191,15 +191,15 @@ std::unique_ptr<FastOp> PrepareLinearResize(const Attributes& attrs, Ins ins, Ou
     p.inner = Elements(cur, a.axis + 1, cur.size());
     p.in = a.in;
     p.out = a.out;
-    const AxisTaps taps = MakeAxisTaps(*params, a);  // width 2 in linear mode
     const size_t n = static_cast<size_t>(a.out);
     p.i0.resize(n);
     p.i1.resize(n);
     p.w0.resize(n);
     p.w1.resize(n);
     for (size_t o = 0; o < n; ++o) {
-      int64_t i0 = taps.index[2 * o], i1 = taps.index[2 * o + 1];
-      double w0 = taps.weight[2 * o], w1 = taps.weight[2 * o + 1];
+      const PositionTaps taps = TapsAt(*params, a, static_cast<int64_t>(o));  // width 2 in linear mode
+      int64_t i0 = taps.index[0], i1 = taps.index[1];
+      double w0 = taps.weight[0], w1 = taps.weight[1];
       if (w0 == 0) {  // only tap 1 is read
         i0 = i1;
         w0 = 1;

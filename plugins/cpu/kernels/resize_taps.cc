@@ -104,52 +104,65 @@ std::vector<ResizeAxis> ResampledAxes(const ResizeParams& p, const Shape& in, co
   return axes;
 }
 
+PositionTaps TapsAt(const ResizeParams& p, const ResizeAxis& a, int64_t o) {
+  PositionTaps t;
+  const int64_t in = a.in;
+  t.width = p.mode == TSR_RESIZE_CUBIC ? 4 : 2;
+  double xs = SourceCoordinate(p, a, static_cast<double>(o), &t.extrapolate);
+  // Beyond two taps of either edge every tap clamps onto the edge; the
+  // clamp keeps the integer conversion below defined for wild scales.
+  xs = std::isnan(xs) ? 0 : std::fmin(std::fmax(xs, -4.0), static_cast<double>(in) + 4);
+  // ONNX's reference takes the left neighbour with ratio in (0, 1]: an
+  // integral coordinate has ratio 1 on the tap to its left.
+  double base = std::floor(xs), ratio = xs - base;
+  if (ratio == 0) { base -= 1; ratio = 1; }
+  double* w = t.weight;
+  int64_t first = static_cast<int64_t>(base);
+  if (p.mode == TSR_RESIZE_NEAREST) {
+    bool up;
+    if (ratio == 1) up = true;
+    else switch (p.nearest) {
+      case TSR_NEAREST_ROUND_PREFER_CEIL: up = ratio >= 0.5; break;
+      case TSR_NEAREST_FLOOR: up = false; break;
+      case TSR_NEAREST_CEIL: up = true; break;
+      default: up = ratio > 0.5; break;  // round_prefer_floor
+    }
+    w[0] = up ? 0.0 : 1.0;
+    w[1] = up ? 1.0 : 0.0;
+  } else if (p.mode == TSR_RESIZE_LINEAR) {
+    w[0] = 1 - ratio;
+    w[1] = ratio;
+  } else {
+    first -= 1;
+    for (int k = 0; k < 4; ++k) w[k] = Cubic(ratio + 1 - k, p.cubic_a);
+  }
+  double sum = 0;
+  for (int64_t k = 0; k < t.width; ++k) {
+    const int64_t idx = first + k;
+    if (p.exclude_outside && (idx < 0 || idx >= in)) w[k] = 0;
+    sum += w[k];
+  }
+  for (int64_t k = 0; k < t.width; ++k) {
+    const int64_t idx = first + k;
+    t.index[k] = idx < 0 ? 0 : (idx >= in ? in - 1 : idx);
+    if (p.exclude_outside && sum != 0) w[k] /= sum;
+  }
+  return t;
+}
+
 AxisTaps MakeAxisTaps(const ResizeParams& p, const ResizeAxis& a) {
   AxisTaps t;
-  const int64_t in = a.in, out = a.out;
+  const int64_t out = a.out;
   t.width = p.mode == TSR_RESIZE_CUBIC ? 4 : 2;
   t.index.resize(out * t.width);
   t.weight.resize(out * t.width);
   t.extrapolate.resize(out);
   for (int64_t o = 0; o < out; ++o) {
-    bool outside = false;
-    double xs = SourceCoordinate(p, a, static_cast<double>(o), &outside);
-    t.extrapolate[o] = outside;
-    // Beyond two taps of either edge every tap clamps onto the edge; the
-    // clamp keeps the integer conversion below defined for wild scales.
-    xs = std::isnan(xs) ? 0 : std::fmin(std::fmax(xs, -4.0), static_cast<double>(in) + 4);
-    // ONNX's reference takes the left neighbour with ratio in (0, 1]: an
-    // integral coordinate has ratio 1 on the tap to its left.
-    double base = std::floor(xs), ratio = xs - base;
-    if (ratio == 0) { base -= 1; ratio = 1; }
-    std::vector<double> w(t.width);
-    int64_t first = static_cast<int64_t>(base);
-    if (p.mode == TSR_RESIZE_NEAREST) {
-      bool up;
-      if (ratio == 1) up = true;
-      else switch (p.nearest) {
-        case TSR_NEAREST_ROUND_PREFER_CEIL: up = ratio >= 0.5; break;
-        case TSR_NEAREST_FLOOR: up = false; break;
-        case TSR_NEAREST_CEIL: up = true; break;
-        default: up = ratio > 0.5; break;  // round_prefer_floor
-      }
-      w = {up ? 0.0 : 1.0, up ? 1.0 : 0.0};
-    } else if (p.mode == TSR_RESIZE_LINEAR) {
-      w = {1 - ratio, ratio};
-    } else {
-      first -= 1;
-      for (int k = 0; k < 4; ++k) w[k] = Cubic(ratio + 1 - k, p.cubic_a);
-    }
-    double sum = 0;
+    const PositionTaps one = TapsAt(p, a, o);
+    t.extrapolate[o] = one.extrapolate;
     for (int64_t k = 0; k < t.width; ++k) {
-      const int64_t idx = first + k;
-      if (p.exclude_outside && (idx < 0 || idx >= in)) w[k] = 0;
-      sum += w[k];
-    }
-    for (int64_t k = 0; k < t.width; ++k) {
-      const int64_t idx = first + k;
-      t.index[o * t.width + k] = idx < 0 ? 0 : (idx >= in ? in - 1 : idx);
-      t.weight[o * t.width + k] = p.exclude_outside && sum != 0 ? w[k] / sum : w[k];
+      t.index[o * t.width + k] = one.index[k];
+      t.weight[o * t.width + k] = one.weight[k];
     }
   }
   return t;

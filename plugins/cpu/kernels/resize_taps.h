@@ -52,8 +52,21 @@ absl::StatusOr<ResizeParams> ParseResizeParams(int32_t op, const Attributes& att
 // is larger than the input or the output.
 std::vector<ResizeAxis> ResampledAxes(const ResizeParams& p, const Shape& in, const Shape& out);
 
+// The taps of one output position: at most 4 (cubic), 2 otherwise.
+struct PositionTaps {
+  int64_t width = 0;
+  int64_t index[4] = {};  // clamped into [0, in)
+  double weight[4] = {};
+  bool extrapolate = false;  // outside the crop (tf_crop_and_resize)
+};
+
+// Taps of output position `o` of one axis. Constant memory: the fast
+// kernels build their own per-axis tables from it at load without
+// holding the reference's (32 bytes per position) beside them.
+PositionTaps TapsAt(const ResizeParams& p, const ResizeAxis& a, int64_t o);
+
 // Taps of every output position of one axis (`a.out` entries: the caller
-// bounds it).
+// bounds it), as TapsAt gives them.
 AxisTaps MakeAxisTaps(const ResizeParams& p, const ResizeAxis& a);
 
 }  // namespace tessera::cpu
