@@ -68,7 +68,10 @@ absl::StatusOr<ResizeParams> ParseResizeParams(int32_t op, const Attributes& att
   auto scales = attrs.GetFloats(TSR_ATTR_SCALES);
   auto roi = attrs.GetFloats(TSR_ATTR_ROI);
   p.scales.assign(scales.begin(), scales.end());
-  p.roi.assign(roi.begin(), roi.end());
+  // ROI means something to tf_crop_and_resize alone (ONNX ignores it
+  // otherwise): dropped for every other transform, so no later read can
+  // trust a length that was never checked (fuzz finding 8).
+  if (p.coord == TSR_COORD_TF_CROP_AND_RESIZE) p.roi.assign(roi.begin(), roi.end());
   if (!p.scales.empty() && p.scales.size() != rank)
     return OpError(op, absl::StrCat("SCALES has ", p.scales.size(), " values for rank ", rank));
   if (p.coord == TSR_COORD_TF_CROP_AND_RESIZE && p.roi.size() != 2 * rank)

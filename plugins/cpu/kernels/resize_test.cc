@@ -1,6 +1,7 @@
 // RESIZE against values worked by hand from the ONNX formulas (docs/ops.md).
 #include <gtest/gtest.h>
 
+#include "resize_taps.h"
 #include "test_util.h"
 
 namespace tessera::cpu {
@@ -94,6 +95,29 @@ TEST(ResizeTest, CropAndResizeExtrapolates) {
   a.SetFloats(TSR_ATTR_EXTRAPOLATION_VALUE, {10});
   ASSERT_TRUE(RunOp(TSR_OP_RESIZE, a, {x}, y).ok());
   EXPECT_EQ(Values(y), (V{0, 3, 10}));
+}
+
+// ONNX reads roi only for tf_crop_and_resize. A ROI of any length on
+// another transform is ignored: fuzz finding 8 was a one-value ROI on a
+// linear resize of rank 1 whose end, roi[rank + d], was read past the
+// attribute. The expected values are LinearAlignCornersUsesTheRealResizedLength's.
+TEST(ResizeTest, RoiOfAnyLengthIsIgnoredOutsideCropAndResize) {
+  Tensor x = F32({2}, {0, 3});
+  for (const std::vector<float>& roi : {std::vector<float>{0.5f}, std::vector<float>{0.1f, 0.2f, 0.3f}}) {
+    Tensor y = Empty(TSR_DTYPE_F32, {4});
+    Attributes a = ResizeAttrs(TSR_RESIZE_LINEAR, TSR_COORD_ALIGN_CORNERS);
+    a.SetFloats(TSR_ATTR_ROI, roi);
+    ASSERT_TRUE(RunOp(TSR_OP_RESIZE, a, {x}, y).ok());
+    ExpectNear(Values(y), {0, 1, 2, 3});
+    // Dropped at parsing, so the geometry never reads it.
+    absl::StatusOr<ResizeParams> p = ParseResizeParams(TSR_OP_RESIZE, a, {2}, {4});
+    ASSERT_TRUE(p.ok()) << p.status();
+    EXPECT_TRUE(p->roi.empty());
+  }
+  Tensor y = Empty(TSR_DTYPE_F32, {3});
+  Attributes crop = ResizeAttrs(TSR_RESIZE_LINEAR, TSR_COORD_TF_CROP_AND_RESIZE);
+  crop.SetFloats(TSR_ATTR_ROI, {0.5f});  // one value for rank 1: refused, not read past
+  EXPECT_EQ(RunOp(TSR_OP_RESIZE, crop, {F32({4}, {0, 1, 2, 3})}, y).code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(ResizeTest, BadAttributesAreErrors) {
