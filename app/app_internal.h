@@ -76,6 +76,7 @@ struct CompiledModel::Impl {
   RunLatencyModel latency;  // prices profiled runs (RunProfile::modeled)
   tessera::CompileCacheReport cache_report;  // what cache_info_json() writes
   CompileCacheInfo cache;                    // cache_report for the app
+  std::vector<BytecodeCompatibility> compatibility;  // from `loaded`
   // A precompiled model, a cache hit and a warm-up's cpu plan were not
   // partitioned here: they report no partitioning (see the report's users).
   bool NoPartitioningHere() const { return precompiled || cache_report.hit || warmup != nullptr; }

@@ -63,6 +63,19 @@ CompileCacheLog CacheLogOf(const EnvironmentOptions& options) {
   };
 }
 
+// The dispatch libraries' verdicts for the app; each prefer-recompile one
+// is logged once, as a warning, where cache lines go.
+std::vector<BytecodeCompatibility> CompatibilityOf(const LoadedModel& loaded, const EnvironmentOptions& options) {
+  std::vector<BytecodeCompatibility> out;
+  for (const BlobCompatibility& c : loaded.compatibility()) {
+    out.push_back({c.vendor, c.soc, CompatibilityVerdictName(c.verdict), c.stamped, c.message});
+    if (c.verdict != CompatibilityVerdict::kPreferRecompile || options.log_level > LogLevel::kWarning) continue;
+    if (options.log_sink) options.log_sink("tessera", LogLevel::kWarning, c.message);
+    else std::cerr << "tessera: warning: " << c.message << "\n";
+  }
+  return out;
+}
+
 CompileCacheInfo ToPublic(const CompileCacheReport& r) {
   return {r.enabled, r.disabled_reason, r.key, r.hit, r.counters.hits, r.counters.misses, r.counters.invalidations,
           r.counters.evictions, r.directory, r.counters.stores};
@@ -225,6 +238,7 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
       LoadedModel::Create(impl->compiled.graph, impl->compiled.jit_slots, registry, runtime);
   if (!loaded.ok()) return FromAbsl(loaded.status());
   impl->loaded = *std::move(loaded);
+  impl->compatibility = CompatibilityOf(*impl->loaded, impl->environment->options);
   if (!impl->NoPartitioningHere()) impl->latency = RunLatencyModel(impl->compiled);
   return CompiledModel(std::move(impl));
 }
@@ -238,6 +252,7 @@ std::vector<TensorInfo> CompiledModel::outputs() const {
 bool CompiledModel::was_precompiled() const { return impl_->precompiled; }
 const PartitionReport& CompiledModel::partition_report() const { return impl_->report; }
 const CompileCacheInfo& CompiledModel::cache_info() const { return impl_->cache; }
+const std::vector<BytecodeCompatibility>& CompiledModel::compatibility() const { return impl_->compatibility; }
 std::string CompiledModel::cache_info_json() const {
   if (impl_->cache_report.directory.empty()) return "";
   JsonWriter j;

@@ -36,6 +36,13 @@ Result<ModelSummary> Summarize(const Model& model) {
                            b.bytes.size(), h.entry_count, h.checksum});
   }
   for (const auto& [k, v] : g.metadata) s.metadata.emplace_back(k, v);
+  if (const std::optional<tessera::BuildStamp>& b = g.build_stamp) {
+    ModelSummary::BuildStamp& o = s.build_stamp;
+    o = {true, b->sdk_version, b->soc, b->soc_description_sha256, b->mode, b->partition_policy,
+         b->accelerators, b->options, b->min_ops, b->max_partitions, {}};
+    for (const VendorBuildStamp& v : b->vendors)
+      o.vendors.push_back({v.vendor, v.plugin_version, v.build_id, v.abi_version, v.compatibility});
+  }
   return s;
 }
 

@@ -132,6 +132,11 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
         if (v != TSR_OK)
           return absl::FailedPreconditionError(
               absl::StrCat("op id ", op.id, ": bytecode ", ref.bytecode, " of vendor '", ref.vendor, "': ", err));
+        // The library's verdict, once per blob, before anything of it loads.
+        ASSIGN_OR_RETURN(BlobCompatibility verdict,
+                         CheckBlobCompatibility(s, blob.bytes, graph_.build_stamp ? &*graph_.build_stamp : nullptr,
+                                                options.soc.name));
+        compatibility_.push_back(std::move(verdict));
       }
       src.flags = TSR_SOURCE_FLAG_ENVELOPE_VERIFIED;
     }

@@ -25,6 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "base/budgets.h"
+#include "blob_compatibility.h"
 #include "buffer_negotiation.h"
 #include "declared_numerics.h"
 #include "device_session.h"
@@ -107,6 +108,10 @@ class LoadedModel {
   int32_t primary_storage(int32_t tensor) const { return primary_storage_[tensor]; }
   // The conversions the plan inserts (host_time_us is 0 here).
   const std::vector<ConversionRecord>& conversions() const { return conversions_; }
+  // Each bytecode blob's verdict from its dispatch library, in the order the
+  // blobs were first used (blob_compatibility.h). An UNSUPPORTED blob
+  // refused the model, so it never appears here.
+  const std::vector<BlobCompatibility>& compatibility() const { return compatibility_; }
 
   // Held around calls the ABI makes externally synchronized per context
   // (buffer allocation, registration, release) or per executable
@@ -150,6 +155,7 @@ class LoadedModel {
   std::vector<StorageSpec> storages_;
   std::vector<int32_t> primary_storage_;  // per tensor, -1 if none
   std::vector<ConversionRecord> conversions_;
+  std::vector<BlobCompatibility> compatibility_;
   std::vector<std::unique_ptr<std::mutex>> session_locks_, step_locks_;
   ResiliencePolicy policy_;
   RuntimeOptions plan_options_;           // what the cpu plans load with (no plans of their own)

@@ -109,29 +109,41 @@ foreach(bundled tessera_compiler_cpu tessera_dispatch_cpu tessera_compiler_systo
   endif()
 endforeach()
 
-# Frozen vendor plugins: one C source built against released header
-# snapshots (api/testdata/abi-1.0, abi-1.1, abi-1.3), never today's headers,
-# into ${CMAKE_BINARY_DIR}/test_plugins/frozen_<v>/. Not tessera_plugin():
-# that would put today's api/ on the include path ahead of the snapshot.
-# 1.3 stands for the 1.2 rules too (1.3 appended ops and keys only).
-foreach(v 1_0 1_1 1_3)
+# One frozen vendor pair (testdata/frozen_plugin.c, compiler + dispatch)
+# built against the header snapshot `api_target`, as targets
+# tessera_<kind>_<role>_<variant> in ${CMAKE_BINARY_DIR}/test_plugins/<kind>_<variant>/,
+# with `ARGN` as the dispatch library's extra definitions. Not
+# tessera_plugin(): that would put today's api/ on the include path ahead
+# of the snapshot. Appends the targets to <out_list>.
+function(tessera_frozen_pair kind variant api_target out_list)
+  set(targets ${${out_list}})
   foreach(role compiler dispatch)
-    set(target tessera_frozen_${role}_${v})
+    set(target tessera_${kind}_${role}_${variant})
     add_library(${target} MODULE ${TSR_FW}/plugin_host/testdata/frozen_plugin.c)
-    target_link_libraries(${target} PRIVATE tessera_api_${v})
+    target_link_libraries(${target} PRIVATE ${api_target})
     # -Wno-type-limits: "minor < 0" is always false in the 1.0 build.
     target_compile_options(${target} PRIVATE -std=c11 -Wall -Wextra -Werror -Wno-type-limits)
     if(role STREQUAL "dispatch")
-      target_compile_definitions(${target} PRIVATE TSR_FROZEN_ROLE_DISPATCH=1)
+      target_compile_definitions(${target} PRIVATE TSR_FROZEN_ROLE_DISPATCH=1 ${ARGN})
       set(script ${CMAKE_SOURCE_DIR}/plugins/cpu/dispatch/exports.lds)
     else()
       set(script ${TSR_FW}/plugin_host/testdata/compiler_exports.lds)
     endif()
     target_link_options(${target} PRIVATE "-Wl,--version-script=${script}" "-Wl,--no-undefined")
     set_target_properties(${target} PROPERTIES PREFIX "lib" OUTPUT_NAME tessera_${role}_frozen
-      C_VISIBILITY_PRESET hidden LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test_plugins/frozen_${v})
-    list(APPEND TSR_FROZEN_TARGETS ${target})
+      C_VISIBILITY_PRESET hidden LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test_plugins/${kind}_${variant})
+    list(APPEND targets ${target})
   endforeach()
+  set(${out_list} ${targets} PARENT_SCOPE)
+endfunction()
+
+# Frozen vendor plugins: one C source built against released header
+# snapshots (api/testdata/abi-1.0, abi-1.1, abi-1.3), never today's headers,
+# into ${CMAKE_BINARY_DIR}/test_plugins/frozen_<v>/.
+# 1.3 stands for the 1.2 rules too (1.3 appended ops and keys only).
+set(TSR_FROZEN_TARGETS)
+foreach(v 1_0 1_1 1_3)
+  tessera_frozen_pair(frozen ${v} tessera_api_${v} TSR_FROZEN_TARGETS)
 endforeach()
 
 tessera_test(frozen_plugin_test
@@ -155,27 +167,25 @@ set(TSR_DEMANDING_DEFINES_rtol_one TSR_FROZEN_NUMERICS_RTOL=1.0)
 set(TSR_DEMANDING_DEFINES_rtol_past_one TSR_FROZEN_NUMERICS_RTOL=1.0000000000000002)
 set(TSR_DEMANDING_TARGETS)
 foreach(variant IN LISTS TSR_DEMANDING_VARIANTS)
-  foreach(role compiler dispatch)
-    set(target tessera_demanding_${role}_${variant})
-    add_library(${target} MODULE ${TSR_FW}/plugin_host/testdata/frozen_plugin.c)
-    target_link_libraries(${target} PRIVATE tessera_api_1_1)
-    target_compile_options(${target} PRIVATE -std=c11 -Wall -Wextra -Werror)
-    if(role STREQUAL "dispatch")
-      target_compile_definitions(${target} PRIVATE TSR_FROZEN_ROLE_DISPATCH=1 ${TSR_DEMANDING_DEFINES_${variant}})
-      set(script ${CMAKE_SOURCE_DIR}/plugins/cpu/dispatch/exports.lds)
-    else()
-      set(script ${TSR_FW}/plugin_host/testdata/compiler_exports.lds)
-    endif()
-    target_link_options(${target} PRIVATE "-Wl,--version-script=${script}" "-Wl,--no-undefined")
-    set_target_properties(${target} PROPERTIES PREFIX "lib" OUTPUT_NAME tessera_${role}_frozen
-      C_VISIBILITY_PRESET hidden LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test_plugins/demanding_${variant})
-    list(APPEND TSR_DEMANDING_TARGETS ${target})
-  endforeach()
+  tessera_frozen_pair(demanding ${variant} tessera_api_1_1 TSR_DEMANDING_TARGETS ${TSR_DEMANDING_DEFINES_${variant}})
 endforeach()
 tessera_test(demanding_dispatch_test
   SOURCES ${TSR_FW}/plugin_host/demanding_dispatch_test.cc
   LIBS tessera_framework tessera_dispatch)
 add_dependencies(demanding_dispatch_test ${TSR_DEMANDING_TARGETS} tessera_compiler_cpu tessera_dispatch_cpu)
+
+# Verdict dispatch libraries: the frozen pair at ABI 1.3 (1.2's rules) with
+# check_compatibility answering one fixed tsr_compatibility, each pair in
+# ${CMAKE_BINARY_DIR}/test_plugins/verdict_<variant>/ (blob_compatibility_test.cc).
+set(TSR_VERDICT_VARIANTS optimal prefer_recompile unsupported)
+set(TSR_VERDICT_VALUE_optimal 0)
+set(TSR_VERDICT_VALUE_prefer_recompile 1)
+set(TSR_VERDICT_VALUE_unsupported 2)
+set(TSR_VERDICT_TARGETS)
+foreach(variant IN LISTS TSR_VERDICT_VARIANTS)
+  tessera_frozen_pair(verdict ${variant} tessera_api_1_3 TSR_VERDICT_TARGETS
+    TSR_FROZEN_COMPAT_VERDICT=${TSR_VERDICT_VALUE_${variant}})
+endforeach()
 
 # The written ABI contracts (outputs untouched on failure, get_last_error,
 # reason_detail lifetime, fd ownership, concurrent invocations), checked

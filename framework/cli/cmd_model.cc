@@ -11,6 +11,7 @@
 #include "base/status_macros.h"
 #include "base/terminal_text.h"
 #include "cli/app_flags.h"
+#include "cli/build_stamp_report.h"
 #include "cli/cache_flags.h"
 #include "cli/cli_environment.h"
 #include "cli/commands.h"
@@ -77,7 +78,8 @@ absl::Status Inspect(const Args& args) {
           .EndObject();
     j.EndArray().Key("metadata").BeginObject();
     for (const auto& [k, v] : s.metadata) j.Field(k, v);
-    j.EndObject();
+    j.EndObject().Key("build_stamp");
+    WriteBuildStampJson(s.build_stamp, j);
     DiagnosticsJson(j, diagnostics);
     j.EndObject();
     std::cout << j.str() << "\n";
@@ -98,6 +100,7 @@ absl::Status Inspect(const Args& args) {
     std::cout << absl::StrFormat("  bytecode: vendor %s, SoC %s, %d bytes, %d entry points, ABI %s, crc32 %08x\n",
                                  TerminalSafe(b.vendor), TerminalSafe(b.soc_model), b.bytes, b.entry_count, b.abi,
                                  b.checksum);
+  std::cout << FormatBuildStamp(s.build_stamp);
   return absl::OkStatus();
 }
 

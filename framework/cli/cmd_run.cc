@@ -64,6 +64,10 @@ absl::Status Run(const Args& args) {
     WriteProfileJson(profile, j);
     j.Field("cpu_plans", static_cast<uint64_t>(compiled.cpu_plan_count())).Key("cpu_plan_notes").BeginArray();
     for (const std::string& n : compiled.cpu_plan_notes()) j.String(n);
+    j.EndArray().Key("compatibility").BeginArray();
+    for (const app::BytecodeCompatibility& c : compiled.compatibility())
+      j.BeginObject().Field("vendor", c.vendor).Field("soc", c.soc).Field("verdict", c.verdict)
+          .Field("stamped", c.stamped).Field("message", c.message).EndObject();
     j.EndArray();
     if (profile.modeled.available) {
       j.Key("modeled_latency");

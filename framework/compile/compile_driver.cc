@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/status_macros.h"
+#include "compile/build_stamp_maker.h"
 #include "compile/bytecode_check.h"
 #include "compile/tensor_pruning.h"
 #include "graph/graph_verifier.h"
@@ -355,6 +356,12 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
   PruneUnusedTensors(out);
   RETURN_IF_ERROR(VerifyGraph(out));
   model.graph = std::move(out);
+  // An AOT model records how it was built, for the runtime's
+  // compatibility check (docs/model_format.md, BuildStamp).
+  if (options.mode == CompileMode::kAot) {
+    ASSIGN_OR_RETURN(model.graph.build_stamp,
+                     MakeBuildStamp(model, options, graph.build_stamp ? &*graph.build_stamp : nullptr));
+  }
   return model;
 }
 

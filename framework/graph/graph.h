@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "graph/build_stamp.h"
+
 namespace tessera {
 
 struct Quantization {
@@ -77,6 +79,9 @@ class Graph {
   std::vector<int32_t> outputs;
   std::vector<std::pair<std::string, std::string>> metadata;
   std::vector<BytecodeBlob> bytecodes;
+  // How the bytecodes were built; absent in source models and in models
+  // compiled before the stamp existed.
+  std::optional<BuildStamp> build_stamp;
 
   // Moves `bytes` into storage the graph co-owns; returns a span of them.
   std::span<const uint8_t> AdoptBytes(std::vector<uint8_t> bytes);

@@ -8,6 +8,7 @@
 #include "flatbuffers/flatbuffers.h"
 #include "graph/graph_budgets.h"
 #include "graph/graph_verifier.h"
+#include "model/build_stamp_io.h"
 #include "model/mapped_file.h"
 #include "model/model_footer.h"
 #include "schema/model_format_version.h"
@@ -104,6 +105,7 @@ absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared
   if (model->metadata())
     for (const fb::Metadata* m : *model->metadata())
       g.metadata.emplace_back(ToString(m->key()), ToString(m->value()));
+  if (const fb::BuildStamp* stamp = model->build_stamp()) g.build_stamp = ReadBuildStamp(*stamp);
 
   g.name = ToString(sg->name());
   if (sg->tensors()) {

@@ -7,6 +7,7 @@
 #include "base/status_macros.h"
 #include "flatbuffers/flatbuffers.h"
 #include "graph/graph_verifier.h"
+#include "model/build_stamp_io.h"
 #include "model/model_footer.h"
 #include "schema/model_format_version.h"
 #include "tessera/ops.h"
@@ -90,8 +91,10 @@ std::vector<uint8_t> BuildTables(const Graph& g, const DataLayout& d, uint64_t d
   std::vector<flatbuffers::Offset<fb::Metadata>> metadata;
   for (const auto& [k, v] : g.metadata) metadata.push_back(fb::CreateMetadata(b, b.CreateString(k), b.CreateString(v)));
   auto subgraphs = b.CreateVector(std::vector{subgraph});
+  flatbuffers::Offset<fb::BuildStamp> stamp = 0;
+  if (g.build_stamp) stamp = WriteBuildStamp(b, *g.build_stamp);
   auto model = fb::CreateModel(b, kModelFormatVersion, b.CreateString("tessera"), subgraphs, b.CreateVector(buffers),
-                               b.CreateVector(bytecodes), b.CreateVector(metadata), footer);
+                               b.CreateVector(bytecodes), b.CreateVector(metadata), footer, stamp);
   fb::FinishSizePrefixedModelBuffer(b, model);
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }

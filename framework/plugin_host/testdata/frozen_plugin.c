@@ -22,7 +22,10 @@
  *                            of preference (TSR_BUFFER_TYPE_HOST); buffers
  *                            of any listed type can be allocated
  *   TSR_FROZEN_NUMERICS_RTOL the relative tolerance executable_numerics
- *                            declares, as FP16 (0: FP32, exact) */
+ *                            declares, as FP16 (0: FP32, exact)
+ *   TSR_FROZEN_COMPAT_VERDICT (1.2+ builds) fills check_compatibility,
+ *                            answering this tsr_compatibility for every
+ *                            blob; unset, the member stays NULL */
 #include <stdlib.h>
 #include <string.h>
 
@@ -537,6 +540,17 @@ static tsr_status numerics(tsr_executable x, tsr_numerics* out) {
 }
 #endif
 
+#if TSR_ABI_VERSION_MINOR >= 2 && defined(TSR_FROZEN_COMPAT_VERDICT)
+static tsr_status check_compatibility(tsr_device_context ctx, const void* bytecode, size_t size,
+                                      const char* compatibility_info, int32_t* out) {
+  (void)compatibility_info;
+  if (ctx == NULL || bytecode == NULL || out == NULL) return fail(TSR_INVALID_ARGUMENT, "NULL argument");
+  if (size < sizeof(tsr_bytecode_header)) return fail(TSR_BYTECODE_INVALID, "blob smaller than the envelope");
+  *out = TSR_FROZEN_COMPAT_VERDICT;
+  return TSR_OK;
+}
+#endif
+
 static const tsr_dispatch_api kApi = {
     {sizeof(tsr_dispatch_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
     get_last_error, get_info, create_context, destroy_context, load, unload, io_count, requirements,
@@ -546,10 +560,15 @@ static const tsr_dispatch_api kApi = {
     numerics,
 #endif
 #if TSR_ABI_VERSION_MINOR >= 2
-    /* None of 1.2's members: check_compatibility, detach_input/_output,
-     * buffer type names, layouts, convert_buffer, async, metric
-     * descriptors, timing. */
-    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    /* None of 1.2's members but, in the verdict variants,
+     * check_compatibility: detach_input/_output, buffer type names,
+     * layouts, convert_buffer, async, metric descriptors, timing. */
+#ifdef TSR_FROZEN_COMPAT_VERDICT
+    check_compatibility,
+#else
+    NULL,
+#endif
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 #endif
 };
 

@@ -30,6 +30,20 @@ struct ModelSummary {
   };
   std::vector<Bytecode> bytecodes;
   std::vector<std::pair<std::string, std::string>> metadata;
+  // How the bytecodes were built (docs/model_format.md, BuildStamp);
+  // `present` is false for a source model or one compiled before stamps.
+  struct BuildStamp {
+    bool present = false;
+    std::string sdk_version, soc, soc_description_sha256, mode, partition_policy;
+    std::vector<std::string> accelerators;
+    std::vector<std::pair<std::string, std::string>> options;
+    int64_t min_ops = 0, max_partitions = 0;
+    struct Vendor {
+      std::string vendor, plugin_version, build_id, abi_version, compatibility;
+    };
+    std::vector<Vendor> vendors;
+  };
+  BuildStamp build_stamp;
 };
 
 // Every bytecode module's envelope is verified: one that fails is

@@ -347,6 +347,18 @@ struct CompileCacheInfo {
   uint64_t stores = 0;             // entries written by this Compile
 };
 
+// How one vendor's dispatch library judged the model's compiled bytecode
+// when it loaded (check_compatibility, ABI 1.2; docs/model_format.md,
+// BuildStamp). An "unsupported" blob refuses the model, so it never
+// appears here.
+struct BytecodeCompatibility {
+  std::string vendor;
+  std::string soc;          // the blob's SoC model
+  std::string verdict;      // "optimal", "prefer_recompile", or "unknown" (a library without the check)
+  bool stamped = false;     // the model's build stamp supplied the compatibility string
+  std::string message;      // prefer_recompile: the warning; unknown: why there is no verdict
+};
+
 struct PartitionReport {
   struct Partition {
     std::string vendor;
@@ -440,6 +452,10 @@ class CompiledModel {
   size_t cpu_plan_count() const;
   const std::vector<std::string>& cpu_plan_notes() const;
   const CompileCacheInfo& cache_info() const;
+  // One per AOT bytecode blob, once the model is prepared to run (empty
+  // for JIT, and without prepare_to_run). A "prefer_recompile" verdict is
+  // also logged once, as a warning, through EnvironmentOptions::log_sink.
+  const std::vector<BytecodeCompatibility>& compatibility() const;
   // The same as the `cache` object of `run --json` / `compile --json`
   // (docs/compile_cache.md); "" when no cache_dir was given.
   std::string cache_info_json() const;

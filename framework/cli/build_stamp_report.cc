@@ -1,0 +1,44 @@
+#include "cli/build_stamp_report.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "base/terminal_text.h"
+
+namespace tessera::cli {
+
+void WriteBuildStampJson(const app::ModelSummary::BuildStamp& s, JsonWriter& j) {
+  if (!s.present) {
+    j.Null();
+    return;
+  }
+  j.BeginObject().Field("sdk_version", s.sdk_version).Field("soc", s.soc)
+      .Field("soc_description_sha256", s.soc_description_sha256).Field("mode", s.mode).Key("accelerators").BeginArray();
+  for (const std::string& a : s.accelerators) j.String(a);
+  j.EndArray().Key("options").BeginObject();
+  for (const auto& [k, v] : s.options) j.Field(k, v);
+  j.EndObject().Field("partition_policy", s.partition_policy).Field("min_ops", s.min_ops)
+      .Field("max_partitions", s.max_partitions).Key("vendors").BeginArray();
+  for (const app::ModelSummary::BuildStamp::Vendor& v : s.vendors)
+    j.BeginObject().Field("vendor", v.vendor).Field("plugin_version", v.plugin_version).Field("build_id", v.build_id)
+        .Field("abi_version", v.abi_version).Field("compatibility", v.compatibility).EndObject();
+  j.EndArray().EndObject();
+}
+
+std::string FormatBuildStamp(const app::ModelSummary::BuildStamp& s) {
+  if (!s.present) return "";
+  std::vector<std::string> options;
+  for (const auto& [k, v] : s.options) options.push_back(absl::StrCat(k, "=", v));
+  std::string out = absl::StrCat(
+      "  build stamp: tessera ", s.sdk_version, ", ", s.mode, ", SoC ", s.soc.empty() ? "(none)" : s.soc,
+      " (description sha256 ", s.soc_description_sha256.empty() ? "(none)" : s.soc_description_sha256, ")\n",
+      "    accelerators ", absl::StrJoin(s.accelerators, ","), ", policy ", s.partition_policy, " (min-ops ", s.min_ops,
+      ", max-partitions ", s.max_partitions, "), options ", options.empty() ? "(none)" : absl::StrJoin(options, " "),
+      "\n");
+  for (const app::ModelSummary::BuildStamp::Vendor& v : s.vendors)
+    absl::StrAppend(&out, "    vendor ", v.vendor, ": plugin ", v.plugin_version, ", build ",
+                    v.build_id.empty() ? "(none)" : v.build_id, ", ABI ", v.abi_version, "\n      compatibility ",
+                    v.compatibility.empty() ? "(none)" : v.compatibility, "\n");
+  return TerminalSafe(out, TerminalLayout::kText);
+}
+
+}  // namespace tessera::cli
