@@ -95,10 +95,19 @@ TEST_F(CliCache, BadCacheFlagsAreUsageErrors) {
   EXPECT_EQ(Tessera("run " + model + " --random --mode jit --warmup 3").exit_code, 2);
 }
 
-TEST_F(CliCache, BackgroundWarmupAnswersOnTheCpuPlan) {
+// One process, one run: it answers on whichever plan is ready when it
+// starts. That is the cpu plan unless the background compile wins the
+// race, which a loaded machine can make it do (this test failed once so
+// under ctest -j2 at load 7). BackgroundWarmupTest holds the compile with
+// hooks to prove the cpu answer and the switch deterministically; here the
+// CLI must report exactly one plan, the one it used.
+TEST_F(CliCache, BackgroundWarmupReportsThePlanItAnsweredOn) {
   Result r = Tessera("run " + model + " --random --mode jit --warmup background --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("\"warmup\":{\"mode\":\"background\",\"plan\":\"cpu\"}"));
+  const bool on_cpu = r.output.find("\"warmup\":{\"mode\":\"background\",\"plan\":\"cpu\"}") != std::string::npos;
+  const bool on_accelerated =
+      r.output.find("\"warmup\":{\"mode\":\"background\",\"plan\":\"accelerated\"}") != std::string::npos;
+  EXPECT_TRUE(on_cpu != on_accelerated) << r.output;
 }
 
 TEST_F(CliCache, AModelCompiledForAnotherSocIsRefusedAndRunsForItsOwn) {

@@ -165,6 +165,27 @@ TEST(CliDynamicShapes, RunAndBenchTakeDynamicShapesFromInputFiles) {
   EXPECT_EQ(bench.exit_code, 0) << bench.output;
 }
 
+// A frozen input before the dynamic one takes no position: input_0.pb is
+// x, the first input left after freezing, and gives x its shape.
+TEST(CliDynamicShapes, InputFilesSkipAnInputFrozenBeforeThem) {
+  OnnxModelBuilder m;
+  m.Input("k", onnx::TensorProto::FLOAT, {1});
+  m.Input("x", onnx::TensorProto::FLOAT, {-1, 3});
+  m.Node("Mul", {"x", "k"}, {"z"});
+  m.Output("z");
+  TempFile file;
+  const std::string path = file.path() + ".onnx";
+  file.Write(m.Bytes());
+  std::rename(file.path().c_str(), path.c_str());
+  InputDir inputs({FloatTensor({2, 3}, {1, 2, 3, 4, 5, 6})});
+  ASSERT_FALSE(inputs.path().empty());
+  Result run = Tessera("run " + path + " --accelerators cpu --json --freeze-input k=10 --inputs " + inputs.path());
+  std::remove(path.c_str());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_THAT(run.output, HasSubstr("\"shape\":[2,3]"));
+  EXPECT_THAT(run.output, HasSubstr("10,20,30,40,50,60"));
+}
+
 TEST(CliDynamicShapes, AnInputFileAgainstAFixedDimensionIsRefusedNamingBoth) {
   DynamicModel model;
   InputDir inputs({FloatTensor({2, 3}, std::vector<float>(6, 1)), FloatTensor({2, 4}, std::vector<float>(8, 1))});
