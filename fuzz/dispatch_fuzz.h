@@ -33,12 +33,17 @@ struct DispatchUnderTest {
   tsr_device_context ctx = nullptr;
 };
 
-inline DispatchUnderTest OpenDispatch(Negotiate negotiate) {
+// `options`: the context's vendor options, as an app sets them (the cpu
+// target sets a memory budget a phone app would; see
+// cpu_dispatch_load_fuzzer.cc).
+inline DispatchUnderTest OpenDispatch(Negotiate negotiate, std::initializer_list<tsr_key_value> options = {}) {
   DispatchUnderTest d;
   tsr_version got{};
   if (negotiate({TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR}, &got, &d.api) != TSR_OK) __builtin_trap();
   tsr_device_context_options o{};
   o.header = {sizeof(o), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  o.options = options.begin();
+  o.option_count = options.size();
   if (d.api->create_device_context(&o, &d.ctx) != TSR_OK) __builtin_trap();
   return d;
 }

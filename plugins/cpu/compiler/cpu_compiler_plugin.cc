@@ -90,7 +90,8 @@ tsr_status Create(const tsr_compiler_plugin_options* options, tsr_compiler_plugi
     // count are dispatch-time options (cpu.kernels, cpu.threads), accepted
     // here so one option list can go to both libraries.
     absl::StatusOr<std::map<std::string, std::string>> parsed =
-        kit::ParseVendorOptions(kv, count, kCpuVendor, {{"kernels", {"reference", "fast"}}, {"threads", {}}});
+        kit::ParseVendorOptions(kv, count, kCpuVendor,
+                                {{"kernels", {"reference", "fast"}}, {"threads", {}}, {"max_memory_bytes", {}}});
     if (!parsed.ok()) return parsed.status();
     auto* plugin = new tsr_compiler_plugin_s();
     plugin->options.assign(parsed->begin(), parsed->end());

@@ -31,6 +31,7 @@
 struct tsr_device_context_s {
   std::string kernels = "fast";
   int threads = 1;
+  uint64_t max_memory_bytes = tessera::cpu::kDefaultMaxMemoryBytes;  // cpu.max_memory_bytes
   std::unique_ptr<tessera::cpu::fast::FastEngine> fast;  // null with reference kernels
 };
 
@@ -86,7 +87,8 @@ tsr_status CreateContext(const tsr_device_context_options* opts, tsr_device_cont
       count = opts->option_count;
     }
     absl::StatusOr<std::map<std::string, std::string>> parsed =
-        kit::ParseVendorOptions(kv, count, kCpuVendor, {{"kernels", {"reference", "fast"}}, {"threads", {}}});
+        kit::ParseVendorOptions(kv, count, kCpuVendor,
+                                {{"kernels", {"reference", "fast"}}, {"threads", {}}, {"max_memory_bytes", {}}});
     if (!parsed.ok()) return parsed.status();
     auto ctx = std::make_unique<tsr_device_context_s>();
     if (auto it = parsed->find("kernels"); it != parsed->end()) ctx->kernels = it->second;
@@ -94,6 +96,11 @@ tsr_status CreateContext(const tsr_device_context_options* opts, tsr_device_cont
       if (!absl::SimpleAtoi(it->second, &ctx->threads) || ctx->threads < 1 || ctx->threads > 1024)
         return absl::InvalidArgumentError(
             absl::StrCat("option 'cpu.threads' has value '", it->second, "'; expected an integer in [1, 1024]"));
+    }
+    if (auto it = parsed->find("max_memory_bytes"); it != parsed->end()) {
+      if (!absl::SimpleAtoi(it->second, &ctx->max_memory_bytes) || ctx->max_memory_bytes < 1)
+        return absl::InvalidArgumentError(absl::StrCat("option 'cpu.max_memory_bytes' has value '", it->second,
+                                                       "'; expected a positive integer (bytes)"));
     }
     if (ctx->kernels == "fast") {
       absl::StatusOr<std::unique_ptr<fast::FastEngine>> engine = fast::FastEngine::Create(ctx->threads);
@@ -134,9 +141,10 @@ tsr_status LoadExecutable(tsr_device_context ctx, const tsr_executable_source* s
     } else {
       return absl::InvalidArgumentError(absl::StrCat("load_executable: unknown executable kind ", src->kind));
     }
-    absl::StatusOr<CpuProgram> program = LoadCpuProgram(encoded, ctx->fast.get());
+    absl::StatusOr<CpuProgram> program = LoadCpuProgram(encoded, ctx->fast.get(), ctx->max_memory_bytes);
     if (!program.ok()) {
-      special = TSR_BYTECODE_INVALID;
+      // Over cpu.max_memory_bytes is a budget, not a malformed blob.
+      if (program.status().code() != absl::StatusCode::kResourceExhausted) special = TSR_BYTECODE_INVALID;
       return program.status();
     }
     auto exe = std::make_unique<tsr_executable_s>();

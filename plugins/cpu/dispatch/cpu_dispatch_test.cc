@@ -255,11 +255,54 @@ TEST(CpuDispatch, RefusesBytecodeWhoseTensorSizesWrap) {
   api->destroy_device_context(ctx);
 }
 
+// cpu.max_memory_bytes bounds the bytes of the tensors a run touches,
+// before anything is prepared (fuzz finding 9: a 25 KB bytecode whose
+// convolution output was 2.1 GB drove the load to 2.1 GB RSS). Here x and
+// y are f32 [4, 8], 128 bytes each: 256 loads, 255 is refused by name.
+TEST(CpuDispatch, MaxMemoryBytesBoundsTheTensorsAtItsLimitAndOnePast) {
+  const tsr_dispatch_api* api = Api();
+  ASSERT_NE(api, nullptr);
+  kit::GraphSnapshot g;
+  g.tensors = {kit::SnapshotTensor{.name = "x", .dtype = TSR_DTYPE_F32, .shape = {4, 8}},
+               kit::SnapshotTensor{.name = "y", .dtype = TSR_DTYPE_F32, .shape = {4, 8}}};
+  g.ops = {kit::SnapshotOp{.type = TSR_OP_NEG, .id = 1, .inputs = {0}, .outputs = {1}}};
+  g.inputs = {0};
+  g.outputs = {1};
+  absl::StatusOr<std::vector<uint8_t>> blob =
+      kit::BuildBytecode({kCpuVendor, "any", kCpuBodyFormatVersion}, {{"main", kit::EncodeSnapshot(g), 1, 1}});
+  ASSERT_TRUE(blob.ok()) << blob.status();
+  for (const auto& [budget, want] : std::vector<std::pair<std::string, tsr_status>>{
+           {"256", TSR_OK}, {"255", TSR_RESOURCE_EXHAUSTED}}) {
+    std::vector<tsr_key_value> options = {{"cpu.max_memory_bytes", budget.c_str()}};
+    tsr_device_context_options o{};
+    o.header = {sizeof(o), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+    o.options = options.data();
+    o.option_count = options.size();
+    tsr_device_context ctx = nullptr;
+    ASSERT_EQ(api->create_device_context(&o, &ctx), TSR_OK) << api->get_last_error();
+    tsr_executable_source src{};
+    src.header = {sizeof(src), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+    src.kind = TSR_EXECUTABLE_BYTECODE;
+    src.bytecode = blob->data();
+    src.bytecode_size = blob->size();
+    src.entry_point = "main";
+    tsr_executable exe = nullptr;
+    EXPECT_EQ(api->load_executable(ctx, &src, &exe), want) << budget;
+    if (want != TSR_OK)
+      EXPECT_NE(std::string(api->get_last_error()).find("need 256 bytes or more, above cpu.max_memory_bytes = 255"),
+                std::string::npos)
+          << api->get_last_error();
+    if (exe != nullptr) api->unload_executable(exe);
+    api->destroy_device_context(ctx);
+  }
+}
+
 TEST(CpuDispatch, RejectsBadOptions) {
   const tsr_dispatch_api* api = Api();
   ASSERT_NE(api, nullptr);
   for (std::vector<tsr_key_value> bad : std::vector<std::vector<tsr_key_value>>{
-           {{"cpu.kernels", "turbo"}}, {{"cpu.threads", "0"}}, {{"cpu.threads", "two"}}, {{"cpu.speed", "1"}}}) {
+           {{"cpu.kernels", "turbo"}}, {{"cpu.threads", "0"}}, {{"cpu.threads", "two"}}, {{"cpu.speed", "1"}},
+           {{"cpu.max_memory_bytes", "0"}}, {{"cpu.max_memory_bytes", "1G"}}}) {
     tsr_device_context_options o{};
     o.header = {sizeof(o), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
     o.options = bad.data();

@@ -57,11 +57,25 @@ double EstimatedWork(const CpuProgram& p, size_t o) {
 // and attention benchmarks, whose small ops ran slower on two threads.
 constexpr double kParallelWork = 4.0 * 1024 * 1024;
 
+// The bytes of every tensor a run touches (constants live in the bytecode
+// and count there), against cpu.max_memory_bytes; the sum stops growing
+// once it is past the budget, so it cannot wrap.
+absl::Status CheckMemoryBudget(const CpuProgram& p, uint64_t max_memory_bytes) {
+  uint64_t total = 0;
+  for (size_t t = 0; t < p.graph.tensors.size() && total <= max_memory_bytes; ++t)
+    if (!p.graph.tensors[t].is_constant) total += p.tensor_bytes[t];  // each <= 2^48 (DecodeSnapshot)
+  if (total <= max_memory_bytes) return absl::OkStatus();
+  return absl::ResourceExhaustedError(absl::StrCat(
+      "cpu program: its inputs, outputs and intermediates need ", total, " bytes or more, above cpu.max_memory_bytes = ",
+      max_memory_bytes, " (raise it with --option cpu.max_memory_bytes=VALUE)"));
+}
+
 }  // namespace
 
 void FreeDeleter::operator()(void* p) const { std::free(p); }
 
-absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, const fast::FastEngine* engine) {
+absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, const fast::FastEngine* engine,
+                                          uint64_t max_memory_bytes) {
   absl::StatusOr<kit::GraphSnapshot> g = kit::DecodeSnapshot(encoded);
   if (!g.ok()) return g.status();
   CpuProgram p;
@@ -78,6 +92,7 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
     if (bytes < 0) return absl::InvalidArgumentError(absl::StrCat("cpu program: tensor ", t, " has no valid byte size"));
     p.tensor_bytes[t] = static_cast<size_t>(bytes);
   }
+  if (absl::Status s = CheckMemoryBudget(p, max_memory_bytes); !s.ok()) return s;
   for (size_t i = 0; i < p.graph.inputs.size(); ++i) p.input_slot[p.graph.inputs[i]] = static_cast<int32_t>(i);
   for (size_t i = 0; i < p.graph.outputs.size(); ++i) p.output_slot[p.graph.outputs[i]] = static_cast<int32_t>(i);
   // Every tensor an op reads must be an input, a constant, or written by an

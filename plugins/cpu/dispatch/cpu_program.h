@@ -5,6 +5,7 @@
 #ifndef TESSERA_PLUGINS_CPU_DISPATCH_CPU_PROGRAM_H_
 #define TESSERA_PLUGINS_CPU_DISPATCH_CPU_PROGRAM_H_
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -56,7 +57,16 @@ void* ConstantData(const kit::SnapshotTensor& t);
 // op the fast kernels handle is prepared here, once: this is the cpu
 // plugin's compile step at run time (see fast/fast_kernels.h for why the
 // AOT bytecode stays the portable graph).
-absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, const fast::FastEngine* engine = nullptr);
+//
+// `max_memory_bytes` (the option cpu.max_memory_bytes) bounds the bytes of
+// every tensor a run touches (inputs, outputs, intermediates), checked
+// before anything is prepared: the fast kernels' preparation (oneDNN
+// primitives, index maps) grows with those tensors, so a small bytecode
+// that declares huge ones is refused here rather than allocated for
+// (fuzz finding 9).
+inline constexpr uint64_t kDefaultMaxMemoryBytes = uint64_t{16} << 30;  // the host's max_device_memory_bytes
+absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, const fast::FastEngine* engine = nullptr,
+                                          uint64_t max_memory_bytes = kDefaultMaxMemoryBytes);
 
 // What one invocation keeps between runs: intermediate tensors, the
 // TensorRefs handed to the reference kernels, the fast kernels' state.
