@@ -223,36 +223,52 @@ TEST(CpuDispatch, JitHandleAndThreads) {
 // (2^65) wraps to 0. The bytecode envelope's checksum is recomputed, as an
 // attacker would. Loading used to succeed, so an 8-byte buffer passed the
 // attach check and NEG wrote 2^62 elements into it; now the load fails.
-TEST(CpuDispatch, RefusesBytecodeWhoseTensorSizesWrap) {
-  const tsr_dispatch_api* api = Api();
-  ASSERT_NE(api, nullptr);
+// NEG from x to y, both `dtype` `shape`, as cpu bytecode.
+std::vector<uint8_t> NegBytecode(int32_t dtype, const std::vector<int64_t>& shape) {
   kit::GraphSnapshot g;
-  const std::vector<int64_t> huge = {int64_t{1} << 62};
-  g.tensors = {kit::SnapshotTensor{.name = "x", .dtype = TSR_DTYPE_I64, .shape = huge},
-               kit::SnapshotTensor{.name = "y", .dtype = TSR_DTYPE_I64, .shape = huge}};
+  g.tensors = {kit::SnapshotTensor{.name = "x", .dtype = dtype, .shape = shape},
+               kit::SnapshotTensor{.name = "y", .dtype = dtype, .shape = shape}};
   g.ops = {kit::SnapshotOp{.type = TSR_OP_NEG, .id = 1, .inputs = {0}, .outputs = {1}}};
   g.inputs = {0};
   g.outputs = {1};
-  const std::vector<uint8_t> encoded = kit::EncodeSnapshot(g);
   absl::StatusOr<std::vector<uint8_t>> blob =
-      kit::BuildBytecode({kCpuVendor, "any", kCpuBodyFormatVersion}, {{"main", encoded, 1, 1}});
-  ASSERT_TRUE(blob.ok()) << blob.status();
+      kit::BuildBytecode({kCpuVendor, "any", kCpuBodyFormatVersion}, {{"main", kit::EncodeSnapshot(g), 1, 1}});
+  EXPECT_TRUE(blob.ok()) << blob.status();
+  return blob.ok() ? *blob : std::vector<uint8_t>{};
+}
+
+// load_executable's status for `blob` in a context made with `options`,
+// and the library's last error when it failed.
+std::pair<tsr_status, std::string> LoadStatus(const std::vector<uint8_t>& blob, std::vector<tsr_key_value> options = {}) {
+  const tsr_dispatch_api* api = Api();
   tsr_device_context_options o{};
   o.header = {sizeof(o), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  o.options = options.data();
+  o.option_count = options.size();
   tsr_device_context ctx = nullptr;
-  ASSERT_EQ(api->create_device_context(&o, &ctx), TSR_OK) << api->get_last_error();
+  if (api->create_device_context(&o, &ctx) != TSR_OK) return {TSR_INTERNAL, api->get_last_error()};
   tsr_executable_source src{};
   src.header = {sizeof(src), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
   src.kind = TSR_EXECUTABLE_BYTECODE;
-  src.bytecode = blob->data();
-  src.bytecode_size = blob->size();
+  src.bytecode = blob.data();
+  src.bytecode_size = blob.size();
   src.entry_point = "main";
   tsr_executable exe = nullptr;
-  EXPECT_EQ(api->load_executable(ctx, &src, &exe), TSR_BYTECODE_INVALID);
-  EXPECT_EQ(exe, nullptr);
-  EXPECT_NE(std::string(api->get_last_error()).find("exceeds"), std::string::npos) << api->get_last_error();
+  const tsr_status code = api->load_executable(ctx, &src, &exe);
+  std::string error = code == TSR_OK ? "" : api->get_last_error();
+  if (code != TSR_OK) {
+    EXPECT_EQ(exe, nullptr);
+  }
   if (exe != nullptr) api->unload_executable(exe);
   api->destroy_device_context(ctx);
+  return {code, error};
+}
+
+TEST(CpuDispatch, RefusesBytecodeWhoseTensorSizesWrap) {
+  ASSERT_NE(Api(), nullptr);
+  const auto [code, error] = LoadStatus(NegBytecode(TSR_DTYPE_I64, {int64_t{1} << 62}));
+  EXPECT_EQ(code, TSR_BYTECODE_INVALID);
+  EXPECT_NE(error.find("exceeds"), std::string::npos) << error;
 }
 
 // cpu.max_memory_bytes bounds the bytes of the tensors a run touches,
@@ -260,41 +276,12 @@ TEST(CpuDispatch, RefusesBytecodeWhoseTensorSizesWrap) {
 // convolution output was 2.1 GB drove the load to 2.1 GB RSS). Here x and
 // y are f32 [4, 8], 128 bytes each: 256 loads, 255 is refused by name.
 TEST(CpuDispatch, MaxMemoryBytesBoundsTheTensorsAtItsLimitAndOnePast) {
-  const tsr_dispatch_api* api = Api();
-  ASSERT_NE(api, nullptr);
-  kit::GraphSnapshot g;
-  g.tensors = {kit::SnapshotTensor{.name = "x", .dtype = TSR_DTYPE_F32, .shape = {4, 8}},
-               kit::SnapshotTensor{.name = "y", .dtype = TSR_DTYPE_F32, .shape = {4, 8}}};
-  g.ops = {kit::SnapshotOp{.type = TSR_OP_NEG, .id = 1, .inputs = {0}, .outputs = {1}}};
-  g.inputs = {0};
-  g.outputs = {1};
-  absl::StatusOr<std::vector<uint8_t>> blob =
-      kit::BuildBytecode({kCpuVendor, "any", kCpuBodyFormatVersion}, {{"main", kit::EncodeSnapshot(g), 1, 1}});
-  ASSERT_TRUE(blob.ok()) << blob.status();
-  for (const auto& [budget, want] : std::vector<std::pair<std::string, tsr_status>>{
-           {"256", TSR_OK}, {"255", TSR_RESOURCE_EXHAUSTED}}) {
-    std::vector<tsr_key_value> options = {{"cpu.max_memory_bytes", budget.c_str()}};
-    tsr_device_context_options o{};
-    o.header = {sizeof(o), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
-    o.options = options.data();
-    o.option_count = options.size();
-    tsr_device_context ctx = nullptr;
-    ASSERT_EQ(api->create_device_context(&o, &ctx), TSR_OK) << api->get_last_error();
-    tsr_executable_source src{};
-    src.header = {sizeof(src), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
-    src.kind = TSR_EXECUTABLE_BYTECODE;
-    src.bytecode = blob->data();
-    src.bytecode_size = blob->size();
-    src.entry_point = "main";
-    tsr_executable exe = nullptr;
-    EXPECT_EQ(api->load_executable(ctx, &src, &exe), want) << budget;
-    if (want != TSR_OK)
-      EXPECT_NE(std::string(api->get_last_error()).find("need 256 bytes or more, above cpu.max_memory_bytes = 255"),
-                std::string::npos)
-          << api->get_last_error();
-    if (exe != nullptr) api->unload_executable(exe);
-    api->destroy_device_context(ctx);
-  }
+  ASSERT_NE(Api(), nullptr);
+  const std::vector<uint8_t> blob = NegBytecode(TSR_DTYPE_F32, {4, 8});
+  EXPECT_EQ(LoadStatus(blob, {{"cpu.max_memory_bytes", "256"}}).first, TSR_OK);
+  const auto [code, error] = LoadStatus(blob, {{"cpu.max_memory_bytes", "255"}});
+  EXPECT_EQ(code, TSR_RESOURCE_EXHAUSTED);
+  EXPECT_NE(error.find("need 256 bytes or more, above cpu.max_memory_bytes = 255"), std::string::npos) << error;
 }
 
 TEST(CpuDispatch, RejectsBadOptions) {
