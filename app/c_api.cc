@@ -6,10 +6,16 @@
 #include <new>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "app_internal.h"
 #include "base/json_writer.h"
 #include "partition/partition_report.h"
 #include "tessera/app/tessera_app.h"
+#include "tessera/dispatch.h"
+
+static_assert(TSR_APP_COMPATIBILITY_OPTIMAL == TSR_COMPATIBILITY_OPTIMAL &&
+                  TSR_APP_COMPATIBILITY_PREFER_RECOMPILE == TSR_COMPATIBILITY_PREFER_RECOMPILE,
+              "the app API's verdicts are the dispatch ABI's");
 
 struct tsr_app_environment_s {
   tessera::app::Environment env;
@@ -201,6 +207,35 @@ tsr_status tsr_app_compiled_model_cache_info(tsr_app_compiled_model compiled, ts
   out->misses = c.misses;
   out->invalidations = c.invalidations;
   out->evictions = c.evictions;
+  return TSR_OK;
+}
+
+tsr_status tsr_app_compiled_model_compatibility_count(tsr_app_compiled_model compiled, size_t* out_count) {
+  if (compiled == nullptr || out_count == nullptr)
+    return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_compatibility_count: NULL argument");
+  *out_count = compiled->compiled.compatibility().size();
+  return TSR_OK;
+}
+
+tsr_status tsr_app_compiled_model_compatibility(tsr_app_compiled_model compiled, size_t index,
+                                               tsr_app_bytecode_compatibility* out) {
+  if (compiled == nullptr || out == nullptr || out->struct_size < sizeof(tsr_app_bytecode_compatibility))
+    return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_compatibility: NULL argument or struct_size too small");
+  const std::vector<tessera::app::BytecodeCompatibility>& all = compiled->compiled.compatibility();
+  if (index >= all.size())
+    return Fail(TSR_OUT_OF_RANGE, absl::StrCat("tsr_app_compiled_model_compatibility: index ", index, " of ",
+                                               all.size(), " entries"));
+  const tessera::app::BytecodeCompatibility& c = all[index];
+  const uint32_t size = out->struct_size;
+  *out = tsr_app_bytecode_compatibility{};
+  out->struct_size = size;
+  out->verdict = c.verdict == "optimal"            ? TSR_APP_COMPATIBILITY_OPTIMAL
+                 : c.verdict == "prefer_recompile" ? TSR_APP_COMPATIBILITY_PREFER_RECOMPILE
+                                                   : TSR_APP_COMPATIBILITY_UNKNOWN;
+  out->stamped = c.stamped ? 1 : 0;
+  out->vendor = c.vendor.c_str();
+  out->soc = c.soc.c_str();
+  out->message = c.message.c_str();
   return TSR_OK;
 }
 

@@ -132,5 +132,43 @@ TEST_F(Fixture, TheCApiPassesTheCacheOptionsAndReportsTheOutcome) {
   tsr_app_environment_destroy(c_env);
 }
 
+// The C API's view of the load-time compatibility verdicts (app API 4):
+// an AOT compile for the cpu holds one cpu blob, stamped at compile by
+// this very build, which the cpu library judges optimal.
+TEST_F(Fixture, TheCApiReportsEachBlobsCompatibilityVerdict) {
+  tsr_app_environment_options eo{};
+  eo.struct_size = sizeof(eo);
+  const std::string bundled = std::string(std::getenv("TESSERA_BUILD_DIR") ? std::getenv("TESSERA_BUILD_DIR") : ".") + "/lib";
+  eo.bundled_plugin_directory = bundled.c_str();
+  eo.read_environment = 0;
+  tsr_app_environment c_env = nullptr;
+  ASSERT_EQ(tsr_app_environment_create(&eo, &c_env), TSR_OK);
+  tsr_app_model c_model = nullptr;
+  ASSERT_EQ(tsr_app_model_load(model_path.c_str(), nullptr, &c_model), TSR_OK);
+  tsr_app_compile_options co{};
+  co.struct_size = sizeof(co);
+  co.accelerators = "cpu";
+  tsr_app_compiled_model compiled = nullptr;
+  ASSERT_EQ(tsr_app_compile(c_env, c_model, &co, &compiled), TSR_OK) << tsr_app_last_error();
+  EXPECT_EQ(tsr_app_api_version(), 4u);
+  size_t count = 0;
+  ASSERT_EQ(tsr_app_compiled_model_compatibility_count(compiled, &count), TSR_OK);
+  ASSERT_EQ(count, 1u);
+  tsr_app_bytecode_compatibility c{};
+  c.struct_size = sizeof(c);
+  ASSERT_EQ(tsr_app_compiled_model_compatibility(compiled, 0, &c), TSR_OK) << tsr_app_last_error();
+  EXPECT_EQ(std::string(c.vendor), "cpu");
+  EXPECT_EQ(c.verdict, TSR_APP_COMPATIBILITY_OPTIMAL);
+  EXPECT_EQ(c.stamped, 1);
+  EXPECT_EQ(std::string(c.message), "");
+  EXPECT_EQ(tsr_app_compiled_model_compatibility(compiled, 1, &c), TSR_OUT_OF_RANGE);
+  tsr_app_bytecode_compatibility too_small{};
+  too_small.struct_size = 4;
+  EXPECT_EQ(tsr_app_compiled_model_compatibility(compiled, 0, &too_small), TSR_INVALID_ARGUMENT);
+  tsr_app_compiled_model_destroy(compiled);
+  tsr_app_model_destroy(c_model);
+  tsr_app_environment_destroy(c_env);
+}
+
 }  // namespace
 }  // namespace tessera::app

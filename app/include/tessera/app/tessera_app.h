@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define TSR_APP_API_VERSION 3
+#define TSR_APP_API_VERSION 4
 
 typedef struct tsr_app_environment_s* tsr_app_environment;
 typedef struct tsr_app_model_s* tsr_app_model;
@@ -134,6 +134,28 @@ typedef struct tsr_app_cache_info {
 /* Fills *out; out->struct_size must be at least this version's
  * sizeof(tsr_app_cache_info) (later versions append). Thread-safe. */
 tsr_status tsr_app_compiled_model_cache_info(tsr_app_compiled_model compiled, tsr_app_cache_info* out);
+
+/* How each vendor's dispatch library judged the model's compiled bytecode
+ * when it loaded (app API 4; check_compatibility, ABI 1.2; the model's
+ * build stamp, docs/model_format.md). One entry per bytecode blob; a blob
+ * judged unsupported refused the compile, so it never appears. */
+#define TSR_APP_COMPATIBILITY_OPTIMAL 0          /* tsr_compatibility's values (tessera/dispatch.h) */
+#define TSR_APP_COMPATIBILITY_PREFER_RECOMPILE 1 /* runs, but a recompile gives better code */
+#define TSR_APP_COMPATIBILITY_UNKNOWN (-1)       /* the library has no check_compatibility */
+typedef struct tsr_app_bytecode_compatibility {
+  uint32_t struct_size;   /* set by the caller: sizeof(tsr_app_bytecode_compatibility) */
+  int32_t verdict;        /* TSR_APP_COMPATIBILITY_* */
+  int32_t stamped;        /* 1 when the build stamp supplied the compatibility string */
+  uint32_t reserved0;
+  const char* vendor;     /* valid while the compiled model lives */
+  const char* soc;        /* the blob's SoC model; same lifetime */
+  const char* message;    /* prefer_recompile: the warning; unknown: why; else ""; same lifetime */
+} tsr_app_bytecode_compatibility;
+tsr_status tsr_app_compiled_model_compatibility_count(tsr_app_compiled_model compiled, size_t* out_count);
+/* Fills *out for entry `index` (< the count); out->struct_size must be at
+ * least this version's size. Thread-safe. */
+tsr_status tsr_app_compiled_model_compatibility(tsr_app_compiled_model compiled, size_t index,
+                                               tsr_app_bytecode_compatibility* out);
 
 /* background_warmup: blocks until the background compile has finished;
  * TSR_OK when runs now use the accelerated plan, else the reason they stay
