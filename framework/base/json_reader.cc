@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -61,12 +62,12 @@ class Reader {
     for (;;) {
       SkipSpace();
       if (pos_ >= text_.size() || text_[pos_] != '"') return Fail("expected a member name");
-      std::pair<std::string, JsonValue> member;
-      if (!String(member.first)) return false;
+      JsonValue::Member member;
+      if (!String(member.key)) return false;
       SkipSpace();
       if (pos_ >= text_.size() || text_[pos_] != ':') return Fail("expected ':'");
       ++pos_;
-      if (!Value(member.second, depth + 1)) return false;
+      if (!Value(member.value, depth + 1)) return false;
       v.members.push_back(std::move(member));
       SkipSpace();
       if (pos_ < text_.size() && text_[pos_] == ',') { ++pos_; continue; }
@@ -198,8 +199,8 @@ class Reader {
 }  // namespace
 
 const JsonValue* JsonValue::Find(std::string_view key) const {
-  for (const auto& [name, value] : members)
-    if (name == key) return &value;
+  for (const Member& m : members)
+    if (m.key == key) return &m.value;
   return nullptr;
 }
 

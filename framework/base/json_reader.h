@@ -6,7 +6,6 @@
 
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -15,16 +14,25 @@ namespace tessera {
 
 struct JsonValue {
   enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };
+  // An object's member. Declared here, defined below: a vector may hold an
+  // incomplete type, a std::pair may not (clang rejects
+  // pair<string, JsonValue> inside JsonValue; the fuzz build uses clang).
+  struct Member;
   Kind kind = Kind::kNull;
   bool boolean = false;
   double number = 0;
   std::string string;
-  std::vector<JsonValue> items;                             // kArray
-  std::vector<std::pair<std::string, JsonValue>> members;  // kObject, in file order
+  std::vector<JsonValue> items;  // kArray
+  std::vector<Member> members;   // kObject, in file order
 
   // The member named `key` of an object (the first, if repeated), or null.
   const JsonValue* Find(std::string_view key) const;
   bool is(Kind k) const { return kind == k; }
+};
+
+struct JsonValue::Member {
+  std::string key;
+  JsonValue value;
 };
 
 // The whole of `text` as one JSON value. Refuses, with the byte offset:

@@ -16,7 +16,7 @@ TEST(JsonReader, ReadsEveryKindInFileOrder) {
   ASSERT_TRUE(v.ok()) << v.status();
   ASSERT_TRUE(v->is(JsonValue::Kind::kObject));
   ASSERT_EQ(v->members.size(), 6u);
-  EXPECT_EQ(v->members[2].first, "z");
+  EXPECT_EQ(v->members[2].key, "z");
   EXPECT_TRUE(v->Find("b")->boolean);  // the first of a repeated name
   EXPECT_EQ(v->Find("n")->number, -125.0);
   EXPECT_EQ(v->Find("s")->string, "a\"\\/\b\f\n\r\t");
