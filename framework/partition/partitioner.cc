@@ -1,6 +1,7 @@
 #include "partition/partitioner.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "absl/strings/str_cat.h"
 #include "base/dtype.h"
@@ -138,19 +139,17 @@ class UnitDag {
 
 }  // namespace
 
-absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vector<AcceleratorClaims>& claims) {
+absl::Status PlaceOps(const Graph& graph, const std::vector<AcceleratorClaims>& claims,
+                      std::vector<OpPlacement>* placements) {
   const size_t op_count = graph.ops.size();
   for (const AcceleratorClaims& a : claims)
     if (a.claims.size() != op_count)
       return absl::InternalError(absl::StrCat("claims of ", a.vendor, " cover ", a.claims.size(), " of ", op_count, " ops"));
-  PartitionPlan plan;
-  plan.placements.resize(op_count);
-  plan.op_partition.assign(op_count, -1);
-  // 1. Placement: first claimant in priority order.
+  placements->assign(op_count, OpPlacement{});
   for (size_t o = 0; o < op_count; ++o) {
     const Op& op = graph.ops[o];
     if (op.type == TSR_OP_DISPATCH) continue;
-    OpPlacement& place = plan.placements[o];
+    OpPlacement& place = (*placements)[o];
     for (size_t a = 0; a < claims.size(); ++a) {
       if (claims[a].claims[o].supported) {
         place.accelerator = static_cast<int32_t>(a);
@@ -168,13 +167,46 @@ absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vect
                                                         claims.empty() ? ": no accelerators selected" : ""));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vector<AcceleratorClaims>& claims) {
+  std::vector<OpPlacement> placements;
+  if (absl::Status placed = PlaceOps(graph, claims, &placements); !placed.ok()) return placed;
+  std::vector<std::string> vendors;
+  for (const AcceleratorClaims& a : claims) vendors.push_back(a.vendor);
+  return GroupPlacedOps(graph, std::move(placements), vendors);
+}
+
+absl::StatusOr<PartitionPlan> GroupPlacedOps(const Graph& graph, std::vector<OpPlacement> placements,
+                                             const std::vector<std::string>& vendors) {
+  const size_t op_count = graph.ops.size();
+  if (placements.size() != op_count) return absl::InternalError("placements do not cover the graph");
+  PartitionPlan plan;
+  plan.placements = std::move(placements);
+  // Every op on one accelerator and no DISPATCH op in the model: the
+  // grouping below would put each op into the one partition (every op's
+  // input units are that partition, or it is the newest of its vendor),
+  // so build that plan without the unit DAG. This is the cpu-only plan of
+  // every model the fallback claims whole.
+  const int32_t first = op_count > 0 ? plan.placements[0].accelerator : -1;
+  bool uniform = first >= 0 && static_cast<size_t>(first) < vendors.size();
+  for (size_t o = 1; uniform && o < op_count; ++o) uniform = plan.placements[o].accelerator == first;
+  if (uniform) {
+    plan.partitions.push_back({first, vendors[first], std::vector<int32_t>(op_count)});
+    std::iota(plan.partitions[0].ops.begin(), plan.partitions[0].ops.end(), 0);
+    plan.order.push_back({0, -1});
+    plan.op_partition.assign(op_count, 0);
+    return plan;
+  }
+  plan.op_partition.assign(op_count, -1);
   // 2. Grouping, in topological order (see the comment at the top).
   const std::vector<int32_t> producer = graph.ProducerIndex();
   std::vector<int32_t> op_unit(op_count, -1);
   UnitDag units;
   std::vector<int32_t> unit_partition;    // unit -> partition or -1
   std::vector<int32_t> unit_dispatch_op;  // unit -> existing DISPATCH op or -1
-  std::vector<std::vector<int32_t>> units_of(claims.size());  // accelerator -> its units, oldest first
+  std::vector<std::vector<int32_t>> units_of(vendors.size());  // accelerator -> its units, oldest first
   std::vector<int32_t> input_units;
   for (size_t o = 0; o < op_count; ++o) {
     const Op& op = graph.ops[o];
@@ -185,6 +217,8 @@ absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vect
     input_units.erase(std::unique(input_units.begin(), input_units.end()), input_units.end());
     int32_t target = -1;
     const int32_t acc = plan.placements[o].accelerator;
+    if (op.type != TSR_OP_DISPATCH && (acc < 0 || static_cast<size_t>(acc) >= vendors.size()))
+      return absl::InternalError(absl::StrCat("op ", o, " is placed on no known accelerator"));
     if (op.type != TSR_OP_DISPATCH) {
       int budget = kSearchBudget;
       auto can_join = [&](int32_t u) {
@@ -209,7 +243,7 @@ absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vect
       } else {
         unit_partition.push_back(static_cast<int32_t>(plan.partitions.size()));
         unit_dispatch_op.push_back(-1);
-        plan.partitions.push_back({acc, claims[acc].vendor, {}});
+        plan.partitions.push_back({acc, vendors[acc], {}});
         units_of[acc].push_back(target);
       }
     }
