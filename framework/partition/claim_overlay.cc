@@ -9,7 +9,21 @@ int32_t WithdrawalReasons::Add(int32_t code, std::string detail) {
   return static_cast<int32_t>(reasons_.size() - 1);
 }
 
-ClaimOverlay::ClaimOverlay(const std::vector<AcceleratorClaims>& base) : base_(&base), withdrawn_(base.size()) {}
+ClaimOverlay::ClaimOverlay(const Graph& graph, const std::vector<AcceleratorClaims>& base)
+    : base_(&base), withdrawn_(base.size()) {
+  auto shape = std::make_shared<Shape>();
+  shape->op_count = graph.ops.size();
+  shape->dispatch.resize(graph.ops.size());
+  for (size_t o = 0; o < graph.ops.size(); ++o) shape->dispatch[o] = graph.ops[o].type == TSR_OP_DISPATCH ? 1 : 0;
+  shape->supported.resize(base.size());
+  for (size_t a = 0; a < base.size(); ++a) {
+    const std::vector<OpClaim>& claims = base[a].claims;
+    shape->sizes_match = shape->sizes_match && claims.size() == graph.ops.size();
+    shape->supported[a].resize(claims.size());
+    for (size_t o = 0; o < claims.size(); ++o) shape->supported[a][o] = claims[o].supported ? 1 : 0;
+  }
+  shape_ = std::move(shape);
+}
 
 bool ClaimOverlay::withdrew_any() const {
   for (const auto& w : withdrawn_)
@@ -27,13 +41,12 @@ void ClaimOverlay::Withdraw(size_t a, int32_t op, int32_t reason) {
   (*w)[static_cast<size_t>(op)] = reason + 1;
 }
 
-bool ClaimOverlay::Place(const Graph& graph, std::vector<OpPlacement>* placements) const {
-  const size_t op_count = graph.ops.size();
-  for (const AcceleratorClaims& a : *base_)
-    if (a.claims.size() != op_count) return false;
+bool ClaimOverlay::Place(std::vector<OpPlacement>* placements) const {
+  if (!shape_->sizes_match) return false;
+  const size_t op_count = shape_->op_count;
   placements->assign(op_count, OpPlacement{});
   for (size_t o = 0; o < op_count; ++o) {
-    if (graph.ops[o].type == TSR_OP_DISPATCH) continue;
+    if (shape_->dispatch[o]) continue;
     int32_t& acc = (*placements)[o].accelerator;
     for (size_t a = 0; a < base_->size() && acc < 0; ++a)
       if (supported(a, o)) acc = static_cast<int32_t>(a);

@@ -41,15 +41,18 @@ class WithdrawalReasons {
 
 class ClaimOverlay {
  public:
-  // `base` is not copied: it must outlive the overlay and its copies.
-  explicit ClaimOverlay(const std::vector<AcceleratorClaims>& base);
+  // `graph` and `base` are not copied: they must outlive the overlay and
+  // its copies. What placement reads of them (which ops are DISPATCH, which
+  // claims are supported) is copied once into byte arrays that the copies
+  // share: placement then never walks the 64-byte claims or the ops.
+  ClaimOverlay(const Graph& graph, const std::vector<AcceleratorClaims>& base);
 
   const std::vector<AcceleratorClaims>& base() const { return *base_; }
   bool withdrew_any() const;
   bool withdrawn(size_t a, size_t op) const {
     return withdrawn_[a] != nullptr && (*withdrawn_[a])[op] != 0;
   }
-  bool supported(size_t a, size_t op) const { return (*base_)[a].claims[op].supported && !withdrawn(a, op); }
+  bool supported(size_t a, size_t op) const { return (*shape_).supported[a][op] != 0 && !withdrawn(a, op); }
 
   // Accelerator a's claim of `op` becomes OpClaim{false, code, detail} of
   // reason `reason` (an id of the caller's WithdrawalReasons). A later
@@ -59,13 +62,20 @@ class ClaimOverlay {
   // Each op's first supporting accelerator in priority order, without
   // refusals (DISPATCH ops stay at -1). False when an op has none: the
   // caller asks PlaceOps over Materialize() for the error.
-  bool Place(const Graph& graph, std::vector<OpPlacement>* placements) const;
+  bool Place(std::vector<OpPlacement>* placements) const;
 
   // The claims as a copy of `base` with the withdrawals written in.
   std::vector<AcceleratorClaims> Materialize(const WithdrawalReasons& reasons) const;
 
  private:
+  struct Shape {
+    size_t op_count = 0;
+    bool sizes_match = true;                     // every accelerator claims op_count ops
+    std::vector<uint8_t> dispatch;               // per op
+    std::vector<std::vector<uint8_t>> supported; // per accelerator, per op: the base claim
+  };
   const std::vector<AcceleratorClaims>* base_;
+  std::shared_ptr<const Shape> shape_;
   // Per accelerator: reason id + 1 per op (0 = not withdrawn); null when
   // nothing of that accelerator was withdrawn. Shared between copies.
   std::vector<std::shared_ptr<std::vector<int32_t>>> withdrawn_;

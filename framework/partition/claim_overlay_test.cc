@@ -28,13 +28,13 @@ std::vector<AcceleratorClaims> Claims(int n) {
 TEST(ClaimOverlay, WithoutWithdrawalsIsTheBase) {
   const Graph g = Chain(4);
   const auto base = Claims(4);
-  ClaimOverlay overlay(base);
+  ClaimOverlay overlay(g, base);
   EXPECT_FALSE(overlay.withdrew_any());
   EXPECT_EQ(&overlay.base(), &base);  // not copied
   EXPECT_TRUE(overlay.supported(0, 0));
   EXPECT_FALSE(overlay.supported(0, 2));
   std::vector<OpPlacement> placements;
-  ASSERT_TRUE(overlay.Place(g, &placements));
+  ASSERT_TRUE(overlay.Place(&placements));
   const std::vector<int32_t> want = {0, 0, 1, 0};
   for (size_t o = 0; o < want.size(); ++o) {
     EXPECT_EQ(placements[o].accelerator, want[o]) << o;
@@ -52,7 +52,7 @@ TEST(ClaimOverlay, WithdrawalsMaterializeAsRefusedClaims) {
   WithdrawalReasons reasons;
   const int32_t slow = reasons.Add(kRefusalNotProfitable, "too slow");
   const int32_t policy = reasons.Add(kRefusalPolicy, "policy");
-  ClaimOverlay overlay(base);
+  ClaimOverlay overlay(g, base);
   overlay.Withdraw(0, 1, slow);
   overlay.Withdraw(0, 3, slow);
   overlay.Withdraw(0, 3, policy);  // a later withdrawal replaces the earlier
@@ -60,7 +60,7 @@ TEST(ClaimOverlay, WithdrawalsMaterializeAsRefusedClaims) {
   EXPECT_FALSE(overlay.supported(0, 1));
   EXPECT_TRUE(overlay.supported(0, 0));
   std::vector<OpPlacement> placements;
-  ASSERT_TRUE(overlay.Place(g, &placements));
+  ASSERT_TRUE(overlay.Place(&placements));
   EXPECT_EQ(placements[0].accelerator, 0);
   EXPECT_EQ(placements[1].accelerator, 1);
   EXPECT_EQ(placements[3].accelerator, 1);
@@ -88,10 +88,11 @@ TEST(ClaimOverlay, WithdrawalsMaterializeAsRefusedClaims) {
 }
 
 TEST(ClaimOverlay, CopiesShareUntilOneWithdraws) {
+  const Graph g = Chain(3);
   const auto base = Claims(3);
   WithdrawalReasons reasons;
   const int32_t r = reasons.Add(kRefusalPolicy, "x");
-  ClaimOverlay parent(base);
+  ClaimOverlay parent(g, base);
   parent.Withdraw(0, 0, r);
   ClaimOverlay child = parent;  // cheap: shares the withdrawal vector
   child.Withdraw(0, 1, r);      // copies it first
@@ -106,10 +107,10 @@ TEST(ClaimOverlay, UnclaimedOpFailsPlacement) {
   AcceleratorClaims a{"a", {OpClaim{true}, OpClaim{true}}};
   const std::vector<AcceleratorClaims> base = {a};
   WithdrawalReasons reasons;
-  ClaimOverlay overlay(base);
+  ClaimOverlay overlay(g, base);
   overlay.Withdraw(0, 1, reasons.Add(kRefusalPolicy, "gone"));
   std::vector<OpPlacement> placements;
-  EXPECT_FALSE(overlay.Place(g, &placements));
+  EXPECT_FALSE(overlay.Place(&placements));
   // PlaceOps over the full claims names the refusal.
   const absl::Status s = PlaceOps(g, overlay.Materialize(reasons), &placements);
   EXPECT_FALSE(s.ok());

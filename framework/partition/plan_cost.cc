@@ -22,16 +22,28 @@ PlanCostModel::PlanCostModel(const Graph& graph, const SocCostModel& soc, std::v
     if (a.fallback) fallback_memory_ = accelerator_memory_.back();
   }
   bytes_.resize(graph.tensors.size());
-  for (size_t t = 0; t < graph.tensors.size(); ++t) bytes_[t] = graph.tensors[t].byte_size();
+  is_constant_.resize(graph.tensors.size());
+  for (size_t t = 0; t < graph.tensors.size(); ++t) {
+    bytes_[t] = graph.tensors[t].byte_size();
+    is_constant_[t] = graph.tensors[t].is_constant ? 1 : 0;
+  }
+  first_input_.reserve(graph.ops.size() + 1);
+  first_output_.reserve(graph.ops.size());
+  op_operands_.reserve(3 * graph.ops.size());  // most ops: one or two inputs, one output
   work_.resize(graph.ops.size());
   cpu_us_.resize(graph.ops.size());
   dispatch_memory_.assign(graph.ops.size(), kHost);
   for (size_t o = 0; o < graph.ops.size(); ++o) {
+    first_input_.push_back(static_cast<int32_t>(op_operands_.size()));
+    op_operands_.insert(op_operands_.end(), graph.ops[o].inputs.begin(), graph.ops[o].inputs.end());
+    first_output_.push_back(static_cast<int32_t>(op_operands_.size()));
+    op_operands_.insert(op_operands_.end(), graph.ops[o].outputs.begin(), graph.ops[o].outputs.end());
     const OpWork w = WorkOf(graph, graph.ops[o]);
     work_[o] = w.ops;
     cpu_us_[o] = soc.CpuTimeUs(w.ops, w.int8);
     if (graph.ops[o].dispatch.has_value()) dispatch_memory_[o] = Intern(soc.Dispatch(graph.ops[o].dispatch->vendor).memory);
   }
+  first_input_.push_back(static_cast<int32_t>(op_operands_.size()));
   // Every link is affine in the byte count (direct, through host, or the
   // default), so two numbers per pair price any transfer.
   const size_t n = memories_.size();
@@ -47,6 +59,12 @@ PlanCostModel::PlanCostModel(const Graph& graph, const SocCostModel& soc, std::v
 double PlanCostModel::OpTimeUs(const std::vector<AcceleratorClaims>& claims, size_t a, size_t op) const {
   const double e = claims[a].claims[op].estimated_time_us;
   return e >= 0 ? e : cpu_us_[op];
+}
+
+std::vector<int32_t> PlanCostModel::OpMemories(const PartitionPlan& plan) const {
+  std::vector<int32_t> memory(plan.op_partition.size());
+  for (size_t o = 0; o < memory.size(); ++o) memory[o] = MemoryOf(plan, o);
+  return memory;
 }
 
 PlanCost PlanCostModel::Cost(const PartitionPlan& plan, const std::vector<AcceleratorClaims>& claims,
@@ -73,15 +91,15 @@ PlanCost PlanCostModel::Cost(const PartitionPlan& plan, const std::vector<Accele
   }
   // Each tensor is copied once into every other memory kind that reads it:
   // the runtime keeps one converted copy per consumer type.
+  const std::vector<int32_t> memory = OpMemories(plan);
   std::vector<int32_t> readers;
   for (size_t t = 0; t < graph_.tensors.size(); ++t) {
-    const Tensor& tensor = graph_.tensors[t];
-    if (tensor.is_constant) continue;
+    if (is_constant_[t]) continue;
     const int32_t prod = producer_[t];
-    const int32_t from = prod >= 0 ? MemoryOf(plan, static_cast<size_t>(prod)) : kHost;
+    const int32_t from = prod >= 0 ? memory[prod] : kHost;
     readers.clear();
     for (int32_t c : uses_.consumers(static_cast<int32_t>(t))) {
-      const int32_t m = MemoryOf(plan, static_cast<size_t>(c));
+      const int32_t m = memory[c];
       if (m != from) readers.push_back(m);
     }
     if (uses_.is_graph_output(static_cast<int32_t>(t)) && from != kHost) readers.push_back(kHost);

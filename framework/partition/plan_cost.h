@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,16 @@ class PlanCostModel {
   // Tensor byte sizes, computed once (the planner's loops ask often).
   uint64_t bytes(int32_t tensor) const { return bytes_[static_cast<size_t>(tensor)]; }
   double cpu_us(size_t op) const { return cpu_us_[op]; }
+  // The graph's shape, flat, for the planner's passes over a million ops:
+  // an Op or Tensor struct is a few cache lines and its operand lists are
+  // heap blocks of their own; these are contiguous arrays, built once.
+  std::span<const int32_t> inputs(size_t op) const {
+    return {op_operands_.data() + first_input_[op], op_operands_.data() + first_output_[op]};
+  }
+  std::span<const int32_t> outputs(size_t op) const {
+    return {op_operands_.data() + first_output_[op], op_operands_.data() + first_input_[op + 1]};
+  }
+  bool is_constant(int32_t tensor) const { return is_constant_[static_cast<size_t>(tensor)] != 0; }
 
   // Op `op` on accelerator `a`: the claim's estimate, or the CPU model's
   // time when the plugin gave none.
@@ -87,6 +98,8 @@ class PlanCostModel {
     const int32_t p = plan.op_partition[op];
     return p >= 0 ? accelerator_memory_[plan.partitions[p].accelerator] : dispatch_memory_[op];
   }
+  // MemoryOf for every op at once: one pass, then lookups in a flat array.
+  std::vector<int32_t> OpMemories(const PartitionPlan& plan) const;
   double TransferUs(int32_t from, int32_t to, uint64_t bytes) const {
     const Link& l = links_[static_cast<size_t>(from) * memories_.size() + static_cast<size_t>(to)];
     return from == to ? 0 : static_cast<double>(bytes) * l.us_per_byte + l.latency_us;
@@ -108,6 +121,10 @@ class PlanCostModel {
   std::vector<int32_t> producer_;
   std::vector<double> work_, cpu_us_;
   std::vector<uint64_t> bytes_;
+  std::vector<uint8_t> is_constant_;      // per tensor
+  std::vector<int32_t> first_input_;      // per op (+1): into op_operands_, inputs then outputs
+  std::vector<int32_t> first_output_;     // per op
+  std::vector<int32_t> op_operands_;
   std::vector<std::string> memories_;
   std::vector<int32_t> accelerator_memory_;
   std::vector<int32_t> dispatch_memory_;  // per op; host for ops that are not DISPATCH

@@ -31,34 +31,37 @@ class GainModel {
  public:
   explicit GainModel(const PlanCostModel& model) : model_(model), seen_(model.graph().tensors.size(), -1) {}
 
+  // Gains of the accelerator partitions; a fallback partition's stays zero
+  // (nothing asks for it: only accelerator partitions are given back).
   std::vector<Gain> Of(const PartitionPlan& plan, const PlanCost& cost) {
     std::fill(seen_.begin(), seen_.end(), -1);
     std::vector<Gain> gains(plan.partitions.size());
-    const Graph& g = model_.graph();
     const int32_t cpu = model_.fallback_memory();
+    const std::vector<int32_t> memory = model_.OpMemories(plan);
     for (size_t p = 0; p < plan.partitions.size(); ++p) {
       const PlannedPartition& part = plan.partitions[p];
+      if (model_.accelerators()[part.accelerator].fallback) continue;
       const int32_t here = model_.accelerator_memory(static_cast<size_t>(part.accelerator));
       Gain& gain = gains[p];
       gain.compute_us = cost.partitions[p].compute_us;
       gain.dispatch_us = cost.partitions[p].dispatch_us;
       for (int32_t o : part.ops) {
         gain.cpu_us += model_.cpu_us(static_cast<size_t>(o));
-        for (int32_t t : g.ops[o].inputs) {
-          if (t < 0 || g.tensors[t].is_constant || seen_[t] == static_cast<int32_t>(p)) continue;
+        for (int32_t t : model_.inputs(static_cast<size_t>(o))) {
+          if (t < 0 || model_.is_constant(t) || seen_[t] == static_cast<int32_t>(p)) continue;
           const int32_t prod = model_.producer()[t];
           if (prod >= 0 && plan.op_partition[prod] == static_cast<int32_t>(p)) continue;
           seen_[t] = static_cast<int32_t>(p);
-          const int32_t from = prod >= 0 ? model_.MemoryOf(plan, static_cast<size_t>(prod)) : PlanCostModel::kHost;
+          const int32_t from = prod >= 0 ? memory[prod] : PlanCostModel::kHost;
           const uint64_t bytes = model_.bytes(t);
           gain.transfer_us += model_.TransferUs(from, here, bytes);
           gain.cpu_us += model_.TransferUs(from, cpu, bytes);
         }
-        for (int32_t t : g.ops[o].outputs) {
+        for (int32_t t : model_.outputs(static_cast<size_t>(o))) {
           if (t < 0) continue;
           outside_.clear();
           for (int32_t c : model_.uses().consumers(t))
-            if (plan.op_partition[c] != static_cast<int32_t>(p)) outside_.push_back(model_.MemoryOf(plan, static_cast<size_t>(c)));
+            if (plan.op_partition[c] != static_cast<int32_t>(p)) outside_.push_back(memory[c]);
           if (model_.uses().is_graph_output(t)) outside_.push_back(PlanCostModel::kHost);
           if (outside_.empty()) continue;
           std::sort(outside_.begin(), outside_.end());
@@ -91,6 +94,7 @@ struct Context {
   const std::vector<AcceleratorClaims>& input;
   std::vector<std::string> vendors;
   WithdrawalReasons reasons;
+  ClaimOverlay root;  // the caller's claims, nothing withdrawn
 };
 
 // A candidate plans with its claims' placement but without refusals: only
@@ -105,7 +109,7 @@ struct Candidate {
 absl::StatusOr<Candidate> Evaluate(const Context& ctx, ClaimOverlay claims) {
   const Graph& g = ctx.model.graph();
   std::vector<OpPlacement> placements;
-  if (!claims.Place(g, &placements)) {
+  if (!claims.Place(&placements)) {
     // An op nobody claims: the error names every refusal, so build it from
     // the full claims (a failing candidate is rare and never kept).
     absl::Status placed = PlaceOps(g, claims.Materialize(ctx.reasons), &placements);
@@ -189,13 +193,13 @@ absl::StatusOr<Candidate> Constrain(Context& ctx, Candidate c, const PolicyOptio
 
 // Every claim of an accelerator other than the fallback withdrawn.
 ClaimOverlay CpuOnly(Context& ctx, int32_t code, std::string detail) {
-  ClaimOverlay claims(ctx.input);
+  ClaimOverlay claims = ctx.root;
   const int32_t reason = ctx.reasons.Add(code, std::move(detail));
   for (size_t a = 0; a < ctx.input.size(); ++a) {
     if (ctx.model.accelerators()[a].fallback) continue;
-    const std::vector<OpClaim>& mine = ctx.input[a].claims;
-    for (size_t o = 0; o < mine.size(); ++o)
-      if (mine[o].supported) claims.Withdraw(a, static_cast<int32_t>(o), reason);
+    const size_t n = ctx.input[a].claims.size();
+    for (size_t o = 0; o < n; ++o)
+      if (claims.supported(a, o)) claims.Withdraw(a, static_cast<int32_t>(o), reason);
   }
   return claims;
 }
@@ -300,14 +304,14 @@ absl::StatusOr<PartitionPolicy> ParsePartitionPolicy(std::string_view name) {
 absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const std::vector<AcceleratorClaims>& claims,
                                             const PolicyOptions& options, const PartitionEstimator* estimator) {
   PolicyResult result;
-  Context ctx{model, claims, {}, {}};
+  Context ctx{model, claims, {}, {}, ClaimOverlay(model.graph(), claims)};
   for (const AcceleratorClaims& a : claims) ctx.vendors.push_back(a.vendor);
   // Final figures use the plugins' whole-partition estimates where they
   // give them; the search itself uses the per-op sums (no plugin calls).
   const bool whole = estimator != nullptr && *estimator;
   auto final_cost = [&](const Candidate& c) { return whole ? model.Cost(c.plan, c.claims.base(), estimator) : c.cost; };
   // Both baselines, always: the report shows them beside the chosen plan.
-  absl::StatusOr<Candidate> greedy = Evaluate(ctx, ClaimOverlay(claims));
+  absl::StatusOr<Candidate> greedy = Evaluate(ctx, ctx.root);
   if (!greedy.ok()) return greedy.status();
   const double greedy_search_us = greedy->cost.total_us();
   absl::StatusOr<Candidate> cpu = Evaluate(ctx, CpuOnly(ctx, kRefusalPolicy, "--policy cpu runs every op on the cpu"));
