@@ -29,6 +29,9 @@ tessera_test(model_footer_test
 tessera_test(budgets_test
   SOURCES ${TSR_FW}/base/budgets_test.cc
   LIBS tessera_core)
+tessera_test(shared_text_test
+  SOURCES ${TSR_FW}/base/shared_text_test.cc
+  LIBS tessera_core)
 tessera_test(element_value_test
   SOURCES ${TSR_FW}/base/element_value_test.cc
   LIBS tessera_core)

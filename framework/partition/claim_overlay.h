@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "base/shared_text.h"
 #include "graph/graph.h"
 #include "partition/partition_plan.h"
 
@@ -26,7 +27,7 @@ namespace tessera {
 // Why claims were withdrawn: the OpClaim fields a withdrawal writes.
 struct WithdrawalReason {
   int32_t code = 0;  // HostRefusalReason
-  std::string detail;
+  SharedText detail;  // every claim withdrawn for this reason shares the text
 };
 
 class WithdrawalReasons {

@@ -161,7 +161,7 @@ absl::Status PlaceOps(const Graph& graph, const std::vector<AcceleratorClaims>& 
       std::string why;
       for (const Refusal& r : place.refusals)
         absl::StrAppend(&why, "; ", r.vendor, ": ", RefusalReasonName(r.claim.reason),
-                        r.claim.detail.empty() ? "" : absl::StrCat(" (", r.claim.detail, ")"));
+                        r.claim.detail.empty() ? "" : absl::StrCat(" (", r.claim.detail.str(), ")"));
       return absl::FailedPreconditionError(absl::StrCat("op id ", op.id, " (", OpTypeName(op.type),
                                                         ") is claimed by no selected accelerator", why,
                                                         claims.empty() ? ": no accelerators selected" : ""));
