@@ -9,16 +9,16 @@ int32_t WithdrawalReasons::Add(int32_t code, std::string detail) {
   return static_cast<int32_t>(reasons_.size() - 1);
 }
 
-ClaimOverlay::ClaimOverlay(const Graph& graph, const std::vector<AcceleratorClaims>& base)
+ClaimOverlay::ClaimOverlay(const GraphOperands& operands, const std::vector<AcceleratorClaims>& base)
     : base_(&base), withdrawn_(base.size()) {
   auto shape = std::make_shared<Shape>();
-  shape->op_count = graph.ops.size();
-  shape->dispatch.resize(graph.ops.size());
-  for (size_t o = 0; o < graph.ops.size(); ++o) shape->dispatch[o] = graph.ops[o].type == TSR_OP_DISPATCH ? 1 : 0;
+  shape->op_count = operands.op_count();
+  shape->dispatch.resize(shape->op_count);
+  for (size_t o = 0; o < shape->op_count; ++o) shape->dispatch[o] = operands.is_dispatch(o) ? 1 : 0;
   shape->supported.resize(base.size());
   for (size_t a = 0; a < base.size(); ++a) {
     const std::vector<OpClaim>& claims = base[a].claims;
-    shape->sizes_match = shape->sizes_match && claims.size() == graph.ops.size();
+    shape->sizes_match = shape->sizes_match && claims.size() == shape->op_count;
     shape->supported[a].resize(claims.size());
     for (size_t o = 0; o < claims.size(); ++o) shape->supported[a][o] = claims[o].supported ? 1 : 0;
   }

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "base/shared_text.h"
-#include "graph/graph.h"
+#include "graph/graph_operands.h"
 #include "partition/partition_plan.h"
 
 namespace tessera {
@@ -42,11 +42,11 @@ class WithdrawalReasons {
 
 class ClaimOverlay {
  public:
-  // `graph` and `base` are not copied: they must outlive the overlay and
-  // its copies. What placement reads of them (which ops are DISPATCH, which
-  // claims are supported) is copied once into byte arrays that the copies
-  // share: placement then never walks the 64-byte claims or the ops.
-  ClaimOverlay(const Graph& graph, const std::vector<AcceleratorClaims>& base);
+  // `base` is not copied: it must outlive the overlay and its copies. What
+  // placement reads (which ops are DISPATCH, which claims are supported) is
+  // copied once into byte arrays that the copies share: placement then
+  // never walks the claims (48 bytes each) or the ops.
+  ClaimOverlay(const GraphOperands& operands, const std::vector<AcceleratorClaims>& base);
 
   const std::vector<AcceleratorClaims>& base() const { return *base_; }
   bool withdrew_any() const;

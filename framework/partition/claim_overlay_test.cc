@@ -28,7 +28,7 @@ std::vector<AcceleratorClaims> Claims(int n) {
 TEST(ClaimOverlay, WithoutWithdrawalsIsTheBase) {
   const Graph g = Chain(4);
   const auto base = Claims(4);
-  ClaimOverlay overlay(g, base);
+  ClaimOverlay overlay(GraphOperands(g), base);
   EXPECT_FALSE(overlay.withdrew_any());
   EXPECT_EQ(&overlay.base(), &base);  // not copied
   EXPECT_TRUE(overlay.supported(0, 0));
@@ -52,7 +52,7 @@ TEST(ClaimOverlay, WithdrawalsMaterializeAsRefusedClaims) {
   WithdrawalReasons reasons;
   const int32_t slow = reasons.Add(kRefusalNotProfitable, "too slow");
   const int32_t policy = reasons.Add(kRefusalPolicy, "policy");
-  ClaimOverlay overlay(g, base);
+  ClaimOverlay overlay(GraphOperands(g), base);
   overlay.Withdraw(0, 1, slow);
   overlay.Withdraw(0, 3, slow);
   overlay.Withdraw(0, 3, policy);  // a later withdrawal replaces the earlier
@@ -76,7 +76,7 @@ TEST(ClaimOverlay, WithdrawalsMaterializeAsRefusedClaims) {
   // The base is untouched.
   EXPECT_TRUE(base[0].claims[1].supported);
   // The plan over the overlay's placement is PlanPartitions' over the full claims.
-  auto grouped = GroupPlacedOps(g, placements, {"a", "cpu"});
+  auto grouped = GroupPlacedOps(GraphOperands(g), placements, {"a", "cpu"});
   auto planned = PlanPartitions(g, full);
   ASSERT_TRUE(grouped.ok() && planned.ok());
   ASSERT_EQ(grouped->partitions.size(), planned->partitions.size());
@@ -92,7 +92,7 @@ TEST(ClaimOverlay, CopiesShareUntilOneWithdraws) {
   const auto base = Claims(3);
   WithdrawalReasons reasons;
   const int32_t r = reasons.Add(kRefusalPolicy, "x");
-  ClaimOverlay parent(g, base);
+  ClaimOverlay parent(GraphOperands(g), base);
   parent.Withdraw(0, 0, r);
   ClaimOverlay child = parent;  // cheap: shares the withdrawal vector
   child.Withdraw(0, 1, r);      // copies it first
@@ -107,7 +107,7 @@ TEST(ClaimOverlay, UnclaimedOpFailsPlacement) {
   AcceleratorClaims a{"a", {OpClaim{true}, OpClaim{true}}};
   const std::vector<AcceleratorClaims> base = {a};
   WithdrawalReasons reasons;
-  ClaimOverlay overlay(g, base);
+  ClaimOverlay overlay(GraphOperands(g), base);
   overlay.Withdraw(0, 1, reasons.Add(kRefusalPolicy, "gone"));
   std::vector<OpPlacement> placements;
   EXPECT_FALSE(overlay.Place(&placements));
@@ -134,7 +134,7 @@ TEST(PartitionerUniform, GroupingRejectsAnUnplacedOp) {
   const Graph g = Chain(2);
   std::vector<OpPlacement> placements(2);
   placements[0].accelerator = 0;  // op 1 left at -1, and it is no DISPATCH
-  EXPECT_FALSE(GroupPlacedOps(g, placements, {"cpu"}).ok());
+  EXPECT_FALSE(GroupPlacedOps(GraphOperands(g), placements, {"cpu"}).ok());
 }
 
 }  // namespace

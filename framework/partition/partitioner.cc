@@ -170,17 +170,27 @@ absl::Status PlaceOps(const Graph& graph, const std::vector<AcceleratorClaims>& 
   return absl::OkStatus();
 }
 
+void RecordRefusals(const std::vector<AcceleratorClaims>& claims, std::vector<OpPlacement>* placements) {
+  for (size_t o = 0; o < placements->size(); ++o) {
+    OpPlacement& place = (*placements)[o];
+    place.refusals.clear();
+    if (place.accelerator <= 0) continue;  // DISPATCH, or the first accelerator took it
+    place.refusals.reserve(static_cast<size_t>(place.accelerator));
+    for (int32_t a = 0; a < place.accelerator; ++a) place.refusals.push_back({claims[a].vendor, claims[a].claims[o]});
+  }
+}
+
 absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vector<AcceleratorClaims>& claims) {
   std::vector<OpPlacement> placements;
   if (absl::Status placed = PlaceOps(graph, claims, &placements); !placed.ok()) return placed;
   std::vector<std::string> vendors;
   for (const AcceleratorClaims& a : claims) vendors.push_back(a.vendor);
-  return GroupPlacedOps(graph, std::move(placements), vendors);
+  return GroupPlacedOps(GraphOperands(graph), std::move(placements), vendors);
 }
 
-absl::StatusOr<PartitionPlan> GroupPlacedOps(const Graph& graph, std::vector<OpPlacement> placements,
+absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std::vector<OpPlacement> placements,
                                              const std::vector<std::string>& vendors) {
-  const size_t op_count = graph.ops.size();
+  const size_t op_count = operands.op_count();
   if (placements.size() != op_count) return absl::InternalError("placements do not cover the graph");
   PartitionPlan plan;
   plan.placements = std::move(placements);
@@ -201,7 +211,7 @@ absl::StatusOr<PartitionPlan> GroupPlacedOps(const Graph& graph, std::vector<OpP
   }
   plan.op_partition.assign(op_count, -1);
   // 2. Grouping, in topological order (see the comment at the top).
-  const std::vector<int32_t> producer = graph.ProducerIndex();
+  const std::vector<int32_t>& producer = operands.producer();
   std::vector<int32_t> op_unit(op_count, -1);
   UnitDag units;
   std::vector<int32_t> unit_partition;    // unit -> partition or -1
@@ -209,17 +219,17 @@ absl::StatusOr<PartitionPlan> GroupPlacedOps(const Graph& graph, std::vector<OpP
   std::vector<std::vector<int32_t>> units_of(vendors.size());  // accelerator -> its units, oldest first
   std::vector<int32_t> input_units;
   for (size_t o = 0; o < op_count; ++o) {
-    const Op& op = graph.ops[o];
+    const bool dispatch = operands.is_dispatch(o);
     input_units.clear();
-    for (int32_t t : op.inputs)
+    for (int32_t t : operands.inputs(o))
       if (t >= 0 && producer[t] >= 0) input_units.push_back(op_unit[producer[t]]);
     std::sort(input_units.begin(), input_units.end());
     input_units.erase(std::unique(input_units.begin(), input_units.end()), input_units.end());
     int32_t target = -1;
     const int32_t acc = plan.placements[o].accelerator;
-    if (op.type != TSR_OP_DISPATCH && (acc < 0 || static_cast<size_t>(acc) >= vendors.size()))
+    if (!dispatch && (acc < 0 || static_cast<size_t>(acc) >= vendors.size()))
       return absl::InternalError(absl::StrCat("op ", o, " is placed on no known accelerator"));
-    if (op.type != TSR_OP_DISPATCH) {
+    if (!dispatch) {
       int budget = kSearchBudget;
       auto can_join = [&](int32_t u) {
         const int32_t p = unit_partition[u];
@@ -237,7 +247,7 @@ absl::StatusOr<PartitionPlan> GroupPlacedOps(const Graph& graph, std::vector<OpP
     }
     if (target < 0) {
       target = units.Add(0);
-      if (op.type == TSR_OP_DISPATCH) {
+      if (dispatch) {
         unit_partition.push_back(-1);
         unit_dispatch_op.push_back(static_cast<int32_t>(o));
       } else {

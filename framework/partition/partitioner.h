@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
+#include "graph/graph_operands.h"
 #include "partition/partition_plan.h"
 
 namespace tessera {
@@ -25,9 +26,14 @@ absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vect
 // is an error; DISPATCH ops stay at -1.
 absl::Status PlaceOps(const Graph& graph, const std::vector<AcceleratorClaims>& claims,
                       std::vector<OpPlacement>* placements);
-// Grouping of placed ops (placements[o].accelerator indexes `vendors`);
-// the placements, refusals included, are kept in the plan as given.
-absl::StatusOr<PartitionPlan> GroupPlacedOps(const Graph& graph, std::vector<OpPlacement> placements,
+// The refusals PlaceOps records, for placements already made from the same
+// claims: op o on accelerator a was refused by every accelerator before a.
+// Reads no op, only the claims before each op's accelerator.
+void RecordRefusals(const std::vector<AcceleratorClaims>& claims, std::vector<OpPlacement>* placements);
+// Grouping of placed ops (placements[o].accelerator indexes `vendors`),
+// read from the graph's flat operand lists; the placements, refusals
+// included, are kept in the plan as given.
+absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std::vector<OpPlacement> placements,
                                              const std::vector<std::string>& vendors);
 
 }  // namespace tessera

@@ -15,7 +15,7 @@ int32_t PlanCostModel::Intern(const std::string& memory) {
 }
 
 PlanCostModel::PlanCostModel(const Graph& graph, const SocCostModel& soc, std::vector<AcceleratorTraits> accelerators)
-    : graph_(graph), soc_(soc), accelerators_(std::move(accelerators)), uses_(graph), producer_(graph.ProducerIndex()) {
+    : graph_(graph), soc_(soc), accelerators_(std::move(accelerators)), operands_(graph), uses_(graph, operands_) {
   memories_ = {"host"};
   for (const AcceleratorTraits& a : accelerators_) {
     accelerator_memory_.push_back(Intern(a.memory));
@@ -27,23 +27,15 @@ PlanCostModel::PlanCostModel(const Graph& graph, const SocCostModel& soc, std::v
     bytes_[t] = graph.tensors[t].byte_size();
     is_constant_[t] = graph.tensors[t].is_constant ? 1 : 0;
   }
-  first_input_.reserve(graph.ops.size() + 1);
-  first_output_.reserve(graph.ops.size());
-  op_operands_.reserve(3 * graph.ops.size());  // most ops: one or two inputs, one output
   work_.resize(graph.ops.size());
   cpu_us_.resize(graph.ops.size());
   dispatch_memory_.assign(graph.ops.size(), kHost);
   for (size_t o = 0; o < graph.ops.size(); ++o) {
-    first_input_.push_back(static_cast<int32_t>(op_operands_.size()));
-    op_operands_.insert(op_operands_.end(), graph.ops[o].inputs.begin(), graph.ops[o].inputs.end());
-    first_output_.push_back(static_cast<int32_t>(op_operands_.size()));
-    op_operands_.insert(op_operands_.end(), graph.ops[o].outputs.begin(), graph.ops[o].outputs.end());
     const OpWork w = WorkOf(graph, graph.ops[o]);
     work_[o] = w.ops;
     cpu_us_[o] = soc.CpuTimeUs(w.ops, w.int8);
     if (graph.ops[o].dispatch.has_value()) dispatch_memory_[o] = Intern(soc.Dispatch(graph.ops[o].dispatch->vendor).memory);
   }
-  first_input_.push_back(static_cast<int32_t>(op_operands_.size()));
   // Every link is affine in the byte count (direct, through host, or the
   // default), so two numbers per pair price any transfer.
   const size_t n = memories_.size();
@@ -95,7 +87,7 @@ PlanCost PlanCostModel::Cost(const PartitionPlan& plan, const std::vector<Accele
   std::vector<int32_t> readers;
   for (size_t t = 0; t < graph_.tensors.size(); ++t) {
     if (is_constant_[t]) continue;
-    const int32_t prod = producer_[t];
+    const int32_t prod = producer()[t];
     const int32_t from = prod >= 0 ? memory[prod] : kHost;
     readers.clear();
     for (int32_t c : uses_.consumers(static_cast<int32_t>(t))) {

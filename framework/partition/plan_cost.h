@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/graph_operands.h"
 #include "partition/partition_plan.h"
 #include "partition/soc_cost_model.h"
 #include "plugin_host/graph_view_impl.h"
@@ -66,7 +67,7 @@ class PlanCostModel {
   const Graph& graph() const { return graph_; }
   const SocCostModel& soc() const { return soc_; }
   const GraphUses& uses() const { return uses_; }
-  const std::vector<int32_t>& producer() const { return producer_; }
+  const std::vector<int32_t>& producer() const { return operands_.producer(); }
   const std::vector<AcceleratorTraits>& accelerators() const { return accelerators_; }
   double work_ops(size_t op) const { return work_[op]; }
   // Tensor byte sizes, computed once (the planner's loops ask often).
@@ -75,12 +76,9 @@ class PlanCostModel {
   // The graph's shape, flat, for the planner's passes over a million ops:
   // an Op or Tensor struct is a few cache lines and its operand lists are
   // heap blocks of their own; these are contiguous arrays, built once.
-  std::span<const int32_t> inputs(size_t op) const {
-    return {op_operands_.data() + first_input_[op], op_operands_.data() + first_output_[op]};
-  }
-  std::span<const int32_t> outputs(size_t op) const {
-    return {op_operands_.data() + first_output_[op], op_operands_.data() + first_input_[op + 1]};
-  }
+  const GraphOperands& operands() const { return operands_; }
+  std::span<const int32_t> inputs(size_t op) const { return operands_.inputs(op); }
+  std::span<const int32_t> outputs(size_t op) const { return operands_.outputs(op); }
   bool is_constant(int32_t tensor) const { return is_constant_[static_cast<size_t>(tensor)] != 0; }
 
   // Op `op` on accelerator `a`: the claim's estimate, or the CPU model's
@@ -117,14 +115,11 @@ class PlanCostModel {
   const Graph& graph_;
   const SocCostModel& soc_;
   std::vector<AcceleratorTraits> accelerators_;
+  GraphOperands operands_;  // before uses_, which is built from it
   GraphUses uses_;
-  std::vector<int32_t> producer_;
   std::vector<double> work_, cpu_us_;
   std::vector<uint64_t> bytes_;
   std::vector<uint8_t> is_constant_;      // per tensor
-  std::vector<int32_t> first_input_;      // per op (+1): into op_operands_, inputs then outputs
-  std::vector<int32_t> first_output_;     // per op
-  std::vector<int32_t> op_operands_;
   std::vector<std::string> memories_;
   std::vector<int32_t> accelerator_memory_;
   std::vector<int32_t> dispatch_memory_;  // per op; host for ops that are not DISPATCH

@@ -115,7 +115,7 @@ absl::StatusOr<Candidate> Evaluate(const Context& ctx, ClaimOverlay claims) {
     absl::Status placed = PlaceOps(g, claims.Materialize(ctx.reasons), &placements);
     return placed.ok() ? absl::InternalError("claim overlay and claims disagree on a placement") : placed;
   }
-  absl::StatusOr<PartitionPlan> plan = GroupPlacedOps(g, std::move(placements), ctx.vendors);
+  absl::StatusOr<PartitionPlan> plan = GroupPlacedOps(ctx.model.operands(), std::move(placements), ctx.vendors);
   if (!plan.ok()) return plan.status();
   // Costs read the claims of the accelerators that run each op, which no
   // withdrawal touched: the caller's own.
@@ -304,7 +304,7 @@ absl::StatusOr<PartitionPolicy> ParsePartitionPolicy(std::string_view name) {
 absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const std::vector<AcceleratorClaims>& claims,
                                             const PolicyOptions& options, const PartitionEstimator* estimator) {
   PolicyResult result;
-  Context ctx{model, claims, {}, {}, ClaimOverlay(model.graph(), claims)};
+  Context ctx{model, claims, {}, {}, ClaimOverlay(model.operands(), claims)};
   for (const AcceleratorClaims& a : claims) ctx.vendors.push_back(a.vendor);
   // Final figures use the plugins' whole-partition estimates where they
   // give them; the search itself uses the per-op sums (no plugin calls).
@@ -386,7 +386,7 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
     result.claims = ClaimsPtr(std::shared_ptr<const Claims>(), &claims);  // not copied, not owned
   }
   result.plan = std::move(chosen->plan);
-  RETURN_IF_ERROR(PlaceOps(model.graph(), *result.claims, &result.plan.placements));
+  RecordRefusals(*result.claims, &result.plan.placements);
   return result;
 }
 
