@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/dtype.h"
+#include "partition/unit_dag.h"
 #include "tessera/ops.h"
 
 namespace tessera {
@@ -40,102 +41,6 @@ namespace {
 // than 4096 units.
 constexpr int kFallbackCandidates = 8;
 constexpr int kSearchBudget = 4096;
-
-class UnitDag {
- public:
-  int32_t Add(int32_t level) {
-    level_.push_back(level);
-    successors_.emplace_back();
-    seen_.push_back(0);
-    last_target_.push_back(-1);
-    return static_cast<int32_t>(level_.size() - 1);
-  }
-  size_t size() const { return level_.size(); }
-  bool cyclic() const { return cyclic_; }
-  int32_t level(int32_t u) const { return level_[u]; }
-  const std::vector<int32_t>& successors(int32_t u) const { return successors_[u]; }
-
-  // True when adding edges others -> u keeps the DAG acyclic, i.e. u
-  // reaches none of `others`. False too when the search would exceed the
-  // remaining *budget (a refused merge is always safe).
-  bool CanPointAt(int32_t u, const std::vector<int32_t>& others, int* budget) {
-    int32_t frontier = -1;
-    for (int32_t o : others)
-      if (o != u) frontier = std::max(frontier, level_[o]);
-    if (frontier <= level_[u]) return true;  // nothing above u to reach
-    const uint32_t stamp = NextStamp();
-    for (int32_t o : others)
-      if (o != u && level_[o] > level_[u]) seen_[o] = stamp | kTargetBit;
-    stack_.assign(1, u);
-    while (!stack_.empty()) {
-      const int32_t v = stack_.back();
-      stack_.pop_back();
-      for (int32_t s : successors_[v]) {
-        if (level_[s] > frontier) continue;
-        if (seen_[s] == (stamp | kTargetBit)) return false;
-        if (seen_[s] == stamp) continue;
-        if (--*budget < 0) return false;
-        seen_[s] = stamp;
-        stack_.push_back(s);
-      }
-    }
-    return true;
-  }
-
-  // Adds d -> u for every d in `from` (other than u) and restores the level
-  // order. The caller has checked with CanPointAt that this is acyclic.
-  void PointAt(int32_t u, const std::vector<int32_t>& from) {
-    int32_t need = level_[u];
-    for (int32_t d : from) {
-      if (d == u) continue;
-      // Edges into u are added while u takes ops, so a repeat of d -> u
-      // is almost always the last edge d got: that check replaces a hash
-      // set. A rarer repeat (d -> u, d -> v, d -> u) only lists u twice,
-      // which the searches' marks make harmless.
-      if (last_target_[d] != u) {
-        successors_[d].push_back(u);
-        last_target_[d] = u;
-      }
-      need = std::max(need, level_[d] + 1);
-    }
-    if (need == level_[u]) return;
-    level_[u] = need;
-    stack_.assign(1, u);
-    while (!stack_.empty()) {
-      const int32_t v = stack_.back();
-      stack_.pop_back();
-      for (int32_t s : successors_[v])
-        if (level_[s] <= level_[v]) {
-          level_[s] = level_[v] + 1;
-          // A longest path is shorter than the unit count; a longer one
-          // means a cycle slipped in. Stop rather than climb forever.
-          if (static_cast<size_t>(level_[s]) >= level_.size()) {
-            cyclic_ = true;
-            return;
-          }
-          stack_.push_back(s);
-        }
-    }
-  }
-
- private:
-  static constexpr uint32_t kTargetBit = 1u << 31;
-  uint32_t NextStamp() {
-    if (++stamp_ == kTargetBit) {  // wrapped: forget old marks
-      std::fill(seen_.begin(), seen_.end(), 0);
-      stamp_ = 1;
-    }
-    return stamp_;
-  }
-
-  std::vector<int32_t> level_;
-  std::vector<std::vector<int32_t>> successors_;
-  std::vector<int32_t> last_target_;    // per unit: the target of its newest edge
-  std::vector<uint32_t> seen_;          // search marks, by stamp
-  uint32_t stamp_ = 0;
-  std::vector<int32_t> stack_;
-  bool cyclic_ = false;
-};
 
 }  // namespace
 
@@ -268,12 +173,8 @@ absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std:
   // 3. Order units topologically: by level (every edge climbs), then by
   // creation. Check the invariant once, so a bug shows as an error and not
   // as a deadlocked schedule.
-  std::vector<int32_t> order(units.size());
-  for (size_t u = 0; u < order.size(); ++u) order[u] = static_cast<int32_t>(u);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return units.level(a) < units.level(b); });
-  for (size_t u = 0; u < units.size(); ++u)
-    for (int32_t s : units.successors(static_cast<int32_t>(u)))
-      if (units.level(s) <= units.level(static_cast<int32_t>(u))) return absl::InternalError("partitioner created a cycle");
+  const std::vector<int32_t> order = units.OrderByLevel();
+  if (!units.LevelsConsistent()) return absl::InternalError("partitioner created a cycle");
   // Number partitions in execution order, so reports and profiles agree.
   std::vector<int32_t> renumber(plan.partitions.size(), -1);
   std::vector<PlannedPartition> ordered;
