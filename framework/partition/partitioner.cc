@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "base/dtype.h"
@@ -41,6 +42,30 @@ namespace {
 // than 4096 units.
 constexpr int kFallbackCandidates = 8;
 constexpr int kSearchBudget = 4096;
+
+}  // namespace
+
+namespace {
+
+// Every op on one accelerator and no DISPATCH op in the model: the grouping
+// would put each op into the one partition (every op's input units are that
+// partition, or it is the newest of its vendor), so build that plan without
+// the unit DAG. This is the cpu-only plan of every model the fallback claims
+// whole. The placements are left to the caller; nullopt otherwise.
+std::optional<PartitionPlan> OnePartition(const std::vector<OpPlacement>& placements,
+                                          const std::vector<std::string>& vendors) {
+  const size_t op_count = placements.size();
+  const int32_t first = op_count > 0 ? placements[0].accelerator : -1;
+  if (first < 0 || static_cast<size_t>(first) >= vendors.size()) return std::nullopt;
+  for (size_t o = 1; o < op_count; ++o)
+    if (placements[o].accelerator != first) return std::nullopt;
+  PartitionPlan plan;
+  plan.partitions.push_back({first, vendors[first], std::vector<int32_t>(op_count)});
+  std::iota(plan.partitions[0].ops.begin(), plan.partitions[0].ops.end(), 0);
+  plan.order.push_back({0, -1});
+  plan.op_partition.assign(op_count, 0);
+  return plan;
+}
 
 }  // namespace
 
@@ -90,6 +115,11 @@ absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vect
   if (absl::Status placed = PlaceOps(graph, claims, &placements); !placed.ok()) return placed;
   std::vector<std::string> vendors;
   for (const AcceleratorClaims& a : claims) vendors.push_back(a.vendor);
+  // The one-partition plan needs no operand lists: do not build them.
+  if (std::optional<PartitionPlan> one = OnePartition(placements, vendors); one.has_value()) {
+    one->placements = std::move(placements);
+    return *std::move(one);
+  }
   return GroupPlacedOps(GraphOperands(graph), std::move(placements), vendors);
 }
 
@@ -99,20 +129,9 @@ absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std:
   if (placements.size() != op_count) return absl::InternalError("placements do not cover the graph");
   PartitionPlan plan;
   plan.placements = std::move(placements);
-  // Every op on one accelerator and no DISPATCH op in the model: the
-  // grouping below would put each op into the one partition (every op's
-  // input units are that partition, or it is the newest of its vendor),
-  // so build that plan without the unit DAG. This is the cpu-only plan of
-  // every model the fallback claims whole.
-  const int32_t first = op_count > 0 ? plan.placements[0].accelerator : -1;
-  bool uniform = first >= 0 && static_cast<size_t>(first) < vendors.size();
-  for (size_t o = 1; uniform && o < op_count; ++o) uniform = plan.placements[o].accelerator == first;
-  if (uniform) {
-    plan.partitions.push_back({first, vendors[first], std::vector<int32_t>(op_count)});
-    std::iota(plan.partitions[0].ops.begin(), plan.partitions[0].ops.end(), 0);
-    plan.order.push_back({0, -1});
-    plan.op_partition.assign(op_count, 0);
-    return plan;
+  if (std::optional<PartitionPlan> one = OnePartition(plan.placements, vendors); one.has_value()) {
+    one->placements = std::move(plan.placements);
+    return *std::move(one);
   }
   plan.op_partition.assign(op_count, -1);
   // 2. Grouping, in topological order (see the comment at the top).
