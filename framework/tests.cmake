@@ -8,6 +8,9 @@ tessera_test(output_comparison_test
   SOURCES ${TSR_FW}/io/output_comparison_test.cc
   LIBS tessera_output_comparison)
 
+tessera_test(graph_operands_test
+  SOURCES ${TSR_FW}/graph/graph_operands_test.cc
+  LIBS tessera_core)
 tessera_test(graph_verifier_test
   SOURCES ${TSR_FW}/graph/graph_verifier_test.cc
   LIBS tessera_core)
@@ -28,6 +31,9 @@ tessera_test(model_footer_test
   LIBS tessera_core)
 tessera_test(budgets_test
   SOURCES ${TSR_FW}/base/budgets_test.cc
+  LIBS tessera_core)
+tessera_test(shared_text_test
+  SOURCES ${TSR_FW}/base/shared_text_test.cc
   LIBS tessera_core)
 tessera_test(element_value_test
   SOURCES ${TSR_FW}/base/element_value_test.cc

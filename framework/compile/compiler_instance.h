@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/shared_text.h"
 #include "plugin_host/graph_view_impl.h"
 #include "plugin_host/plugin_library.h"
 #include "plugin_host/soc_selection.h"
@@ -19,7 +20,7 @@ namespace tessera {
 struct OpClaim {
   bool supported = false;
   int32_t reason = 0;          // tsr_refusal_reason
-  std::string detail;
+  SharedText detail;            // shared between copies: a withdrawal gives many ops one text
   double estimated_time_us = -1;
   uint64_t estimated_cycles = 0;
   uint32_t flags = 0;          // TSR_CLAIM_FLAG_* (ABI 1.2 plugins)

@@ -6,10 +6,10 @@ namespace tessera {
 
 std::vector<BoundaryMove> ProfitableBoundaryMoves(const PlanCostModel& model, const PartitionPlan& plan,
                                                   const std::vector<AcceleratorClaims>& claims) {
-  const Graph& g = model.graph();
   const int32_t cpu = model.fallback_memory();
   std::vector<BoundaryMove> out;
   std::vector<int32_t> outside;
+  const std::vector<int32_t> memory = model.OpMemories(plan);
   for (size_t p = 0; p < plan.partitions.size(); ++p) {
     const PlannedPartition& part = plan.partitions[p];
     if (model.accelerators()[part.accelerator].fallback || part.ops.size() < 2) continue;
@@ -18,38 +18,39 @@ std::vector<BoundaryMove> ProfitableBoundaryMoves(const PlanCostModel& model, co
     auto inside = [&](int32_t op) { return op >= 0 && plan.op_partition[op] == self; };
     for (int32_t o : part.ops) {
       if (claims[part.accelerator].claims[o].group != 0) continue;
-      const Op& op = g.ops[o];
+      const std::span<const int32_t> inputs = model.inputs(static_cast<size_t>(o));
+      const std::span<const int32_t> outputs = model.outputs(static_cast<size_t>(o));
       bool source = true, sink = true;
-      for (int32_t t : op.inputs)
-        if (t >= 0 && !g.tensors[t].is_constant && inside(model.producer()[t])) source = false;
-      for (int32_t t : op.outputs)
+      for (int32_t t : inputs)
+        if (t >= 0 && !model.is_constant(t) && inside(model.producer()[t])) source = false;
+      for (int32_t t : outputs)
         for (int32_t c : model.uses().consumers(t))
           if (inside(c)) sink = false;
       if (!source && !sink) continue;
       BoundaryMove m{o, model.OpTimeUs(claims, static_cast<size_t>(part.accelerator), static_cast<size_t>(o)),
                      model.cpu_us(static_cast<size_t>(o))};
-      for (int32_t t : op.inputs) {
-        if (t < 0 || g.tensors[t].is_constant) continue;
+      for (int32_t t : inputs) {
+        if (t < 0 || model.is_constant(t)) continue;
         const uint64_t bytes = model.bytes(t);
         const int32_t prod = model.producer()[t];
         if (inside(prod)) {  // a sink's input from its partition now leaves it
           m.cpu_us += model.TransferUs(here, cpu, bytes);
           continue;
         }
-        const int32_t from = prod >= 0 ? model.MemoryOf(plan, static_cast<size_t>(prod)) : PlanCostModel::kHost;
+        const int32_t from = prod >= 0 ? memory[prod] : PlanCostModel::kHost;
         bool others_read = false;
         for (int32_t c : model.uses().consumers(t)) others_read = others_read || (c != o && inside(c));
         if (!others_read) m.here_us += model.TransferUs(from, here, bytes);
         m.cpu_us += model.TransferUs(from, cpu, bytes);
       }
-      for (int32_t t : op.outputs) {
+      for (int32_t t : outputs) {
         if (t < 0) continue;
         const uint64_t bytes = model.bytes(t);
         bool read_inside = false;
         outside.clear();
         for (int32_t c : model.uses().consumers(t)) {
           if (inside(c)) read_inside = true;
-          else outside.push_back(model.MemoryOf(plan, static_cast<size_t>(c)));
+          else outside.push_back(memory[c]);
         }
         if (model.uses().is_graph_output(t)) outside.push_back(PlanCostModel::kHost);
         std::sort(outside.begin(), outside.end());

@@ -1,9 +1,12 @@
 #include "partition/partitioner.h"
 
 #include <algorithm>
+#include <numeric>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "base/dtype.h"
+#include "partition/unit_dag.h"
 #include "tessera/ops.h"
 
 namespace tessera {
@@ -40,117 +43,43 @@ namespace {
 constexpr int kFallbackCandidates = 8;
 constexpr int kSearchBudget = 4096;
 
-class UnitDag {
- public:
-  int32_t Add(int32_t level) {
-    level_.push_back(level);
-    successors_.emplace_back();
-    seen_.push_back(0);
-    last_target_.push_back(-1);
-    return static_cast<int32_t>(level_.size() - 1);
-  }
-  size_t size() const { return level_.size(); }
-  bool cyclic() const { return cyclic_; }
-  int32_t level(int32_t u) const { return level_[u]; }
-  const std::vector<int32_t>& successors(int32_t u) const { return successors_[u]; }
+}  // namespace
 
-  // True when adding edges others -> u keeps the DAG acyclic, i.e. u
-  // reaches none of `others`. False too when the search would exceed the
-  // remaining *budget (a refused merge is always safe).
-  bool CanPointAt(int32_t u, const std::vector<int32_t>& others, int* budget) {
-    int32_t frontier = -1;
-    for (int32_t o : others)
-      if (o != u) frontier = std::max(frontier, level_[o]);
-    if (frontier <= level_[u]) return true;  // nothing above u to reach
-    const uint32_t stamp = NextStamp();
-    for (int32_t o : others)
-      if (o != u && level_[o] > level_[u]) seen_[o] = stamp | kTargetBit;
-    stack_.assign(1, u);
-    while (!stack_.empty()) {
-      const int32_t v = stack_.back();
-      stack_.pop_back();
-      for (int32_t s : successors_[v]) {
-        if (level_[s] > frontier) continue;
-        if (seen_[s] == (stamp | kTargetBit)) return false;
-        if (seen_[s] == stamp) continue;
-        if (--*budget < 0) return false;
-        seen_[s] = stamp;
-        stack_.push_back(s);
-      }
-    }
-    return true;
-  }
+namespace {
 
-  // Adds d -> u for every d in `from` (other than u) and restores the level
-  // order. The caller has checked with CanPointAt that this is acyclic.
-  void PointAt(int32_t u, const std::vector<int32_t>& from) {
-    int32_t need = level_[u];
-    for (int32_t d : from) {
-      if (d == u) continue;
-      // Edges into u are added while u takes ops, so a repeat of d -> u
-      // is almost always the last edge d got: that check replaces a hash
-      // set. A rarer repeat (d -> u, d -> v, d -> u) only lists u twice,
-      // which the searches' marks make harmless.
-      if (last_target_[d] != u) {
-        successors_[d].push_back(u);
-        last_target_[d] = u;
-      }
-      need = std::max(need, level_[d] + 1);
-    }
-    if (need == level_[u]) return;
-    level_[u] = need;
-    stack_.assign(1, u);
-    while (!stack_.empty()) {
-      const int32_t v = stack_.back();
-      stack_.pop_back();
-      for (int32_t s : successors_[v])
-        if (level_[s] <= level_[v]) {
-          level_[s] = level_[v] + 1;
-          // A longest path is shorter than the unit count; a longer one
-          // means a cycle slipped in. Stop rather than climb forever.
-          if (static_cast<size_t>(level_[s]) >= level_.size()) {
-            cyclic_ = true;
-            return;
-          }
-          stack_.push_back(s);
-        }
-    }
-  }
-
- private:
-  static constexpr uint32_t kTargetBit = 1u << 31;
-  uint32_t NextStamp() {
-    if (++stamp_ == kTargetBit) {  // wrapped: forget old marks
-      std::fill(seen_.begin(), seen_.end(), 0);
-      stamp_ = 1;
-    }
-    return stamp_;
-  }
-
-  std::vector<int32_t> level_;
-  std::vector<std::vector<int32_t>> successors_;
-  std::vector<int32_t> last_target_;    // per unit: the target of its newest edge
-  std::vector<uint32_t> seen_;          // search marks, by stamp
-  uint32_t stamp_ = 0;
-  std::vector<int32_t> stack_;
-  bool cyclic_ = false;
-};
+// Every op on one accelerator and no DISPATCH op in the model: the grouping
+// would put each op into the one partition (every op's input units are that
+// partition, or it is the newest of its vendor), so build that plan without
+// the unit DAG. This is the cpu-only plan of every model the fallback claims
+// whole. The placements are left to the caller; nullopt otherwise.
+std::optional<PartitionPlan> OnePartition(const std::vector<OpPlacement>& placements,
+                                          const std::vector<std::string>& vendors) {
+  const size_t op_count = placements.size();
+  const int32_t first = op_count > 0 ? placements[0].accelerator : -1;
+  if (first < 0 || static_cast<size_t>(first) >= vendors.size()) return std::nullopt;
+  for (size_t o = 1; o < op_count; ++o)
+    if (placements[o].accelerator != first) return std::nullopt;
+  PartitionPlan plan;
+  plan.partitions.push_back({first, vendors[first], std::vector<int32_t>(op_count)});
+  std::iota(plan.partitions[0].ops.begin(), plan.partitions[0].ops.end(), 0);
+  plan.order.push_back({0, -1});
+  plan.op_partition.assign(op_count, 0);
+  return plan;
+}
 
 }  // namespace
 
-absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vector<AcceleratorClaims>& claims) {
+absl::Status PlaceOps(const Graph& graph, const std::vector<AcceleratorClaims>& claims,
+                      std::vector<OpPlacement>* placements) {
   const size_t op_count = graph.ops.size();
   for (const AcceleratorClaims& a : claims)
     if (a.claims.size() != op_count)
       return absl::InternalError(absl::StrCat("claims of ", a.vendor, " cover ", a.claims.size(), " of ", op_count, " ops"));
-  PartitionPlan plan;
-  plan.placements.resize(op_count);
-  plan.op_partition.assign(op_count, -1);
-  // 1. Placement: first claimant in priority order.
+  placements->assign(op_count, OpPlacement{});
   for (size_t o = 0; o < op_count; ++o) {
     const Op& op = graph.ops[o];
     if (op.type == TSR_OP_DISPATCH) continue;
-    OpPlacement& place = plan.placements[o];
+    OpPlacement& place = (*placements)[o];
     for (size_t a = 0; a < claims.size(); ++a) {
       if (claims[a].claims[o].supported) {
         place.accelerator = static_cast<int32_t>(a);
@@ -162,30 +91,69 @@ absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vect
       std::string why;
       for (const Refusal& r : place.refusals)
         absl::StrAppend(&why, "; ", r.vendor, ": ", RefusalReasonName(r.claim.reason),
-                        r.claim.detail.empty() ? "" : absl::StrCat(" (", r.claim.detail, ")"));
+                        r.claim.detail.empty() ? "" : absl::StrCat(" (", r.claim.detail.str(), ")"));
       return absl::FailedPreconditionError(absl::StrCat("op id ", op.id, " (", OpTypeName(op.type),
                                                         ") is claimed by no selected accelerator", why,
                                                         claims.empty() ? ": no accelerators selected" : ""));
     }
   }
+  return absl::OkStatus();
+}
+
+void RecordRefusals(const std::vector<AcceleratorClaims>& claims, std::vector<OpPlacement>* placements) {
+  for (size_t o = 0; o < placements->size(); ++o) {
+    OpPlacement& place = (*placements)[o];
+    place.refusals.clear();
+    if (place.accelerator <= 0) continue;  // DISPATCH, or the first accelerator took it
+    place.refusals.reserve(static_cast<size_t>(place.accelerator));
+    for (int32_t a = 0; a < place.accelerator; ++a) place.refusals.push_back({claims[a].vendor, claims[a].claims[o]});
+  }
+}
+
+absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vector<AcceleratorClaims>& claims) {
+  std::vector<OpPlacement> placements;
+  if (absl::Status placed = PlaceOps(graph, claims, &placements); !placed.ok()) return placed;
+  std::vector<std::string> vendors;
+  for (const AcceleratorClaims& a : claims) vendors.push_back(a.vendor);
+  // The one-partition plan needs no operand lists: do not build them.
+  if (std::optional<PartitionPlan> one = OnePartition(placements, vendors); one.has_value()) {
+    one->placements = std::move(placements);
+    return *std::move(one);
+  }
+  return GroupPlacedOps(GraphOperands(graph), std::move(placements), vendors);
+}
+
+absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std::vector<OpPlacement> placements,
+                                             const std::vector<std::string>& vendors) {
+  const size_t op_count = operands.op_count();
+  if (placements.size() != op_count) return absl::InternalError("placements do not cover the graph");
+  PartitionPlan plan;
+  plan.placements = std::move(placements);
+  if (std::optional<PartitionPlan> one = OnePartition(plan.placements, vendors); one.has_value()) {
+    one->placements = std::move(plan.placements);
+    return *std::move(one);
+  }
+  plan.op_partition.assign(op_count, -1);
   // 2. Grouping, in topological order (see the comment at the top).
-  const std::vector<int32_t> producer = graph.ProducerIndex();
+  const std::vector<int32_t>& producer = operands.producer();
   std::vector<int32_t> op_unit(op_count, -1);
   UnitDag units;
   std::vector<int32_t> unit_partition;    // unit -> partition or -1
   std::vector<int32_t> unit_dispatch_op;  // unit -> existing DISPATCH op or -1
-  std::vector<std::vector<int32_t>> units_of(claims.size());  // accelerator -> its units, oldest first
+  std::vector<std::vector<int32_t>> units_of(vendors.size());  // accelerator -> its units, oldest first
   std::vector<int32_t> input_units;
   for (size_t o = 0; o < op_count; ++o) {
-    const Op& op = graph.ops[o];
+    const bool dispatch = operands.is_dispatch(o);
     input_units.clear();
-    for (int32_t t : op.inputs)
+    for (int32_t t : operands.inputs(o))
       if (t >= 0 && producer[t] >= 0) input_units.push_back(op_unit[producer[t]]);
     std::sort(input_units.begin(), input_units.end());
     input_units.erase(std::unique(input_units.begin(), input_units.end()), input_units.end());
     int32_t target = -1;
     const int32_t acc = plan.placements[o].accelerator;
-    if (op.type != TSR_OP_DISPATCH) {
+    if (!dispatch && (acc < 0 || static_cast<size_t>(acc) >= vendors.size()))
+      return absl::InternalError(absl::StrCat("op ", o, " is placed on no known accelerator"));
+    if (!dispatch) {
       int budget = kSearchBudget;
       auto can_join = [&](int32_t u) {
         const int32_t p = unit_partition[u];
@@ -203,13 +171,13 @@ absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vect
     }
     if (target < 0) {
       target = units.Add(0);
-      if (op.type == TSR_OP_DISPATCH) {
+      if (dispatch) {
         unit_partition.push_back(-1);
         unit_dispatch_op.push_back(static_cast<int32_t>(o));
       } else {
         unit_partition.push_back(static_cast<int32_t>(plan.partitions.size()));
         unit_dispatch_op.push_back(-1);
-        plan.partitions.push_back({acc, claims[acc].vendor, {}});
+        plan.partitions.push_back({acc, vendors[acc], {}});
         units_of[acc].push_back(target);
       }
     }
@@ -224,12 +192,8 @@ absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vect
   // 3. Order units topologically: by level (every edge climbs), then by
   // creation. Check the invariant once, so a bug shows as an error and not
   // as a deadlocked schedule.
-  std::vector<int32_t> order(units.size());
-  for (size_t u = 0; u < order.size(); ++u) order[u] = static_cast<int32_t>(u);
-  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return units.level(a) < units.level(b); });
-  for (size_t u = 0; u < units.size(); ++u)
-    for (int32_t s : units.successors(static_cast<int32_t>(u)))
-      if (units.level(s) <= units.level(static_cast<int32_t>(u))) return absl::InternalError("partitioner created a cycle");
+  const std::vector<int32_t> order = units.OrderByLevel();
+  if (!units.LevelsConsistent()) return absl::InternalError("partitioner created a cycle");
   // Number partitions in execution order, so reports and profiles agree.
   std::vector<int32_t> renumber(plan.partitions.size(), -1);
   std::vector<PlannedPartition> ordered;

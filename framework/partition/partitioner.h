@@ -5,13 +5,36 @@
 #ifndef TESSERA_FRAMEWORK_PARTITION_PARTITIONER_H_
 #define TESSERA_FRAMEWORK_PARTITION_PARTITIONER_H_
 
+#include <string>
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
+#include "graph/graph_operands.h"
 #include "partition/partition_plan.h"
 
 namespace tessera {
 
 absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vector<AcceleratorClaims>& claims);
+
+// PlanPartitions in its two steps, for callers that choose the placement
+// themselves (the policy planner plans candidates without their refusals
+// and records them once, for the plan it keeps).
+//
+// Placement: each op's first claimant in priority order, with the claims of
+// the accelerators before it as refusals. An op that no accelerator claims
+// is an error; DISPATCH ops stay at -1.
+absl::Status PlaceOps(const Graph& graph, const std::vector<AcceleratorClaims>& claims,
+                      std::vector<OpPlacement>* placements);
+// The refusals PlaceOps records, for placements already made from the same
+// claims: op o on accelerator a was refused by every accelerator before a.
+// Reads no op, only the claims before each op's accelerator.
+void RecordRefusals(const std::vector<AcceleratorClaims>& claims, std::vector<OpPlacement>* placements);
+// Grouping of placed ops (placements[o].accelerator indexes `vendors`),
+// read from the graph's flat operand lists; the placements, refusals
+// included, are kept in the plan as given.
+absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std::vector<OpPlacement> placements,
+                                             const std::vector<std::string>& vendors);
 
 }  // namespace tessera
 

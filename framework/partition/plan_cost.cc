@@ -15,14 +15,18 @@ int32_t PlanCostModel::Intern(const std::string& memory) {
 }
 
 PlanCostModel::PlanCostModel(const Graph& graph, const SocCostModel& soc, std::vector<AcceleratorTraits> accelerators)
-    : graph_(graph), soc_(soc), accelerators_(std::move(accelerators)), uses_(graph), producer_(graph.ProducerIndex()) {
+    : graph_(graph), soc_(soc), accelerators_(std::move(accelerators)), operands_(graph), uses_(graph, operands_) {
   memories_ = {"host"};
   for (const AcceleratorTraits& a : accelerators_) {
     accelerator_memory_.push_back(Intern(a.memory));
     if (a.fallback) fallback_memory_ = accelerator_memory_.back();
   }
   bytes_.resize(graph.tensors.size());
-  for (size_t t = 0; t < graph.tensors.size(); ++t) bytes_[t] = graph.tensors[t].byte_size();
+  is_constant_.resize(graph.tensors.size());
+  for (size_t t = 0; t < graph.tensors.size(); ++t) {
+    bytes_[t] = graph.tensors[t].byte_size();
+    is_constant_[t] = graph.tensors[t].is_constant ? 1 : 0;
+  }
   work_.resize(graph.ops.size());
   cpu_us_.resize(graph.ops.size());
   dispatch_memory_.assign(graph.ops.size(), kHost);
@@ -49,6 +53,12 @@ double PlanCostModel::OpTimeUs(const std::vector<AcceleratorClaims>& claims, siz
   return e >= 0 ? e : cpu_us_[op];
 }
 
+std::vector<int32_t> PlanCostModel::OpMemories(const PartitionPlan& plan) const {
+  std::vector<int32_t> memory(plan.op_partition.size());
+  for (size_t o = 0; o < memory.size(); ++o) memory[o] = MemoryOf(plan, o);
+  return memory;
+}
+
 PlanCost PlanCostModel::Cost(const PartitionPlan& plan, const std::vector<AcceleratorClaims>& claims,
                              const PartitionEstimator* estimator) const {
   PlanCost cost;
@@ -73,15 +83,15 @@ PlanCost PlanCostModel::Cost(const PartitionPlan& plan, const std::vector<Accele
   }
   // Each tensor is copied once into every other memory kind that reads it:
   // the runtime keeps one converted copy per consumer type.
+  const std::vector<int32_t> memory = OpMemories(plan);
   std::vector<int32_t> readers;
   for (size_t t = 0; t < graph_.tensors.size(); ++t) {
-    const Tensor& tensor = graph_.tensors[t];
-    if (tensor.is_constant) continue;
-    const int32_t prod = producer_[t];
-    const int32_t from = prod >= 0 ? MemoryOf(plan, static_cast<size_t>(prod)) : kHost;
+    if (is_constant_[t]) continue;
+    const int32_t prod = producer()[t];
+    const int32_t from = prod >= 0 ? memory[prod] : kHost;
     readers.clear();
     for (int32_t c : uses_.consumers(static_cast<int32_t>(t))) {
-      const int32_t m = MemoryOf(plan, static_cast<size_t>(c));
+      const int32_t m = memory[c];
       if (m != from) readers.push_back(m);
     }
     if (uses_.is_graph_output(static_cast<int32_t>(t)) && from != kHost) readers.push_back(kHost);

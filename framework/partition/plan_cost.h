@@ -7,10 +7,12 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/graph_operands.h"
 #include "partition/partition_plan.h"
 #include "partition/soc_cost_model.h"
 #include "plugin_host/graph_view_impl.h"
@@ -65,12 +67,19 @@ class PlanCostModel {
   const Graph& graph() const { return graph_; }
   const SocCostModel& soc() const { return soc_; }
   const GraphUses& uses() const { return uses_; }
-  const std::vector<int32_t>& producer() const { return producer_; }
+  const std::vector<int32_t>& producer() const { return operands_.producer(); }
   const std::vector<AcceleratorTraits>& accelerators() const { return accelerators_; }
   double work_ops(size_t op) const { return work_[op]; }
   // Tensor byte sizes, computed once (the planner's loops ask often).
   uint64_t bytes(int32_t tensor) const { return bytes_[static_cast<size_t>(tensor)]; }
   double cpu_us(size_t op) const { return cpu_us_[op]; }
+  // The graph's shape, flat, for the planner's passes over a million ops:
+  // an Op or Tensor struct is a few cache lines and its operand lists are
+  // heap blocks of their own; these are contiguous arrays, built once.
+  const GraphOperands& operands() const { return operands_; }
+  std::span<const int32_t> inputs(size_t op) const { return operands_.inputs(op); }
+  std::span<const int32_t> outputs(size_t op) const { return operands_.outputs(op); }
+  bool is_constant(int32_t tensor) const { return is_constant_[static_cast<size_t>(tensor)] != 0; }
 
   // Op `op` on accelerator `a`: the claim's estimate, or the CPU model's
   // time when the plugin gave none.
@@ -87,6 +96,8 @@ class PlanCostModel {
     const int32_t p = plan.op_partition[op];
     return p >= 0 ? accelerator_memory_[plan.partitions[p].accelerator] : dispatch_memory_[op];
   }
+  // MemoryOf for every op at once: one pass, then lookups in a flat array.
+  std::vector<int32_t> OpMemories(const PartitionPlan& plan) const;
   double TransferUs(int32_t from, int32_t to, uint64_t bytes) const {
     const Link& l = links_[static_cast<size_t>(from) * memories_.size() + static_cast<size_t>(to)];
     return from == to ? 0 : static_cast<double>(bytes) * l.us_per_byte + l.latency_us;
@@ -104,10 +115,11 @@ class PlanCostModel {
   const Graph& graph_;
   const SocCostModel& soc_;
   std::vector<AcceleratorTraits> accelerators_;
+  GraphOperands operands_;  // before uses_, which is built from it
   GraphUses uses_;
-  std::vector<int32_t> producer_;
   std::vector<double> work_, cpu_us_;
   std::vector<uint64_t> bytes_;
+  std::vector<uint8_t> is_constant_;      // per tensor
   std::vector<std::string> memories_;
   std::vector<int32_t> accelerator_memory_;
   std::vector<int32_t> dispatch_memory_;  // per op; host for ops that are not DISPATCH

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "base/status_macros.h"
 #include "partition/boundary_moves.h"
+#include "partition/claim_overlay.h"
 #include "partition/partitioner.h"
 #include "tessera/ops.h"
 
@@ -29,34 +31,37 @@ class GainModel {
  public:
   explicit GainModel(const PlanCostModel& model) : model_(model), seen_(model.graph().tensors.size(), -1) {}
 
+  // Gains of the accelerator partitions; a fallback partition's stays zero
+  // (nothing asks for it: only accelerator partitions are given back).
   std::vector<Gain> Of(const PartitionPlan& plan, const PlanCost& cost) {
     std::fill(seen_.begin(), seen_.end(), -1);
     std::vector<Gain> gains(plan.partitions.size());
-    const Graph& g = model_.graph();
     const int32_t cpu = model_.fallback_memory();
+    const std::vector<int32_t> memory = model_.OpMemories(plan);
     for (size_t p = 0; p < plan.partitions.size(); ++p) {
       const PlannedPartition& part = plan.partitions[p];
+      if (model_.accelerators()[part.accelerator].fallback) continue;
       const int32_t here = model_.accelerator_memory(static_cast<size_t>(part.accelerator));
       Gain& gain = gains[p];
       gain.compute_us = cost.partitions[p].compute_us;
       gain.dispatch_us = cost.partitions[p].dispatch_us;
       for (int32_t o : part.ops) {
         gain.cpu_us += model_.cpu_us(static_cast<size_t>(o));
-        for (int32_t t : g.ops[o].inputs) {
-          if (t < 0 || g.tensors[t].is_constant || seen_[t] == static_cast<int32_t>(p)) continue;
+        for (int32_t t : model_.inputs(static_cast<size_t>(o))) {
+          if (t < 0 || model_.is_constant(t) || seen_[t] == static_cast<int32_t>(p)) continue;
           const int32_t prod = model_.producer()[t];
           if (prod >= 0 && plan.op_partition[prod] == static_cast<int32_t>(p)) continue;
           seen_[t] = static_cast<int32_t>(p);
-          const int32_t from = prod >= 0 ? model_.MemoryOf(plan, static_cast<size_t>(prod)) : PlanCostModel::kHost;
+          const int32_t from = prod >= 0 ? memory[prod] : PlanCostModel::kHost;
           const uint64_t bytes = model_.bytes(t);
           gain.transfer_us += model_.TransferUs(from, here, bytes);
           gain.cpu_us += model_.TransferUs(from, cpu, bytes);
         }
-        for (int32_t t : g.ops[o].outputs) {
+        for (int32_t t : model_.outputs(static_cast<size_t>(o))) {
           if (t < 0) continue;
           outside_.clear();
           for (int32_t c : model_.uses().consumers(t))
-            if (plan.op_partition[c] != static_cast<int32_t>(p)) outside_.push_back(model_.MemoryOf(plan, static_cast<size_t>(c)));
+            if (plan.op_partition[c] != static_cast<int32_t>(p)) outside_.push_back(memory[c]);
           if (model_.uses().is_graph_output(t)) outside_.push_back(PlanCostModel::kHost);
           if (outside_.empty()) continue;
           std::sort(outside_.begin(), outside_.end());
@@ -79,35 +84,52 @@ class GainModel {
   std::vector<int32_t> outside_;
 };
 
-// Candidates share claim sets: a copy of a million-op claim list costs more
-// than planning it, so only a policy that withdraws claims makes one.
+// What one PlanWithPolicy call shares between its candidates: the caller's
+// claims, the vendor names, and the texts of every withdrawal made.
 using Claims = std::vector<AcceleratorClaims>;
 using ClaimsPtr = std::shared_ptr<const Claims>;
 
+struct Context {
+  const PlanCostModel& model;
+  const std::vector<AcceleratorClaims>& input;
+  std::vector<std::string> vendors;
+  WithdrawalReasons reasons;
+  ClaimOverlay root;  // the caller's claims, nothing withdrawn
+};
+
+// A candidate plans with its claims' placement but without refusals: only
+// the plan the policy keeps shows them, so they are recorded once, at the
+// end (see PlanWithPolicy), instead of per candidate.
 struct Candidate {
-  ClaimsPtr claims;
+  ClaimOverlay claims;
   PartitionPlan plan;
   PlanCost cost;
 };
 
-absl::StatusOr<Candidate> Evaluate(const PlanCostModel& model, ClaimsPtr claims, const PartitionEstimator* estimator) {
-  Candidate c;
-  absl::StatusOr<PartitionPlan> plan = PlanPartitions(model.graph(), *claims);
+absl::StatusOr<Candidate> Evaluate(const Context& ctx, ClaimOverlay claims) {
+  const Graph& g = ctx.model.graph();
+  std::vector<OpPlacement> placements;
+  if (!claims.Place(&placements)) {
+    // An op nobody claims: the error names every refusal, so build it from
+    // the full claims (a failing candidate is rare and never kept).
+    absl::Status placed = PlaceOps(g, claims.Materialize(ctx.reasons), &placements);
+    return placed.ok() ? absl::InternalError("claim overlay and claims disagree on a placement") : placed;
+  }
+  absl::StatusOr<PartitionPlan> plan = GroupPlacedOps(ctx.model.operands(), std::move(placements), ctx.vendors);
   if (!plan.ok()) return plan.status();
-  c.plan = *std::move(plan);
-  c.cost = model.Cost(c.plan, *claims, estimator);
-  c.claims = std::move(claims);
-  return c;
+  // Costs read the claims of the accelerators that run each op, which no
+  // withdrawal touched: the caller's own.
+  PlanCost cost = ctx.model.Cost(*plan, claims.base(), nullptr);
+  return Candidate{std::move(claims), *std::move(plan), std::move(cost)};
 }
 
 bool IsFallback(const PlanCostModel& model, const PlannedPartition& part) {
   return model.accelerators()[part.accelerator].fallback;
 }
 
-// Takes the ops of partition `p` back from its accelerator.
-void Withdraw(std::vector<AcceleratorClaims>& claims, const PlannedPartition& part, int32_t code,
-              const std::string& detail) {
-  for (int32_t o : part.ops) claims[part.accelerator].claims[o] = OpClaim{false, code, detail};
+// Takes the ops of partition `part` back from its accelerator.
+void Withdraw(ClaimOverlay& claims, const PlannedPartition& part, int32_t reason) {
+  for (int32_t o : part.ops) claims.Withdraw(static_cast<size_t>(part.accelerator), o, reason);
 }
 
 std::string GainDetail(const PlannedPartition& part, const Gain& g) {
@@ -148,30 +170,36 @@ std::vector<size_t> OverLimits(const PlanCostModel& model, const PartitionPlan& 
   return out;
 }
 
+bool Constrained(const PolicyOptions& options) { return options.min_ops > 0 || options.max_partitions > 0; }
+
 // Applies --min-ops and --max-partitions to a plan, planning again until
 // both hold (everything on the fallback always satisfies them).
-absl::StatusOr<Candidate> Constrain(const PlanCostModel& model, Candidate c, const PolicyOptions& options) {
-  if (options.min_ops <= 0 && options.max_partitions <= 0) return c;
-  GainModel gains(model);
+absl::StatusOr<Candidate> Constrain(Context& ctx, Candidate c, const PolicyOptions& options) {
+  if (!Constrained(options)) return c;
+  GainModel gains(ctx.model);
   for (int round = 0; round < 4 * kMaxRounds; ++round) {
     std::vector<std::string> why;
-    const std::vector<size_t> drop = OverLimits(model, c.plan, gains.Of(c.plan, c.cost), options, &why);
+    const std::vector<size_t> drop = OverLimits(ctx.model, c.plan, gains.Of(c.plan, c.cost), options, &why);
     if (drop.empty()) return c;
-    auto claims = std::make_shared<Claims>(*c.claims);
-    for (size_t i = 0; i < drop.size(); ++i) Withdraw(*claims, c.plan.partitions[drop[i]], kRefusalPolicy, why[i]);
-    absl::StatusOr<Candidate> next = Evaluate(model, std::move(claims), nullptr);
+    ClaimOverlay claims = c.claims;
+    for (size_t i = 0; i < drop.size(); ++i)
+      Withdraw(claims, c.plan.partitions[drop[i]], ctx.reasons.Add(kRefusalPolicy, std::move(why[i])));
+    absl::StatusOr<Candidate> next = Evaluate(ctx, std::move(claims));
     if (!next.ok()) return next.status();
     c = *std::move(next);
   }
   return absl::InternalError("--min-ops/--max-partitions did not converge");
 }
 
-ClaimsPtr CpuOnly(const PlanCostModel& model, const Claims& input, int32_t code, const std::string& detail) {
-  auto claims = std::make_shared<Claims>(input);
-  for (size_t a = 0; a < claims->size(); ++a) {
-    if (model.accelerators()[a].fallback) continue;
-    for (OpClaim& claim : (*claims)[a].claims)
-      if (claim.supported) claim = OpClaim{false, code, detail};
+// Every claim of an accelerator other than the fallback withdrawn.
+ClaimOverlay CpuOnly(Context& ctx, int32_t code, std::string detail) {
+  ClaimOverlay claims = ctx.root;
+  const int32_t reason = ctx.reasons.Add(code, std::move(detail));
+  for (size_t a = 0; a < ctx.input.size(); ++a) {
+    if (ctx.model.accelerators()[a].fallback) continue;
+    const size_t n = ctx.input[a].claims.size();
+    for (size_t o = 0; o < n; ++o)
+      if (claims.supported(a, o)) claims.Withdraw(a, static_cast<int32_t>(o), reason);
   }
   return claims;
 }
@@ -181,38 +209,46 @@ ClaimsPtr CpuOnly(const PlanCostModel& model, const Claims& input, int32_t code,
 // plan: give back every partition that does not pay for itself (all at
 // once; if that models slower, because neighbours interact, only the
 // worst), and move every edge op that models cheaper on the cpu (all at
-// once, else only the best). It stops when neither step helps.
-absl::StatusOr<Candidate> Refine(const PlanCostModel& model, Candidate c, const PolicyOptions& options, int* rounds) {
+// once, else only the best). It stops when neither step helps. Returns
+// nullopt when no round improved on `start` (the plan stays start's, and
+// is not copied).
+absl::StatusOr<std::optional<Candidate>> Refine(Context& ctx, const Candidate& start, const PolicyOptions& options,
+                                                int* rounds) {
+  const PlanCostModel& model = ctx.model;
   GainModel gains_of(model);
+  std::optional<Candidate> current;
   for (*rounds = 0; *rounds < kMaxRounds; ++*rounds) {
+    const Candidate& c = current.has_value() ? *current : start;
     const std::vector<Gain> gains = gains_of.Of(c.plan, c.cost);
     std::vector<size_t> losing;
     for (size_t p = 0; p < c.plan.partitions.size(); ++p)
       if (!IsFallback(model, c.plan.partitions[p]) && gains[p].gain() <= 0) losing.push_back(p);
-    const std::vector<BoundaryMove> moves = ProfitableBoundaryMoves(model, c.plan, *c.claims);
+    const std::vector<BoundaryMove> moves = ProfitableBoundaryMoves(model, c.plan, c.claims.base());
     if (losing.empty() && moves.empty()) break;
     auto give_back = [&](const std::vector<size_t>& drop) -> absl::StatusOr<Candidate> {
-      auto claims = std::make_shared<Claims>(*c.claims);
+      ClaimOverlay claims = c.claims;
       for (size_t p : drop)
-        Withdraw(*claims, c.plan.partitions[p], kRefusalNotProfitable, GainDetail(c.plan.partitions[p], gains[p]));
-      absl::StatusOr<Candidate> next = Evaluate(model, std::move(claims), nullptr);
+        Withdraw(claims, c.plan.partitions[p],
+                 ctx.reasons.Add(kRefusalNotProfitable, GainDetail(c.plan.partitions[p], gains[p])));
+      absl::StatusOr<Candidate> next = Evaluate(ctx, std::move(claims));
       if (!next.ok()) return next.status();
-      return Constrain(model, *std::move(next), options);
+      return Constrain(ctx, *std::move(next), options);
     };
     auto move = [&](size_t count) -> absl::StatusOr<Candidate> {
-      auto claims = std::make_shared<Claims>(*c.claims);
+      ClaimOverlay claims = c.claims;
       for (size_t i = 0; i < count; ++i) {
         const BoundaryMove& m = moves[i];
         const int32_t a = c.plan.partitions[c.plan.op_partition[m.op]].accelerator;
-        (*claims)[a].claims[m.op] = OpClaim{
-            false, kRefusalNotProfitable,
-            absl::StrFormat("an edge op of its partition: %.2f us on %s (device time and the transfers it causes) "
-                            "against %.2f us on the cpu",
-                            m.here_us, (*claims)[a].vendor, m.cpu_us)};
+        claims.Withdraw(
+            static_cast<size_t>(a), m.op,
+            ctx.reasons.Add(kRefusalNotProfitable,
+                            absl::StrFormat("an edge op of its partition: %.2f us on %s (device time and the "
+                                            "transfers it causes) against %.2f us on the cpu",
+                                            m.here_us, ctx.vendors[a], m.cpu_us)));
       }
-      absl::StatusOr<Candidate> next = Evaluate(model, std::move(claims), nullptr);
+      absl::StatusOr<Candidate> next = Evaluate(ctx, std::move(claims));
       if (!next.ok()) return next.status();
-      return Constrain(model, *std::move(next), options);
+      return Constrain(ctx, *std::move(next), options);
     };
     std::vector<Candidate> tries;
     auto consider = [&](absl::StatusOr<Candidate> t) -> absl::Status {
@@ -242,9 +278,10 @@ absl::StatusOr<Candidate> Refine(const PlanCostModel& model, Candidate c, const 
     auto best = std::min_element(tries.begin(), tries.end(), [](const Candidate& x, const Candidate& y) {
       return x.cost.total_us() < y.cost.total_us();
     });
-    c = std::move(*best);
+    Candidate next = std::move(*best);  // `c` may be *current: move out of tries first
+    current = std::move(next);
   }
-  return c;
+  return current;
 }
 
 }  // namespace
@@ -267,57 +304,71 @@ absl::StatusOr<PartitionPolicy> ParsePartitionPolicy(std::string_view name) {
 absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const std::vector<AcceleratorClaims>& claims,
                                             const PolicyOptions& options, const PartitionEstimator* estimator) {
   PolicyResult result;
+  Context ctx{model, claims, {}, {}, ClaimOverlay(model.operands(), claims)};
+  for (const AcceleratorClaims& a : claims) ctx.vendors.push_back(a.vendor);
   // Final figures use the plugins' whole-partition estimates where they
   // give them; the search itself uses the per-op sums (no plugin calls).
   const bool whole = estimator != nullptr && *estimator;
-  auto final_cost = [&](const Candidate& c) { return whole ? model.Cost(c.plan, *c.claims, estimator) : c.cost; };
-  // The caller's claims, not copied (and not owned).
-  const ClaimsPtr input(std::shared_ptr<const Claims>(), &claims);
+  auto final_cost = [&](const Candidate& c) { return whole ? model.Cost(c.plan, c.claims.base(), estimator) : c.cost; };
   // Both baselines, always: the report shows them beside the chosen plan.
-  absl::StatusOr<Candidate> greedy = Evaluate(model, input, nullptr);
+  absl::StatusOr<Candidate> greedy = Evaluate(ctx, ctx.root);
   if (!greedy.ok()) return greedy.status();
-  absl::StatusOr<Candidate> cpu =
-      Evaluate(model, CpuOnly(model, claims, kRefusalPolicy, "--policy cpu runs every op on the cpu"), nullptr);
-  absl::StatusOr<Candidate> constrained_greedy = Constrain(model, *greedy, options);  // shares greedy's claims
-  if (!constrained_greedy.ok()) return constrained_greedy.status();
+  const double greedy_search_us = greedy->cost.total_us();
+  absl::StatusOr<Candidate> cpu = Evaluate(ctx, CpuOnly(ctx, kRefusalPolicy, "--policy cpu runs every op on the cpu"));
+  // Without --min-ops or --max-partitions the constrained greedy plan is the
+  // greedy plan itself: no copy of it.
+  std::optional<Candidate> constrained;
+  if (Constrained(options)) {
+    absl::StatusOr<Candidate> c = Constrain(ctx, *greedy, options);
+    if (!c.ok()) return c.status();
+    constrained = *std::move(c);
+  }
+  Candidate& constrained_greedy = constrained.has_value() ? *constrained : *greedy;
 
-  Candidate chosen;
+  // The kept plan, by pointer: it may be one of the baselines, which are
+  // reported too.
+  Candidate* chosen = nullptr;
+  std::optional<Candidate> refined, again;
   switch (options.policy) {
     case PartitionPolicy::kGreedy:
-      chosen = *std::move(constrained_greedy);
+      chosen = &constrained_greedy;
       result.chosen = "greedy";
       break;
     case PartitionPolicy::kCpu:
       if (!cpu.ok()) return cpu.status();
-      chosen = *cpu;
+      chosen = &*cpu;
       result.chosen = "cpu";
       break;
     case PartitionPolicy::kCost: {
-      absl::StatusOr<Candidate> refined = Refine(model, *constrained_greedy, options, &result.rounds);
-      if (!refined.ok()) return refined.status();
+      absl::StatusOr<std::optional<Candidate>> r = Refine(ctx, constrained_greedy, options, &result.rounds);
+      if (!r.ok()) return r.status();
+      refined = *std::move(r);
       // Keep the best of the refined plan and both baselines, compared
       // with the plugins' whole-partition estimates where they give them.
-      std::vector<std::pair<std::string, Candidate*>> options_in_order = {{"cost", &*refined},
-                                                                          {"greedy", &*constrained_greedy}};
+      // A search that improved nothing leaves the constrained greedy plan
+      // as "cost" (it ties greedy, and the first of a tie wins).
+      std::vector<std::pair<std::string, Candidate*>> options_in_order = {
+          {"cost", refined.has_value() ? &*refined : &constrained_greedy}, {"greedy", &constrained_greedy}};
       if (cpu.ok()) options_in_order.push_back({"cpu", &*cpu});
       double best = 0;
       for (size_t i = 0; i < options_in_order.size(); ++i) {
         Candidate& cand = *options_in_order[i].second;
-        cand.cost = final_cost(cand);
+        cand.cost = final_cost(cand);  // idempotent: a candidate listed twice gets the same figure
         if (i == 0 || cand.cost.total_us() < best) {
           best = cand.cost.total_us();
           result.chosen = options_in_order[i].first;
         }
       }
       for (auto& [name, cand] : options_in_order)
-        if (name == result.chosen) chosen = std::move(*cand);
+        if (name == result.chosen) chosen = cand;
       if (result.chosen == "cpu") {
         const std::string why = absl::StrFormat(
             "the whole model on the cpu models fastest (%.2f us against %.2f us for the greedy plan)", best,
-            greedy->cost.total_us());
-        absl::StatusOr<Candidate> again = Evaluate(model, CpuOnly(model, claims, kRefusalNotProfitable, why), nullptr);
-        if (!again.ok()) return again.status();
-        chosen = *std::move(again);
+            greedy_search_us);
+        absl::StatusOr<Candidate> a = Evaluate(ctx, CpuOnly(ctx, kRefusalNotProfitable, why));
+        if (!a.ok()) return a.status();
+        again = *std::move(a);
+        chosen = &*again;
       }
       break;
     }
@@ -326,9 +377,16 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
   // estimates where the plugins give them.
   result.greedy_us = final_cost(*greedy).total_us();
   if (cpu.ok()) result.cpu_only_us = final_cost(*cpu).total_us();
-  result.cost = final_cost(chosen);
-  result.plan = std::move(chosen.plan);
-  result.claims = std::move(chosen.claims);  // the caller's own when the policy withdrew nothing
+  result.cost = final_cost(*chosen);
+  // The kept plan's claims, with the policy's withdrawals written in (the
+  // caller's own when it withdrew nothing), and its refusals from them.
+  if (chosen->claims.withdrew_any()) {
+    result.claims = std::make_shared<const Claims>(chosen->claims.Materialize(ctx.reasons));
+  } else {
+    result.claims = ClaimsPtr(std::shared_ptr<const Claims>(), &claims);  // not copied, not owned
+  }
+  result.plan = std::move(chosen->plan);
+  RecordRefusals(*result.claims, &result.plan.placements);
   return result;
 }
 

@@ -9,21 +9,31 @@
 
 namespace tessera {
 
-GraphUses::GraphUses(const Graph& graph)
-    : first_(graph.tensors.size() + 1, 0), is_graph_output_(graph.tensors.size(), false) {
+template <typename InputsOf>
+void GraphUses::Build(const Graph& graph, size_t op_count, InputsOf inputs_of) {
+  first_.assign(graph.tensors.size() + 1, 0);
+  is_graph_output_.assign(graph.tensors.size(), false);
   const int32_t tensor_count = static_cast<int32_t>(graph.tensors.size());
   auto valid = [&](int32_t t) { return t >= 0 && t < tensor_count; };
-  for (const Op& op : graph.ops)
-    for (int32_t t : op.inputs)
+  for (size_t o = 0; o < op_count; ++o)
+    for (int32_t t : inputs_of(o))
       if (valid(t)) ++first_[t + 1];
   for (size_t t = 0; t < graph.tensors.size(); ++t) first_[t + 1] += first_[t];
   consumers_.resize(first_.back());
   std::vector<int32_t> next(first_.begin(), first_.end() - 1);
-  for (size_t o = 0; o < graph.ops.size(); ++o)
-    for (int32_t t : graph.ops[o].inputs)
+  for (size_t o = 0; o < op_count; ++o)
+    for (int32_t t : inputs_of(o))
       if (valid(t)) consumers_[next[t]++] = static_cast<int32_t>(o);
   for (int32_t t : graph.outputs)
     if (valid(t)) is_graph_output_[t] = true;
+}
+
+GraphUses::GraphUses(const Graph& graph) {
+  Build(graph, graph.ops.size(), [&](size_t o) -> const std::vector<int32_t>& { return graph.ops[o].inputs; });
+}
+
+GraphUses::GraphUses(const Graph& graph, const GraphOperands& operands) {
+  Build(graph, operands.op_count(), [&](size_t o) { return operands.inputs(o); });
 }
 
 GraphView::GraphView(const Graph& graph, std::vector<int32_t> op_indices, const GraphUses& uses)

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "graph/graph_operands.h"
 #include "tessera/graph_view.h"
 
 namespace tessera {
@@ -19,6 +20,8 @@ namespace tessera {
 class GraphUses {
  public:
   explicit GraphUses(const Graph& graph);
+  // The same from the flat operand lists (no pass over the ops' structs).
+  explicit GraphUses(const Graph& graph, const GraphOperands& operands);
   // Ops reading tensor t (an op reading t twice appears twice).
   std::span<const int32_t> consumers(int32_t t) const {
     return {consumers_.data() + first_[t], consumers_.data() + first_[t + 1]};
@@ -26,6 +29,9 @@ class GraphUses {
   bool is_graph_output(int32_t t) const { return is_graph_output_[t]; }
 
  private:
+  template <typename InputsOf>
+  void Build(const Graph& graph, size_t op_count, InputsOf inputs_of);
+
   std::vector<int32_t> first_;       // per tensor, into consumers_ (CSR)
   std::vector<int32_t> consumers_;
   std::vector<bool> is_graph_output_;

@@ -1,0 +1,50 @@
+// A graph's operand lists, flat: each op's input and output tensor ids in
+// one array (CSR), which tensor each op produces, and which ops are
+// DISPATCH ops. Built in one pass over the ops.
+//
+// Why: an Op is about 250 bytes (attribute map, optional DISPATCH
+// reference) with its operand vectors in heap blocks of their own, so every
+// pass over a million ops streams 250 MB and chases two pointers per op.
+// The partitioner and the cost model each made several such passes (the
+// consumer index twice, the producer index, the grouping, the costs);
+// they now read these arrays, 4 bytes per operand.
+#ifndef TESSERA_FRAMEWORK_GRAPH_GRAPH_OPERANDS_H_
+#define TESSERA_FRAMEWORK_GRAPH_GRAPH_OPERANDS_H_
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace tessera {
+
+class GraphOperands {
+ public:
+  explicit GraphOperands(const Graph& graph);
+
+  size_t op_count() const { return is_dispatch_.size(); }
+  size_t tensor_count() const { return producer_.size(); }
+  // As in the Op: -1 for an omitted optional input, ids unchecked.
+  std::span<const int32_t> inputs(size_t op) const {
+    return {operands_.data() + first_input_[op], operands_.data() + first_output_[op]};
+  }
+  std::span<const int32_t> outputs(size_t op) const {
+    return {operands_.data() + first_output_[op], operands_.data() + first_input_[op + 1]};
+  }
+  bool is_dispatch(size_t op) const { return is_dispatch_[op] != 0; }
+  // Per tensor: the op that writes it (the last one, as
+  // Graph::ProducerIndex), or -1.
+  const std::vector<int32_t>& producer() const { return producer_; }
+
+ private:
+  std::vector<int32_t> first_input_;   // per op, + 1 at the end: inputs, then outputs, in operands_
+  std::vector<int32_t> first_output_;  // per op
+  std::vector<int32_t> operands_;
+  std::vector<uint8_t> is_dispatch_;
+  std::vector<int32_t> producer_;
+};
+
+}  // namespace tessera
+
+#endif  // TESSERA_FRAMEWORK_GRAPH_GRAPH_OPERANDS_H_
