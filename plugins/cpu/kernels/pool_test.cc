@@ -85,6 +85,22 @@ TEST(PoolTest, CeilModeDropsWindowStartingInPadding) {
             absl::StatusCode::kInvalidArgument);
 }
 
+// When the stride divides the span, ceil mode adds no window: H=5, k=3,
+// s=2 gives ceil((5 - 3) / 2) + 1 = 2 rows in both modes (ONNX's
+// formula, by hand), windows [0, 2] and [2, 4].
+TEST(PoolTest, CeilModeAddsNoWindowWhenTheStrideDividesTheSpan) {
+  Tensor x = F32({1, 1, 5, 1}, {1, 7, 4, 2, 3});
+  Attributes a = PoolAttrs({3, 1}, {2, 1});
+  a.SetInts(TSR_ATTR_CEIL_MODE, {1});
+  Tensor y = Empty(TSR_DTYPE_F32, {1, 1, 2, 1});
+  ASSERT_TRUE(RunOp(TSR_OP_MAX_POOL_2D, a, {x}, y).ok());
+  EXPECT_EQ(Values(y), (V{7, 4}));
+  ASSERT_TRUE(RunOp(TSR_OP_AVG_POOL_2D, a, {x}, y).ok());
+  EXPECT_EQ(Values(y), (V{4, 3}));  // 12 / 3, 9 / 3
+  Tensor y3 = Empty(TSR_DTYPE_F32, {1, 1, 3, 1});
+  EXPECT_EQ(RunOp(TSR_OP_MAX_POOL_2D, a, {x}, y3).code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST(PoolTest, DilatedMaxAndInt8) {
   Tensor x = F32({1, 1, 4, 4}, Iota(16)), y = Empty(TSR_DTYPE_F32, {1, 1, 2, 2});
   Attributes a = PoolAttrs({2, 2}, {1, 1});

@@ -44,6 +44,24 @@ TEST(DspKernels, BroadcastingBinaryOps) {
   EXPECT_THAT(s.message(), HasSubstr("output 0 shape [2,2] but the op produces [2,3]"));
 }
 
+// SUB, DIV and POW are not commutative: operand 0 is the left one, also
+// when operand 0 is the broadcast one. Values by hand.
+TEST(DspKernels, NonCommutativeBinaryOpsKeepTheirOperandOrder) {
+  std::vector<float> a = {1, 2, 3, 4, 5, 6}, b = {2, 4, 8}, y(6);
+  DspTensor ab[] = {F32(a, {2, 3}), F32(b, {3})};
+  ASSERT_TRUE(RunDspOp(TSR_OP_SUB, {}, ab, {{F32(y, {2, 3})}}).ok());
+  EXPECT_THAT(y, ElementsAre(-1, -2, -5, 2, 1, -2));
+  ASSERT_TRUE(RunDspOp(TSR_OP_DIV, {}, ab, {{F32(y, {2, 3})}}).ok());
+  EXPECT_THAT(y, ElementsAre(0.5f, 0.5f, 0.375f, 2.0f, 1.25f, 0.75f));
+  DspTensor ba[] = {F32(b, {3}), F32(a, {2, 3})};
+  ASSERT_TRUE(RunDspOp(TSR_OP_SUB, {}, ba, {{F32(y, {2, 3})}}).ok());
+  EXPECT_THAT(y, ElementsAre(1, 2, 5, -2, -1, 2));
+  std::vector<float> e = {2, 1, 0};
+  DspTensor pw[] = {F32(a, {2, 3}), F32(e, {3})};
+  ASSERT_TRUE(RunDspOp(TSR_OP_POW, {}, pw, {{F32(y, {2, 3})}}).ok());
+  EXPECT_THAT(y, ElementsAre(1, 2, 1, 16, 5, 1));
+}
+
 TEST(DspKernels, TranscendentalsMatchTheirFormulas) {
   std::vector<float> x = {-100.0f, -1.0f, 0.0f, 0.5f, 100.0f}, y(5);
   DspTensor in[] = {F32(x, {5})};

@@ -14,6 +14,7 @@
 #include "fp16.h"
 #include "program.h"
 #include "quant.h"
+#include "reference_requant.h"
 #include "tiler.h"
 
 namespace tessera::systolic::snpu_test {
@@ -187,16 +188,18 @@ inline double OutputValue(const std::vector<uint8_t>& out, int32_t dtype, size_t
 }
 
 // Reference int8 GEMM: int32 accumulate of (a - za) * w + bias, then the
-// TFLite requantization pipeline with the fused activation range.
+// requantization and fused activation range of docs/systolic_npu_isa.md
+// §9, from reference_requant.h (not quant.h: the reference must not share
+// the requantizer under test).
 inline std::vector<int8_t> ReferenceGemmI8(const GemmLayer& L, const std::vector<uint8_t>& x) {
   std::vector<int8_t> y(static_cast<size_t>(L.M * L.N));
-  const QuantRange r = QuantizedActivationRange(L.activation.kind, L.activation.clip_min,
-                                                L.activation.clip_max, L.output_q.scale,
-                                                L.output_q.zero_point);
+  const RefRange r = RefActivationRange(L.activation.kind, L.activation.clip_min,
+                                        L.activation.clip_max, L.output_q.scale,
+                                        L.output_q.zero_point);
   for (int64_t n = 0; n < L.N; ++n) {
     const float ws = L.weight_scales.size() == 1 ? L.weight_scales[0] : L.weight_scales[n];
-    const QuantizedMultiplier q =
-        QuantizeMultiplier(static_cast<double>(L.input_q.scale) * ws / L.output_q.scale);
+    const RefMultiplier q =
+        RefQuantizeMultiplier(static_cast<double>(L.input_q.scale) * ws / L.output_q.scale);
     for (int64_t m = 0; m < L.M; ++m) {
       int32_t acc = L.bias_q.empty() ? 0 : L.bias_q[n];
       for (int64_t k = 0; k < L.K; ++k) {
@@ -204,7 +207,7 @@ inline std::vector<int8_t> ReferenceGemmI8(const GemmLayer& L, const std::vector
             L.weights[L.weight_layout == WeightLayout::kNK ? n * L.K + k : k * L.N + n]);
         acc += (static_cast<int8_t>(x[m * L.K + k]) - L.input_q.zero_point) * w;
       }
-      y[m * L.N + n] = RequantizeOne(acc, q.multiplier, q.shift, L.output_q.zero_point, r.min, r.max);
+      y[m * L.N + n] = RefRequantize(acc, q, L.output_q.zero_point, r.min, r.max);
     }
   }
   return y;

@@ -134,15 +134,16 @@ TEST(Tiler, ConvInt8BitExactIncludingGroupsAndDepthwise) {
     L.weight_scales = RandomF(rng, L.out_channels, 0.005f, 0.02f);
     L.activation = {static_cast<Activation>(rng() % 3), -2.0f, 3.0f};
     const auto x = RandomI8(rng, L.batch * L.in_channels * L.in_h * L.in_w);
-    // Reference: int32 accumulate with padding contributing nothing.
+    // Reference: int32 accumulate with padding contributing nothing, then
+    // reference_requant.h's requantization (independent of quant.h).
     const int64_t OH = L.out_h(), OW = L.out_w(), OCg = L.out_channels / L.groups;
-    const QuantRange range = QuantizedActivationRange(L.activation.kind, L.activation.clip_min,
-                                                      L.activation.clip_max, L.output_q.scale,
-                                                      L.output_q.zero_point);
+    const RefRange range = RefActivationRange(L.activation.kind, L.activation.clip_min,
+                                              L.activation.clip_max, L.output_q.scale,
+                                              L.output_q.zero_point);
     std::vector<int8_t> want(L.batch * L.out_channels * OH * OW);
     for (int64_t b = 0; b < L.batch; ++b)
       for (int64_t oc = 0; oc < L.out_channels; ++oc) {
-        const QuantizedMultiplier qm = QuantizeMultiplier(
+        const RefMultiplier qm = RefQuantizeMultiplier(
             static_cast<double>(L.input_q.scale) * L.weight_scales[oc] / L.output_q.scale);
         for (int64_t oh = 0; oh < OH; ++oh)
           for (int64_t ow = 0; ow < OW; ++ow) {
@@ -161,8 +162,7 @@ TEST(Tiler, ConvInt8BitExactIncludingGroupsAndDepthwise) {
                   acc += (xv - L.input_q.zero_point) * wv;
                 }
             want[((b * L.out_channels + oc) * OH + oh) * OW + ow] =
-                RequantizeOne(acc, qm.multiplier, qm.shift, L.output_q.zero_point, range.min,
-                              range.max);
+                RefRequantize(acc, qm, L.output_q.zero_point, range.min, range.max);
           }
       }
     for (Dataflow df : kAllDataflows) {
