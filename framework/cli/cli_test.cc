@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <random>
 #include <string>
 
+#include "base/json_reader.h"
 #include "cli/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -41,13 +43,53 @@ TEST(Cli, PluginsJsonListsTheCpuPlugin) {
   EXPECT_THAT(r.output, HasSubstr("\"skipped\":["));
 }
 
+// x [2,3] into the small model; its output by the formula: every w is
+// 0.5, so y[i][j] = sigmoid(0.5 * (x[i][0] + x[i][1] + x[i][2])).
+std::string WriteSmallModelInputs(const std::string& dir) {
+  const std::vector<float> x = {1, 2, 3, -1, 0, -2};
+  HostTensor t{"x", TSR_DTYPE_F32, {2, 3}, std::vector<uint8_t>(x.size() * 4)};
+  std::memcpy(t.data.data(), x.data(), t.data.size());
+  EXPECT_TRUE(WriteTensorSet({t}, dir, "input").ok());
+  return dir;
+}
+
+std::vector<double> SmallModelExpected() {
+  std::vector<double> y;
+  for (double sum : {6.0, -3.0})
+    for (int j = 0; j < 4; ++j) y.push_back(1 / (1 + std::exp(-0.5 * sum)));
+  return y;
+}
+
+// The run's JSON as data: every partition ran on `vendor`, and output 0
+// holds `want` within `tolerance`.
+void ExpectRunOutputs(const std::string& json, const std::string& vendor, const std::vector<double>& want,
+                      double tolerance) {
+  absl::StatusOr<JsonValue> run = ParseJson(json);
+  ASSERT_TRUE(run.ok()) << run.status() << "\n" << json;
+  const JsonValue* partitions = run->Find("partitions");
+  ASSERT_NE(partitions, nullptr);
+  ASSERT_FALSE(partitions->items.empty());
+  for (const JsonValue& p : partitions->items) {
+    ASSERT_NE(p.Find("vendor"), nullptr);
+    EXPECT_EQ(p.Find("vendor")->string, vendor);
+  }
+  const JsonValue* outputs = run->Find("outputs");
+  ASSERT_NE(outputs, nullptr);
+  ASSERT_EQ(outputs->items.size(), 1u);
+  const JsonValue* values = outputs->items[0].Find("values");
+  ASSERT_NE(values, nullptr);
+  ASSERT_EQ(values->items.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(values->items[i].number, want[i], tolerance) << "element " << i;
+}
+
 TEST(Cli, RunsAGoodModelOnTheCpu) {
-  TempFile f;
+  TempFile f, inputs;
   f.Write(SmallModelBytes());
-  Result r = Tessera("run " + f.path() + " --accelerators cpu --random --json");
+  const std::string dir = WriteSmallModelInputs(inputs.path() + ".d");
+  Result r = Tessera("run " + f.path() + " --accelerators cpu --inputs " + dir + " --json");
+  std::filesystem::remove_all(dir);
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("\"outputs\":[{"));
-  EXPECT_THAT(r.output, HasSubstr("\"vendor\":\"cpu\""));
+  ExpectRunOutputs(r.output, "cpu", SmallModelExpected(), 1e-6);
 }
 
 TEST(Cli, TruncatedModelsFailCleanlyWithExitCode1) {
@@ -103,9 +145,13 @@ TEST(Cli, CompileWritesAnAotModelThatRunsAndInspects) {
   Result i = Tessera("inspect " + compiled.path() + " --json");
   ASSERT_EQ(i.exit_code, 0) << i.output;
   EXPECT_THAT(i.output, HasSubstr("\"type\":\"DISPATCH\""));
-  Result r = Tessera("run " + compiled.path() + " --random --json");
+  TempFile inputs;
+  const std::string dir = WriteSmallModelInputs(inputs.path() + ".d");
+  Result r = Tessera("run " + compiled.path() + " --inputs " + dir + " --json");
+  std::filesystem::remove_all(dir);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("\"precompiled\":true"));
+  ExpectRunOutputs(r.output, "cpu", SmallModelExpected(), 1e-6);
   Result jit = Tessera("compile " + model.path() + " -o " + compiled.path() + " --mode jit");
   EXPECT_EQ(jit.exit_code, 1);
   EXPECT_THAT(jit.output, HasSubstr("never serialized"));
