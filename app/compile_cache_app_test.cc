@@ -98,16 +98,21 @@ TEST_F(Fixture, JitWarnsOnceAndLeavesTheCacheDirectoryAlone) {
   EXPECT_THAT(lines[0].second, HasSubstr("disabled for this model"));
 }
 
-TEST_F(Fixture, TheCApiPassesTheCacheOptionsAndReportsTheOutcome) {
+// The bundled plugins' environment and the model at `path`, through the C API.
+void OpenThroughTheCApi(const std::string& path, tsr_app_environment* env, tsr_app_model* model) {
   tsr_app_environment_options eo{};
   eo.struct_size = sizeof(eo);
   const std::string bundled = std::string(std::getenv("TESSERA_BUILD_DIR") ? std::getenv("TESSERA_BUILD_DIR") : ".") + "/lib";
   eo.bundled_plugin_directory = bundled.c_str();
   eo.read_environment = 0;
+  ASSERT_EQ(tsr_app_environment_create(&eo, env), TSR_OK);
+  ASSERT_EQ(tsr_app_model_load(path.c_str(), nullptr, model), TSR_OK);
+}
+
+TEST_F(Fixture, TheCApiPassesTheCacheOptionsAndReportsTheOutcome) {
   tsr_app_environment c_env = nullptr;
-  ASSERT_EQ(tsr_app_environment_create(&eo, &c_env), TSR_OK);
   tsr_app_model c_model = nullptr;
-  ASSERT_EQ(tsr_app_model_load(model_path.c_str(), nullptr, &c_model), TSR_OK);
+  ASSERT_NO_FATAL_FAILURE(OpenThroughTheCApi(model_path, &c_env, &c_model));
   const std::string cache = dir.string();
   tsr_app_compile_options co{};
   co.struct_size = sizeof(co);
@@ -136,15 +141,9 @@ TEST_F(Fixture, TheCApiPassesTheCacheOptionsAndReportsTheOutcome) {
 // an AOT compile for the cpu holds one cpu blob, stamped at compile by
 // this very build, which the cpu library judges optimal.
 TEST_F(Fixture, TheCApiReportsEachBlobsCompatibilityVerdict) {
-  tsr_app_environment_options eo{};
-  eo.struct_size = sizeof(eo);
-  const std::string bundled = std::string(std::getenv("TESSERA_BUILD_DIR") ? std::getenv("TESSERA_BUILD_DIR") : ".") + "/lib";
-  eo.bundled_plugin_directory = bundled.c_str();
-  eo.read_environment = 0;
   tsr_app_environment c_env = nullptr;
-  ASSERT_EQ(tsr_app_environment_create(&eo, &c_env), TSR_OK);
   tsr_app_model c_model = nullptr;
-  ASSERT_EQ(tsr_app_model_load(model_path.c_str(), nullptr, &c_model), TSR_OK);
+  ASSERT_NO_FATAL_FAILURE(OpenThroughTheCApi(model_path, &c_env, &c_model));
   tsr_app_compile_options co{};
   co.struct_size = sizeof(co);
   co.accelerators = "cpu";
