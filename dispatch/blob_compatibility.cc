@@ -122,4 +122,17 @@ absl::StatusOr<BlobCompatibility> CheckBlobCompatibility(const DeviceSession& se
   }
 }
 
+void CheckStampedSocDescription(BlobCompatibility& verdict, const BuildStamp* stamp, const std::string& run_soc,
+                                const std::string& run_soc_sha256) {
+  if (stamp == nullptr || stamp->soc_description_sha256.empty() || run_soc_sha256.empty()) return;
+  if (stamp->soc != run_soc || verdict.soc != run_soc) return;  // another SoC: the library's check speaks for it
+  if (stamp->soc_description_sha256 == run_soc_sha256) return;
+  if (verdict.verdict == CompatibilityVerdict::kPreferRecompile) return;  // already told, with the library's reason
+  verdict.verdict = CompatibilityVerdict::kPreferRecompile;
+  verdict.message = absl::StrCat("the ", verdict.vendor, " bytecode (SoC '", run_soc,
+                                 "') runs, but it was compiled against another description of that SoC (sha256 ",
+                                 stamp->soc_description_sha256, "; this run's is ", run_soc_sha256,
+                                 "); compile the model again for the best code");
+}
+
 }  // namespace tessera

@@ -42,6 +42,17 @@ absl::StatusOr<BlobCompatibility> CheckBlobCompatibility(const DeviceSession& se
                                                          std::span<const uint8_t> blob,
                                                          const BuildStamp* stamp, const std::string& run_soc);
 
+// The host's own check, after the library's: a blob stamped for SoC
+// `run_soc` against a description whose SHA-256 differs from
+// `run_soc_sha256` (this run's SoC file) was compiled for other hardware
+// under the same name, so an optimal or unknown verdict becomes
+// prefer_recompile, with a message naming both digests. Vendor-neutral:
+// the host owns the stamp; a library that can tell that its SoC tables
+// changed still refuses what it cannot run. Nothing happens when the stamp
+// or the run has no description.
+void CheckStampedSocDescription(BlobCompatibility& verdict, const BuildStamp* stamp, const std::string& run_soc,
+                                const std::string& run_soc_sha256);
+
 }  // namespace tessera
 
 #endif  // TESSERA_DISPATCH_BLOB_COMPATIBILITY_H_

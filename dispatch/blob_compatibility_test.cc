@@ -11,6 +11,7 @@
 
 #include "base/install_layout.h"
 #include "compile/compile_driver.h"
+#include "compile/sha256.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
@@ -223,6 +224,42 @@ TEST(BlobCompatibility, AnUnknownSocIsRefused) {
   EXPECT_THAT(executor.status().message(),
               AllOf(HasSubstr("systolic_npu bytecode, compiled for SoC 'ref-mars', is unsupported"),
                     HasSubstr("SoC 'ref-mars' is not one this library runs (it runs: ref-edge, ref-phone, ref-server)")));
+}
+
+// Another description under the same SoC name: the NPU blob was compiled
+// for ref-edge as the bundled file describes it, and the run names
+// ref-edge with a different file (one comment line added). The library
+// sees the same name and says optimal; the host compares the stamp's
+// SHA-256 of the description with the run's, so the verdict becomes
+// prefer_recompile, naming both digests, and the model still runs. The
+// same file gives optimal; a run with no SoC file is not compared.
+TEST(BlobCompatibility, AnotherDescriptionOfTheStampedSocPrefersARecompile) {
+  const PluginRegistry registry = BundledPluginsForTest();
+  absl::StatusOr<SocSelection> soc = FindSoc("ref-edge", TestBuildDir() + "/share/tessera/socs");
+  ASSERT_TRUE(soc.ok()) << soc.status();
+  const Graph compiled = CompileAndReload(registry, {"npu", "cpu"}, *soc);
+  ASSERT_TRUE(compiled.build_stamp.has_value());
+  const std::string stamped = compiled.build_stamp->soc_description_sha256;
+  EXPECT_EQ(stamped, Sha256Hex(soc->description));
+  SocSelection edited = *soc;
+  edited.description += "\n# a board revision\n";
+  for (const auto& [run_soc, want] : std::vector<std::pair<SocSelection, CompatibilityVerdict>>{
+           {*soc, CompatibilityVerdict::kOptimal},
+           {edited, CompatibilityVerdict::kPreferRecompile},
+           {SocSelection{"ref-edge", ""}, CompatibilityVerdict::kOptimal}}) {
+    RuntimeOptions runtime;
+    runtime.soc = run_soc;
+    absl::StatusOr<std::unique_ptr<Executor>> executor = Executor::Create(compiled, {}, registry, runtime);
+    ASSERT_TRUE(executor.ok()) << executor.status();
+    const BlobCompatibility* npu = VerdictOf(**executor, "systolic_npu");
+    ASSERT_NE(npu, nullptr);
+    EXPECT_EQ(npu->verdict, want) << npu->message;
+    if (want == CompatibilityVerdict::kPreferRecompile) {
+      EXPECT_THAT(npu->message, AllOf(HasSubstr("compiled against another description of that SoC (sha256 " + stamped),
+                                       HasSubstr("this run's is " + Sha256Hex(edited.description))));
+    }
+    EXPECT_EQ(RunOnce(**executor), kWant);
+  }
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/dtype.h"
 #include "base/status_macros.h"
+#include "compile/sha256.h"
 #include "device_memory_budget.h"
 #include "tessera/bytecode.h"
 #include "tessera/ops.h"
@@ -92,6 +93,7 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
                                std::span<const tsr_jit_handle> jit_slots, const RuntimeOptions& options) {
   std::map<std::string, int32_t> session_of;
   std::set<int32_t> verified_blobs;  // indices into graph_.bytecodes
+  std::string run_soc_sha256;        // this run's SoC file, hashed when a stamp needs it
   std::vector<DeviceMemoryUse> device_memory;  // per session: Budgets::max_device_memory_bytes
   for (size_t o = 0; o < graph_.ops.size(); ++o) {
     const Op& op = graph_.ops[o];
@@ -133,9 +135,12 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
           return absl::FailedPreconditionError(
               absl::StrCat("op id ", op.id, ": bytecode ", ref.bytecode, " of vendor '", ref.vendor, "': ", err));
         // The library's verdict, once per blob, before anything of it loads.
-        ASSIGN_OR_RETURN(BlobCompatibility verdict,
-                         CheckBlobCompatibility(s, blob.bytes, graph_.build_stamp ? &*graph_.build_stamp : nullptr,
-                                                options.soc.name));
+        const BuildStamp* stamp = graph_.build_stamp ? &*graph_.build_stamp : nullptr;
+        ASSIGN_OR_RETURN(BlobCompatibility verdict, CheckBlobCompatibility(s, blob.bytes, stamp, options.soc.name));
+        if (run_soc_sha256.empty() && !options.soc.description.empty() && stamp != nullptr &&
+            !stamp->soc_description_sha256.empty())
+          run_soc_sha256 = Sha256Hex(options.soc.description);  // once per load
+        CheckStampedSocDescription(verdict, stamp, options.soc.name, run_soc_sha256);
         compatibility_.push_back(std::move(verdict));
       }
       src.flags = TSR_SOURCE_FLAG_ENVELOPE_VERIFIED;
