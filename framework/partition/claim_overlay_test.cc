@@ -3,18 +3,11 @@
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
 #include "partition/partitioner.h"
+#include "partition/plan_checks_for_test.h"
 #include "tessera/ops.h"
 
 namespace tessera {
 namespace {
-
-Graph Chain(int n) {
-  ModelBuilder b("chain");
-  int32_t t = b.Input("x", TSR_DTYPE_F32, {4});
-  for (int i = 0; i < n; ++i) t = b.Op(TSR_OP_RELU, {t});
-  b.Output(t);
-  return *std::move(b).Build();
-}
 
 std::vector<AcceleratorClaims> Claims(int n) {
   AcceleratorClaims a{"a", {}}, cpu{"cpu", {}};

@@ -26,15 +26,6 @@ std::vector<AcceleratorClaims> Claims(const Graph& g, const std::set<int>& a_ops
   return {a, cpu};
 }
 
-// x -> relu0 -> relu1 -> ... (a chain of n RELUs).
-Graph Chain(int n) {
-  ModelBuilder b("chain");
-  int32_t t = b.Input("x", TSR_DTYPE_F32, {4});
-  for (int i = 0; i < n; ++i) t = b.Op(TSR_OP_RELU, {t});
-  b.Output(t);
-  return *std::move(b).Build();
-}
-
 TEST(Partitioner, OneAcceleratorMakesOnePartition) {
   Graph g = Chain(5);
   auto plan = PlanPartitions(g, Claims(g, {0, 1, 2, 3, 4}));

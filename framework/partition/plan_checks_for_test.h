@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -15,6 +16,15 @@
 #include "tessera/ops.h"
 
 namespace tessera {
+
+// x -> relu0 -> relu1 -> ... (a chain of n RELUs).
+inline Graph Chain(int n) {
+  ModelBuilder b("chain");
+  int32_t t = b.Input("x", TSR_DTYPE_F32, {4});
+  for (int i = 0; i < n; ++i) t = b.Op(TSR_OP_RELU, {t});
+  b.Output(t);
+  return *std::move(b).Build();
+}
 
 // Every op's producers run in an earlier unit or in the same partition
 // earlier: the plan is executable in order.
