@@ -35,6 +35,9 @@ tessera_test(budgets_test
 tessera_test(shared_text_test
   SOURCES ${TSR_FW}/base/shared_text_test.cc
   LIBS tessera_core)
+tessera_test(fixed_decimal_test
+  SOURCES ${TSR_FW}/base/fixed_decimal_test.cc
+  LIBS tessera_core)
 tessera_test(element_value_test
   SOURCES ${TSR_FW}/base/element_value_test.cc
   LIBS tessera_core)

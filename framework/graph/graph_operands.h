@@ -25,6 +25,8 @@ class GraphOperands {
 
   size_t op_count() const { return is_dispatch_.size(); }
   size_t tensor_count() const { return producer_.size(); }
+  // Inputs and outputs of every op, omitted inputs included.
+  size_t operand_count() const { return operands_.size(); }
   // As in the Op: -1 for an omitted optional input, ids unchecked.
   std::span<const int32_t> inputs(size_t op) const {
     return {operands_.data() + first_input_[op], operands_.data() + first_output_[op]};

@@ -137,9 +137,15 @@ absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std:
   // 2. Grouping, in topological order (see the comment at the top).
   const std::vector<int32_t>& producer = operands.producer();
   std::vector<int32_t> op_unit(op_count, -1);
+  // Reserved for the worst case, a unit per op (the alternating chain):
+  // the untouched part of a reservation costs address space, not memory.
   UnitDag units;
+  units.Reserve(op_count, operands.operand_count());
   std::vector<int32_t> unit_partition;    // unit -> partition or -1
   std::vector<int32_t> unit_dispatch_op;  // unit -> existing DISPATCH op or -1
+  unit_partition.reserve(op_count);
+  unit_dispatch_op.reserve(op_count);
+  plan.partitions.reserve(op_count);
   std::vector<std::vector<int32_t>> units_of(vendors.size());  // accelerator -> its units, oldest first
   std::vector<int32_t> input_units;
   for (size_t o = 0; o < op_count; ++o) {
@@ -155,9 +161,10 @@ absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std:
       return absl::InternalError(absl::StrCat("op ", o, " is placed on no known accelerator"));
     if (!dispatch) {
       int budget = kSearchBudget;
+      units.BeginQuery(input_units);
       auto can_join = [&](int32_t u) {
         const int32_t p = unit_partition[u];
-        return p >= 0 && plan.partitions[p].accelerator == acc && units.CanPointAt(u, input_units, &budget);
+        return p >= 0 && plan.partitions[p].accelerator == acc && units.CanPointAtQueried(u, &budget);
       };
       for (int32_t u : input_units)
         if (can_join(u)) { target = u; break; }
@@ -195,6 +202,22 @@ absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std:
   const std::vector<int32_t> order = units.OrderByLevel();
   if (!units.LevelsConsistent()) return absl::InternalError("partitioner created a cycle");
   // Number partitions in execution order, so reports and profiles agree.
+  // Partitions are usually made in that order already (always on a chain):
+  // then only the order is written, and no partition moves.
+  bool in_order = true;
+  int32_t next_partition = 0;
+  for (int32_t u : order) {
+    const int32_t p = unit_partition[u];
+    if (p >= 0 && p != next_partition++) {
+      in_order = false;
+      break;
+    }
+  }
+  if (in_order) {
+    plan.order.reserve(order.size());
+    for (int32_t u : order) plan.order.push_back({unit_partition[u], unit_dispatch_op[u]});
+    return plan;
+  }
   std::vector<int32_t> renumber(plan.partitions.size(), -1);
   std::vector<PlannedPartition> ordered;
   ordered.reserve(plan.partitions.size());

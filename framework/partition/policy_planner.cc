@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "base/fixed_decimal.h"
 #include "base/status_macros.h"
 #include "partition/boundary_moves.h"
 #include "partition/claim_overlay.h"
@@ -132,11 +133,32 @@ void Withdraw(ClaimOverlay& claims, const PlannedPartition& part, int32_t reason
   for (int32_t o : part.ops) claims.Withdraw(static_cast<size_t>(part.accelerator), o, reason);
 }
 
+// The detail of a partition given back. Written for every partition the
+// search gives back (half a million on a million-op chain that alternates
+// vendors), hence AppendFixed rather than a format string: the same text.
 std::string GainDetail(const PlannedPartition& part, const Gain& g) {
-  return absl::StrFormat(
-      "partition of %d ops on %s models %.2f us (compute %.2f + dispatch %.2f + transfer %.2f) against %.2f us on "
-      "the cpu",
-      part.ops.size(), part.vendor, g.here_us, g.compute_us, g.dispatch_us, g.transfer_us, g.cpu_us);
+  std::string s = absl::StrCat("partition of ", part.ops.size(), " ops on ", part.vendor, " models ");
+  AppendFixed(&s, g.here_us, 2);
+  s += " us (compute ";
+  AppendFixed(&s, g.compute_us, 2);
+  s += " + dispatch ";
+  AppendFixed(&s, g.dispatch_us, 2);
+  s += " + transfer ";
+  AppendFixed(&s, g.transfer_us, 2);
+  s += ") against ";
+  AppendFixed(&s, g.cpu_us, 2);
+  s += " us on the cpu";
+  return s;
+}
+
+// The detail of an edge op moved to the cpu, as GainDetail for each move.
+std::string MoveDetail(const BoundaryMove& m, const std::string& vendor) {
+  std::string s = "an edge op of its partition: ";
+  AppendFixed(&s, m.here_us, 2);
+  absl::StrAppend(&s, " us on ", vendor, " (device time and the transfers it causes) against ");
+  AppendFixed(&s, m.cpu_us, 2);
+  s += " us on the cpu";
+  return s;
 }
 
 // The partitions --min-ops and --max-partitions send back, least gain first.
@@ -239,12 +261,8 @@ absl::StatusOr<std::optional<Candidate>> Refine(Context& ctx, const Candidate& s
       for (size_t i = 0; i < count; ++i) {
         const BoundaryMove& m = moves[i];
         const int32_t a = c.plan.partitions[c.plan.op_partition[m.op]].accelerator;
-        claims.Withdraw(
-            static_cast<size_t>(a), m.op,
-            ctx.reasons.Add(kRefusalNotProfitable,
-                            absl::StrFormat("an edge op of its partition: %.2f us on %s (device time and the "
-                                            "transfers it causes) against %.2f us on the cpu",
-                                            m.here_us, ctx.vendors[a], m.cpu_us)));
+        claims.Withdraw(static_cast<size_t>(a), m.op,
+                        ctx.reasons.Add(kRefusalNotProfitable, MoveDetail(m, ctx.vendors[a])));
       }
       absl::StatusOr<Candidate> next = Evaluate(ctx, std::move(claims));
       if (!next.ok()) return next.status();
@@ -309,7 +327,10 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
   // Final figures use the plugins' whole-partition estimates where they
   // give them; the search itself uses the per-op sums (no plugin calls).
   const bool whole = estimator != nullptr && *estimator;
-  auto final_cost = [&](const Candidate& c) { return whole ? model.Cost(c.plan, c.claims.base(), estimator) : c.cost; };
+  // Without them the search's figures are final: read, not copied (a
+  // million-partition plan's costs are tens of megabytes).
+  auto whole_cost = [&](const Candidate& c) { return model.Cost(c.plan, c.claims.base(), estimator); };
+  auto final_us = [&](const Candidate& c) { return whole ? whole_cost(c).total_us() : c.cost.total_us(); };
   // Both baselines, always: the report shows them beside the chosen plan.
   absl::StatusOr<Candidate> greedy = Evaluate(ctx, ctx.root);
   if (!greedy.ok()) return greedy.status();
@@ -353,7 +374,7 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
       double best = 0;
       for (size_t i = 0; i < options_in_order.size(); ++i) {
         Candidate& cand = *options_in_order[i].second;
-        cand.cost = final_cost(cand);  // idempotent: a candidate listed twice gets the same figure
+        if (whole) cand.cost = whole_cost(cand);  // idempotent: a candidate listed twice gets the same figure
         if (i == 0 || cand.cost.total_us() < best) {
           best = cand.cost.total_us();
           result.chosen = options_in_order[i].first;
@@ -375,9 +396,9 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
   }
   // Baselines and the chosen plan on the same footing: whole-partition
   // estimates where the plugins give them.
-  result.greedy_us = final_cost(*greedy).total_us();
-  if (cpu.ok()) result.cpu_only_us = final_cost(*cpu).total_us();
-  result.cost = final_cost(*chosen);
+  result.greedy_us = final_us(*greedy);
+  if (cpu.ok()) result.cpu_only_us = final_us(*cpu);
+  result.cost = whole ? whole_cost(*chosen) : std::move(chosen->cost);
   // The kept plan's claims, with the policy's withdrawals written in (the
   // caller's own when it withdrew nothing), and its refusals from them.
   if (chosen->claims.withdrew_any()) {

@@ -9,6 +9,11 @@ int32_t UnitDag::Add(int32_t level) {
   return static_cast<int32_t>(units_.size() - 1);
 }
 
+void UnitDag::Reserve(size_t units, size_t edges) {
+  units_.reserve(units);
+  edges_.reserve(edges);
+}
+
 std::vector<int32_t> UnitDag::successors(int32_t u) const {
   std::vector<int32_t> out;
   for (int32_t e = units_[u].first_edge; e >= 0; e = edges_[e].next) out.push_back(edges_[e].target);
@@ -33,13 +38,31 @@ uint32_t UnitDag::NextStamp() {
 }
 
 bool UnitDag::CanPointAt(int32_t u, const std::vector<int32_t>& others, int* budget) {
-  int32_t frontier = -1;
-  for (int32_t o : others)
-    if (o != u) frontier = std::max(frontier, units_[o].level);
+  BeginQuery(others);
+  return CanPointAtQueried(u, budget);
+}
+
+void UnitDag::BeginQuery(const std::vector<int32_t>& others) {
+  if (++query_stamp_ == kTargetBit) {  // wrapped: forget old marks
+    for (Unit& u : units_) u.known = 0;
+    query_stamp_ = 1;
+  }
+  query_frontier_ = -1;
+  for (int32_t o : others) {
+    query_frontier_ = std::max(query_frontier_, units_[o].level);
+    units_[o].known = query_stamp_ | kTargetBit;
+  }
+}
+
+// A search from u for a target above u's level. Targets equal to u, or at
+// its level or below, cannot be reached (every edge climbs), so neither
+// the frontier nor a target mark on u itself changes the answer.
+bool UnitDag::CanPointAtQueried(int32_t u, int* budget) {
+  const int32_t frontier = query_frontier_;
   if (frontier <= units_[u].level) return true;  // nothing above u to reach
+  if (units_[u].known == query_stamp_) return false;  // an earlier search proved it
   const uint32_t stamp = NextStamp();
-  for (int32_t o : others)
-    if (o != u && units_[o].level > units_[u].level) units_[o].seen = stamp | kTargetBit;
+  const uint32_t target = query_stamp_ | kTargetBit;
   stack_.assign(1, u);
   while (!stack_.empty()) {
     const int32_t v = stack_.back();
@@ -47,7 +70,10 @@ bool UnitDag::CanPointAt(int32_t u, const std::vector<int32_t>& others, int* bud
     for (int32_t e = units_[v].first_edge; e >= 0; e = edges_[e].next) {
       Unit& s = units_[edges_[e].target];
       if (s.level > frontier) continue;
-      if (s.seen == (stamp | kTargetBit)) return false;
+      if (s.known == target || s.known == query_stamp_) {
+        units_[u].known = query_stamp_;  // u reaches a target: remember it
+        return false;
+      }
       if (s.seen == stamp) continue;
       if (--*budget < 0) return false;
       s.seen = stamp;

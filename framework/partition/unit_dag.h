@@ -23,6 +23,9 @@ namespace tessera {
 class UnitDag {
  public:
   int32_t Add(int32_t level);
+  // Room for `units` units and `edges` edges: a plan of one op per
+  // partition then fills its arrays without moving them.
+  void Reserve(size_t units, size_t edges);
   size_t size() const { return units_.size(); }
   bool cyclic() const { return cyclic_; }
   int32_t level(int32_t u) const { return units_[u].level; }
@@ -33,6 +36,16 @@ class UnitDag {
   // reaches none of `others`. False too when the search would exceed the
   // remaining *budget (a refused merge is always safe).
   bool CanPointAt(int32_t u, const std::vector<int32_t>& others, int* budget);
+
+  // The same question for several candidates u and one set `others` (the
+  // partitioner tries up to nine units for each op): BeginQuery marks
+  // `others` once, then each CanPointAtQueried(u) search also stops at any
+  // earlier candidate it proved to reach them. On a chain of alternating
+  // vendors the candidates are each other's ancestors, so the k-th search
+  // ends after two steps instead of walking 2k units back to the input.
+  // The DAG must not change between BeginQuery and the last question.
+  void BeginQuery(const std::vector<int32_t>& others);
+  bool CanPointAtQueried(int32_t u, int* budget);
 
   // Adds d -> u for every d in `from` (other than u) and restores the level
   // order. The caller has checked with CanPointAt that this is acyclic.
@@ -50,6 +63,7 @@ class UnitDag {
   struct Unit {
     int32_t level = 0;
     uint32_t seen = 0;         // search marks, by stamp
+    uint32_t known = 0;        // query marks: a target, or proved to reach one
     int32_t last_target = -1;  // the target of its newest edge
     int32_t first_edge = -1;   // into edges_, -1 for none
     int32_t last_edge = -1;
@@ -64,6 +78,8 @@ class UnitDag {
   std::vector<Unit> units_;
   std::vector<Edge> edges_;
   uint32_t stamp_ = 0;
+  uint32_t query_stamp_ = 0;
+  int32_t query_frontier_ = -1;  // the highest target level of the query
   std::vector<int32_t> stack_;
   bool cyclic_ = false;
 };
