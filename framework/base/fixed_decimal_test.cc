@@ -43,11 +43,29 @@ TEST(FixedDecimal, NonFiniteValuesReadAsPrintfWritesThem) {
 TEST(FixedDecimal, AgreesWithPrintfOnRandomValues) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> mantissa(-1, 1);
-  std::uniform_int_distribution<int> exponent(-30, 30), decimals(0, 17);
-  for (int i = 0; i < 100000; ++i) {
+  std::uniform_int_distribution<int> exponent(-30, 60), decimals(0, 17), few(0, 4);
+  for (int i = 0; i < 200000; ++i) {
     const double v = std::ldexp(mantissa(rng), exponent(rng));
-    const int d = decimals(rng);
+    const int d = i % 2 == 0 ? decimals(rng) : few(rng);  // half on the fast path (<= 4 decimals)
     ASSERT_EQ(Fixed(v, d), Printf(v, d)) << "value " << v << " decimals " << d;
+  }
+}
+
+TEST(FixedDecimal, AgreesWithPrintfAtTiesAndNearThem) {
+  // k/8 and k/16 are exact binary ties at 2 and 3 decimals; k/100 and
+  // k/1000 are not representable, so they round by their binary value.
+  for (int k = -4000; k <= 4000; ++k)
+    for (double v : {k / 8.0, k / 16.0, k / 100.0, k / 1000.0, k * 1e9 + 0.5, k * 0.005})
+      for (int d = 0; d <= 5; ++d) ASSERT_EQ(Fixed(v, d), Printf(v, d)) << "value " << v << " decimals " << d;
+}
+
+TEST(FixedDecimal, AgreesWithPrintfAcrossMagnitudes) {
+  // Around the fast path's limit (9e18 after scaling) and far past it.
+  for (double v : {9.0e14, 8.99e16, 9.2e16, 1e17, 1e18, 1.8446744073709552e19, 1e22, 1e-300, 5e-324}) {
+    for (int d = 0; d <= 4; ++d) {
+      ASSERT_EQ(Fixed(v, d), Printf(v, d)) << v;
+      ASSERT_EQ(Fixed(-v, d), Printf(-v, d)) << -v;
+    }
   }
 }
 

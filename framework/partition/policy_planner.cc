@@ -137,7 +137,9 @@ void Withdraw(ClaimOverlay& claims, const PlannedPartition& part, int32_t reason
 // search gives back (half a million on a million-op chain that alternates
 // vendors), hence AppendFixed rather than a format string: the same text.
 std::string GainDetail(const PlannedPartition& part, const Gain& g) {
-  std::string s = absl::StrCat("partition of ", part.ops.size(), " ops on ", part.vendor, " models ");
+  std::string s;
+  s.reserve(160);  // the whole text: one allocation, not one per doubling
+  absl::StrAppend(&s, "partition of ", part.ops.size(), " ops on ", part.vendor, " models ");
   AppendFixed(&s, g.here_us, 2);
   s += " us (compute ";
   AppendFixed(&s, g.compute_us, 2);
@@ -153,7 +155,9 @@ std::string GainDetail(const PlannedPartition& part, const Gain& g) {
 
 // The detail of an edge op moved to the cpu, as GainDetail for each move.
 std::string MoveDetail(const BoundaryMove& m, const std::string& vendor) {
-  std::string s = "an edge op of its partition: ";
+  std::string s;
+  s.reserve(160);
+  s = "an edge op of its partition: ";
   AppendFixed(&s, m.here_us, 2);
   absl::StrAppend(&s, " us on ", vendor, " (device time and the transfers it causes) against ");
   AppendFixed(&s, m.cpu_us, 2);
