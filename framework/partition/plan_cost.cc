@@ -7,18 +7,27 @@
 
 namespace tessera {
 
-int32_t PlanCostModel::Intern(const std::string& memory) {
+// A memory is a kind *and* the vendor whose library owns it: two vendors
+// that both declare `device_dram` have two memories, as at run time, where
+// another library's buffer is other memory and moves through the host.
+// Host memory is everyone's.
+int32_t PlanCostModel::Intern(const std::string& vendor, const std::string& kind) {
+  const std::string owner = kind == "host" ? "" : vendor;
   for (size_t i = 0; i < memories_.size(); ++i)
-    if (memories_[i] == memory) return static_cast<int32_t>(i);
-  memories_.push_back(memory);
+    if (memory_kinds_[i] == kind && memory_owners_[i] == owner) return static_cast<int32_t>(i);
+  memories_.push_back(kind);
+  memory_kinds_.push_back(kind);
+  memory_owners_.push_back(owner);
   return static_cast<int32_t>(memories_.size() - 1);
 }
 
 PlanCostModel::PlanCostModel(const Graph& graph, const SocCostModel& soc, std::vector<AcceleratorTraits> accelerators)
     : graph_(graph), soc_(soc), accelerators_(std::move(accelerators)), operands_(graph), uses_(graph, operands_) {
   memories_ = {"host"};
+  memory_kinds_ = {"host"};
+  memory_owners_ = {""};
   for (const AcceleratorTraits& a : accelerators_) {
-    accelerator_memory_.push_back(Intern(a.memory));
+    accelerator_memory_.push_back(Intern(a.vendor, a.memory));
     if (a.fallback) fallback_memory_ = accelerator_memory_.back();
   }
   bytes_.resize(graph.tensors.size());
@@ -34,16 +43,32 @@ PlanCostModel::PlanCostModel(const Graph& graph, const SocCostModel& soc, std::v
     const OpWork w = WorkOf(graph, graph.ops[o]);
     work_[o] = w.ops;
     cpu_us_[o] = soc.CpuTimeUs(w.ops, w.int8);
-    if (graph.ops[o].dispatch.has_value()) dispatch_memory_[o] = Intern(soc.Dispatch(graph.ops[o].dispatch->vendor).memory);
+    if (graph.ops[o].dispatch.has_value()) {
+      const std::string& vendor = graph.ops[o].dispatch->vendor;
+      dispatch_memory_[o] = Intern(vendor, soc.Dispatch(vendor).memory);
+    }
   }
+  // A kind that two vendors own is named with its owner in reports.
+  for (size_t m = 0; m < memories_.size(); ++m)
+    for (size_t other = 0; other < memories_.size(); ++other)
+      if (other != m && memory_kinds_[other] == memory_kinds_[m])
+        memories_[m] = memory_kinds_[m] + " (" + memory_owners_[m] + ")";
   // Every link is affine in the byte count (direct, through host, or the
   // default), so two numbers per pair price any transfer.
   const size_t n = memories_.size();
   links_.resize(n * n);
   for (size_t a = 0; a < n; ++a)
     for (size_t b = 0; b < n; ++b) {
-      const double at0 = soc.TransferUs(memories_[a], memories_[b], 0);
-      const double at1m = soc.TransferUs(memories_[a], memories_[b], 1000000);
+      // Between two vendors' device memories the runtime copies through
+      // the host, whatever their kinds are called.
+      const bool via_host = memory_owners_[a] != memory_owners_[b] && !memory_owners_[a].empty() &&
+                            !memory_owners_[b].empty();
+      auto us = [&](uint64_t bytes) {
+        return via_host ? soc.TransferUs(memory_kinds_[a], "host", bytes) + soc.TransferUs("host", memory_kinds_[b], bytes)
+                        : soc.TransferUs(memory_kinds_[a], memory_kinds_[b], bytes);
+      };
+      const double at0 = us(0);
+      const double at1m = us(1000000);
       links_[a * n + b] = {(at1m - at0) / 1e6, at0};
     }
 }

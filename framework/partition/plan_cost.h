@@ -85,8 +85,10 @@ class PlanCostModel {
   // time when the plugin gave none.
   double OpTimeUs(const std::vector<AcceleratorClaims>& claims, size_t a, size_t op) const;
 
-  // Memory kinds by id: every accelerator's, every existing DISPATCH op's
-  // vendor's, and host (id 0). Costs are looked up by id in the hot loops.
+  // Memories by id: every accelerator's, every existing DISPATCH op's
+  // vendor's, and host (id 0), named by kind ("device_dram"; "device_dram
+  // (npu)" when two vendors declare the kind, since each library's memory
+  // is its own). Costs are looked up by id in the hot loops.
   const std::vector<std::string>& memories() const { return memories_; }
   int32_t accelerator_memory(size_t a) const { return accelerator_memory_[a]; }
   int32_t fallback_memory() const { return fallback_memory_; }
@@ -110,7 +112,7 @@ class PlanCostModel {
   struct Link {
     double us_per_byte = 0, latency_us = 0;
   };
-  int32_t Intern(const std::string& memory);
+  int32_t Intern(const std::string& vendor, const std::string& kind);
 
   const Graph& graph_;
   const SocCostModel& soc_;
@@ -120,7 +122,9 @@ class PlanCostModel {
   std::vector<double> work_, cpu_us_;
   std::vector<uint64_t> bytes_;
   std::vector<uint8_t> is_constant_;      // per tensor
-  std::vector<std::string> memories_;
+  std::vector<std::string> memories_;       // display names
+  std::vector<std::string> memory_kinds_;   // as the SoC file names them
+  std::vector<std::string> memory_owners_;  // the vendor; "" for host
   std::vector<int32_t> accelerator_memory_;
   std::vector<int32_t> dispatch_memory_;  // per op; host for ops that are not DISPATCH
   int32_t fallback_memory_ = kHost;

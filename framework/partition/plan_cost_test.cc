@@ -120,5 +120,37 @@ TEST(PlanCost, ATensorReadInTwoOtherMemoriesIsCopiedOncePerMemory) {
   EXPECT_EQ(cost.conversions.size(), 3u);
 }
 
+TEST(PlanCost, TwoVendorsDeclaringOneMemoryKindCopyThroughTheHost) {
+  // npu and dsp both say device_dram, but each library's memory is its
+  // own: npu's output reaches the dsp through the host (dram -> host 1 us
+  // + 3, host -> dram 1 us + 2), not for free. The description has a
+  // direct device_dram -> device_dram link, which only applies within one
+  // vendor.
+  ModelBuilder b("pair");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {250});
+  b.Output(b.Op(TSR_OP_EXP, {b.Op(TSR_OP_RELU, {x})}));
+  Graph g = *std::move(b).Build();
+  AcceleratorClaims npu{"npu", {}}, dsp{"dsp", {}}, cpu{"cpu", {}};
+  npu.claims = {OpClaim{true, 0, "", 1.0}, OpClaim{false, TSR_REFUSAL_UNSUPPORTED_OP, ""}};
+  dsp.claims = {OpClaim{false, TSR_REFUSAL_UNSUPPORTED_OP, ""}, OpClaim{true, 0, "", 1.0}};
+  cpu.claims = {OpClaim{true}, OpClaim{true}};
+  const std::vector<AcceleratorClaims> claims = {npu, dsp, cpu};
+  absl::StatusOr<PartitionPlan> plan = PlanPartitions(g, claims);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const std::string text = std::string(kSoc) +
+                           "[dispatch.dsp]\noverhead_us = 10\nmemory = device_dram\n"
+                           "[transfer.device_dram.device_dram]\nbandwidth_gbps = 100\nlatency_us = 0\n";
+  const SocCostModel soc = Soc(text.c_str());
+  PlanCostModel model(g, soc,
+                      {{"npu", "device_dram", 10, false}, {"dsp", "device_dram", 10, false}, {"cpu", "host", 0, true}});
+  const PlanCost cost = model.Cost(*plan, claims);
+  // x host -> npu: 1 + 2; relu npu -> dsp via host: (1 + 3) + (1 + 2);
+  // exp dsp -> host (graph output): 1 + 3.
+  EXPECT_DOUBLE_EQ(cost.transfer_us, 3 + 7 + 4);
+  ASSERT_EQ(cost.conversions.size(), 3u);
+  EXPECT_EQ(cost.memories[cost.conversions[1].from_memory], "device_dram (npu)");
+  EXPECT_EQ(cost.memories[cost.conversions[1].to_memory], "device_dram (dsp)");
+}
+
 }  // namespace
 }  // namespace tessera
