@@ -256,6 +256,11 @@ constexpr kit::MetricDescriptor kMetrics[] = {
     // How many of them ran a fast kernel (oneDNN or a vectorized loop); the
     // rest ran the reference kernels.
     {"ops_fast", "ops"},
+    // The fast kernels launched (a conv chain or fused elementwise group is
+    // one, however many ops it does) and the oneDNN layout reorders inside
+    // them: what fusion saves shows here.
+    {"fast_kernels", "kernels"},
+    {"reorders", "reorders"},
 };
 constexpr size_t kMetricCount = sizeof(kMetrics) / sizeof(kMetrics[0]);
 
@@ -263,6 +268,10 @@ void MetricValues(const tsr_invocation_s& inv, double* out) {
   out[0] = inv.host_time_us;
   out[1] = inv.ops;
   out[2] = static_cast<double>(inv.state.last_fast_ops);
+  const CpuProgram& program = inv.executable->program;
+  const bool fast = inv.state.last_fast_ops > 0;
+  out[3] = fast ? static_cast<double>(program.fast_kernel_count) : 0;
+  out[4] = fast ? static_cast<double>(program.fast_reorder_count) : 0;
 }
 
 tsr_status MetricCount(tsr_invocation inv, size_t* out) {

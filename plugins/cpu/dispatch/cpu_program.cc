@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "checked_math.h"
+#include "activation_tails.h"
 #include "elementwise_groups.h"
 #include "tessera/ops.h"
 
@@ -163,31 +164,8 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
       }
       return ins;
     };
-    // The single fused-activation reader of op o's only output, or -1.
-    auto activation_after = [&](size_t o) -> int64_t {
-      const kit::SnapshotOp& op = p.graph.ops[o];
-      if (op.outputs.size() != 1) return -1;
-      const int32_t t = op.outputs[0];
-      if (readers[t].size() != 1 || p.output_slot[t] >= 0) return -1;
-      const size_t a = readers[t][0];
-      const kit::SnapshotOp& act = p.graph.ops[a];
-      const bool ok = (act.type == TSR_OP_RELU || act.type == TSR_OP_CLIP) && act.inputs.size() == 1 &&
-                      act.outputs.size() == 1 && p.graph.tensors[act.outputs[0]].dtype == p.graph.tensors[t].dtype &&
-                      p.graph.tensors[act.outputs[0]].shape == p.graph.tensors[t].shape;
-      return ok ? static_cast<int64_t>(a) : -1;
-    };
-    auto with_activation = [&](Attributes attrs, size_t a) {
-      if (p.graph.ops[a].type == TSR_OP_RELU) {
-        attrs.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_RELU});
-      } else {
-        attrs.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_CLIP});
-        for (int32_t key : {TSR_ATTR_CLIP_MIN, TSR_ATTR_CLIP_MAX})
-          if (p.op_attrs[a].Has(key)) attrs.SetFloats(key, {p.op_attrs[a].GetFloat(key, 0.0f)});
-      }
-      return attrs;
-    };
     // Chains of convolutions and pools (each the only reader of the
-    // previous one's output, a fused RELU/CLIP allowed after a
+    // previous one's output, an activation tail allowed after a
     // convolution): one fast op whose intermediates stay in the blocked
     // layout.
     auto chainable = [](int32_t type) {
@@ -209,10 +187,10 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
         out_tensor = op.outputs[0];
         if (op.type == TSR_OP_CONV_2D &&
             p.op_attrs[cur].GetInt(TSR_ATTR_ACTIVATION, TSR_ACTIVATION_NONE) == TSR_ACTIVATION_NONE) {
-          if (const int64_t a = activation_after(cur); a >= 0) {
-            link.attrs = with_activation(link.attrs, static_cast<size_t>(a));
-            members.push_back(static_cast<size_t>(a));
-            out_tensor = p.graph.ops[a].outputs[0];
+          if (const std::optional<ActivationTail> tail = FindActivationTail(p, readers, cur)) {
+            link.attrs = tail->Apply(link.attrs);
+            members.insert(members.end(), tail->ops.begin(), tail->ops.end());
+            out_tensor = tail->output;
           }
         }
         link.outputs.push_back(SnapshotRef(p.graph.tensors[out_tensor], nullptr));
@@ -236,40 +214,34 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
     }
     // Runs of consecutive elementwise ops with one output shape: one fast
     // op each (a RELU that fuses into the compute op before it stays out).
+    auto compute = [](int32_t type) {
+      return type == TSR_OP_FULLY_CONNECTED || type == TSR_OP_MATMUL || type == TSR_OP_CONV_2D;
+    };
     std::vector<bool> fuses_as_activation(op_count, false);
     for (size_t o = 0; o < op_count; ++o) {
-      const int32_t type = p.graph.ops[o].type;
-      const int64_t a = activation_after(o);
-      if (a >= 0 && (type == TSR_OP_FULLY_CONNECTED || type == TSR_OP_MATMUL || type == TSR_OP_CONV_2D))
-        fuses_as_activation[a] = true;
+      if (p.fused_into[o] >= 0 || !compute(p.graph.ops[o].type)) continue;
+      if (const std::optional<ActivationTail> tail = FindActivationTail(p, readers, o))
+        for (size_t a : tail->ops) fuses_as_activation[a] = true;
     }
     FuseElementwiseGroups(p, *engine, readers, fuses_as_activation);
     for (size_t o = 0; o < op_count; ++o) {
       if (p.fused_into[o] >= 0 || p.fast_ops[o]) continue;
       const kit::SnapshotOp& op = p.graph.ops[o];
       const std::vector<TensorRef> ins = typed_inputs(op);
-      const bool compute = op.type == TSR_OP_FULLY_CONNECTED || op.type == TSR_OP_MATMUL || op.type == TSR_OP_CONV_2D;
-      const int64_t after = activation_after(o);
-      if (compute && after >= 0 &&
-          p.op_attrs[o].GetInt(TSR_ATTR_ACTIVATION, TSR_ACTIVATION_NONE) == TSR_ACTIVATION_NONE) {
-        const size_t a = static_cast<size_t>(after);
-        const kit::SnapshotOp& act = p.graph.ops[a];
-        Attributes attrs = p.op_attrs[o];
-        if (act.type == TSR_OP_RELU) {
-          attrs.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_RELU});
-        } else {
-          attrs.SetInts(TSR_ATTR_ACTIVATION, {TSR_ACTIVATION_CLIP});
-          for (int32_t key : {TSR_ATTR_CLIP_MIN, TSR_ATTR_CLIP_MAX})
-            if (p.op_attrs[a].Has(key)) attrs.SetFloats(key, {p.op_attrs[a].GetFloat(key, 0.0f)});
-        }
-        std::vector<TensorRef> fused_outs = {SnapshotRef(p.graph.tensors[act.outputs[0]], nullptr)};
+      const std::optional<ActivationTail> tail =
+          compute(op.type) && p.op_attrs[o].GetInt(TSR_ATTR_ACTIVATION, TSR_ACTIVATION_NONE) == TSR_ACTIVATION_NONE
+              ? FindActivationTail(p, readers, o)
+              : std::nullopt;
+      if (tail.has_value()) {
+        std::vector<TensorRef> fused_outs = {SnapshotRef(p.graph.tensors[tail->output], nullptr)};
         std::string why;
-        const double work = EstimatedWork(p, o) + EstimatedWork(p, a);
-        if (auto fused = engine_for(work).Prepare(op.type, attrs, ins, fused_outs, &why)) {
+        double work = EstimatedWork(p, o);
+        for (size_t a : tail->ops) work += EstimatedWork(p, a);
+        if (auto fused = engine_for(work).Prepare(op.type, tail->Apply(p.op_attrs[o]), ins, fused_outs, &why)) {
           p.fast_ops[o] = std::move(fused);
-          p.fast_outputs[o] = act.outputs;
-          p.fused_into[a] = static_cast<int32_t>(o);
-          p.fast_op_count += 2;
+          p.fast_outputs[o] = {tail->output};
+          for (size_t a : tail->ops) p.fused_into[a] = static_cast<int32_t>(o);
+          p.fast_op_count += 1 + tail->ops.size();
           continue;
         }
       }
@@ -278,6 +250,11 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
       p.fast_ops[o] = engine_for(EstimatedWork(p, o)).Prepare(op.type, p.op_attrs[o], ins, outs, &p.fast_refusal[o]);
       if (p.fast_ops[o]) ++p.fast_op_count;
     }
+  }
+  for (const std::unique_ptr<fast::FastOp>& f : p.fast_ops) {
+    if (!f) continue;
+    ++p.fast_kernel_count;
+    p.fast_reorder_count += f->reorders();
   }
   // A fused op (chain, group, compute + activation) counts its members' work.
   p.fast_parallel.assign(op_count, false);

@@ -45,6 +45,11 @@ struct CpuProgram {
   // more than small ops take on one thread.
   std::vector<bool> fast_parallel;
   size_t fast_op_count = 0;
+  // What one run launches: fast kernels (a chain or fused group counts
+  // once, however many ops it does) and the layout reorders inside them
+  // (metrics fast_kernels and reorders).
+  size_t fast_kernel_count = 0;
+  size_t fast_reorder_count = 0;
 };
 
 // A kernel's view of a program tensor (`data` may be nullptr: type only),

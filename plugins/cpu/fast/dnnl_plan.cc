@@ -75,6 +75,10 @@ dnnl::primitive_attr ComputeAttr(int32_t op, const Attributes& attrs) {
     const float hi = attrs.GetFloat(TSR_ATTR_CLIP_MAX, inf);
     if (std::isnan(lo) || std::isnan(hi) || lo > hi) Refuse(absl::StrCat(OpTypeName(op), ": CLIP bounds ", lo, ", ", hi));
     if (!(std::isinf(lo) && std::isinf(hi))) po.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, lo, hi);
+  } else if (kind == kActivationHardSwish) {
+    // oneDNN 2.x ignores alpha and beta here (y * relu6(y + 3) / 6); 3.x
+    // reads y * clip(alpha * y + beta, 0, 1), which these make the same.
+    po.append_eltwise(1.0f, dnnl::algorithm::eltwise_hardswish, 1.0f / 6.0f, 0.5f);
   } else if (kind != TSR_ACTIVATION_NONE) {
     Refuse(absl::StrCat(OpTypeName(op), ": activation ", kind));
   }

@@ -83,8 +83,10 @@ class PlanOp : public FastOp {
     args.push_back({DNNL_ARG_SCRATCHPAD, AddSlot(SlotKind::kTemp, -1, desc)});
   }
   void AddStep(dnnl::primitive p, std::vector<std::pair<int, int>> args) {
+    if (p.get_kind() == dnnl::primitive::kind::reorder) ++reorders_;
     steps_.push_back({std::move(p), std::move(args)});
   }
+  size_t reorders() const override { return reorders_; }
 
   absl::StatusOr<std::unique_ptr<FastOpState>> NewState() const override {
     try {
@@ -146,6 +148,7 @@ class PlanOp : public FastOp {
   dnnl::engine engine_;
   std::vector<Slot> slots_;
   std::vector<Step> steps_;
+  size_t reorders_ = 0;
 };
 
 // ---- Checks and layout helpers ---------------------------------------------

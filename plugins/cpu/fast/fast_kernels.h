@@ -72,6 +72,13 @@ inline constexpr double kFastAbsTolerance = 1e-6;
 
 class FastOpState;
 
+// A compute op's TSR_ATTR_ACTIVATION value for HardSwish, y * relu6(y + 3)
+// / 6. The cpu plugin's own: the load step sets it when it fuses a
+// HardSwish tail into the op (dispatch/activation_tails.h); it is no
+// tsr_activation value, so no model carries it and the reference kernels
+// never see it.
+inline constexpr int64_t kActivationHardSwish = 0x48535700;  // "HSW\0"
+
 // One prepared op: primitives plus packed constants. Immutable after
 // preparation, so invocations on several threads may share it.
 class FastOp {
@@ -85,6 +92,10 @@ class FastOp {
   // included; omitted optional inputs are nullptr).
   virtual absl::Status Run(FastOpState& state, std::span<void* const> inputs,
                            std::span<void* const> outputs) const = 0;
+  // Layout conversions (oneDNN reorders) one Run does: between the plain
+  // layout of the program's tensors and the blocked one a primitive
+  // prefers. Fusion and chains exist to make these fewer.
+  virtual size_t reorders() const { return 0; }
 };
 
 class FastOpState {

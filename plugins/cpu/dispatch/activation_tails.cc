@@ -1,0 +1,170 @@
+#include "activation_tails.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "tessera/ops.h"
+
+namespace tessera::cpu {
+namespace {
+
+class TailMatcher {
+ public:
+  TailMatcher(const CpuProgram& p, const std::vector<std::vector<size_t>>& readers, int32_t y)
+      : p_(p), readers_(readers), y_(y) {}
+
+  // Tensor t may be written inside the tail: y's shape and dtype, and not
+  // a graph output unless it is the tail's last (the fused op writes that
+  // one).
+  bool Written(int32_t t, bool last) const {
+    const kit::SnapshotTensor& a = p_.graph.tensors[static_cast<size_t>(t)];
+    const kit::SnapshotTensor& y = p_.graph.tensors[static_cast<size_t>(y_)];
+    return (last || p_.output_slot[static_cast<size_t>(t)] < 0) && a.dtype == y.dtype && a.shape == y.shape;
+  }
+
+  // The only reader of t, or -1.
+  int64_t OnlyReader(int32_t t) const {
+    return readers_[static_cast<size_t>(t)].size() == 1 ? static_cast<int64_t>(readers_[static_cast<size_t>(t)][0])
+                                                       : -1;
+  }
+
+  const kit::SnapshotOp& Op(size_t o) const { return p_.graph.ops[o]; }
+
+  // Op o is `type` with one output of y's kind (a tail step).
+  bool Step(size_t o, int32_t type, bool last = false) const {
+    const kit::SnapshotOp& op = Op(o);
+    return op.type == type && op.outputs.size() == 1 && Written(op.outputs[0], last);
+  }
+
+  // The value of a one-element f32 constant.
+  std::optional<float> Scalar(int32_t t) const {
+    if (t < 0) return std::nullopt;
+    const kit::SnapshotTensor& c = p_.graph.tensors[static_cast<size_t>(t)];
+    if (!c.is_constant || c.dtype != TSR_DTYPE_F32 || c.constant.size() != sizeof(float)) return std::nullopt;
+    float v;
+    std::memcpy(&v, c.constant.data(), sizeof v);
+    return v;
+  }
+
+  // Binary op o reads `x` and a scalar constant (either order): the scalar.
+  std::optional<float> WithScalar(size_t o, int32_t x) const {
+    const kit::SnapshotOp& op = Op(o);
+    if (op.inputs.size() != 2) return std::nullopt;
+    if (op.inputs[0] == x) return Scalar(op.inputs[1]);
+    if (op.inputs[1] == x) return Scalar(op.inputs[0]);
+    return std::nullopt;
+  }
+
+  // Binary op o reads a and b, in either order.
+  bool Reads(size_t o, int32_t a, int32_t b) const {
+    const kit::SnapshotOp& op = Op(o);
+    return op.inputs.size() == 2 && ((op.inputs[0] == a && op.inputs[1] == b) || (op.inputs[0] == b && op.inputs[1] == a));
+  }
+
+  // CLIP(x) with attribute bounds exactly [lo, hi].
+  bool ClipOf(size_t o, int32_t x, float lo, float hi) const {
+    const kit::SnapshotOp& op = Op(o);
+    const Attributes& a = p_.op_attrs[o];
+    return Step(o, TSR_OP_CLIP) && op.inputs.size() == 1 && op.inputs[0] == x &&
+           a.GetFloat(TSR_ATTR_CLIP_MIN, NAN) == lo && a.GetFloat(TSR_ATTR_CLIP_MAX, NAN) == hi;
+  }
+
+  // y * CLIP(y + 3, 0, 6) * (1/6), or .../ 6.
+  std::optional<ActivationTail> HardSwishFromRelu6() const {
+    const std::vector<size_t>& r = readers_[static_cast<size_t>(y_)];
+    if (r.size() != 2) return std::nullopt;
+    for (int first = 0; first < 2; ++first) {
+      const size_t add = r[first], mul = r[1 - first];
+      if (!Step(add, TSR_OP_ADD) || WithScalar(add, y_) != 3.0f) continue;
+      const int64_t clip = OnlyReader(Op(add).outputs[0]);
+      if (clip < 0 || !ClipOf(static_cast<size_t>(clip), Op(add).outputs[0], 0.0f, 6.0f)) continue;
+      const int32_t relu6 = Op(static_cast<size_t>(clip)).outputs[0];
+      if (OnlyReader(relu6) != static_cast<int64_t>(mul) || !Step(mul, TSR_OP_MUL) || !Reads(mul, y_, relu6)) continue;
+      const int64_t scale = OnlyReader(Op(mul).outputs[0]);
+      if (scale < 0) continue;
+      const size_t s = static_cast<size_t>(scale);
+      const std::optional<float> by = WithScalar(s, Op(mul).outputs[0]);
+      const bool sixth = (Step(s, TSR_OP_MUL, true) && by.has_value() && std::fabs(*by - 1.0f / 6.0f) <= 1e-7f) ||
+                         (Step(s, TSR_OP_DIV, true) && Op(s).inputs[0] == Op(mul).outputs[0] && by == 6.0f);
+      if (!sixth) continue;
+      return HardSwish({add, static_cast<size_t>(clip), mul, s});
+    }
+    return std::nullopt;
+  }
+
+  // y * CLIP(y * (1/6) + 0.5, 0, 1).
+  std::optional<ActivationTail> HardSwishFromHardSigmoid() const {
+    const std::vector<size_t>& r = readers_[static_cast<size_t>(y_)];
+    if (r.size() != 2) return std::nullopt;
+    for (int first = 0; first < 2; ++first) {
+      const size_t scale = r[first], mul = r[1 - first];
+      const std::optional<float> by = WithScalar(scale, y_);
+      if (!Step(scale, TSR_OP_MUL) || !by.has_value() || std::fabs(*by - 1.0f / 6.0f) > 1e-7f) continue;
+      const int64_t add = OnlyReader(Op(scale).outputs[0]);
+      if (add < 0 || !Step(static_cast<size_t>(add), TSR_OP_ADD) ||
+          WithScalar(static_cast<size_t>(add), Op(scale).outputs[0]) != 0.5f)
+        continue;
+      const int32_t shifted = Op(static_cast<size_t>(add)).outputs[0];
+      const int64_t clip = OnlyReader(shifted);
+      if (clip < 0 || !ClipOf(static_cast<size_t>(clip), shifted, 0.0f, 1.0f)) continue;
+      const int32_t gate = Op(static_cast<size_t>(clip)).outputs[0];
+      if (OnlyReader(gate) != static_cast<int64_t>(mul) || !Step(mul, TSR_OP_MUL, true) || !Reads(mul, y_, gate))
+        continue;
+      return HardSwish({scale, static_cast<size_t>(add), static_cast<size_t>(clip), mul});
+    }
+    return std::nullopt;
+  }
+
+  std::optional<ActivationTail> ReluOrClip() const {
+    const int64_t a = OnlyReader(y_);
+    if (a < 0) return std::nullopt;
+    const size_t o = static_cast<size_t>(a);
+    const kit::SnapshotOp& act = Op(o);
+    if ((act.type != TSR_OP_RELU && act.type != TSR_OP_CLIP) || act.inputs.size() != 1 || !Step(o, act.type, true))
+      return std::nullopt;
+    ActivationTail t;
+    t.ops = {o};
+    t.output = act.outputs[0];
+    t.kind = act.type == TSR_OP_RELU ? TSR_ACTIVATION_RELU : TSR_ACTIVATION_CLIP;
+    const Attributes& attrs = p_.op_attrs[o];
+    t.has_min = attrs.Has(TSR_ATTR_CLIP_MIN);
+    t.has_max = attrs.Has(TSR_ATTR_CLIP_MAX);
+    t.clip_min = attrs.GetFloat(TSR_ATTR_CLIP_MIN, 0.0f);
+    t.clip_max = attrs.GetFloat(TSR_ATTR_CLIP_MAX, 0.0f);
+    return t;
+  }
+
+ private:
+  ActivationTail HardSwish(std::vector<size_t> ops) const {
+    ActivationTail t;
+    t.output = Op(ops.back()).outputs[0];
+    t.ops = std::move(ops);
+    t.kind = fast::kActivationHardSwish;
+    return t;
+  }
+
+  const CpuProgram& p_;
+  const std::vector<std::vector<size_t>>& readers_;
+  const int32_t y_;
+};
+
+}  // namespace
+
+Attributes ActivationTail::Apply(Attributes attrs) const {
+  attrs.SetInts(TSR_ATTR_ACTIVATION, {kind});
+  if (has_min) attrs.SetFloats(TSR_ATTR_CLIP_MIN, {clip_min});
+  if (has_max) attrs.SetFloats(TSR_ATTR_CLIP_MAX, {clip_max});
+  return attrs;
+}
+
+std::optional<ActivationTail> FindActivationTail(const CpuProgram& p, const std::vector<std::vector<size_t>>& readers,
+                                                 size_t o) {
+  const kit::SnapshotOp& op = p.graph.ops[o];
+  if (op.outputs.size() != 1 || p.output_slot[static_cast<size_t>(op.outputs[0])] >= 0) return std::nullopt;
+  const TailMatcher m(p, readers, op.outputs[0]);
+  if (std::optional<ActivationTail> t = m.ReluOrClip()) return t;
+  if (std::optional<ActivationTail> t = m.HardSwishFromRelu6()) return t;
+  return m.HardSwishFromHardSigmoid();
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,217 @@
+// The activation tails the load step fuses into a compute op: which graphs
+// match (both HardSwish forms, RELU, CLIP) and which must not, and that a
+// program with a fused HardSwish computes what the reference kernels
+// compute op by op (the oracle: no fusion, f64 accumulation).
+#include "activation_tails.h"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include "cpu_program.h"
+#include "graph_snapshot.h"
+#include "tessera/ops.h"
+
+namespace tessera::cpu {
+namespace {
+
+// A graph builder for snapshots: f32 tensors of one shape by default.
+class Builder {
+ public:
+  int32_t Tensor(std::vector<int64_t> shape) {
+    g_.tensors.push_back({.name = "t" + std::to_string(g_.tensors.size()), .dtype = TSR_DTYPE_F32, .shape = shape});
+    return static_cast<int32_t>(g_.tensors.size() - 1);
+  }
+  int32_t Constant(std::vector<int64_t> shape, std::vector<float> values) {
+    const int32_t t = Tensor(std::move(shape));
+    auto bytes = std::make_shared<std::vector<uint8_t>>(values.size() * 4);
+    std::memcpy(bytes->data(), values.data(), bytes->size());
+    g_.tensors[t].is_constant = true;
+    g_.tensors[t].owned = bytes;
+    g_.tensors[t].constant = *bytes;
+    return t;
+  }
+  int32_t Scalar(float v) { return Constant({}, {v}); }
+  int32_t Op(int32_t type, std::vector<int32_t> inputs, std::vector<int64_t> out_shape,
+             std::map<int32_t, kit::SnapshotAttr> attrs = {}) {
+    const int32_t out = Tensor(std::move(out_shape));
+    g_.ops.push_back({.type = type, .id = static_cast<uint32_t>(g_.ops.size() + 1), .inputs = std::move(inputs),
+                      .outputs = {out}, .attrs = std::move(attrs)});
+    return out;
+  }
+  kit::GraphSnapshot& graph() { return g_; }
+
+ private:
+  kit::GraphSnapshot g_;
+};
+
+std::map<int32_t, kit::SnapshotAttr> Clip(float lo, float hi) {
+  std::map<int32_t, kit::SnapshotAttr> a;
+  a[TSR_ATTR_CLIP_MIN].floats = {lo};
+  a[TSR_ATTR_CLIP_MAX].floats = {hi};
+  return a;
+}
+
+std::vector<float> Random(size_t n, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+const std::vector<int64_t> kX = {1, 4, 6, 6}, kY = {1, 8, 6, 6};
+
+// x -> CONV_2D(8, 3x3, pad 1) -> y, the compute op every case starts with.
+int32_t Conv(Builder& b, int32_t x) {
+  std::map<int32_t, kit::SnapshotAttr> attrs;
+  attrs[TSR_ATTR_PADS].ints = {1, 1, 1, 1};
+  const int32_t w = b.Constant({8, 4, 3, 3}, Random(8 * 4 * 9, 1));
+  const int32_t bias = b.Constant({8}, Random(8, 2));
+  return b.Op(TSR_OP_CONV_2D, {x, w, bias}, kY, attrs);
+}
+
+// The PaddleOCR form: y * CLIP(y + three, 0, six) * sixth (or / 6).
+int32_t HardSwishRelu6(Builder& b, int32_t y, float three = 3, float six = 6, bool divide = false) {
+  const int32_t a = b.Op(TSR_OP_ADD, {y, b.Scalar(three)}, kY);
+  const int32_t r = b.Op(TSR_OP_CLIP, {a}, kY, Clip(0, six));
+  const int32_t m = b.Op(TSR_OP_MUL, {r, y}, kY);
+  return divide ? b.Op(TSR_OP_DIV, {m, b.Scalar(6)}, kY) : b.Op(TSR_OP_MUL, {b.Scalar(1.0f / 6.0f), m}, kY);
+}
+
+// The importer's HardSwish: y * CLIP(y * (1/6) + 0.5, 0, 1).
+int32_t HardSwishGate(Builder& b, int32_t y) {
+  const int32_t s = b.Op(TSR_OP_MUL, {y, b.Scalar(1.0f / 6.0f)}, kY);
+  const int32_t a = b.Op(TSR_OP_ADD, {s, b.Scalar(0.5f)}, kY);
+  const int32_t g = b.Op(TSR_OP_CLIP, {a}, kY, Clip(0, 1));
+  return b.Op(TSR_OP_MUL, {y, g}, kY);
+}
+
+// Loads the graph (inputs and outputs set) without fast kernels and asks
+// for the tail after op 0 (the convolution).
+std::optional<ActivationTail> TailOfOp0(Builder& b) {
+  const std::vector<uint8_t> encoded = kit::EncodeSnapshot(b.graph());
+  absl::StatusOr<CpuProgram> p = LoadCpuProgram(encoded, nullptr);
+  EXPECT_TRUE(p.ok()) << p.status();
+  if (!p.ok()) return std::nullopt;
+  std::vector<std::vector<size_t>> readers(p->graph.tensors.size());
+  for (size_t o = 0; o < p->graph.ops.size(); ++o)
+    for (int32_t t : p->graph.ops[o].inputs)
+      if (t >= 0) readers[t].push_back(o);
+  return FindActivationTail(*p, readers, 0);
+}
+
+std::optional<ActivationTail> TailOf(Builder& b, int32_t x, int32_t out) {
+  b.graph().inputs = {x};
+  b.graph().outputs = {out};
+  return TailOfOp0(b);
+}
+
+TEST(ActivationTails, BothHardSwishFormsAndTheDivideAreFound) {
+  enum Form { kRelu6TimesSixth, kRelu6OverSix, kGate };
+  for (Form form : {kRelu6TimesSixth, kRelu6OverSix, kGate}) {
+    Builder b;
+    const int32_t x = b.Tensor(kX);
+    const int32_t y = Conv(b, x);
+    const int32_t out = form == kGate ? HardSwishGate(b, y) : HardSwishRelu6(b, y, 3, 6, form == kRelu6OverSix);
+    const std::optional<ActivationTail> t = TailOf(b, x, out);
+    ASSERT_TRUE(t.has_value()) << "form " << form;
+    EXPECT_EQ(t->kind, fast::kActivationHardSwish);
+    EXPECT_EQ(t->ops, (std::vector<size_t>{1, 2, 3, 4}));
+    EXPECT_EQ(t->output, out);
+  }
+}
+
+TEST(ActivationTails, ReluAndClipAsBefore) {
+  Builder b;
+  const int32_t x = b.Tensor(kX);
+  const int32_t out = b.Op(TSR_OP_CLIP, {Conv(b, x)}, kY, Clip(-1, 2));
+  const std::optional<ActivationTail> t = TailOf(b, x, out);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->kind, TSR_ACTIVATION_CLIP);
+  EXPECT_EQ(t->clip_min, -1);
+  EXPECT_EQ(t->clip_max, 2);
+}
+
+TEST(ActivationTails, NearMissesAreNotHardSwish) {
+  auto tail_with = [](float three, float six) {
+    Builder b;
+    const int32_t x = b.Tensor(kX);
+    const int32_t out = HardSwishRelu6(b, Conv(b, x), three, six);
+    return TailOf(b, x, out);
+  };
+  EXPECT_FALSE(tail_with(2.5f, 6).has_value());  // y + 2.5
+  EXPECT_FALSE(tail_with(3, 5).has_value());     // relu5
+  {
+    // y read a third time (by the graph's second output's op): not a tail.
+    Builder b;
+    const int32_t x = b.Tensor(kX);
+    const int32_t y = Conv(b, x);
+    const int32_t out = HardSwishRelu6(b, y);
+    const int32_t other = b.Op(TSR_OP_RELU, {y}, kY);
+    b.graph().inputs = {x};
+    b.graph().outputs = {out, other};
+    EXPECT_FALSE(TailOfOp0(b).has_value());
+  }
+  {
+    // An intermediate (the CLIP's output) is also a graph output.
+    Builder b;
+    const int32_t x = b.Tensor(kX);
+    const int32_t y = Conv(b, x);
+    const int32_t out = HardSwishRelu6(b, y);
+    b.graph().inputs = {x};
+    ASSERT_EQ(b.graph().ops[2].type, TSR_OP_CLIP);
+    b.graph().outputs = {out, b.graph().ops[2].outputs[0]};
+    EXPECT_FALSE(TailOfOp0(b).has_value());
+  }
+}
+
+// Runs the program on x, returns output 0.
+std::vector<float> RunProgram(const CpuProgram& p, const std::vector<float>& x, size_t out_elements) {
+  CpuRunState state;
+  std::vector<float> y(out_elements, NAN);
+  void* in[] = {const_cast<float*>(x.data())};
+  void* out[] = {y.data()};
+  const absl::Status s = RunCpuProgram(p, state, in, out);
+  EXPECT_TRUE(s.ok()) << s;
+  return y;
+}
+
+TEST(ActivationTails, AFusedHardSwishChainComputesWhatTheReferenceKernelsDo) {
+  // conv -> HardSwish -> 1x1 conv: with the fast kernels the whole thing is
+  // one chain (the HardSwish a post-op), checked against the reference
+  // kernels running the seven ops one by one.
+  for (bool gate_form : {false, true}) {
+    Builder b;
+    const int32_t x = b.Tensor(kX);
+    const int32_t y = Conv(b, x);
+    const int32_t hs = gate_form ? HardSwishGate(b, y) : HardSwishRelu6(b, y);
+    const int32_t w2 = b.Constant({4, 8, 1, 1}, Random(32, 3));
+    const int32_t z = b.Op(TSR_OP_CONV_2D, {hs, w2}, {1, 4, 6, 6});
+    b.graph().inputs = {x};
+    b.graph().outputs = {z};
+    const std::vector<uint8_t> encoded = kit::EncodeSnapshot(b.graph());
+    absl::StatusOr<std::unique_ptr<fast::FastEngine>> engine = fast::FastEngine::Create(1);
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    absl::StatusOr<CpuProgram> fused = LoadCpuProgram(encoded, engine->get());
+    absl::StatusOr<CpuProgram> reference = LoadCpuProgram(encoded, nullptr);
+    ASSERT_TRUE(fused.ok() && reference.ok());
+    // Every op of the HardSwish and the second convolution run inside op 0.
+    for (size_t o = 1; o < fused->graph.ops.size(); ++o) EXPECT_EQ(fused->fused_into[o], 0) << "op " << o;
+    EXPECT_EQ(fused->fast_kernel_count, 1u);  // what the fast_kernels metric reports
+    ASSERT_NE(fused->fast_ops[0], nullptr);
+    const std::vector<float> input = Random(4 * 36, 4);
+    // Inputs scaled so that y spans the HardSwish's three pieces.
+    std::vector<float> wide = input;
+    for (float& v : wide) v *= 4;
+    const std::vector<float> got = RunProgram(*fused, wide, 4 * 36), want = RunProgram(*reference, wide, 4 * 36);
+    for (size_t i = 0; i < got.size(); ++i)
+      EXPECT_NEAR(got[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << "gate form " << gate_form << " [" << i << "]";
+  }
+}
+
+}  // namespace
+}  // namespace tessera::cpu
