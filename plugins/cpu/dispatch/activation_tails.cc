@@ -115,6 +115,41 @@ class TailMatcher {
     return std::nullopt;
   }
 
+  // y * SIGMOID(alpha * y), the MUL by alpha optional (SiLU when absent).
+  std::optional<ActivationTail> Swish() const {
+    const std::vector<size_t>& r = readers_[static_cast<size_t>(y_)];
+    if (r.size() != 2) return std::nullopt;
+    for (int first = 0; first < 2; ++first) {
+      const size_t head = r[first], mul = r[1 - first];
+      std::vector<size_t> ops;
+      float alpha = 1.0f;
+      int32_t into_sigmoid = y_;
+      size_t sigmoid = head;
+      if (Step(head, TSR_OP_MUL)) {
+        const std::optional<float> a = WithScalar(head, y_);
+        const int64_t next = OnlyReader(Op(head).outputs[0]);
+        if (!a.has_value() || !std::isfinite(*a) || next < 0) continue;
+        alpha = *a;
+        ops.push_back(head);
+        into_sigmoid = Op(head).outputs[0];
+        sigmoid = static_cast<size_t>(next);
+      }
+      if (!Step(sigmoid, TSR_OP_SIGMOID) || Op(sigmoid).inputs.size() != 1 || Op(sigmoid).inputs[0] != into_sigmoid)
+        continue;
+      const int32_t gate = Op(sigmoid).outputs[0];
+      if (OnlyReader(gate) != static_cast<int64_t>(mul) || !Step(mul, TSR_OP_MUL, true) || !Reads(mul, y_, gate)) continue;
+      ops.push_back(sigmoid);
+      ops.push_back(mul);
+      ActivationTail t;
+      t.output = Op(mul).outputs[0];
+      t.ops = std::move(ops);
+      t.kind = fast::kActivationSwish;
+      t.alpha = alpha;
+      return t;
+    }
+    return std::nullopt;
+  }
+
   std::optional<ActivationTail> ReluOrClip() const {
     const int64_t a = OnlyReader(y_);
     if (a < 0) return std::nullopt;
@@ -152,6 +187,7 @@ class TailMatcher {
 
 Attributes ActivationTail::Apply(Attributes attrs) const {
   attrs.SetInts(TSR_ATTR_ACTIVATION, {kind});
+  if (kind == fast::kActivationSwish) attrs.SetFloats(fast::kAttrSwishAlpha, {alpha});
   if (has_min) attrs.SetFloats(TSR_ATTR_CLIP_MIN, {clip_min});
   if (has_max) attrs.SetFloats(TSR_ATTR_CLIP_MAX, {clip_max});
   return attrs;
@@ -164,7 +200,8 @@ std::optional<ActivationTail> FindActivationTail(const CpuProgram& p, const std:
   const TailMatcher m(p, readers, op.outputs[0]);
   if (std::optional<ActivationTail> t = m.ReluOrClip()) return t;
   if (std::optional<ActivationTail> t = m.HardSwishFromRelu6()) return t;
-  return m.HardSwishFromHardSigmoid();
+  if (std::optional<ActivationTail> t = m.HardSwishFromHardSigmoid()) return t;
+  return m.Swish();
 }
 
 }  // namespace tessera::cpu

@@ -9,7 +9,8 @@
 //   RELU(y); CLIP(y) with attribute bounds;
 //   HardSwish as exporters write it: y * CLIP(y + 3, 0, 6) * (1/6)
 //     (the last step MUL by 1/6 or DIV by 6; PaddleOCR's form), and as the
-//     ONNX importer writes the HardSwish op: y * CLIP(y * (1/6) + 0.5, 0, 1).
+//     ONNX importer writes the HardSwish op: y * CLIP(y * (1/6) + 0.5, 0, 1);
+//   Swish: y * SIGMOID(alpha * y), and SiLU, y * SIGMOID(y).
 #ifndef TESSERA_PLUGINS_CPU_DISPATCH_ACTIVATION_TAILS_H_
 #define TESSERA_PLUGINS_CPU_DISPATCH_ACTIVATION_TAILS_H_
 
@@ -25,8 +26,9 @@ namespace tessera::cpu {
 struct ActivationTail {
   std::vector<size_t> ops;  // the tail's ops, in graph order; they run inside the compute op
   int32_t output = -1;      // the tensor the tail's last op writes
-  int64_t kind = 0;         // TSR_ACTIVATION_* or fast::kActivationHardSwish
+  int64_t kind = 0;         // TSR_ACTIVATION_* or fast::kActivationHardSwish / kActivationSwish
   float clip_min = 0, clip_max = 0;
+  float alpha = 1;          // Swish
   bool has_min = false, has_max = false;
 
   // The compute op's attributes with this activation set.

@@ -90,6 +90,13 @@ int32_t HardSwishGate(Builder& b, int32_t y) {
   return b.Op(TSR_OP_MUL, {y, g}, kY);
 }
 
+// y * SIGMOID(alpha * y); without the MUL when alpha is 1 and `silu`.
+int32_t Swish(Builder& b, int32_t y, float alpha, bool silu = false) {
+  const int32_t in = silu ? y : b.Op(TSR_OP_MUL, {b.Scalar(alpha), y}, kY);
+  const int32_t s = b.Op(TSR_OP_SIGMOID, {in}, kY);
+  return b.Op(TSR_OP_MUL, {y, s}, kY);
+}
+
 // Loads the graph (inputs and outputs set) without fast kernels and asks
 // for the tail after op 0 (the convolution).
 std::optional<ActivationTail> TailOfOp0(Builder& b) {
@@ -122,6 +129,28 @@ TEST(ActivationTails, BothHardSwishFormsAndTheDivideAreFound) {
     EXPECT_EQ(t->kind, fast::kActivationHardSwish);
     EXPECT_EQ(t->ops, (std::vector<size_t>{1, 2, 3, 4}));
     EXPECT_EQ(t->output, out);
+  }
+}
+
+TEST(ActivationTails, SwishWithAndWithoutItsScale) {
+  for (bool silu : {false, true}) {
+    Builder b;
+    const int32_t x = b.Tensor(kX);
+    const int32_t out = Swish(b, Conv(b, x), 1.702f, silu);
+    const std::optional<ActivationTail> t = TailOf(b, x, out);
+    ASSERT_TRUE(t.has_value()) << "silu " << silu;
+    EXPECT_EQ(t->kind, fast::kActivationSwish);
+    EXPECT_EQ(t->alpha, silu ? 1.0f : 1.702f);
+    EXPECT_EQ(t->ops, silu ? (std::vector<size_t>{1, 2}) : (std::vector<size_t>{1, 2, 3}));
+  }
+  {
+    // y * SIGMOID(z) for another tensor z is no swish.
+    Builder b;
+    const int32_t x = b.Tensor(kX);
+    const int32_t y = Conv(b, x);
+    const int32_t z = b.Op(TSR_OP_RELU, {y}, kY);
+    const int32_t out = b.Op(TSR_OP_MUL, {y, b.Op(TSR_OP_SIGMOID, {z}, kY)}, kY);
+    EXPECT_FALSE(TailOf(b, x, out).has_value());
   }
 }
 
@@ -180,15 +209,16 @@ std::vector<float> RunProgram(const CpuProgram& p, const std::vector<float>& x, 
   return y;
 }
 
-TEST(ActivationTails, AFusedHardSwishChainComputesWhatTheReferenceKernelsDo) {
-  // conv -> HardSwish -> 1x1 conv: with the fast kernels the whole thing is
-  // one chain (the HardSwish a post-op), checked against the reference
-  // kernels running the seven ops one by one.
-  for (bool gate_form : {false, true}) {
+TEST(ActivationTails, AFusedTailInAChainComputesWhatTheReferenceKernelsDo) {
+  // conv -> HardSwish (or Swish) -> 1x1 conv: with the fast kernels the
+  // whole thing is one chain (the tail a post-op), checked against the
+  // reference kernels running the ops one by one.
+  enum Tail { kRelu6Form, kGateForm, kSwish };
+  for (Tail form : {kRelu6Form, kGateForm, kSwish}) {
     Builder b;
     const int32_t x = b.Tensor(kX);
     const int32_t y = Conv(b, x);
-    const int32_t hs = gate_form ? HardSwishGate(b, y) : HardSwishRelu6(b, y);
+    const int32_t hs = form == kGateForm ? HardSwishGate(b, y) : form == kRelu6Form ? HardSwishRelu6(b, y) : Swish(b, y, 0.7f);
     const int32_t w2 = b.Constant({4, 8, 1, 1}, Random(32, 3));
     const int32_t z = b.Op(TSR_OP_CONV_2D, {hs, w2}, {1, 4, 6, 6});
     b.graph().inputs = {x};
@@ -209,7 +239,7 @@ TEST(ActivationTails, AFusedHardSwishChainComputesWhatTheReferenceKernelsDo) {
     for (float& v : wide) v *= 4;
     const std::vector<float> got = RunProgram(*fused, wide, 4 * 36), want = RunProgram(*reference, wide, 4 * 36);
     for (size_t i = 0; i < got.size(); ++i)
-      EXPECT_NEAR(got[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << "gate form " << gate_form << " [" << i << "]";
+      EXPECT_NEAR(got[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << "tail " << form << " [" << i << "]";
   }
 }
 

@@ -79,6 +79,8 @@ dnnl::primitive_attr ComputeAttr(int32_t op, const Attributes& attrs) {
     // oneDNN 2.x ignores alpha and beta here (y * relu6(y + 3) / 6); 3.x
     // reads y * clip(alpha * y + beta, 0, 1), which these make the same.
     po.append_eltwise(1.0f, dnnl::algorithm::eltwise_hardswish, 1.0f / 6.0f, 0.5f);
+  } else if (kind == kActivationSwish) {
+    po.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, attrs.GetFloat(kAttrSwishAlpha, 1.0f), 0.0f);
   } else if (kind != TSR_ACTIVATION_NONE) {
     Refuse(absl::StrCat(OpTypeName(op), ": activation ", kind));
   }

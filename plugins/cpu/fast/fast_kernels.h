@@ -78,6 +78,10 @@ class FastOpState;
 // tsr_activation value, so no model carries it and the reference kernels
 // never see it.
 inline constexpr int64_t kActivationHardSwish = 0x48535700;  // "HSW\0"
+// Swish, y * sigmoid(alpha * y), alpha in the attribute kAttrSwishAlpha
+// (a key of this plugin's, outside the tsr_attr_key range).
+inline constexpr int64_t kActivationSwish = 0x53575300;  // "SWS\0"
+inline constexpr int32_t kAttrSwishAlpha = 0x53575301;
 
 // One prepared op: primitives plus packed constants. Immutable after
 // preparation, so invocations on several threads may share it.
