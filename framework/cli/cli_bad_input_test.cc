@@ -57,8 +57,7 @@ size_t ConstantOffset(const std::vector<uint8_t>& file) {
 // A mutation that a writer of crafted files would make: the footer
 // recomputed, so only the later checks can catch it.
 std::vector<uint8_t> Refooted(std::vector<uint8_t> file) {
-  file.resize(file.size() - kModelFooterBytes);
-  AppendModelFooter(file);
+  RefreshModelFooter(file);
   return file;
 }
 

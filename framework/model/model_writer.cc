@@ -123,7 +123,10 @@ absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& g, const ModelW
     if (!d.buffers[i].empty()) std::memcpy(out.data() + data_start + d.buffer_offset[i], d.buffers[i].data(), d.buffers[i].size());
   for (size_t i = 0; i < g.bytecodes.size(); ++i)
     std::memcpy(out.data() + data_start + d.bytecode_offset[i], g.bytecodes[i].bytes.data(), g.bytecodes[i].bytes.size());
-  if (options.checksum_footer) AppendModelFooter(out);
+  if (options.checksum_footer) {
+    if (options.whole_file_footer_v1) AppendModelFooterV1(out);
+    else AppendModelFooter(out, data_start);
+  }
   return out;
 }
 

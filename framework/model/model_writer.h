@@ -14,10 +14,14 @@
 namespace tessera {
 
 struct ModelWriteOptions {
-  // End the file with the whole-file CRC-32 footer (model/model_footer.h).
-  // False writes the file as writers before the footer did; tests use it
-  // to check that such files still load.
+  // End the file with the checksum footer (model/model_footer.h): v2, a
+  // CRC-32 of the tables region and one of the data segment. False writes
+  // the file as writers before the footer did; tests use it to check that
+  // such files still load.
   bool checksum_footer = true;
+  // With checksum_footer: the v1 whole-file footer instead, as writers
+  // before v2 did (tests: such files still load, checked whole).
+  bool whole_file_footer_v1 = false;
 };
 
 absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& graph, const ModelWriteOptions& options = {});
