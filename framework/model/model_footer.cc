@@ -55,12 +55,17 @@ void AppendModelFooter(std::vector<uint8_t>& file, uint64_t tables_end) {
   file.insert(file.end(), footer.begin(), footer.end());
 }
 
+std::vector<uint8_t> ModelFooterV1Bytes(uint64_t covered, uint32_t crc) {
+  std::vector<uint8_t> footer;
+  AppendLe(footer, covered, 8);
+  AppendLe(footer, crc, 4);
+  footer.insert(footer.end(), kMagicV1, kMagicV1 + 4);
+  return footer;
+}
+
 void AppendModelFooterV1(std::vector<uint8_t>& file) {
-  const uint64_t covered = file.size();
-  const uint32_t crc = tsr_crc32_update(0, file.data(), file.size());
-  AppendLe(file, covered, 8);
-  AppendLe(file, crc, 4);
-  file.insert(file.end(), kMagicV1, kMagicV1 + 4);
+  const std::vector<uint8_t> footer = ModelFooterV1Bytes(file.size(), tsr_crc32_update(0, file.data(), file.size()));
+  file.insert(file.end(), footer.begin(), footer.end());
 }
 
 ModelFooterKind FindModelFooter(std::span<const uint8_t> file) {

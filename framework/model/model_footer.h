@@ -45,6 +45,8 @@ void AppendModelFooter(std::vector<uint8_t>& file, uint64_t tables_end);
 std::vector<uint8_t> ModelFooterBytes(uint64_t tables_end, uint64_t covered, uint32_t tables_crc, uint32_t data_crc);
 // Appends a version 1 (whole-file) footer, as writers before version 2 did.
 void AppendModelFooterV1(std::vector<uint8_t>& file);
+// Its 16 bytes for a file of `covered` bytes whose CRC-32 is `crc`.
+std::vector<uint8_t> ModelFooterV1Bytes(uint64_t covered, uint32_t crc);
 
 // Which footer `file` ends with: the magic, and a covered length that is
 // exactly where the footer starts (and, for v2, a tables region inside

@@ -3,8 +3,13 @@
 // files written before it (or with v1) still load.
 #include "model/model_footer.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -301,6 +306,31 @@ TEST(ModelFooter, ABrokenEnvelopeIsRefusedAtStructure) {
   absl::StatusOr<Graph> g = Parse(file, VerifyLevel::kStructure);
   ASSERT_FALSE(g.ok());
   EXPECT_THAT(g.status().message(), HasSubstr("envelope check"));
+}
+
+// WriteModelFile streams the pieces (no whole-file buffer): the file it
+// writes is byte for byte what SerializeModel returns, for both footers and
+// for none, with constants and a bytecode blob.
+TEST(ModelFooter, WriteModelFileWritesWhatSerializeModelReturns) {
+  char dir[] = "/tmp/tessera_footer_test_XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/m.tsr";
+  Graph both = CompiledModel(0.5f);
+  const int32_t w = static_cast<int32_t>(both.tensors.size());
+  both.tensors.push_back(Tensor{"w", TSR_DTYPE_F32, {3}});
+  both.tensors.back().is_constant = true;
+  both.tensors.back().data = both.AdoptBytes(std::vector<uint8_t>(12, 0x5a));
+  (void)w;
+  for (const Graph& g : {SmallModel(), CompiledModel(0.5f), both})
+    for (const ModelWriteOptions& options :
+         {ModelWriteOptions{}, ModelWriteOptions{.whole_file_footer_v1 = true}, ModelWriteOptions{.checksum_footer = false}}) {
+      ASSERT_TRUE(WriteModelFile(g, path, options).ok());
+      std::ifstream in(path, std::ios::binary);
+      const std::vector<uint8_t> written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      EXPECT_EQ(written, *SerializeModel(g, options));
+      EXPECT_TRUE(Parse(written, VerifyLevel::kFull).ok());
+    }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -27,8 +27,11 @@ struct ModelWriteOptions {
 absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& graph, const ModelWriteOptions& options = {});
 
 // Writes through WriteFileAtomically (base/atomic_file.h): a failure never
-// leaves a half-written model behind, and no symlink is followed.
-absl::Status WriteModelFile(const Graph& graph, const std::string& path);
+// leaves a half-written model behind, and no symlink is followed. The same
+// bytes as SerializeModel, streamed: the tables, then each constant and
+// blob straight from the graph's memory (the CRCs computed over the same
+// pieces), so writing a model holds no second copy of its weights.
+absl::Status WriteModelFile(const Graph& graph, const std::string& path, const ModelWriteOptions& options = {});
 
 }  // namespace tessera
 
