@@ -40,6 +40,7 @@ Result<ModelSummary> Summarize(const Model& model) {
   }
   for (const auto& [k, v] : g.metadata) s.metadata.emplace_back(k, v);
   if (g.verified) s.verified = *g.verified == tessera::VerifyLevel::kFull ? "full" : "structure";
+  s.checksum_footer = g.checksum_footer;
   if (const std::optional<tessera::BuildStamp>& b = g.build_stamp) {
     ModelSummary::BuildStamp& o = s.build_stamp;
     o = {true, b->sdk_version, b->soc, b->soc_description_sha256, b->mode, b->partition_policy,

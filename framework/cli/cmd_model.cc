@@ -80,7 +80,7 @@ absl::Status Inspect(const Args& args) {
     for (const auto& [k, v] : s.metadata) j.Field(k, v);
     j.EndObject().Key("build_stamp");
     WriteBuildStampJson(s.build_stamp, j);
-    if (!s.verified.empty()) j.Field("verified", s.verified);
+    if (!s.verified.empty()) j.Field("verified", s.verified).Field("checksum_footer", s.checksum_footer);
     DiagnosticsJson(j, diagnostics);
     j.EndObject();
     std::cout << j.str() << "\n";
@@ -104,11 +104,12 @@ absl::Status Inspect(const Args& args) {
   std::cout << FormatBuildStamp(s.build_stamp);
   if (s.verified == "full")
     std::cout << "  verified: full (the CRC-32 of every byte, weights and bytecode included)\n";
-  else if (s.verified == "structure")
+  else if (s.verified == "structure" && s.checksum_footer)
     std::cout << "  verified: structure (tables CRC-32, ranges, bytecode envelopes; weights not read: "
-              << (args.ValueOr("verify", "structure") == "full" ? "the file has no checksum footer"
-                                                                   : "--verify full checks them")
-              << ")\n";
+                 "--verify full checks them)\n";
+  else if (s.verified == "structure")
+    std::cout << "  verified: structure (ranges, bytecode envelopes; the file has no checksum footer: "
+                 "neither its tables nor its weights have a CRC)\n";
   return absl::OkStatus();
 }
 

@@ -102,6 +102,9 @@ class Graph {
   // when a CRC covered every byte (a file without a footer has none, so it
   // is kStructure even when kFull was asked for). Absent otherwise.
   std::optional<VerifyLevel> verified;
+  // For a graph loaded from a .tsr: it ended with a checksum footer (v1 or
+  // v2). Without one nothing has a CRC, tables included.
+  bool checksum_footer = false;
 
   // Moves `bytes` into storage the graph co-owns; returns a span of them.
   std::span<const uint8_t> AdoptBytes(std::vector<uint8_t> bytes);

@@ -173,6 +173,7 @@ TEST(ModelFooter, AFlippedWeightLoadsAtStructureAndIsRefusedAtFull) {
   absl::StatusOr<Graph> good = Parse(file, VerifyLevel::kFull);
   ASSERT_TRUE(good.ok()) << good.status();
   EXPECT_EQ(good->verified, VerifyLevel::kFull);
+  EXPECT_TRUE(good->checksum_footer);
 }
 
 // Every byte of the tables region is checked at structure: a flipped one
@@ -229,6 +230,7 @@ TEST(ModelFooter, AFileWithoutTheFooterStillLoads) {
     ASSERT_TRUE(g.ok()) << g.status();
     EXPECT_EQ(g->tensors.size(), 3u);
     EXPECT_EQ(g->verified, VerifyLevel::kStructure);  // no CRC covered the weights
+    EXPECT_FALSE(g->checksum_footer);
   }
   // The old file ends with its last constant, as the format said (a
   // 16-byte constant, 64-aligned, ends the file).

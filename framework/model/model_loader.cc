@@ -191,6 +191,7 @@ absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared
   RETURN_IF_ERROR(CheckGraphBudgets(g, budgets));
   RETURN_IF_ERROR(CheckBytecodeEnvelopes(g, level, checked.data_checked));
   g.verified = checked.data_checked ? VerifyLevel::kFull : VerifyLevel::kStructure;
+  g.checksum_footer = has_footer;
   return g;
 }
 

@@ -49,6 +49,9 @@ struct ModelSummary {
   // ranges and bytecode envelopes were (the weights unread, or a file
   // without a checksum footer); "" for an imported ONNX model.
   std::string verified;
+  // A .tsr that ends with a checksum footer (without one, neither its
+  // tables nor its weights have a CRC).
+  bool checksum_footer = false;
 };
 
 // Every bytecode module's envelope is verified (its CRC too when loading
