@@ -77,6 +77,8 @@ tessera::app::LoadOptions LoadOptionsFrom(const tsr_app_load_options* opts) {
   if (TSR_APP_HAS(opts, tsr_app_load_options, budget_count) && opts->budgets != nullptr)
     for (size_t i = 0; i < opts->budget_count; ++i)
       if (opts->budgets[i].name != nullptr) o.budgets[opts->budgets[i].name] = opts->budgets[i].value;
+  if (TSR_APP_HAS(opts, tsr_app_load_options, verify) && opts->verify == TSR_APP_VERIFY_FULL)
+    o.verify = tessera::app::VerifyLevel::kFull;
   return o;
 }
 

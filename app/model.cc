@@ -100,7 +100,9 @@ Result<Model> LoadTimed(const std::string& path, std::span<const uint8_t> view,
                                               (from_file ? "'" + path + "'" : std::string("this model")) +
                                               " is a Tessera model, imported with fixed shapes");
     // A .tsr file is memory-mapped, not read: weights and bytecode stay in the page cache.
-    graph = from_file ? LoadModelFile(path, *budgets) : ParseModel(view, owner, *budgets);
+    const tessera::VerifyLevel level =
+        options.verify == VerifyLevel::kFull ? tessera::VerifyLevel::kFull : tessera::VerifyLevel::kStructure;
+    graph = from_file ? LoadModelFile(path, *budgets, level) : ParseModel(view, owner, *budgets, level);
   } else {
     if (!onnx_import::OnnxImportAvailable()) return Status(TSR_UNIMPLEMENTED, "this build has no ONNX importer");
     absl::StatusOr<onnx_import::ImportOptions> import = ImportOptionsOf(options, *budgets);

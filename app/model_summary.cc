@@ -30,12 +30,17 @@ Result<ModelSummary> Summarize(const Model& model) {
   for (const BytecodeBlob& b : g.bytecodes) {
     tsr_bytecode_header h{};
     char err[160] = "";
-    if (tsr_bytecode_verify(b.bytes.data(), b.bytes.size(), nullptr, &h, err, sizeof(err)) != TSR_OK)
+    // A .tsr's loader checked each envelope already (its CRC too at full):
+    // the header is read again here, not the body.
+    const uint32_t flags = b.crc == BlobCrc::kUnchecked ? 0 : TSR_BYTECODE_VERIFY_SKIP_CHECKSUM;
+    if (tsr_bytecode_verify_ex(b.bytes.data(), b.bytes.size(), nullptr, flags, &h, err, sizeof(err)) != TSR_OK)
       return Status(TSR_DATA_LOSS, "bytecode for vendor '" + b.vendor + "' fails verification: " + err);
     s.bytecodes.push_back({b.vendor, h.soc_model, std::to_string(h.abi_major) + "." + std::to_string(h.abi_minor),
                            b.bytes.size(), h.entry_count, h.checksum});
   }
   for (const auto& [k, v] : g.metadata) s.metadata.emplace_back(k, v);
+  if (g.verified) s.verified = *g.verified == tessera::VerifyLevel::kFull ? "full" : "structure";
+  s.checksum_footer = g.checksum_footer;
   if (const std::optional<tessera::BuildStamp>& b = g.build_stamp) {
     ModelSummary::BuildStamp& o = s.build_stamp;
     o = {true, b->sdk_version, b->soc, b->soc_description_sha256, b->mode, b->partition_policy,

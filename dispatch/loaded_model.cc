@@ -126,11 +126,16 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
       src.bytecode = blob.bytes.data();
       src.bytecode_size = blob.bytes.size();
       // One CRC per blob, not one per entry point: the host verifies each
-      // blob once and tells the library (ENVELOPE_VERIFIED).
+      // blob once and tells the library (ENVELOPE_VERIFIED), but only when
+      // a CRC really covered the blob: here (a blob compiled in memory), or
+      // the loader's at VerifyLevel::kFull (the file's data CRC or the
+      // envelope's). A blob loaded at kStructure had its layout checked,
+      // not its bytes: the library keeps its own CRC.
       if (verified_blobs.insert(ref.bytecode).second) {
         char err[160];
-        const tsr_status v = tsr_bytecode_verify(blob.bytes.data(), blob.bytes.size(), ref.vendor.c_str(), nullptr, err,
-                                                 sizeof(err));
+        const uint32_t verify_flags = blob.crc == BlobCrc::kUnchecked ? 0 : TSR_BYTECODE_VERIFY_SKIP_CHECKSUM;
+        const tsr_status v = tsr_bytecode_verify_ex(blob.bytes.data(), blob.bytes.size(), ref.vendor.c_str(),
+                                                    verify_flags, nullptr, err, sizeof(err));
         if (v != TSR_OK)
           return absl::FailedPreconditionError(
               absl::StrCat("op id ", op.id, ": bytecode ", ref.bytecode, " of vendor '", ref.vendor, "': ", err));
@@ -143,7 +148,7 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
         CheckStampedSocDescription(verdict, stamp, options.soc.name, run_soc_sha256);
         compatibility_.push_back(std::move(verdict));
       }
-      src.flags = TSR_SOURCE_FLAG_ENVELOPE_VERIFIED;
+      if (blob.crc != BlobCrc::kDeferred) src.flags = TSR_SOURCE_FLAG_ENVELOPE_VERIFIED;
     }
     RETURN_IF_ERROR(device_memory[step->session].AddExecutable(
         src.kind == TSR_EXECUTABLE_BYTECODE ? BytecodeEntryBytes(src.bytecode, src.bytecode_size, src.entry_point) : 0));

@@ -24,11 +24,11 @@ tessera_test(mapped_file_test
   LIBS tessera_core)
 tessera_test(model_loader_test
   SOURCES ${TSR_FW}/model/model_loader_test.cc
-  LIBS tessera_framework tessera_io)
+  LIBS tessera_framework tessera_io tessera_plugin_kit)
 
 tessera_test(model_footer_test
   SOURCES ${TSR_FW}/model/model_footer_test.cc
-  LIBS tessera_core)
+  LIBS tessera_core tessera_plugin_kit)
 tessera_test(budgets_test
   SOURCES ${TSR_FW}/base/budgets_test.cc
   LIBS tessera_core)

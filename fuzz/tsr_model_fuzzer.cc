@@ -1,4 +1,4 @@
-// .tsr bytes -> ParseModel (whole-file checksum footer, flatbuffers::Verifier,
+// .tsr bytes -> ParseModel at both verification levels (checksum footer, flatbuffers::Verifier,
 // segment checks, graph conversion, then the semantic verifier) and
 // VerifyGraph again on what it accepted: a malformed model must be an
 // error, never a crash.
@@ -23,8 +23,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::span<const uint8_t> input(data, size);
   std::vector<uint8_t> refooted;
   if (tessera::HasModelFooter(input)) {
-    refooted.assign(data, data + size - tessera::kModelFooterBytes);
-    tessera::AppendModelFooter(refooted);
+    refooted.assign(data, data + size);
+    tessera::RefreshModelFooter(refooted);
     input = refooted;
   }
   // A private, 8-byte aligned copy, as a mapped file would be: the loader
@@ -32,7 +32,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto copy = std::shared_ptr<uint64_t[]>(new uint64_t[input.size() / 8 + 1]);
   std::memcpy(copy.get(), input.data(), input.size());
   const auto* bytes = reinterpret_cast<const uint8_t*>(copy.get());
-  absl::StatusOr<tessera::Graph> graph = tessera::ParseModel({bytes, input.size()}, copy);
-  if (graph.ok()) (void)tessera::VerifyGraph(*graph);
+  for (tessera::VerifyLevel level : {tessera::VerifyLevel::kStructure, tessera::VerifyLevel::kFull}) {
+    absl::StatusOr<tessera::Graph> graph = tessera::ParseModel({bytes, input.size()}, copy, {}, level);
+    if (graph.ok()) (void)tessera::VerifyGraph(*graph);
+  }
   return 0;
 }

@@ -37,6 +37,12 @@ absl::Status WriteAll(int fd, std::span<const uint8_t> bytes, const std::string&
 }  // namespace
 
 absl::Status WriteFileAtomically(const std::string& path, std::span<const uint8_t> bytes, mode_t mode) {
+  const std::span<const uint8_t> one[] = {bytes};
+  return WritePiecesAtomically(path, one, mode);
+}
+
+absl::Status WritePiecesAtomically(const std::string& path, std::span<const std::span<const uint8_t>> pieces,
+                                   mode_t mode) {
   if (path.empty() || path.back() == '/') return absl::InvalidArgumentError(absl::StrCat("'", path, "' is not a file name"));
   // Beside the target, so the rename never crosses file systems; mkstemp
   // opens with O_CREAT | O_EXCL (no existing file, no symlink is followed).
@@ -45,7 +51,8 @@ absl::Status WriteFileAtomically(const std::string& path, std::span<const uint8_
   const int fd = ::mkostemp(temp.data(), O_CLOEXEC);
   if (fd < 0)
     return absl::PermissionDeniedError(absl::StrCat("cannot create a temporary file beside '", path, "': ", Errno()));
-  absl::Status s = WriteAll(fd, bytes, temp);
+  absl::Status s = absl::OkStatus();
+  for (size_t i = 0; i < pieces.size() && s.ok(); ++i) s = WriteAll(fd, pieces[i], temp);
   if (s.ok() && ::fchmod(fd, mode) != 0)
     s = absl::PermissionDeniedError(absl::StrCat("cannot set the permissions of '", temp, "': ", Errno()));
   if (s.ok() && ::fsync(fd) != 0) s = absl::DataLossError(absl::StrCat("cannot sync '", temp, "': ", Errno()));

@@ -23,6 +23,10 @@ namespace tessera {
 //    one, whole.
 // On failure the temporary is removed and `path` is untouched.
 absl::Status WriteFileAtomically(const std::string& path, std::span<const uint8_t> bytes, mode_t mode = 0644);
+// The same, the file being `pieces` one after the other (written in turn:
+// no buffer of the whole file is made).
+absl::Status WritePiecesAtomically(const std::string& path, std::span<const std::span<const uint8_t>> pieces,
+                                   mode_t mode = 0644);
 
 }  // namespace tessera
 

@@ -87,6 +87,9 @@ absl::StatusOr<app::LoadOptions> OnnxLoadOptionsFrom(const Args& args) {
 absl::StatusOr<app::LoadOptions> LoadOptionsFrom(const Args& args) {
   const std::string& path = args.positionals()[0];
   if (IsOnnxPath(path)) {
+    if (args.Has("verify"))
+      return absl::InvalidArgumentError(absl::StrCat("--verify applies to .tsr models (their checksums); '", path,
+                                                     "' is an ONNX model, imported in memory"));
     ASSIGN_OR_RETURN(app::LoadOptions options, OnnxLoadOptionsFrom(args));
     if (const std::optional<std::string> dir = args.Value("inputs"))
       options.dynamic_input_shapes = [dir = *dir] { return ShapesOfInputFiles(dir); };
@@ -99,6 +102,7 @@ absl::StatusOr<app::LoadOptions> LoadOptionsFrom(const Args& args) {
   app::LoadOptions options;
   options.format = app::ModelFormat::kTsr;
   RETURN_IF_ERROR(AddBudgets(args, options));
+  ASSIGN_OR_RETURN(options.verify, VerifyLevelFrom(args));
   return options;
 }
 
@@ -178,6 +182,7 @@ void LeaveSocToCompiledModel(const Args& args, const app::Model& model, app::Com
 
 absl::Status CheckAppFlags(const Args& args) {
   RETURN_IF_ERROR(AppCompileOptionsFrom(args).status());
+  RETURN_IF_ERROR(VerifyLevelFrom(args).status());
   return ImportOptionsFrom(args).status();
 }
 

@@ -54,11 +54,16 @@ size_t ConstantOffset(const std::vector<uint8_t>& file) {
   return 0;
 }
 
+std::vector<uint8_t> FlippedConstant() {
+  std::vector<uint8_t> f = GoodModel();
+  f[ConstantOffset(f)] ^= 0x10;
+  return f;
+}
+
 // A mutation that a writer of crafted files would make: the footer
 // recomputed, so only the later checks can catch it.
 std::vector<uint8_t> Refooted(std::vector<uint8_t> file) {
-  file.resize(file.size() - kModelFooterBytes);
-  AppendModelFooter(file);
+  RefreshModelFooter(file);
   return file;
 }
 
@@ -137,8 +142,19 @@ std::vector<BadInput> Table() {
       {"truncated_header", "m.tsr", [] { auto f = GoodModel(); f.resize(6); return f; }, {}, {}, "", "run", 1,
        "shorter than the header"},
       {"empty_file", "m.tsr", [] { return std::vector<uint8_t>(); }, {}, {}, "", "run", 1, "is empty"},
-      {"bit_flip_in_constant", "m.tsr", [] { auto f = GoodModel(); f[ConstantOffset(f)] ^= 0x10; return f; }, {}, {},
-       "", "run", 1, "checksum mismatch"},
+      // A flipped weight: the default load (structure) does not read the
+      // weights; --verify full checks their CRC and refuses the file.
+      {"bit_flip_in_constant", "m.tsr", FlippedConstant, {}, {}, "--verify full", "run", 1,
+       "model checksum mismatch: the data segment's (weights and bytecode) CRC-32 is", false},
+      {"bit_flip_in_constant_inspect_full", "m.tsr", FlippedConstant, {}, {}, "--verify full", "inspect", 1,
+       "model checksum mismatch: the data segment's", false},
+      {"bit_flip_in_constant_inspect_structure", "m.tsr", FlippedConstant, {}, {}, "", "inspect", 0,
+       "verified: structure (tables CRC-32, ranges, bytecode envelopes; weights not read: --verify full checks them)",
+       false},
+      {"verify_unknown_level", "m.tsr", GoodModel, {}, {}, "--verify fast", "inspect", 2,
+       "--verify must be structure or full, not 'fast'", false},
+      {"verify_on_onnx", "m.onnx", [] { return OnnxRelu({4}); }, {}, {}, "--verify full", "inspect", 1,
+       "--verify applies to .tsr models", false},
       {"bit_flip_in_tables", "m.tsr", [] { auto f = GoodModel(); f[40] ^= 0x01; return f; }, {}, {}, "", "run", 1,
        "checksum mismatch"},
       {"oversized_model", "m.tsr", [] { auto f = GoodModel(); f.resize(f.size() + 4096, 0); return f; }, {}, {}, "",
@@ -284,6 +300,44 @@ TEST(BadInputApi, CLoadOptionsBudgetsAreReadOnlyWhenStructSizeCoversThem) {
   EXPECT_THAT(tsr_app_last_error(), HasSubstr("above the budget max_tensor_count = 2"));
   options.struct_size = offsetof(tsr_app_load_options, budgets);
   ASSERT_EQ(tsr_app_model_load(file.path().c_str(), &options, &model), TSR_OK) << tsr_app_last_error();
+  tsr_app_model_destroy(model);
+}
+
+// LoadOptions::verify: a flipped weight loads at the default (structure)
+// and is DATA_LOSS at full, in C++ and through the C API's appended member
+// (ignored when struct_size stops before it).
+TEST(BadInputApi, VerifyFullRefusesAFlippedWeight) {
+  TempFile file;
+  file.Write(FlippedConstant());
+  EXPECT_TRUE(app::Model::Load(file.path()).ok());
+  app::LoadOptions options;
+  options.verify = app::VerifyLevel::kFull;
+  app::Result<app::Model> refused = app::Model::Load(file.path(), options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), TSR_DATA_LOSS);
+  EXPECT_THAT(refused.status().message(), HasSubstr("model checksum mismatch"));
+  // The same bytes from memory.
+  const std::vector<uint8_t> bytes = FlippedConstant();
+  EXPECT_TRUE(app::Model::FromMemory(bytes.data(), bytes.size()).ok());
+  EXPECT_EQ(app::Model::FromMemory(bytes.data(), bytes.size(), options).status().code(), TSR_DATA_LOSS);
+  // An intact file loads at full.
+  TempFile good;
+  good.Write(GoodModel());
+  EXPECT_TRUE(app::Model::Load(good.path(), options).ok());
+
+  tsr_app_load_options c{};
+  c.struct_size = sizeof(c);
+  c.verify = TSR_APP_VERIFY_FULL;
+  tsr_app_model model = nullptr;
+  EXPECT_EQ(tsr_app_model_load(file.path().c_str(), &c, &model), TSR_DATA_LOSS);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("model checksum mismatch"));
+  c.verify = TSR_APP_VERIFY_STRUCTURE;
+  ASSERT_EQ(tsr_app_model_load(file.path().c_str(), &c, &model), TSR_OK) << tsr_app_last_error();
+  tsr_app_model_destroy(model);
+  c.verify = TSR_APP_VERIFY_FULL;
+  c.struct_size = offsetof(tsr_app_load_options, verify);  // a caller from before the member
+  model = nullptr;
+  ASSERT_EQ(tsr_app_model_load(file.path().c_str(), &c, &model), TSR_OK) << tsr_app_last_error();
   tsr_app_model_destroy(model);
 }
 

@@ -50,6 +50,15 @@ void AddImportFlags(FlagSpec& spec) {
   spec.repeated.insert("freeze-input");
 }
 
+void AddVerifyFlag(FlagSpec& spec) { spec.values.insert("verify"); }
+
+absl::StatusOr<app::VerifyLevel> VerifyLevelFrom(const Args& args) {
+  const std::string level = args.ValueOr("verify", "structure");
+  if (level == "structure") return app::VerifyLevel::kStructure;
+  if (level == "full") return app::VerifyLevel::kFull;
+  return absl::InvalidArgumentError(absl::StrCat("--verify must be structure or full, not '", level, "'"));
+}
+
 absl::StatusOr<Budgets> BudgetsFrom(const Args& args) {
   Budgets budgets;
   for (const std::string& flag : args.All("budget")) RETURN_IF_ERROR(SetBudget(budgets, flag));

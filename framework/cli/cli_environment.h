@@ -14,6 +14,7 @@
 #include "base/budgets.h"
 #include "onnx/onnx_importer.h"
 #include "plugin_host/soc_selection.h"
+#include "tessera/app/tessera.hpp"
 
 namespace tessera::cli {
 
@@ -36,6 +37,11 @@ std::vector<std::string> BundledSocNames();
 // (repeatable, any model), and for an .onnx --input-shape NAME=D0,D1,...
 // (repeatable), --no-optimize, --max-folded-bytes N.
 void AddImportFlags(FlagSpec& spec);
+// --verify structure|full (inspect, partition, compile, run, bench): how
+// much of a .tsr file the load checks (docs/model_format.md section 4).
+void AddVerifyFlag(FlagSpec& spec);
+// Its value (default structure); any other value is a usage error.
+absl::StatusOr<app::VerifyLevel> VerifyLevelFrom(const Args& args);
 // The --budget flags over the defaults (base/budgets.h); an unknown name
 // or a bad value is a usage error.
 absl::StatusOr<Budgets> BudgetsFrom(const Args& args);

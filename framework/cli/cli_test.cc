@@ -145,13 +145,21 @@ TEST(Cli, CompileWritesAnAotModelThatRunsAndInspects) {
   Result i = Tessera("inspect " + compiled.path() + " --json");
   ASSERT_EQ(i.exit_code, 0) << i.output;
   EXPECT_THAT(i.output, HasSubstr("\"type\":\"DISPATCH\""));
+  EXPECT_THAT(i.output, HasSubstr("\"verified\":\"structure\""));
+  Result full = Tessera("inspect " + compiled.path() + " --json --verify full");
+  ASSERT_EQ(full.exit_code, 0) << full.output;
+  EXPECT_THAT(full.output, HasSubstr("\"verified\":\"full\""));
   TempFile inputs;
   const std::string dir = WriteSmallModelInputs(inputs.path() + ".d");
-  Result r = Tessera("run " + compiled.path() + " --inputs " + dir + " --json");
+  // Both levels run: at structure the dispatch library checks the blob's
+  // CRC itself, at full the host did and tells it so.
+  for (const char* verify : {"structure", "full"}) {
+    Result r = Tessera("run " + compiled.path() + " --inputs " + dir + " --json --verify " + verify);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_THAT(r.output, HasSubstr("\"precompiled\":true"));
+    ExpectRunOutputs(r.output, "cpu", SmallModelExpected(), 1e-6);
+  }
   std::filesystem::remove_all(dir);
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr("\"precompiled\":true"));
-  ExpectRunOutputs(r.output, "cpu", SmallModelExpected(), 1e-6);
   Result jit = Tessera("compile " + model.path() + " -o " + compiled.path() + " --mode jit");
   EXPECT_EQ(jit.exit_code, 1);
   EXPECT_THAT(jit.output, HasSubstr("never serialized"));

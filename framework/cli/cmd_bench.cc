@@ -34,7 +34,8 @@ constexpr char kUsage[] =
     "                    [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
     "                    [--plugin-dir DIR]... [--deadline-ms N] [--max-retries N] [--no-fallback]\n"
     "                    [--cache-dir DIR [--cache-max-bytes N]]\n"
-    "                    [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
+    "                    [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...\n"
+    "                    [--verify structure|full]";
 
 struct BenchSettings {
   int reps = 100;
@@ -167,6 +168,7 @@ int BenchCommand(const Argv& argv) {
   AddImportFlags(spec);
   AddResilienceFlags(spec);
   AddCacheFlags(spec);
+  AddVerifyFlag(spec);
   spec.switches.insert("json");
   spec.values.insert({"reps", "warmup", "threads", "concurrency", "inputs", "seed"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);

@@ -80,6 +80,7 @@ absl::Status Inspect(const Args& args) {
     for (const auto& [k, v] : s.metadata) j.Field(k, v);
     j.EndObject().Key("build_stamp");
     WriteBuildStampJson(s.build_stamp, j);
+    if (!s.verified.empty()) j.Field("verified", s.verified).Field("checksum_footer", s.checksum_footer);
     DiagnosticsJson(j, diagnostics);
     j.EndObject();
     std::cout << j.str() << "\n";
@@ -101,6 +102,14 @@ absl::Status Inspect(const Args& args) {
                                  TerminalSafe(b.vendor), TerminalSafe(b.soc_model), b.bytes, b.entry_count, b.abi,
                                  b.checksum);
   std::cout << FormatBuildStamp(s.build_stamp);
+  if (s.verified == "full")
+    std::cout << "  verified: full (the CRC-32 of every byte, weights and bytecode included)\n";
+  else if (s.verified == "structure" && s.checksum_footer)
+    std::cout << "  verified: structure (tables CRC-32, ranges, bytecode envelopes; weights not read: "
+                 "--verify full checks them)\n";
+  else if (s.verified == "structure")
+    std::cout << "  verified: structure (ranges, bytecode envelopes; the file has no checksum footer: "
+                 "neither its tables nor its weights have a CRC)\n";
   return absl::OkStatus();
 }
 
@@ -168,14 +177,18 @@ absl::Status Compile(const Args& args) {
 int InspectCommand(const Argv& argv) {
   FlagSpec spec;
   AddImportFlags(spec);
+  AddVerifyFlag(spec);
   spec.switches.insert("json");
   const char* usage =
-      "tessera inspect MODEL [--json] [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
+      "tessera inspect MODEL [--json] [--verify structure|full] [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]...\n"
+      "                      [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1)
     return UsageError(args.ok() ? "inspect needs exactly one MODEL" : std::string(args.status().message()), usage);
   if (absl::StatusOr<onnx_import::ImportOptions> o = ImportOptionsFrom(*args); !o.ok())
     return UsageError(std::string(o.status().message()), usage);
+  if (absl::StatusOr<app::VerifyLevel> v = VerifyLevelFrom(*args); !v.ok())
+    return UsageError(std::string(v.status().message()), usage);
   absl::Status s = Inspect(*args);
   return s.ok() ? 0 : Fail(s);
 }
@@ -186,12 +199,14 @@ int PartitionCommand(const Argv& argv) {
   AddStrictFlag(spec);
   AddImportFlags(spec);
   AddPictureFlags(spec);
+  AddVerifyFlag(spec);
   spec.switches.insert("json");
   const char* usage =
       "tessera partition MODEL [--json] [--svg FILE | --html FILE] [--accelerators LIST] [--mode aot|jit] [--soc NAME|FILE]\n"
       "                        [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
       "                        [--option KEY=VALUE]... [--kernels reference|fast] [--plugin-dir DIR]...\n"
-      "                        [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
+      "                        [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...\n"
+      "                        [--verify structure|full]";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1)
     return UsageError(args.ok() ? "partition needs exactly one MODEL" : std::string(args.status().message()), usage);
@@ -207,6 +222,7 @@ int CompileCommand(const Argv& argv) {
   AddCacheFlags(spec);
   AddStrictFlag(spec);
   AddImportFlags(spec);
+  AddVerifyFlag(spec);
   spec.switches.insert("json");
   spec.values.insert({"output", "quantize", "calibration"});
   const char* usage =
@@ -214,7 +230,8 @@ int CompileCommand(const Argv& argv) {
       "                      [--mode aot] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
       "                      [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
       "                      [--cache-dir DIR [--cache-max-bytes N]] [--plugin-dir DIR]...\n"
-      "                      [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
+      "                      [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...\n"
+      "                      [--verify structure|full]";
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok() || args->positionals().size() != 1 || !args->Has("output"))
     return UsageError(args.ok() ? "compile needs one MODEL and -o OUT.tsr" : std::string(args.status().message()), usage);

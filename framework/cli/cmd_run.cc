@@ -25,7 +25,7 @@ constexpr char kUsage[] =
     "                  [--plugin-dir DIR]... [--deadline-ms N] [--max-retries N] [--no-fallback]\n"
     "                  [--cache-dir DIR [--cache-max-bytes N]]\n"
     "                  [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...\n"
-    "                  [--profile] [--trace FILE.json]";
+    "                  [--verify structure|full] [--profile] [--trace FILE.json]";
 
 absl::Status Run(const Args& args) {
   const std::string& path = args.positionals()[0];
@@ -112,6 +112,7 @@ int RunCommand(const Argv& argv) {
   AddResilienceFlags(spec);
   AddCacheFlags(spec);
   AddWarmupFlag(spec);
+  AddVerifyFlag(spec);
   spec.switches.insert({"json", "random", "profile"});
   spec.values.insert({"inputs", "outputs", "seed", "trace"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);

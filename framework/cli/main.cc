@@ -18,8 +18,8 @@ constexpr char kUsage[] = R"(usage: tessera <command> [arguments] [options]
 commands:
   plugins    [--json] [--plugin-dir DIR]...
              list the plugin libraries found, loaded and skipped, and the directories searched
-  inspect    MODEL [--json]
-             describe a model: tensors, ops, bytecode (loads no plugins)
+  inspect    MODEL [--json] [--verify structure|full]
+             describe a model: tensors, ops, bytecode, what was verified (loads no plugins)
   partition  MODEL [--json] [--svg FILE | --html FILE] [COMPILE OPTIONS]
              show how MODEL would be partitioned (compiles in memory; writes only the
              picture --svg or --html asks for: ops coloured by device, cuts and their bytes)
@@ -50,6 +50,8 @@ COMPILE OPTIONS (partition, compile, run, demo, bench, onnx-test):
 
 MODEL is a .tsr file, or an .onnx file imported in memory; an .onnx takes --input-shape NAME=D0,D1,...,
 --freeze-input NAME=V,... (the input becomes a constant), --no-optimize and --max-folded-bytes N.
+Every command that loads a .tsr MODEL takes --verify structure|full: structure (default) checks the tables'
+CRC-32, ranges and bytecode envelopes without reading the weights; full also the CRC-32 of every weight byte.
 Every command that loads a MODEL takes --budget NAME=VALUE (repeatable): max_model_bytes, max_tensor_count,
 max_tensor_bytes, max_activation_bytes, max_op_count, max_partition_count, max_bytecode_bytes,
 max_device_memory_bytes

@@ -73,7 +73,9 @@ std::optional<Graph> CompileCache::Lookup(const std::string& key) {
     Invalidate(key, absl::StrCat("no checksum footer (", (*file)->bytes().size(), " bytes: truncated)"));
     return std::nullopt;
   }
-  absl::StatusOr<Graph> graph = ParseModel((*file)->bytes(), *file);  // checks the CRC first
+  // kFull: every byte's CRC, not only the tables' (the cache's contract:
+  // a corrupted entry is detected, deleted and rebuilt).
+  absl::StatusOr<Graph> graph = ParseModel((*file)->bytes(), *file, {}, VerifyLevel::kFull);
   if (!graph.ok()) {
     Invalidate(key, std::string(graph.status().message()));
     return std::nullopt;

@@ -64,10 +64,26 @@ struct Op {
   const Attribute* FindAttr(int32_t key) const;
 };
 
+// How a loaded .tsr was checked (model/model_loader.h, docs/model_format.md
+// §4): kStructure checks the tables (their CRC), every range and each
+// bytecode envelope's layout, reading no weight page; kFull also checks the
+// data segment's CRC (every weight and bytecode byte).
+enum class VerifyLevel { kStructure, kFull };
+
+// Whether a blob's CRC was checked before the host hands it to a dispatch
+// library, which decides whether the library may be told so
+// (TSR_SOURCE_FLAG_ENVELOPE_VERIFIED, api/tessera/dispatch.h).
+enum class BlobCrc {
+  kUnchecked,  // nothing checked it yet (a graph built or compiled in memory): the host checks it when it loads it
+  kVerified,   // the loader checked its bytes (the file's data CRC, or the envelope CRC) and its envelope's layout
+  kDeferred,   // loaded at kStructure: only the envelope's layout was checked; the dispatch library checks the CRC
+};
+
 struct BytecodeBlob {
   std::string vendor;
   std::string soc_model;
   std::span<const uint8_t> bytes;  // into graph storage
+  BlobCrc crc = BlobCrc::kUnchecked;
 };
 
 class Graph {
@@ -82,6 +98,13 @@ class Graph {
   // How the bytecodes were built; absent in source models and in models
   // compiled before the stamp existed.
   std::optional<BuildStamp> build_stamp;
+  // For a graph loaded from a .tsr: what the loader checked. kFull only
+  // when a CRC covered every byte (a file without a footer has none, so it
+  // is kStructure even when kFull was asked for). Absent otherwise.
+  std::optional<VerifyLevel> verified;
+  // For a graph loaded from a .tsr: it ended with a checksum footer (v1 or
+  // v2). Without one nothing has a CRC, tables included.
+  bool checksum_footer = false;
 
   // Moves `bytes` into storage the graph co-owns; returns a span of them.
   std::span<const uint8_t> AdoptBytes(std::vector<uint8_t> bytes);

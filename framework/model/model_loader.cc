@@ -12,6 +12,7 @@
 #include "model/mapped_file.h"
 #include "model/model_footer.h"
 #include "schema/model_format_version.h"
+#include "tessera/bytecode.h"
 #include "tessera_model_generated.h"
 
 namespace tessera {
@@ -49,13 +50,38 @@ bool LooksLikeTsr(std::span<const uint8_t> bytes) {
 
 namespace {
 
+// Each blob's envelope once (a blob is one range, however many DISPATCH
+// ops use it). Its CRC is checked here only at kFull in a file whose data
+// segment no footer CRC covered; otherwise the layout alone: at kStructure
+// reading every byte is what loading must not do, and when the data CRC
+// covered the blob, a second CRC would check the same bytes again.
+absl::Status CheckBytecodeEnvelopes(Graph& g, VerifyLevel level, bool data_checked) {
+  for (size_t i = 0; i < g.bytecodes.size(); ++i) {
+    BytecodeBlob& blob = g.bytecodes[i];
+    const bool crc_here = level == VerifyLevel::kFull && !data_checked;
+    char err[160] = "";
+    if (tsr_bytecode_verify_ex(blob.bytes.data(), blob.bytes.size(), nullptr,
+                               crc_here ? 0 : TSR_BYTECODE_VERIFY_SKIP_CHECKSUM, nullptr, err, sizeof(err)) != TSR_OK)
+      return absl::DataLossError(
+          absl::StrCat("bytecode ", i, " (vendor '", blob.vendor, "') fails the envelope check: ", err));
+    blob.crc = crc_here || data_checked ? BlobCrc::kVerified : BlobCrc::kDeferred;
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared_ptr<const void> keep_alive,
-                                     const Budgets& budgets) {
+                                     const Budgets& budgets, VerifyLevel level) {
   RETURN_IF_ERROR(CheckBudget(budgets, &Budgets::max_model_bytes, bytes.size(), "the model file"));
   // The CRC comes before any parsing: an edited byte anywhere, tables
-  // included, then reads as what it is rather than as a format error.
-  const bool has_footer = HasModelFooter(bytes);
-  if (has_footer) { ASSIGN_OR_RETURN(bytes, CheckModelFooter(bytes)); }
+  // included, then reads as what it is rather than as a format error. A
+  // v2 footer's data CRC only at kFull: the weights' pages stay untouched.
+  const ModelFooterKind footer = FindModelFooter(bytes);
+  const bool has_footer = footer != ModelFooterKind::kNone;
+  CheckedModelFile checked{bytes};
+  if (has_footer) {
+    ASSIGN_OR_RETURN(checked, CheckModelFooter(bytes, level == VerifyLevel::kFull));
+    bytes = checked.body;
+  }
   if (bytes.size() < 12) return absl::InvalidArgumentError("not a Tessera model: file shorter than the header");
   if (!LooksLikeTsr(bytes))
     return absl::InvalidArgumentError("not a Tessera model: missing the 'TSR1' file identifier");
@@ -64,6 +90,11 @@ absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared
     return absl::InvalidArgumentError(absl::StrCat("model is truncated: header says ", table_size,
                                                    " bytes of tables, file has ", bytes.size()));
   const uint64_t data_start = sizeof(uint32_t) + table_size;
+  // Tables outside the footer's tables region would be parsed unchecked.
+  if (footer == ModelFooterKind::kSplitV2 && data_start > checked.tables_end)
+    return absl::DataLossError(absl::StrCat("the checksum footer's tables region ends at byte ", checked.tables_end,
+                                            ", before the tables do (", data_start,
+                                            "): the footer or the size prefix was modified"));
   flatbuffers::Verifier verifier(bytes.data(), data_start, /*max_depth=*/64, /*max_tables=*/10'000'000);
   if (!fb::VerifySizePrefixedModelBuffer(verifier))
     return absl::InvalidArgumentError("model tables are corrupted (flatbuffers verification failed)");
@@ -158,21 +189,25 @@ absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared
   g.outputs = ToVector(sg->outputs());
   RETURN_IF_ERROR(VerifyGraph(g));
   RETURN_IF_ERROR(CheckGraphBudgets(g, budgets));
+  RETURN_IF_ERROR(CheckBytecodeEnvelopes(g, level, checked.data_checked));
+  g.verified = checked.data_checked ? VerifyLevel::kFull : VerifyLevel::kStructure;
+  g.checksum_footer = has_footer;
   return g;
 }
 
 }  // namespace
 
 absl::StatusOr<Graph> ParseModel(std::span<const uint8_t> bytes, std::shared_ptr<const void> keep_alive,
-                                 const Budgets& budgets) {
-  return CatchAsStatus("loading the model", [&] { return ParseUnguarded(bytes, std::move(keep_alive), budgets); });
+                                 const Budgets& budgets, VerifyLevel level) {
+  return CatchAsStatus("loading the model",
+                       [&] { return ParseUnguarded(bytes, std::move(keep_alive), budgets, level); });
 }
 
-absl::StatusOr<Graph> LoadModelFile(const std::string& path, const Budgets& budgets) {
+absl::StatusOr<Graph> LoadModelFile(const std::string& path, const Budgets& budgets, VerifyLevel level) {
   RETURN_IF_ERROR(CheckModelFileBudget(budgets, path));
   ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file,
                    CatchAsStatus(absl::StrCat("opening '", path, "'"), [&] { return MappedFile::Open(path); }));
-  absl::StatusOr<Graph> g = ParseModel(file->bytes(), file, budgets);
+  absl::StatusOr<Graph> g = ParseModel(file->bytes(), file, budgets, level);
   if (!g.ok())
     return absl::Status(g.status().code(), absl::StrCat("'", path, "': ", g.status().message()));
   return g;

@@ -10,6 +10,7 @@
 #include "model/build_stamp_io.h"
 #include "model/model_footer.h"
 #include "schema/model_format_version.h"
+#include "tessera/bytecode.h"
 #include "tessera/ops.h"
 #include "tessera_model_generated.h"
 
@@ -99,9 +100,28 @@ std::vector<uint8_t> BuildTables(const Graph& g, const DataLayout& d, uint64_t d
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }
 
-}  // namespace
+// The file in order, without one copy of the data: the tables (and their
+// zero padding up to data_start) and the footer are owned here; every
+// constant and bytecode blob is a span of the graph's own bytes, with zero
+// padding spans between them. The footer's CRCs are computed over the same
+// pieces, so writing them out needs no whole-file buffer.
+struct PlannedFile {
+  std::vector<uint8_t> tables;                 // [0, data_start)
+  std::vector<std::span<const uint8_t>> data;  // [data_start, F), in order
+  std::vector<uint8_t> footer;                 // empty without one
+  uint64_t size = 0;
 
-absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& g, const ModelWriteOptions& options) {
+  std::vector<std::span<const uint8_t>> Pieces() const {
+    std::vector<std::span<const uint8_t>> all{tables};
+    all.insert(all.end(), data.begin(), data.end());
+    if (!footer.empty()) all.push_back(footer);
+    return all;
+  }
+};
+
+constexpr uint8_t kZeros[kDataAlignment] = {};
+
+absl::StatusOr<PlannedFile> PlanFile(const Graph& g, const ModelWriteOptions& options) {
   RETURN_IF_ERROR(VerifyGraph(g));
   for (const Op& op : g.ops)
     if (op.dispatch && op.dispatch->jit_slot >= 0)
@@ -117,19 +137,43 @@ absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& g, const ModelW
   tables = BuildTables(g, d, data_start, options.checksum_footer);
   if (AlignUp(tables.size()) != data_start)
     return absl::InternalError("model writer: table size changed between passes");
-  std::vector<uint8_t> out(data_start + d.size, 0);
-  std::memcpy(out.data(), tables.data(), tables.size());
-  for (size_t i = 1; i < d.buffers.size(); ++i)
-    if (!d.buffers[i].empty()) std::memcpy(out.data() + data_start + d.buffer_offset[i], d.buffers[i].data(), d.buffers[i].size());
-  for (size_t i = 0; i < g.bytecodes.size(); ++i)
-    std::memcpy(out.data() + data_start + d.bytecode_offset[i], g.bytecodes[i].bytes.data(), g.bytecodes[i].bytes.size());
-  if (options.checksum_footer) AppendModelFooter(out);
+  PlannedFile file;
+  file.tables = std::move(tables);
+  file.tables.resize(data_start, 0);
+  // In the order PlanData laid them out: constants, then bytecode.
+  uint64_t at = 0;  // relative to data_start
+  auto place = [&](uint64_t offset, std::span<const uint8_t> bytes) {
+    if (offset > at) file.data.push_back(std::span<const uint8_t>(kZeros, offset - at));
+    if (!bytes.empty()) file.data.push_back(bytes);
+    at = offset + bytes.size();
+  };
+  for (size_t i = 1; i < d.buffers.size(); ++i) place(d.buffer_offset[i], d.buffers[i]);
+  for (size_t i = 0; i < g.bytecodes.size(); ++i) place(d.bytecode_offset[i], g.bytecodes[i].bytes);
+  file.size = data_start + d.size;
+  if (options.checksum_footer) {
+    const uint32_t tables_crc = tsr_crc32_update(0, file.tables.data(), file.tables.size());
+    // v2's data CRC starts afresh; v1's one CRC continues the tables'.
+    uint32_t crc = options.whole_file_footer_v1 ? tables_crc : 0;
+    for (std::span<const uint8_t> piece : file.data) crc = tsr_crc32_update(crc, piece.data(), piece.size());
+    file.footer = options.whole_file_footer_v1 ? ModelFooterV1Bytes(file.size, crc)
+                                               : ModelFooterBytes(data_start, file.size, tables_crc, crc);
+  }
+  return file;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<uint8_t>> SerializeModel(const Graph& g, const ModelWriteOptions& options) {
+  ASSIGN_OR_RETURN(const PlannedFile file, PlanFile(g, options));
+  std::vector<uint8_t> out;
+  out.reserve(file.size + file.footer.size());
+  for (std::span<const uint8_t> piece : file.Pieces()) out.insert(out.end(), piece.begin(), piece.end());
   return out;
 }
 
-absl::Status WriteModelFile(const Graph& g, const std::string& path) {
-  ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, SerializeModel(g));
-  return WriteFileAtomically(path, bytes);
+absl::Status WriteModelFile(const Graph& g, const std::string& path, const ModelWriteOptions& options) {
+  ASSIGN_OR_RETURN(const PlannedFile file, PlanFile(g, options));
+  return WritePiecesAtomically(path, file.Pieces());
 }
 
 }  // namespace tessera

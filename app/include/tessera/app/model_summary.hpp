@@ -44,9 +44,18 @@ struct ModelSummary {
     std::vector<Vendor> vendors;
   };
   BuildStamp build_stamp;
+  // What loading checked (docs/model_format.md section 4): "full" when a
+  // CRC covered every byte, weights included; "structure" when the tables,
+  // ranges and bytecode envelopes were (the weights unread, or a file
+  // without a checksum footer); "" for an imported ONNX model.
+  std::string verified;
+  // A .tsr that ends with a checksum footer (without one, neither its
+  // tables nor its weights have a CRC).
+  bool checksum_footer = false;
 };
 
-// Every bytecode module's envelope is verified: one that fails is
+// Every bytecode module's envelope is verified (its CRC too when loading
+// did not check it: then the module is read whole): one that fails is
 // TSR_DATA_LOSS naming its vendor.
 Result<ModelSummary> Summarize(const Model& model);
 

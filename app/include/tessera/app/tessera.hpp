@@ -198,6 +198,13 @@ class Tensor {
 
 enum class ModelFormat { kDetect, kTsr, kOnnx };
 
+// How much of a .tsr file a load checks (docs/model_format.md section 4).
+// kStructure: the tables' CRC, every range and each bytecode envelope's
+// layout; no weight page is read, so loading does not grow with the
+// weights. kFull: also the CRC of every weight and bytecode byte (an edited
+// or bit-rotted weight is TSR_DATA_LOSS). ONNX models ignore it.
+enum class VerifyLevel { kStructure, kFull };
+
 struct LoadOptions {
   ModelFormat format = ModelFormat::kDetect;  // kDetect: by content
   // ONNX models with symbolic dimensions: the concrete shape per input name.
@@ -235,6 +242,8 @@ struct LoadOptions {
   // "onnx.frozen_inputs" lists their positions). ONNX's backend tests need
   // this; an app rarely does. Each gives its shape too.
   std::vector<Tensor> positional_input_values;
+  // .tsr only: how much of the file to check (`--verify structure|full`).
+  VerifyLevel verify = VerifyLevel::kStructure;
 };
 
 class Model {

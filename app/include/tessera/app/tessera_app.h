@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define TSR_APP_API_VERSION 4
+#define TSR_APP_API_VERSION 5
 
 typedef struct tsr_app_environment_s* tsr_app_environment;
 typedef struct tsr_app_model_s* tsr_app_model;
@@ -83,7 +83,17 @@ typedef struct tsr_app_load_options {
   /* appended: read only when struct_size covers them */
   const tsr_app_budget* budgets;        /* LoadOptions::budgets; borrowed */
   size_t budget_count;
+  /* appended (app API 5): how much of a .tsr to check (LoadOptions::verify,
+   * docs/model_format.md section 4); TSR_APP_VERIFY_* */
+  int32_t verify;
+  uint32_t reserved0;                   /* 0 */
 } tsr_app_load_options;
+/* tsr_app_load_options::verify. STRUCTURE (the default): the tables' CRC,
+ * every range and each bytecode envelope's layout; no weight is read, so
+ * loading does not grow with the weights. FULL: also the CRC of every weight
+ * and bytecode byte; a mismatch is TSR_DATA_LOSS. */
+#define TSR_APP_VERIFY_STRUCTURE 0
+#define TSR_APP_VERIFY_FULL 1
 
 /* opts may be NULL. */
 tsr_status tsr_app_model_load(const char* path, const tsr_app_load_options* opts, tsr_app_model* out);
