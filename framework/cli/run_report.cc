@@ -62,7 +62,7 @@ void WriteProfileJson(const app::RunProfile& p, JsonWriter& j) {
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const app::RunProfile::Step& s = p.steps[i];
     j.BeginObject().Field("index", static_cast<uint64_t>(i)).Field("op_id", s.op_id).Field("vendor", s.vendor)
-        .Field("entry_point", s.entry_point).Field("host_time_us", s.host_time_us).Field("start_us", s.start_us)
+        .Field("mode", s.mode).Field("entry_point", s.entry_point).Field("host_time_us", s.host_time_us).Field("start_us", s.start_us)
         .Key("source_op_ids").BeginArray();
     for (uint32_t id : s.source_op_ids) j.Int(id);
     j.EndArray().Key("metrics").BeginObject();
