@@ -339,10 +339,15 @@ size_t CompiledModel::cpu_plan_count() const { return impl_->cpu_plan_count; }
 const std::vector<std::string>& CompiledModel::cpu_plan_notes() const { return impl_->cpu_plan_notes; }
 
 Status CompiledModel::Save(const std::string& path) const {
-  // A mixed model (AOT beside a JIT-only accelerator) holds JIT handles too.
-  if (impl_->compiled.mode == tessera::CompileMode::kJit || !impl_->compiled.jit_slots.empty())
+  if (impl_->compiled.mode == tessera::CompileMode::kJit)
     return Status(TSR_FAILED_PRECONDITION,
                   "a JIT-compiled model cannot be saved: JIT results live in process memory only (compile AOT)");
+  // An AOT compile beside a JIT-only accelerator holds its JIT handles.
+  if (!impl_->compiled.jit_slots.empty())
+    return Status(TSR_FAILED_PRECONDITION,
+                  "this model holds JIT handles of a JIT-only accelerator, which live in process memory only: compile "
+                  "with leave_jit_only_ops to save it (its partitions then stay in the file as ops, JIT-compiled "
+                  "when the file is loaded)");
   return FromAbsl(WriteModelFile(impl_->compiled.graph, path));
 }
 
