@@ -62,7 +62,7 @@ void WriteProfileJson(const app::RunProfile& p, JsonWriter& j) {
   for (size_t i = 0; i < p.steps.size(); ++i) {
     const app::RunProfile::Step& s = p.steps[i];
     j.BeginObject().Field("index", static_cast<uint64_t>(i)).Field("op_id", s.op_id).Field("vendor", s.vendor)
-        .Field("mode", s.mode).Field("entry_point", s.entry_point).Field("host_time_us", s.host_time_us).Field("start_us", s.start_us)
+        .Field("entry_point", s.entry_point).Field("host_time_us", s.host_time_us).Field("start_us", s.start_us)
         .Key("source_op_ids").BeginArray();
     for (uint32_t id : s.source_op_ids) j.Int(id);
     j.EndArray().Key("metrics").BeginObject();
@@ -72,7 +72,8 @@ void WriteProfileJson(const app::RunProfile& p, JsonWriter& j) {
     j.EndObject().Key("numerics").BeginObject().Field("precision", s.numerics.precision)
         .Field("rtol", s.numerics.rtol).Field("atol", s.numerics.atol)
         .Field("description", s.numerics.description).Field("declared", s.numerics.declared).EndObject();
-    j.EndObject();
+    // Appended last: "aot" ran from bytecode, "jit" from an in-memory handle.
+    j.Field("mode", s.mode).EndObject();
   }
   j.EndArray().Key("conversions").BeginArray();
   for (const app::RunProfile::Conversion& c : p.conversions)

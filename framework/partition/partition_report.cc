@@ -127,14 +127,15 @@ void WritePartitionReportJson(const PartitionReport& r, JsonWriter& j) {
   j.Field("cut_count", static_cast<uint64_t>(r.cuts.size())).Field("cut_bytes", r.cut_bytes);
   j.Key("partitions").BeginArray();
   for (const ReportedPartition& p : r.partitions) {
-    j.BeginObject().Field("index", p.index).Field("vendor", p.vendor).Field("mode", p.mode);
+    j.BeginObject().Field("index", p.index).Field("vendor", p.vendor);
     j.Key("op_ids").BeginArray();
     for (uint32_t id : p.op_ids) j.Int(id);
     j.EndArray().Key("op_types").BeginArray();
     for (const std::string& t : p.op_types) j.String(t);
     j.EndArray().Field("input_bytes", p.input_bytes).Field("output_bytes", p.output_bytes);
     j.Field("memory", p.memory).Field("flops", p.flops).Field("compute_us", p.compute_us);
-    j.Field("dispatch_us", p.dispatch_us).Field("whole_partition_estimate", p.whole_partition_estimate).EndObject();
+    j.Field("dispatch_us", p.dispatch_us).Field("whole_partition_estimate", p.whole_partition_estimate);
+    j.Field("mode", p.mode).EndObject();  // appended last
   }
   j.EndArray().Key("cuts").BeginArray();
   for (const ReportedCut& c : r.cuts)
