@@ -167,10 +167,20 @@ absl::Status CompileInto(CompiledModel::Impl& impl, const Model& model, const Co
   // partitioning), but its source ops are this model's own (the key covers
   // them), so its partitions get cpu plans like a fresh compile's.
   if (impl.cache_report.hit) impl.compiled.source = *graph;
-  if (impl.ptq)
-    if (absl::Status s = quantize::MeasureAccuracy(impl.compiled, registry, {internal.soc, internal.plugin_options}, *impl.ptq);
+  if (impl.ptq) {
+    // Ops left for JIT (leave_jit_only_ops) are JIT-compiled for the
+    // measurement only: the model itself keeps them as ops.
+    std::optional<tessera::CompiledModel> runnable;
+    if (!impl.compiled.left_for_jit.empty()) {
+      absl::StatusOr<tessera::CompiledModel> jit = CompileOpsLeftForJit(impl.compiled.graph, registry, internal);
+      if (!jit.ok()) return jit.status();
+      runnable = *std::move(jit);
+    }
+    if (absl::Status s = quantize::MeasureAccuracy(runnable ? *runnable : impl.compiled, registry,
+                                                   {internal.soc, internal.plugin_options}, *impl.ptq);
         !s.ok())
       return s;
+  }
   if (impl.cache_report.hit) return absl::OkStatus();
   impl.internal_report = BuildPartitionReport(impl.compiled);
   impl.internal_report.timings.load_ms = model.load_ms();

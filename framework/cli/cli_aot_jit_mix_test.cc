@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <random>
 #include <set>
 #include <string>
 #include <utility>
@@ -19,6 +21,8 @@
 #include "cli/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "io/tensor_proto.h"
+#include "tessera/common.h"
 
 namespace tessera {
 namespace {
@@ -206,6 +210,32 @@ TEST_F(CliAotJitMix, ABackgroundWarmupReportsTheVerdictsOfThePlanItSwitchedTo) {
   ASSERT_NE(fg, nullptr);
   EXPECT_EQ(fg->items.size(), verdicts->items.size());
   ExpectCpuValues(run);
+}
+
+// compile --quantize int8 measures the quantized model by running it: the
+// DSP's ops it leaves for JIT are JIT-compiled for that measurement, and
+// the written file still holds them as ops for `run` to compile.
+TEST_F(CliAotJitMix, AQuantizedCompileMeasuresWithTheOpsLeftForJitCompiled) {
+  const std::string calibration = (*work_ / "calibration").string();
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (int s = 0; s < 3; ++s) {
+    HostTensor x{"x", TSR_DTYPE_F32, {16, 64}, std::vector<uint8_t>(16 * 64 * 4)};
+    std::vector<float> v(16 * 64);
+    for (float& f : v) f = uniform(rng);
+    std::memcpy(x.data.data(), v.data(), x.data.size());
+    ASSERT_TRUE(WriteTensorSet({x}, calibration + "/test_data_set_" + std::to_string(s), "input").ok());
+  }
+  const std::string out = (*work_ / "attention.int8.tsr").string();
+  Result c = Tessera("compile " + model_ + " --quantize int8 --calibration " + calibration + " -o " + out + kMix);
+  ASSERT_EQ(c.exit_code, 0) << c.output;
+  EXPECT_THAT(c.output, HasSubstr("output 'o_proj' vs fp32: max |err|"));
+  EXPECT_THAT(c.output, HasSubstr("left for JIT: mock_dsp ops "));
+  Result r = Tessera("run " + out + " --accelerators dsp,cpu --policy greedy" + kInputs);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto ran = RanAs(RunJson(r));
+  EXPECT_TRUE(ran.count({"systolic_npu", "aot"})) << r.output;
+  EXPECT_TRUE(ran.count({"mock_dsp", "jit"})) << r.output;
 }
 
 }  // namespace

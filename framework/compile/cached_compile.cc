@@ -20,9 +20,9 @@ bool HasOpsLeftForJit(const Graph& graph) {
 // the JIT-only accelerators (its build stamp names them). Those are
 // compiled here, at every load, by the accelerators that left them and
 // the fallbacks; one log line says so.
-absl::StatusOr<CompiledModel> CompileLeftForJit(const Graph& partial, const PluginRegistry& registry,
-                                                const CompileOptions& options, const CompileCacheOptions& cache,
-                                                const CompileCacheLog& log, CompileCacheReport& report) {
+absl::StatusOr<CompiledModel> CompileBypassingTheCache(const Graph& partial, const PluginRegistry& registry,
+                                                       const CompileOptions& options, const CompileCacheOptions& cache,
+                                                       const CompileCacheLog& log, CompileCacheReport& report) {
   std::vector<std::string> vendors;
   std::vector<std::string> parts;
   if (partial.build_stamp)
@@ -30,14 +30,6 @@ absl::StatusOr<CompiledModel> CompileLeftForJit(const Graph& partial, const Plug
       if (std::find(vendors.begin(), vendors.end(), l.vendor) == vendors.end()) vendors.push_back(l.vendor);
       parts.push_back(absl::StrCat(l.vendor, " ops ", absl::StrJoin(l.op_ids, ",")));
     }
-  CompileOptions jit = options;
-  jit.jit_only = JitOnlyInAot::kCompileJit;
-  if (!vendors.empty()) {
-    ASSIGN_OR_RETURN(std::vector<const CompilerPluginLibrary*> libs, ResolveAccelerators(registry, options.accelerators));
-    jit.accelerators = vendors;
-    for (const CompilerPluginLibrary* lib : libs)
-      if (CompilerPriority(*lib) >= TSR_PRIORITY_FALLBACK) jit.accelerators.push_back(lib->vendor);
-  }
   report.jit_bypass = absl::StrCat(
       "partitions of ", vendors.empty() ? "JIT-only accelerators" : absl::StrJoin(vendors, ", "), " (",
       parts.empty() ? "ops not compiled ahead of time" : absl::StrJoin(parts, "; "),
@@ -46,7 +38,7 @@ absl::StatusOr<CompiledModel> CompileLeftForJit(const Graph& partial, const Plug
   if (log)
     log(CompileCacheLogLevel::kWarning,
         absl::StrCat("compile cache: ", report.jit_bypass, " ('", cache.directory, "')"));
-  return CompileGraph(partial, registry, jit);
+  return CompileOpsLeftForJit(partial, registry, options);
 }
 
 }  // namespace
@@ -89,7 +81,7 @@ absl::StatusOr<CompiledModel> CompileWithCache(const Graph& graph, const PluginR
     r.hit = true;
     r.counters = store.counters();
     if (HasOpsLeftForJit(*entry) && options.jit_only == JitOnlyInAot::kCompileJit) {
-      ASSIGN_OR_RETURN(CompiledModel mixed, CompileLeftForJit(*entry, registry, options, cache, log, r));
+      ASSIGN_OR_RETURN(CompiledModel mixed, CompileBypassingTheCache(*entry, registry, options, cache, log, r));
       mixed.mode = CompileMode::kAot;
       return mixed;
     }
@@ -110,7 +102,7 @@ absl::StatusOr<CompiledModel> CompileWithCache(const Graph& graph, const PluginR
     return compiled;
   // The plan, claims and report stay those of the whole model; the graph
   // becomes the one with the JIT partitions compiled.
-  ASSIGN_OR_RETURN(CompiledModel jit, CompileLeftForJit(compiled->graph, registry, options, cache, log, r));
+  ASSIGN_OR_RETURN(CompiledModel jit, CompileBypassingTheCache(compiled->graph, registry, options, cache, log, r));
   CompiledModel merged = *std::move(compiled);
   merged.graph = std::move(jit.graph);
   merged.jit_slots = std::move(jit.jit_slots);

@@ -180,6 +180,24 @@ absl::StatusOr<std::vector<const CompilerPluginLibrary*>> ResolveAccelerators(co
   return out;
 }
 
+absl::StatusOr<CompiledModel> CompileOpsLeftForJit(const Graph& partial, const PluginRegistry& registry,
+                                                   const CompileOptions& options) {
+  CompileOptions jit = options;
+  jit.jit_only = JitOnlyInAot::kCompileJit;
+  std::vector<std::string> left;
+  if (partial.build_stamp)
+    for (const BuildStamp::LeftForJit& l : partial.build_stamp->left_for_jit)
+      if (std::find(left.begin(), left.end(), l.vendor) == left.end()) left.push_back(l.vendor);
+  ASSIGN_OR_RETURN(std::vector<const CompilerPluginLibrary*> libs, ResolveAccelerators(registry, options.accelerators));
+  std::vector<std::string> chosen;  // those of `libs` that left ops, then the fallbacks
+  for (const CompilerPluginLibrary* lib : libs)
+    if (std::find(left.begin(), left.end(), lib->vendor) != left.end()) chosen.push_back(lib->vendor);
+  for (const CompilerPluginLibrary* lib : libs)
+    if (CompilerPriority(*lib) >= TSR_PRIORITY_FALLBACK) chosen.push_back(lib->vendor);
+  if (!chosen.empty()) jit.accelerators = std::move(chosen);
+  return CompileGraph(partial, registry, jit);
+}
+
 bool HasJitOnlyAccelerator(const std::vector<const CompilerPluginLibrary*>& libs) {
   return std::any_of(libs.begin(), libs.end(), [](const CompilerPluginLibrary* lib) {
     return (lib->info->compile_modes & TSR_COMPILE_MODE_AOT) == 0 && (lib->info->compile_modes & TSR_COMPILE_MODE_JIT) != 0;

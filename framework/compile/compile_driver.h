@@ -53,6 +53,15 @@ bool HasJitOnlyAccelerator(const std::vector<const CompilerPluginLibrary*>& libs
 absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegistry& registry,
                                            const CompileOptions& options);
 
+// The JIT half of a mixed compile: `partial` is an AOT result whose build
+// stamp names the ops a JIT-only accelerator left as plain ops
+// (JitOnlyInAot::kLeaveAsOps). Compiles them, keeping every DISPATCH op,
+// with those of `options.accelerators` that left them plus its fallbacks,
+// so the AOT accelerators do not take them over (all of them when that
+// leaves none).
+absl::StatusOr<CompiledModel> CompileOpsLeftForJit(const Graph& partial, const PluginRegistry& registry,
+                                                   const CompileOptions& options);
+
 }  // namespace tessera
 
 #endif  // TESSERA_FRAMEWORK_COMPILE_COMPILE_DRIVER_H_
