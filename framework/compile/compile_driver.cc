@@ -362,9 +362,12 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
     const PlannedPartition& part = model.plan.partitions[unit.partition];
     const int32_t a = part.accelerator;
     if (leave[a]) {
-      // The partition's own ops, in graph order, for the loader to compile.
+      // The partition's own ops, in graph order (topological), for the
+      // loader to compile.
       LeftForJit left{part.vendor, {}};
-      for (int32_t o : part.ops) {
+      std::vector<int32_t> in_order = part.ops;
+      std::sort(in_order.begin(), in_order.end());
+      for (int32_t o : in_order) {
         out.ops.push_back(graph.ops[o]);
         left.op_ids.push_back(graph.ops[o].id);
       }
