@@ -206,7 +206,8 @@ TEST_F(CliAotJitMix, ABackgroundWarmupReportsTheVerdictsOfThePlanItSwitchedTo) {
   EXPECT_TRUE(vendors.count("systolic_npu")) << r.output;
   Result foreground = Tessera("run " + out + " --accelerators dsp,cpu --policy greedy --mode jit" + kInputs);
   ASSERT_EQ(foreground.exit_code, 0) << foreground.output;
-  const JsonValue* fg = RunJson(foreground).Find("compatibility");
+  const JsonValue foreground_run = RunJson(foreground);  // Find points into it
+  const JsonValue* fg = foreground_run.Find("compatibility");
   ASSERT_NE(fg, nullptr);
   EXPECT_EQ(fg->items.size(), verdicts->items.size());
   ExpectCpuValues(run);
