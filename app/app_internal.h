@@ -77,6 +77,9 @@ struct CompiledModel::Impl {
   tessera::CompileCacheReport cache_report;  // what cache_info_json() writes
   CompileCacheInfo cache;                    // cache_report for the app
   std::vector<BytecodeCompatibility> compatibility;  // from `loaded`
+  // background_warmup: the accelerated plan's verdicts, once it is ready.
+  mutable std::once_flag accelerated_compatibility_once;
+  mutable std::vector<BytecodeCompatibility> accelerated_compatibility;
   // A precompiled model, a cache hit and a warm-up's cpu plan were not
   // partitioned here: they report no partitioning (see the report's users).
   bool NoPartitioningHere() const { return precompiled || cache_report.hit || warmup != nullptr; }

@@ -176,6 +176,7 @@ tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const t
     if (TSR_APP_HAS(opts, tsr_app_compile_options, cache_dir) && opts->cache_dir != nullptr) o.cache_dir = opts->cache_dir;
     if (TSR_APP_HAS(opts, tsr_app_compile_options, cache_max_bytes)) o.cache_max_bytes = opts->cache_max_bytes;
     if (TSR_APP_HAS(opts, tsr_app_compile_options, background_warmup)) o.background_warmup = opts->background_warmup != 0;
+    if (TSR_APP_HAS(opts, tsr_app_compile_options, leave_jit_only_ops)) o.leave_jit_only_ops = opts->leave_jit_only_ops != 0;
     tessera::app::Result<tessera::app::CompiledModel> compiled =
         tessera::app::CompiledModel::Compile(env->env, model->model, o);
     if (!compiled.ok()) return Fail(compiled.status());

@@ -169,5 +169,48 @@ TEST_F(Fixture, TheCApiReportsEachBlobsCompatibilityVerdict) {
   tsr_app_environment_destroy(c_env);
 }
 
+// Issue 13 through the C API: an AOT compile on dsp,cpu (mock_dsp compiles
+// JIT only) holds the DSP's JIT handles and cannot be saved, with a message
+// naming the way out; with leave_jit_only_ops its partitions stay in the
+// file as ops, and compiling the loaded file JIT-compiles them. Outputs:
+// 2 sin(x), computed here.
+TEST_F(Fixture, TheCApiLeavesJitOnlyOpsInASavedModelForTheLoadToCompile) {
+  tsr_app_environment c_env = nullptr;
+  tsr_app_model c_model = nullptr;
+  ASSERT_NO_FATAL_FAILURE(OpenThroughTheCApi(model_path, &c_env, &c_model));
+  tsr_app_compile_options co{};
+  co.struct_size = sizeof(co);
+  co.accelerators = "dsp,cpu";
+  co.policy = "greedy";
+  co.soc = "ref-phone";
+  const std::string saved = model_path + ".mix.tsr";
+  tsr_app_compiled_model in_memory = nullptr;
+  ASSERT_EQ(tsr_app_compile(c_env, c_model, &co, &in_memory), TSR_OK) << tsr_app_last_error();
+  EXPECT_EQ(tsr_app_compiled_model_save(in_memory, saved.c_str()), TSR_FAILED_PRECONDITION);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("leave_jit_only_ops"));
+  tsr_app_compiled_model_destroy(in_memory);
+  co.leave_jit_only_ops = 1;
+  tsr_app_compiled_model for_file = nullptr;
+  ASSERT_EQ(tsr_app_compile(c_env, c_model, &co, &for_file), TSR_OK) << tsr_app_last_error();
+  ASSERT_EQ(tsr_app_compiled_model_save(for_file, saved.c_str()), TSR_OK) << tsr_app_last_error();
+  tsr_app_compiled_model_destroy(for_file);
+  tsr_app_model_destroy(c_model);
+  tsr_app_environment_destroy(c_env);
+
+  Result<Model> loaded = Model::Load(saved);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_FALSE(loaded->is_compiled());  // the DSP's ops are still ops
+  Result<CompiledModel> compiled = CompiledModel::Compile(
+      *env, *loaded, {.accelerators = {"dsp", "cpu"}, .soc = "ref-phone", .policy = "greedy"});
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  bool dsp_jit = false;
+  for (const PartitionReport::Partition& p : compiled->partition_report().partitions)
+    dsp_jit = dsp_jit || (p.vendor == "mock_dsp" && p.mode == "jit");
+  EXPECT_TRUE(dsp_jit);
+  const std::vector<float> out = Run(*compiled);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(out[i], 2.0f * std::sin(0.5f * static_cast<float>(i) - 1.0f), 1e-5f) << i;
+  fs::remove(saved);
+}
+
 }  // namespace
 }  // namespace tessera::app

@@ -26,7 +26,7 @@ PartitionReport ToPublic(const tessera::PartitionReport& r) {
   out.op_count = r.op_count;
   out.cut_bytes = r.cut_bytes;
   for (const ReportedPartition& p : r.partitions)
-    out.partitions.push_back({p.vendor, p.op_ids, p.op_types, p.input_bytes, p.output_bytes});
+    out.partitions.push_back({p.vendor, p.op_ids, p.op_types, p.input_bytes, p.output_bytes, p.mode});
   for (const ReportedCut& c : r.cuts) out.cuts.push_back({c.tensor, c.bytes, c.from_vendor, c.to_vendor});
   for (const ReportedPlacement& f : r.fallbacks) {
     PartitionReport::Fallback fb{f.op_id, f.op_type, f.vendor, {}};
@@ -110,6 +110,9 @@ absl::Status StartWarmup(CompiledModel::Impl& impl, const Model& model, const Co
   impl.compiled.source = graph;
   impl.compiled.mode = tessera::CompileMode::kJit;
   impl.loaded = impl.warmup->cpu_executor().model();
+  // The cpu plan's verdicts until the switch (compatibility() then gives
+  // the accelerated plan's), as the foreground path reports its own.
+  impl.compatibility = CompatibilityOf(*impl.loaded, impl.environment->options);
   return absl::OkStatus();
 }
 
@@ -118,6 +121,7 @@ absl::StatusOr<tessera::CompileOptions> InternalOptions(const CompileOptions& op
   tessera::CompileOptions internal;
   if (!options.accelerators.empty()) internal.accelerators = options.accelerators;
   internal.mode = options.mode == CompileMode::kJit ? tessera::CompileMode::kJit : tessera::CompileMode::kAot;
+  internal.jit_only = options.leave_jit_only_ops ? JitOnlyInAot::kLeaveAsOps : JitOnlyInAot::kCompileJit;
   internal.plugin_options = options.plugin_options;
   absl::StatusOr<PartitionPolicy> policy = ParsePartitionPolicy(options.policy);
   if (!policy.ok()) return policy.status();
@@ -163,10 +167,20 @@ absl::Status CompileInto(CompiledModel::Impl& impl, const Model& model, const Co
   // partitioning), but its source ops are this model's own (the key covers
   // them), so its partitions get cpu plans like a fresh compile's.
   if (impl.cache_report.hit) impl.compiled.source = *graph;
-  if (impl.ptq)
-    if (absl::Status s = quantize::MeasureAccuracy(impl.compiled, registry, {internal.soc, internal.plugin_options}, *impl.ptq);
+  if (impl.ptq) {
+    // Ops left for JIT (leave_jit_only_ops) are JIT-compiled for the
+    // measurement only: the model itself keeps them as ops.
+    std::optional<tessera::CompiledModel> runnable;
+    if (!impl.compiled.left_for_jit.empty()) {
+      absl::StatusOr<tessera::CompiledModel> jit = CompileOpsLeftForJit(impl.compiled.graph, registry, internal);
+      if (!jit.ok()) return jit.status();
+      runnable = *std::move(jit);
+    }
+    if (absl::Status s = quantize::MeasureAccuracy(runnable ? *runnable : impl.compiled, registry,
+                                                   {internal.soc, internal.plugin_options}, *impl.ptq);
         !s.ok())
       return s;
+  }
   if (impl.cache_report.hit) return absl::OkStatus();
   impl.internal_report = BuildPartitionReport(impl.compiled);
   impl.internal_report.timings.load_ms = model.load_ms();
@@ -205,6 +219,14 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
                           fallback != nullptr ? fallback->vendor : std::string()},
                          {}};
   runtime.budgets = internal->budgets;  // max_device_memory_bytes
+  // A partly compiled model (a JIT-only accelerator's ops left beside
+  // bytecode, issue 13) compiles those ops for the SoC of its bytecode.
+  if (!impl->precompiled && !model.compiled_soc().empty()) {
+    if (absl::Status s = TargetCompiledModel(model.impl()->graph, impl->environment->soc_directory, internal->soc);
+        !s.ok())
+      return FromAbsl(s);
+    runtime.soc = internal->soc;
+  }
   if (options.background_warmup && !impl->precompiled) {
     if (absl::Status s = StartWarmup(*impl, model, options, *internal, runtime, registry); !s.ok()) return FromAbsl(s);
     impl->cache = ToPublic(impl->cache_report);
@@ -224,7 +246,9 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
     return FromAbsl(s);
   }
   impl->cache = ToPublic(impl->cache_report);
-  if (!options.prepare_to_run) return CompiledModel(std::move(impl));
+  // Ops left for JIT (leave_jit_only_ops) are compiled where the saved
+  // model is loaded: this compile is for saving, not for running.
+  if (!options.prepare_to_run || !impl->compiled.left_for_jit.empty()) return CompiledModel(std::move(impl));
   // The cpu plans exist only where the source ops do: a precompiled model
   // has none (docs/resilience.md).
   if (options.fallback && !impl->precompiled) {
@@ -252,7 +276,18 @@ std::vector<TensorInfo> CompiledModel::outputs() const {
 bool CompiledModel::was_precompiled() const { return impl_->precompiled; }
 const PartitionReport& CompiledModel::partition_report() const { return impl_->report; }
 const CompileCacheInfo& CompiledModel::cache_info() const { return impl_->cache; }
-const std::vector<BytecodeCompatibility>& CompiledModel::compatibility() const { return impl_->compatibility; }
+const std::vector<BytecodeCompatibility>& CompiledModel::compatibility() const {
+  if (impl_->warmup == nullptr) return impl_->compatibility;
+  // A background warm-up reports the plan that runs use now: the cpu
+  // plan's verdicts, then, once it has switched, the accelerated plan's
+  // (computed and logged once).
+  std::shared_ptr<Executor> accelerated = impl_->warmup->accelerated_executor();
+  if (accelerated == nullptr) return impl_->compatibility;
+  std::call_once(impl_->accelerated_compatibility_once, [&] {
+    impl_->accelerated_compatibility = CompatibilityOf(*accelerated->model(), impl_->environment->options);
+  });
+  return impl_->accelerated_compatibility;
+}
 std::string CompiledModel::cache_info_json() const {
   if (impl_->cache_report.directory.empty()) return "";
   JsonWriter j;
@@ -303,6 +338,13 @@ CompiledModel::OutputTolerance CompiledModel::output_tolerance(size_t index, dou
   return out;
 }
 
+std::vector<CompiledModel::OpsLeftForJit> CompiledModel::ops_left_for_jit() const {
+  std::vector<OpsLeftForJit> out;
+  if (const auto& stamp = impl_->compiled.graph.build_stamp)
+    for (const BuildStamp::LeftForJit& l : stamp->left_for_jit) out.push_back({l.vendor, l.op_ids});
+  return out;
+}
+
 size_t CompiledModel::cpu_plan_count() const { return impl_->cpu_plan_count; }
 const std::vector<std::string>& CompiledModel::cpu_plan_notes() const { return impl_->cpu_plan_notes; }
 
@@ -310,6 +352,12 @@ Status CompiledModel::Save(const std::string& path) const {
   if (impl_->compiled.mode == tessera::CompileMode::kJit)
     return Status(TSR_FAILED_PRECONDITION,
                   "a JIT-compiled model cannot be saved: JIT results live in process memory only (compile AOT)");
+  // An AOT compile beside a JIT-only accelerator holds its JIT handles.
+  if (!impl_->compiled.jit_slots.empty())
+    return Status(TSR_FAILED_PRECONDITION,
+                  "this model holds JIT handles of a JIT-only accelerator, which live in process memory only: compile "
+                  "with leave_jit_only_ops to save it (its partitions then stay in the file as ops, JIT-compiled "
+                  "when the file is loaded)");
   return FromAbsl(WriteModelFile(impl_->compiled.graph, path));
 }
 

@@ -1,5 +1,6 @@
 // Model: a .tsr or an .onnx, from a file or from memory.
 
+#include <algorithm>
 #include <chrono>
 
 #include "app_internal.h"
@@ -149,7 +150,10 @@ Result<Model> Model::FromMemory(const void* bytes, size_t size, const LoadOption
 
 bool Model::is_compiled() const { return IsCompiledGraph(impl_->graph); }
 std::string Model::compiled_soc() const {
-  if (!is_compiled()) return "";
+  // A partly compiled model (ops left for JIT beside bytecode) has one too.
+  if (std::none_of(impl_->graph.ops.begin(), impl_->graph.ops.end(),
+                   [](const Op& op) { return op.type == TSR_OP_DISPATCH; }))
+    return "";
   return CompiledSoc(impl_->graph).value_or("");
 }
 

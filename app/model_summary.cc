@@ -44,9 +44,10 @@ Result<ModelSummary> Summarize(const Model& model) {
   if (const std::optional<tessera::BuildStamp>& b = g.build_stamp) {
     ModelSummary::BuildStamp& o = s.build_stamp;
     o = {true, b->sdk_version, b->soc, b->soc_description_sha256, b->mode, b->partition_policy,
-         b->accelerators, b->options, b->min_ops, b->max_partitions, {}};
+         b->accelerators, b->options, b->min_ops, b->max_partitions, {}, {}};
     for (const VendorBuildStamp& v : b->vendors)
       o.vendors.push_back({v.vendor, v.plugin_version, v.build_id, v.abi_version, v.compatibility});
+    for (const tessera::BuildStamp::LeftForJit& l : b->left_for_jit) o.left_for_jit.push_back({l.vendor, l.op_ids});
   }
   return s;
 }

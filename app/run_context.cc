@@ -14,7 +14,9 @@ Result<RunContext> RunContext::Create(const CompiledModel& model) {
   auto impl = std::make_unique<Impl>();
   impl->model = model.impl();
   if (impl->model->loaded == nullptr)
-    return Status(TSR_FAILED_PRECONDITION, "this model was compiled with prepare_to_run = false: compile it again to run it");
+    return Status(TSR_FAILED_PRECONDITION,
+                  "this model was compiled with prepare_to_run = false, or with leave_jit_only_ops and ops left for "
+                  "JIT (save it, and load the file to run it): compile it again to run it");
   absl::StatusOr<std::unique_ptr<tessera::RunContext>> context = tessera::RunContext::Create(impl->model->loaded);
   if (!context.ok()) return FromAbsl(context.status());
   impl->context = *std::move(context);
@@ -43,7 +45,7 @@ Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, R
     *profile = RunProfile{};
     profile->total_us = internal.total_us;
     for (const StepProfile& s : internal.steps) {
-      RunProfile::Step step{s.vendor, s.entry_point, s.source_op_ids, s.host_time_us, {}, s.op_id, {}, s.start_us};
+      RunProfile::Step step{s.vendor, s.entry_point, s.source_op_ids, s.host_time_us, {}, s.op_id, {}, s.start_us, s.mode};
       for (const StepProfile::Metric& m : s.metrics) step.metrics.push_back({m.name, m.value, m.unit});
       step.numerics = {s.numerics.vendor, PrecisionName(s.numerics.precision), s.numerics.relative_tolerance, s.numerics.absolute_tolerance,
                        s.numerics.description, s.numerics.declared, s.numerics.reduced(), s.numerics.precision};

@@ -34,6 +34,7 @@ struct StepProfile {
   std::vector<Metric> metrics;
   DeclaredNumerics numerics;  // what the library declared for this executable
   double start_us = 0;        // when its invoke began, from the start of the run
+  std::string mode;           // "aot" (bytecode) or "jit" (in-memory handle)
 };
 
 struct RunProfile {

@@ -41,7 +41,7 @@ void RunContext::RecordDeviceStep(size_t k, Clock::time_point start, double host
   const Op& op = model_->graph().ops[step.op];
   const DeviceSession& s = Session(step.session);
   StepProfile sp{op.id, op.dispatch->vendor, op.dispatch->entry_point, op.dispatch->source_op_ids, host_time_us, {},
-                 step.numerics, MicrosBetween(run_start_, start)};
+                 step.numerics, MicrosBetween(run_start_, start), op.dispatch->jit_slot >= 0 ? "jit" : "aot"};
   size_t count = 0;
   if (s.api()->metric_count(invocations_[k], &count) == TSR_OK) {
     for (size_t m = 0; m < count; ++m) {
@@ -153,7 +153,7 @@ absl::Status RunContext::RunCpuPlan(size_t k, RunProfile* profile) {
     // One step in the report, as the partition it stands for; the plan's
     // own steps lend their metrics and declared numerics.
     StepProfile sp{op.id, PlanVendor(k), absl::StrCat("cpu plan of ", op.dispatch->entry_point), op.dispatch->source_op_ids,
-                   MicrosSince(start), {}, {}, MicrosBetween(run_start_, start)};
+                   MicrosSince(start), {}, {}, MicrosBetween(run_start_, start), "aot"};  // cpu plans are bytecode
     for (const StepProfile& p : plan_profile.steps) {
       sp.metrics.insert(sp.metrics.end(), p.metrics.begin(), p.metrics.end());
       sp.numerics = p.numerics;

@@ -21,7 +21,19 @@ void WriteBuildStampJson(const app::ModelSummary::BuildStamp& s, JsonWriter& j) 
   for (const app::ModelSummary::BuildStamp::Vendor& v : s.vendors)
     j.BeginObject().Field("vendor", v.vendor).Field("plugin_version", v.plugin_version).Field("build_id", v.build_id)
         .Field("abi_version", v.abi_version).Field("compatibility", v.compatibility).EndObject();
-  j.EndArray().EndObject();
+  j.EndArray();
+  // Only when ops were left for JIT, so the stamp of an all-AOT model
+  // reads as it always did.
+  if (!s.left_for_jit.empty()) {
+    j.Key("left_for_jit").BeginArray();
+    for (const app::ModelSummary::BuildStamp::LeftForJit& l : s.left_for_jit) {
+      j.BeginObject().Field("vendor", l.vendor).Key("op_ids").BeginArray();
+      for (uint32_t id : l.op_ids) j.Int(id);
+      j.EndArray().EndObject();
+    }
+    j.EndArray();
+  }
+  j.EndObject();
 }
 
 std::string FormatBuildStamp(const app::ModelSummary::BuildStamp& s) {
@@ -38,6 +50,9 @@ std::string FormatBuildStamp(const app::ModelSummary::BuildStamp& s) {
     absl::StrAppend(&out, "    vendor ", v.vendor, ": plugin ", v.plugin_version, ", build ",
                     v.build_id.empty() ? "(none)" : v.build_id, ", ABI ", v.abi_version, "\n      compatibility ",
                     v.compatibility.empty() ? "(none)" : v.compatibility, "\n");
+  for (const app::ModelSummary::BuildStamp::LeftForJit& l : s.left_for_jit)
+    absl::StrAppend(&out, "    left for JIT: ", l.vendor, " ops ", absl::StrJoin(l.op_ids, ","),
+                    " (plain ops: a load JIT-compiles them)\n");
   return TerminalSafe(out, TerminalLayout::kText);
 }
 

@@ -104,10 +104,12 @@ TEST_F(CliCache, BadCacheFlagsAreUsageErrors) {
 TEST_F(CliCache, BackgroundWarmupReportsThePlanItAnsweredOn) {
   Result r = Tessera("run " + model + " --random --mode jit --warmup background --json");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const bool on_cpu = r.output.find("\"warmup\":{\"mode\":\"background\",\"plan\":\"cpu\"}") != std::string::npos;
+  const bool on_cpu = r.output.find("\"warmup\":{\"mode\":\"background\",\"plan\":\"cpu\",") != std::string::npos;
   const bool on_accelerated =
-      r.output.find("\"warmup\":{\"mode\":\"background\",\"plan\":\"accelerated\"}") != std::string::npos;
+      r.output.find("\"warmup\":{\"mode\":\"background\",\"plan\":\"accelerated\",") != std::string::npos;
   EXPECT_TRUE(on_cpu != on_accelerated) << r.output;
+  // The report waits for the worker: the plan it switched to is named.
+  EXPECT_THAT(r.output, HasSubstr("\"switched_to\":\"accelerated\"}"));
 }
 
 TEST_F(CliCache, AModelCompiledForAnotherSocIsRefusedAndRunsForItsOwn) {

@@ -145,7 +145,11 @@ absl::Status Compile(const Args& args) {
   options.quantize = args.ValueOr("quantize", "");
   options.calibration_dir = args.ValueOr("calibration", "");
   options.prepare_to_run = false;  // a build machine needs no dispatch library
+  // A JIT-only accelerator's partitions cannot go into the file as
+  // bytecode: they stay as ops, and `tessera run` JIT-compiles them.
+  options.leave_jit_only_ops = true;
   ASSIGN_OR_RETURN(const app::CompiledModel compiled, ToAbsl(app::CompiledModel::Compile(env, model, options)));
+  const std::vector<app::CompiledModel::OpsLeftForJit> left = compiled.ops_left_for_jit();
   const std::string out = *args.Value("output");
   // --strict refuses before anything is written.
   if (absl::Status strict = CheckStrict(args, compiled.partition_report()); !strict.ok()) {
@@ -162,11 +166,23 @@ absl::Status Compile(const Args& args) {
       j.Key("partitioning").Raw(partitioning);
     if (const std::string cache = compiled.cache_info_json(); !cache.empty()) j.Key("cache").Raw(cache);
     if (!quantization_json.empty()) j.Key("quantization").Raw(quantization_json);
+    j.Key("left_for_jit").BeginArray();
+    for (const app::CompiledModel::OpsLeftForJit& l : left) {
+      j.BeginObject().Field("vendor", l.vendor).Key("op_ids").BeginArray();
+      for (uint32_t id : l.op_ids) j.Int(id);
+      j.EndArray().EndObject();
+    }
+    j.EndArray();
     j.EndObject();
     std::cout << j.str() << "\n";
   } else {
     std::cout << TerminalSafe(compiled.partition_report_text() + compiled.quantization_report_text(),
                               TerminalLayout::kText);
+    for (const app::CompiledModel::OpsLeftForJit& l : left)
+      std::cout << TerminalSafe(absl::StrCat("left for JIT: ", l.vendor, " ops ", absl::StrJoin(l.op_ids, ","), " (",
+                                             l.vendor, " compiles only JIT, and a JIT handle cannot be written: the ops "
+                                             "stay in the file and `tessera run` JIT-compiles them at load)\n"),
+                                TerminalLayout::kText);
     std::cout << "wrote " << out << (compiled.cache_info().hit ? " (from the compile cache)" : "") << "\n";
   }
   return absl::OkStatus();

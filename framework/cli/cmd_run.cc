@@ -53,12 +53,17 @@ absl::Status Run(const Args& args) {
         *trace, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(json.data()), json.size())));
   }
   const app::ProfileSummary summary = app::SummarizeProfile(profile, compiled);
+  // The process waits for a background warm-up's compile anyway; waiting
+  // before the report lets `compatibility` give the verdicts of the plan
+  // the model switched to, as a foreground compile reports its own.
+  const app::Status warmed = compiled.WaitForAccelerated();
 
   if (args.Has("json")) {
     JsonWriter j;
     j.BeginObject().Field("model", path).Field("precompiled", precompiled);
     if (!profile.warmup_plan.empty())
-      j.Key("warmup").BeginObject().Field("mode", "background").Field("plan", profile.warmup_plan).EndObject();
+      j.Key("warmup").BeginObject().Field("mode", "background").Field("plan", profile.warmup_plan)
+          .Field("switched_to", compiled.accelerated() ? "accelerated" : "cpu").EndObject();
     if (!partitioning.empty()) j.Key("partitioning").Raw(partitioning);
     if (!cache.empty()) j.Key("cache").Raw(cache);
     WriteProfileJson(profile, j);
@@ -97,7 +102,7 @@ absl::Status Run(const Args& args) {
                               TerminalLayout::kText);
   }
   std::cout << std::flush;
-  if (app::Status warmed = compiled.WaitForAccelerated(); !warmed.ok())
+  if (!warmed.ok())
     std::cerr << "tessera: warning: " << TerminalSafe(warmed.message(), TerminalLayout::kText) << "\n";
   return CheckStrict(args, compiled.partition_report());
 }

@@ -72,7 +72,8 @@ void WriteProfileJson(const app::RunProfile& p, JsonWriter& j) {
     j.EndObject().Key("numerics").BeginObject().Field("precision", s.numerics.precision)
         .Field("rtol", s.numerics.rtol).Field("atol", s.numerics.atol)
         .Field("description", s.numerics.description).Field("declared", s.numerics.declared).EndObject();
-    j.EndObject();
+    // Appended last: "aot" ran from bytecode, "jit" from an in-memory handle.
+    j.Field("mode", s.mode).EndObject();
   }
   j.EndArray().Key("conversions").BeginArray();
   for (const app::RunProfile::Conversion& c : p.conversions)

@@ -51,6 +51,7 @@ absl::StatusOr<BuildStamp> MakeBuildStamp(const CompiledModel& model, const Comp
       s.vendors.push_back(*kept);
     }
   }
+  for (const LeftForJit& l : model.left_for_jit) s.left_for_jit.push_back({l.vendor, l.op_ids});
   return s;
 }
 

@@ -1,10 +1,47 @@
 #include "compile/cached_compile.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "base/status_macros.h"
 #include "compile/compile_cache_key.h"
+#include "tessera/ops.h"
 
 namespace tessera {
+namespace {
+
+bool HasOpsLeftForJit(const Graph& graph) {
+  for (const Op& op : graph.ops)
+    if (op.type != TSR_OP_DISPATCH) return true;
+  return false;
+}
+
+// The JIT half of a mixed compile through the cache (issue 13): the entry
+// holds the AOT partitions' bytecode and, as plain ops, the partitions of
+// the JIT-only accelerators (its build stamp names them). Those are
+// compiled here, at every load, by the accelerators that left them and
+// the fallbacks; one log line says so.
+absl::StatusOr<CompiledModel> CompileBypassingTheCache(const Graph& partial, const PluginRegistry& registry,
+                                                       const CompileOptions& options, const CompileCacheOptions& cache,
+                                                       const CompileCacheLog& log, CompileCacheReport& report) {
+  std::vector<std::string> vendors;
+  std::vector<std::string> parts;
+  if (partial.build_stamp)
+    for (const BuildStamp::LeftForJit& l : partial.build_stamp->left_for_jit) {
+      if (std::find(vendors.begin(), vendors.end(), l.vendor) == vendors.end()) vendors.push_back(l.vendor);
+      parts.push_back(absl::StrCat(l.vendor, " ops ", absl::StrJoin(l.op_ids, ",")));
+    }
+  report.jit_bypass = absl::StrCat(
+      "partitions of ", vendors.empty() ? "JIT-only accelerators" : absl::StrJoin(vendors, ", "), " (",
+      parts.empty() ? "ops not compiled ahead of time" : absl::StrJoin(parts, "; "),
+      ") bypass the cache: JIT compilation, its handles live in process memory only and cannot be cached, so they "
+      "are compiled at every load; the AOT partitions are cached");
+  if (log)
+    log(CompileCacheLogLevel::kWarning,
+        absl::StrCat("compile cache: ", report.jit_bypass, " ('", cache.directory, "')"));
+  return CompileOpsLeftForJit(partial, registry, options);
+}
+
+}  // namespace
 
 void ReportJitCacheBypass(const CompileCacheOptions& cache, const CompileCacheLog& log, CompileCacheReport* report) {
   if (cache.directory.empty()) return;
@@ -33,28 +70,54 @@ absl::StatusOr<CompiledModel> CompileWithCache(const Graph& graph, const PluginR
     return CompileGraph(graph, registry, options);
   }
   ASSIGN_OR_RETURN(CompileCache store, CompileCache::Open(cache, log));
-  ASSIGN_OR_RETURN(CompileCacheKey key, ComputeCompileCacheKey(graph, registry, options));
+  // Only what is serializable is cached: a JIT-only accelerator's
+  // partitions are stored as plain ops and compiled below, every time.
+  CompileOptions aot = options;
+  aot.jit_only = JitOnlyInAot::kLeaveAsOps;
+  ASSIGN_OR_RETURN(CompileCacheKey key, ComputeCompileCacheKey(graph, registry, aot));
   r.enabled = true;
   r.key = key.hex;
   if (std::optional<Graph> entry = store.Lookup(key.hex)) {
     r.hit = true;
     r.counters = store.counters();
+    if (HasOpsLeftForJit(*entry) && options.jit_only == JitOnlyInAot::kCompileJit) {
+      ASSIGN_OR_RETURN(CompiledModel mixed, CompileBypassingTheCache(*entry, registry, options, cache, log, r));
+      mixed.mode = CompileMode::kAot;
+      return mixed;
+    }
     CompiledModel compiled;
+    if (entry->build_stamp)
+      for (const BuildStamp::LeftForJit& l : entry->build_stamp->left_for_jit)
+        compiled.left_for_jit.push_back({l.vendor, l.op_ids});
     compiled.graph = *entry;
     compiled.source = *std::move(entry);
     compiled.soc = options.soc;
     compiled.mode = CompileMode::kAot;
     return compiled;
   }
-  absl::StatusOr<CompiledModel> compiled = CompileGraph(graph, registry, options);
+  absl::StatusOr<CompiledModel> compiled = CompileGraph(graph, registry, aot);
   if (compiled.ok()) store.Store(key.hex, compiled->graph);
   r.counters = store.counters();
-  return compiled;
+  if (!compiled.ok() || !HasOpsLeftForJit(compiled->graph) || options.jit_only == JitOnlyInAot::kLeaveAsOps)
+    return compiled;
+  // The plan, claims and report stay those of the whole model; the graph
+  // becomes the one with the JIT partitions compiled.
+  ASSIGN_OR_RETURN(CompiledModel jit, CompileBypassingTheCache(compiled->graph, registry, options, cache, log, r));
+  CompiledModel merged = *std::move(compiled);
+  merged.graph = std::move(jit.graph);
+  merged.jit_slots = std::move(jit.jit_slots);
+  for (auto& instance : jit.instances) merged.instances.push_back(std::move(instance));
+  for (auto& artifact : jit.artifacts) merged.artifacts.push_back(std::move(artifact));
+  for (FallbackNote& note : jit.fallbacks) merged.fallbacks.push_back(std::move(note));
+  merged.timings.compile_ms += jit.timings.compile_ms;
+  merged.left_for_jit.clear();
+  return merged;
 }
 
 void WriteCompileCacheReportJson(const CompileCacheReport& r, JsonWriter& j) {
   j.BeginObject().Field("enabled", r.enabled);
   if (!r.disabled_reason.empty()) j.Field("disabled_reason", r.disabled_reason);
+  if (!r.jit_bypass.empty()) j.Field("jit_bypass", r.jit_bypass);
   j.Field("directory", r.directory).Field("key", r.key).Field("hit", r.hit);
   j.Field("hits", r.counters.hits).Field("misses", r.counters.misses);
   j.Field("invalidations", r.counters.invalidations).Field("evictions", r.counters.evictions);

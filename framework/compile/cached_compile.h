@@ -6,7 +6,9 @@
 // Only AOT results are cached. With JIT the cache is disabled for the
 // model, one log line says why, and the directory is not touched (not even
 // created): JIT handles live in process memory and nothing of them can be
-// written.
+// written. An AOT compile with a JIT-only accelerator caches the AOT
+// partitions and leaves that accelerator's partitions as plain ops in the
+// entry; they are JIT-compiled at every load, and one log line says so.
 #ifndef TESSERA_FRAMEWORK_COMPILE_CACHED_COMPILE_H_
 #define TESSERA_FRAMEWORK_COMPILE_CACHED_COMPILE_H_
 
@@ -28,6 +30,9 @@ struct CompileCacheReport {
   std::string key;              // "" when disabled
   bool hit = false;
   CompileCacheCounters counters;
+  // Set when JIT-only accelerators' partitions were compiled beside the
+  // cached AOT ones (issue 13): which, and why they are not cached.
+  std::string jit_bypass;
 };
 
 // For a JIT compile given a cache directory: fills `report` (optional)

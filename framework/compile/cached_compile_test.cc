@@ -1,15 +1,20 @@
 // Compiling through the cache with the bundled plugins: a miss compiles and
 // stores, a hit runs the entry and gives the direct compile's outputs, a
-// damaged entry is rebuilt, JIT leaves the directory untouched, and the key
-// moves with every input it covers.
+// damaged entry is rebuilt, JIT leaves the directory untouched, a JIT-only
+// accelerator's partitions bypass the cache beside cached AOT ones, and the
+// key moves with every input it covers.
 #include "compile/cached_compile.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
+#include "base/install_layout.h"
 #include "compile/compile_cache_key.h"
+#include "model/model_loader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
@@ -33,11 +38,14 @@ Graph Model(float c = 0.5f) {
 
 const float kX[4] = {1.0f, -2.0f, 0.25f, 3.0f};
 
-std::vector<float> RunModel(const CompiledModel& compiled, const PluginRegistry& registry) {
-  auto executor = Executor::Create(compiled.graph, compiled.jit_slots, registry, {});
+std::vector<float> RunModel(const CompiledModel& compiled, const PluginRegistry& registry,
+                            std::vector<int64_t> shape = {4}, const SocSelection& soc = {}) {
+  RuntimeOptions runtime;
+  runtime.soc = soc;
+  auto executor = Executor::Create(compiled.graph, compiled.jit_slots, registry, runtime);
   EXPECT_TRUE(executor.ok()) << executor.status();
   if (!executor.ok()) return {};
-  HostTensor x{"x", TSR_DTYPE_F32, {4}, std::vector<uint8_t>(16)};
+  HostTensor x{"x", TSR_DTYPE_F32, std::move(shape), std::vector<uint8_t>(16)};
   std::memcpy(x.data.data(), kX, 16);
   auto outputs = (*executor)->Run({x}, nullptr);
   EXPECT_TRUE(outputs.ok()) << outputs.status();
@@ -59,6 +67,12 @@ class CachedCompileTest : public ::testing::Test {
   absl::StatusOr<CompiledModel> Compile(const Graph& g, CompileCacheReport* report) {
     return CompileWithCache(g, registry_, options_, {dir_.string()},
                             [this](CompileCacheLogLevel, const std::string& l) { lines_.push_back(l); }, report);
+  }
+  std::vector<std::string> BypassLines() const {
+    std::vector<std::string> out;
+    for (const std::string& l : lines_)
+      if (l.find("bypass the cache") != std::string::npos) out.push_back(l);
+    return out;
   }
   fs::path dir_;
   CompileOptions options_;
@@ -133,20 +147,93 @@ TEST_F(CachedCompileTest, AnExistingEmptyDirectoryStaysEmptyUnderJit) {
   EXPECT_TRUE(fs::is_empty(dir_));
 }
 
-TEST_F(CachedCompileTest, AJitOnlyAcceleratorInAnAotCompileFallsBackAndTheResultIsCached) {
-  // mock_dsp compiles JIT only: in an AOT compile it claims nothing (with
-  // the reason), the cpu takes its ops, and the all-AOT result is cached.
-  options_.accelerators = {"dsp", "cpu"};
-  CompileCacheReport report;
-  absl::StatusOr<CompiledModel> compiled = Compile(Model(), &report);
+// z = sin(relu(x·Wᵀ)): greedy, the FULLY_CONNECTED goes to the NPU (AOT),
+// the SIN to mock_dsp (JIT only).
+Graph MixedModel() {
+  ModelBuilder b("mixed");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {1, 4});
+  std::vector<float> w(16);
+  for (int i = 0; i < 16; ++i) w[i] = 0.125f * static_cast<float>(i % 5) - 0.25f;
+  const int32_t fc = b.Op(TSR_OP_FULLY_CONNECTED, {x, b.Constant<float>("w", {4, 4}, w)},
+                          {{TSR_ATTR_ACTIVATION, Ints({TSR_ACTIVATION_RELU})}});
+  b.Output(b.Op(TSR_OP_SIN, {fc}, {}, {.name = "z"}));
+  return *std::move(b).Build();
+}
+
+float MixedExpected(int n) {
+  float acc = 0;
+  for (int k = 0; k < 4; ++k) acc += kX[k] * (0.125f * static_cast<float>((n * 4 + k) % 5) - 0.25f);
+  return std::sin(std::max(acc, 0.0f));
+}
+
+// Vendors that hold bytecode / JIT handles in a compiled graph.
+std::pair<std::set<std::string>, std::set<std::string>> AotAndJitVendors(const Graph& g) {
+  std::set<std::string> aot, jit;
+  for (const Op& op : g.ops)
+    if (op.type == TSR_OP_DISPATCH) (op.dispatch->jit_slot >= 0 ? jit : aot).insert(op.dispatch->vendor);
+  return {aot, jit};
+}
+
+TEST_F(CachedCompileTest, AJitOnlyAcceleratorsPartitionsBypassTheCacheAndRecompileAtEveryLoad) {
+  if (registry_.FindCompilerByName("npu") == nullptr) GTEST_SKIP() << "systolic_npu not built";
+  options_.accelerators = {"npu", "dsp", "cpu"};
+  options_.partitioning.policy = PartitionPolicy::kGreedy;
+  // The DSP claims only on a SoC that describes it.
+  absl::StatusOr<SocSelection> soc = FindSoc("ref-phone", TestBuildDir() + "/share/tessera/socs");
+  ASSERT_TRUE(soc.ok()) << soc.status();
+  options_.soc = *soc;
+  CompileCacheReport first, second;
+  absl::StatusOr<CompiledModel> compiled = Compile(MixedModel(), &first);
   ASSERT_TRUE(compiled.ok()) << compiled.status();
-  ASSERT_EQ(compiled->claims.size(), 2u);
-  EXPECT_EQ(compiled->claims[0].vendor, "mock_dsp");
-  EXPECT_THAT(compiled->claims[0].claims[0].detail, HasSubstr("does not support aot compilation"));
-  for (const PlannedPartition& p : compiled->plan.partitions) EXPECT_EQ(p.vendor, "cpu");
-  EXPECT_EQ(report.counters.stores, 1u);
-  ASSERT_TRUE(Compile(Model(), &report).ok());
-  EXPECT_TRUE(report.hit);
+  EXPECT_FALSE(first.hit);
+  EXPECT_EQ(first.counters.stores, 1u);
+  EXPECT_THAT(first.jit_bypass, HasSubstr("partitions of mock_dsp (mock_dsp ops "));
+  std::vector<std::string> bypass = BypassLines();
+  ASSERT_EQ(bypass.size(), 1u);
+  EXPECT_THAT(bypass[0], HasSubstr("compile cache: partitions of mock_dsp"));
+  EXPECT_THAT(bypass[0], HasSubstr("process memory"));
+  EXPECT_THAT(bypass[0], HasSubstr("the AOT partitions are cached"));
+  const auto [aot, jit] = AotAndJitVendors(compiled->graph);
+  EXPECT_TRUE(aot.count("systolic_npu"));
+  EXPECT_EQ(jit, std::set<std::string>{"mock_dsp"});
+  // The whole model's plan is reported, each partition in its own mode.
+  bool dsp_planned = false;
+  for (const PlannedPartition& p : compiled->plan.partitions)
+    if (p.vendor == "mock_dsp") dsp_planned = compiled->accelerator_modes[p.accelerator] == CompileMode::kJit;
+  EXPECT_TRUE(dsp_planned);
+  // The entry holds the AOT parts and the DSP's ops as ops, no JIT handle.
+  absl::StatusOr<Graph> entry = LoadModelFile((dir_ / (first.key + ".tsr")).string());
+  ASSERT_TRUE(entry.ok()) << entry.status();
+  std::set<std::string> entry_vendors;
+  size_t plain = 0;
+  for (const Op& op : entry->ops) {
+    if (op.type != TSR_OP_DISPATCH) ++plain;
+    else EXPECT_LT(op.dispatch->jit_slot, 0);
+  }
+  for (const BytecodeBlob& b : entry->bytecodes) entry_vendors.insert(b.vendor);
+  EXPECT_GT(plain, 0u);
+  EXPECT_TRUE(entry_vendors.count("systolic_npu"));
+  EXPECT_FALSE(entry_vendors.count("mock_dsp"));
+  ASSERT_TRUE(entry->build_stamp.has_value());
+  ASSERT_EQ(entry->build_stamp->left_for_jit.size(), 1u);
+  EXPECT_EQ(entry->build_stamp->left_for_jit[0].vendor, "mock_dsp");
+
+  lines_.clear();
+  absl::StatusOr<CompiledModel> cached = Compile(MixedModel(), &second);
+  ASSERT_TRUE(cached.ok()) << cached.status();
+  EXPECT_TRUE(second.hit);
+  EXPECT_EQ(second.counters.hits, 1u);
+  EXPECT_EQ(second.jit_bypass, first.jit_bypass);
+  EXPECT_EQ(BypassLines().size(), 1u);  // the JIT parts are compiled again, and say so
+  EXPECT_EQ(AotAndJitVendors(cached->graph), AotAndJitVendors(compiled->graph));
+  EXPECT_FALSE(cached->jit_slots.empty());
+  const std::vector<float> direct = RunModel(*compiled, registry_, {1, 4}, options_.soc),
+                           from_cache = RunModel(*cached, registry_, {1, 4}, options_.soc);
+  ASSERT_EQ(from_cache.size(), 4u);
+  for (int n = 0; n < 4; ++n) {
+    EXPECT_FLOAT_EQ(from_cache[n], direct[n]);
+    EXPECT_NEAR(from_cache[n], MixedExpected(n), 2e-2f) << n;  // the NPU computes in reduced precision
+  }
 }
 
 TEST_F(CachedCompileTest, TheKeyCoversModelOptionsPolicyModeAndSoc) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <system_error>
 #include <vector>
 
@@ -80,8 +81,14 @@ std::optional<Graph> CompileCache::Lookup(const std::string& key) {
     Invalidate(key, std::string(graph.status().message()));
     return std::nullopt;
   }
+  // Plain ops only where the entry's build stamp left them for JIT (a
+  // JIT-only accelerator's partitions, compiled at every load).
+  std::set<uint32_t> left_for_jit;
+  if (graph->build_stamp)
+    for (const BuildStamp::LeftForJit& l : graph->build_stamp->left_for_jit)
+      left_for_jit.insert(l.op_ids.begin(), l.op_ids.end());
   for (const Op& op : graph->ops)
-    if (op.type != TSR_OP_DISPATCH) {
+    if (op.type != TSR_OP_DISPATCH && !left_for_jit.count(op.id)) {
       Invalidate(key, "not a compiled model");
       return std::nullopt;
     }

@@ -137,6 +137,10 @@ absl::StatusOr<CompileCacheKey> ComputeCompileCacheKey(const Graph& graph, const
                                  VersionText(lib->version), " build ", has_build_id ? info.build_id : "(none)",
                                  " modes ", info.compile_modes, " compatibility [", compatibility, "]"));
   }
+  // An AOT entry with a JIT-only accelerator holds its partitions as plain
+  // ops (issue 13); older entries of the same inputs hold none of them.
+  if (options.mode == CompileMode::kAot && HasJitOnlyAccelerator(libs))
+    lines.push_back("jit-only partitions left as ops for the loader");
   lines.push_back(absl::StrCat("soc ", options.soc.name, " description-sha256 ", Sha256Hex(options.soc.description)));
   for (const auto& [key, value] : options.plugin_options) lines.push_back(absl::StrCat("option ", key, "=", value));
   lines.push_back(absl::StrCat("policy ", PartitionPolicyName(options.partitioning.policy), " min-ops ",

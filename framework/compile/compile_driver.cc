@@ -23,6 +23,8 @@ namespace {
 
 constexpr int kMaxFallbackRounds = 8;
 
+uint32_t ModeBit(CompileMode mode) { return mode == CompileMode::kAot ? TSR_COMPILE_MODE_AOT : TSR_COMPILE_MODE_JIT; }
+
 double MillisSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
@@ -178,6 +180,30 @@ absl::StatusOr<std::vector<const CompilerPluginLibrary*>> ResolveAccelerators(co
   return out;
 }
 
+absl::StatusOr<CompiledModel> CompileOpsLeftForJit(const Graph& partial, const PluginRegistry& registry,
+                                                   const CompileOptions& options) {
+  CompileOptions jit = options;
+  jit.jit_only = JitOnlyInAot::kCompileJit;
+  std::vector<std::string> left;
+  if (partial.build_stamp)
+    for (const BuildStamp::LeftForJit& l : partial.build_stamp->left_for_jit)
+      if (std::find(left.begin(), left.end(), l.vendor) == left.end()) left.push_back(l.vendor);
+  ASSIGN_OR_RETURN(std::vector<const CompilerPluginLibrary*> libs, ResolveAccelerators(registry, options.accelerators));
+  std::vector<std::string> chosen;  // those of `libs` that left ops, then the fallbacks
+  for (const CompilerPluginLibrary* lib : libs)
+    if (std::find(left.begin(), left.end(), lib->vendor) != left.end()) chosen.push_back(lib->vendor);
+  for (const CompilerPluginLibrary* lib : libs)
+    if (CompilerPriority(*lib) >= TSR_PRIORITY_FALLBACK) chosen.push_back(lib->vendor);
+  if (!chosen.empty()) jit.accelerators = std::move(chosen);
+  return CompileGraph(partial, registry, jit);
+}
+
+bool HasJitOnlyAccelerator(const std::vector<const CompilerPluginLibrary*>& libs) {
+  return std::any_of(libs.begin(), libs.end(), [](const CompilerPluginLibrary* lib) {
+    return (lib->info->compile_modes & TSR_COMPILE_MODE_AOT) == 0 && (lib->info->compile_modes & TSR_COMPILE_MODE_JIT) != 0;
+  });
+}
+
 absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegistry& registry,
                                            const CompileOptions& options) {
   RETURN_IF_ERROR(VerifyGraph(graph));
@@ -186,13 +212,19 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
   model.mode = options.mode;
   model.soc = options.soc;
   model.source = graph;
-  const uint32_t mode_bit = options.mode == CompileMode::kAot ? TSR_COMPILE_MODE_AOT : TSR_COMPILE_MODE_JIT;
   const auto claims_start = std::chrono::steady_clock::now();
   for (const CompilerPluginLibrary* lib : libs) {
     ASSIGN_OR_RETURN(std::shared_ptr<CompilerInstance> instance, CompilerInstance::Create(*lib, options.plugin_options));
     model.accelerators.push_back(lib->vendor);
     AcceleratorClaims claims{lib->vendor, {}};
-    if ((lib->info->compile_modes & mode_bit) == 0) {
+    // Each plugin compiles the way it can (issue 13): in an AOT compile a
+    // JIT-only plugin compiles JIT, or has its partitions left as ops.
+    CompileMode own_mode = options.mode;
+    if ((lib->info->compile_modes & ModeBit(options.mode)) == 0 && options.mode == CompileMode::kAot &&
+        (lib->info->compile_modes & TSR_COMPILE_MODE_JIT) != 0)
+      own_mode = CompileMode::kJit;
+    model.accelerator_modes.push_back(own_mode);
+    if ((lib->info->compile_modes & ModeBit(own_mode)) == 0) {
       // The plugin cannot compile in this mode: it claims nothing, and says why.
       claims.claims.assign(graph.ops.size(), OpClaim{false, TSR_REFUSAL_OTHER,
                                                      absl::StrCat(lib->vendor, " does not support ",
@@ -203,6 +235,11 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
     model.claims.push_back(std::move(claims));
     model.instances.push_back(std::move(instance));
   }
+  // Accelerators whose partitions this compile leaves as plain ops.
+  std::vector<bool> leave(libs.size(), false);
+  for (size_t a = 0; a < libs.size(); ++a)
+    leave[a] = options.mode == CompileMode::kAot && model.accelerator_modes[a] == CompileMode::kJit &&
+               options.jit_only == JitOnlyInAot::kLeaveAsOps;
 
   model.timings.claims_ms = MillisSince(claims_start);
 
@@ -244,13 +281,15 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
     for (size_t a = 0; a < model.instances.size() && !failed; ++a) {
       if (partitions_of[a].empty()) continue;
       for (int32_t p : partitions_of[a]) views[a].push_back(GraphView::Partition(graph, model.plan.partitions[p].ops, uses));
+      if (leave[a]) continue;  // compiled where the model is loaded
       std::vector<const GraphView*> ptrs;
       for (const GraphView& v : views[a]) ptrs.push_back(&v);
+      const CompileMode own_mode = model.accelerator_modes[a];
       absl::StatusOr<std::unique_ptr<CompiledArtifact>> artifact =
-          model.instances[a]->Compile(ptrs, mode_bit, options.soc,
-                                       /*constants_outlive_result=*/options.mode == CompileMode::kJit,
+          model.instances[a]->Compile(ptrs, ModeBit(own_mode), options.soc,
+                                       /*constants_outlive_result=*/own_mode == CompileMode::kJit,
                                        /*partial_ok=*/true);
-      if (artifact.ok() && options.mode == CompileMode::kAot) {
+      if (artifact.ok() && own_mode == CompileMode::kAot) {
         // Every blob is checked before anything is written; a bad one is
         // this vendor's compile failure (bytecode_check.h).
         std::vector<size_t> compiled_partitions;
@@ -302,7 +341,7 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
   out.KeepAlive(std::make_shared<Graph>(graph));  // spans of tensors/bytecodes point into it
   std::map<int32_t, int32_t> bytecode_of;  // accelerator -> index in out.bytecodes
   for (auto& [a, artifact] : artifact_of) {
-    if (options.mode != CompileMode::kAot) continue;
+    if (model.accelerator_modes[a] != CompileMode::kAot) continue;
     ASSIGN_OR_RETURN(std::span<const uint8_t> bytes, artifact->Bytecode());
     bytecode_of[a] = static_cast<int32_t>(out.bytecodes.size());
     out.bytecodes.push_back({model.accelerators[a], options.soc.name,
@@ -322,6 +361,20 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
     }
     const PlannedPartition& part = model.plan.partitions[unit.partition];
     const int32_t a = part.accelerator;
+    if (leave[a]) {
+      // The partition's own ops, in graph order (topological), for the
+      // loader to compile.
+      LeftForJit left{part.vendor, {}};
+      std::vector<int32_t> in_order = part.ops;
+      std::sort(in_order.begin(), in_order.end());
+      for (int32_t o : in_order) {
+        out.ops.push_back(graph.ops[o]);
+        left.op_ids.push_back(graph.ops[o].id);
+      }
+      model.left_for_jit.push_back(std::move(left));
+      continue;
+    }
+    const CompileMode own_mode = model.accelerator_modes[a];
     const GraphView& view = views[a][index_within[unit.partition]];
     CompiledArtifact& artifact = *artifact_of.at(a);
     Op op;
@@ -335,14 +388,14 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
     absl::StatusOr<std::string> entry = artifact.EntryPoint(index_within[unit.partition]);
     if (entry.ok()) {
       ref.entry_point = *entry;
-    } else if (options.mode == CompileMode::kJit) {
+    } else if (own_mode == CompileMode::kJit) {
       // Entry-point names are an AOT notion; a JIT handle needs none.
       ref.entry_point = absl::StrCat("jit_partition_", index_within[unit.partition]);
     } else {
       return entry.status();
     }
     for (int32_t o : part.ops) ref.source_op_ids.push_back(graph.ops[o].id);
-    if (options.mode == CompileMode::kAot) {
+    if (own_mode == CompileMode::kAot) {
       ref.bytecode = bytecode_of.at(a);
     } else {
       ASSIGN_OR_RETURN(tsr_jit_handle handle, artifact.JitHandle(index_within[unit.partition]));

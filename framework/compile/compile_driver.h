@@ -18,11 +18,23 @@
 
 namespace tessera {
 
+// What an AOT compile does with an accelerator whose plugin compiles only
+// JIT (the bundled mock_dsp): issue 13's mix of AOT and JIT in one model.
+enum class JitOnlyInAot {
+  // Its partitions are JIT-compiled beside the others' bytecode: the model
+  // runs in this process only (`run --mode aot`, the app API).
+  kCompileJit,
+  // Its partitions stay in the graph as plain ops, recorded in the build
+  // stamp, for a later load to JIT-compile (`tessera compile`, the cache).
+  kLeaveAsOps,
+};
+
 struct CompileOptions {
   // Vendor names or plugins' declared short names, in priority order, or
   // {"auto"}: every loaded compiler by declared priority, fallbacks last.
   std::vector<std::string> accelerators = {"auto"};
   CompileMode mode = CompileMode::kAot;
+  JitOnlyInAot jit_only = JitOnlyInAot::kCompileJit;  // read only when mode is kAot
   SocSelection soc;
   std::vector<std::pair<std::string, std::string>> plugin_options;
   PolicyOptions partitioning;  // --policy, --min-ops, --max-partitions
@@ -35,8 +47,20 @@ struct CompileOptions {
 absl::StatusOr<std::vector<const CompilerPluginLibrary*>> ResolveAccelerators(
     const PluginRegistry& registry, const std::vector<std::string>& names);
 
+// True when one of `libs` compiles JIT but not AOT.
+bool HasJitOnlyAccelerator(const std::vector<const CompilerPluginLibrary*>& libs);
+
 absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegistry& registry,
                                            const CompileOptions& options);
+
+// The JIT half of a mixed compile: `partial` is an AOT result whose build
+// stamp names the ops a JIT-only accelerator left as plain ops
+// (JitOnlyInAot::kLeaveAsOps). Compiles them, keeping every DISPATCH op,
+// with those of `options.accelerators` that left them plus its fallbacks,
+// so the AOT accelerators do not take them over (all of them when that
+// leaves none).
+absl::StatusOr<CompiledModel> CompileOpsLeftForJit(const Graph& partial, const PluginRegistry& registry,
+                                                   const CompileOptions& options);
 
 }  // namespace tessera
 

@@ -6,7 +6,9 @@
 #include <cstdlib>
 #include <cmath>
 #include <cstring>
+#include <map>
 
+#include "base/install_layout.h"
 #include "model_executor.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -51,8 +53,9 @@ std::vector<float> Floats(const HostTensor& t) {
   return v;
 }
 
-std::vector<float> RunCompiled(const Graph& graph, const CompiledModel& compiled, const PluginRegistry& registry) {
-  auto executor = Executor::Create(graph, compiled.jit_slots, registry, {});
+std::vector<float> RunCompiled(const Graph& graph, const CompiledModel& compiled, const PluginRegistry& registry,
+                               const RuntimeOptions& runtime = {}) {
+  auto executor = Executor::Create(graph, compiled.jit_slots, registry, runtime);
   EXPECT_TRUE(executor.ok()) << executor.status();
   if (!executor.ok()) return {};
   RunProfile profile;
@@ -164,6 +167,105 @@ TEST(CompileDriver, CpuAlwaysRunsLastInPriority) {
   ASSERT_EQ(order->size(), 2u);
   EXPECT_EQ((*order)[0]->vendor, "testvendor");
   EXPECT_EQ((*order)[1]->vendor, "cpu");
+}
+
+// Issue 13's mix: the NPU (AOT and JIT) and mock_dsp (JIT only) in one AOT
+// compile. SmallModel's FULLY_CONNECTED goes to the NPU, its SIN to the DSP
+// (greedy: the cost model does not decide here).
+class AotJitMix : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (registry_.FindCompilerByName("npu") == nullptr || registry_.FindCompilerByName("dsp") == nullptr)
+      GTEST_SKIP() << "systolic_npu or mock_dsp not built";
+    // The DSP claims only on a SoC that describes it.
+    absl::StatusOr<SocSelection> soc = FindSoc("ref-phone", TestBuildDir() + "/share/tessera/socs");
+    ASSERT_TRUE(soc.ok()) << soc.status();
+    options_.soc = *soc;
+    options_.partitioning.policy = PartitionPolicy::kGreedy;
+    options_.accelerators = {"npu", "dsp", "cpu"};
+  }
+  // Vendor -> {DISPATCH ops holding bytecode, DISPATCH ops holding a JIT slot}.
+  static std::map<std::string, std::pair<int, int>> Dispatches(const Graph& g) {
+    std::map<std::string, std::pair<int, int>> out;
+    for (const Op& op : g.ops) {
+      if (op.type != TSR_OP_DISPATCH) continue;
+      if (op.dispatch->jit_slot >= 0) ++out[op.dispatch->vendor].second;
+      else if (op.dispatch->bytecode >= 0) ++out[op.dispatch->vendor].first;
+    }
+    return out;
+  }
+  // The NPU computes FC in reduced precision: within 2% of the largest value.
+  static void ExpectHandValues(const std::vector<float>& got) {
+    const std::vector<float> want = Expected();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 2e-2) << i;
+  }
+  RuntimeOptions Runtime() const {
+    RuntimeOptions r;
+    r.soc = options_.soc;  // the DSP's device context needs its SoC section too
+    return r;
+  }
+  PluginRegistry registry_ = Registry();
+  CompileOptions options_;
+};
+
+TEST_F(AotJitMix, EachPluginCompilesTheWayItCanAndTheModelRuns) {
+  auto compiled = CompileGraph(SmallModel(), registry_, options_);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  ASSERT_EQ(compiled->accelerators, (std::vector<std::string>{"systolic_npu", "mock_dsp", "cpu"}));
+  EXPECT_EQ(compiled->accelerator_modes,
+            (std::vector<CompileMode>{CompileMode::kAot, CompileMode::kJit, CompileMode::kAot}));
+  const auto dispatches = Dispatches(compiled->graph);
+  ASSERT_TRUE(dispatches.count("systolic_npu")) << "the NPU took no partition";
+  ASSERT_TRUE(dispatches.count("mock_dsp")) << "the DSP took no partition";
+  EXPECT_GT(dispatches.at("systolic_npu").first, 0);
+  EXPECT_EQ(dispatches.at("systolic_npu").second, 0);
+  EXPECT_EQ(dispatches.at("mock_dsp").first, 0);
+  EXPECT_GT(dispatches.at("mock_dsp").second, 0);
+  for (const BytecodeBlob& b : compiled->graph.bytecodes) EXPECT_NE(b.vendor, "mock_dsp");
+  EXPECT_TRUE(compiled->left_for_jit.empty());
+  ExpectHandValues(RunCompiled(compiled->graph, *compiled, registry_, Runtime()));
+  // Its JIT handles cannot be written.
+  EXPECT_FALSE(SerializeModel(compiled->graph).ok());
+}
+
+TEST_F(AotJitMix, LeftAsOpsTheDspPartitionsGoThroughAFileAndAreJitCompiledAtLoad) {
+  options_.jit_only = JitOnlyInAot::kLeaveAsOps;
+  auto compiled = CompileGraph(SmallModel(), registry_, options_);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  EXPECT_TRUE(compiled->jit_slots.empty());
+  std::vector<uint32_t> plain;
+  for (const Op& op : compiled->graph.ops)
+    if (op.type != TSR_OP_DISPATCH) plain.push_back(op.id);
+  ASSERT_FALSE(plain.empty()) << "no op was left for the DSP";
+  ASSERT_EQ(compiled->left_for_jit.size(), 1u);
+  EXPECT_EQ(compiled->left_for_jit[0].vendor, "mock_dsp");
+  EXPECT_EQ(compiled->left_for_jit[0].op_ids, plain);
+  EXPECT_TRUE(Dispatches(compiled->graph).count("systolic_npu"));
+  // Through the file: the stamp records what was left, and a load compiles
+  // it (the DSP JIT, the NPU's bytecode kept as it was written).
+  auto bytes = SerializeModel(compiled->graph);
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  auto owned = std::make_shared<std::vector<uint8_t>>(*std::move(bytes));
+  auto loaded = ParseModel(*owned, owned);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_TRUE(loaded->build_stamp.has_value());
+  ASSERT_EQ(loaded->build_stamp->left_for_jit.size(), 1u);
+  EXPECT_EQ(loaded->build_stamp->left_for_jit[0].vendor, "mock_dsp");
+  EXPECT_EQ(loaded->build_stamp->left_for_jit[0].op_ids, plain);
+  CompileOptions at_load;
+  at_load.partitioning.policy = PartitionPolicy::kGreedy;
+  at_load.accelerators = {"dsp", "cpu"};
+  at_load.soc = options_.soc;
+  auto reloaded = CompileGraph(*loaded, registry_, at_load);
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status();
+  const auto dispatches = Dispatches(reloaded->graph);
+  ASSERT_TRUE(dispatches.count("systolic_npu"));
+  EXPECT_GT(dispatches.at("systolic_npu").first, 0);
+  ASSERT_TRUE(dispatches.count("mock_dsp"));
+  EXPECT_GT(dispatches.at("mock_dsp").second, 0);
+  for (const Op& op : reloaded->graph.ops) EXPECT_EQ(op.type, TSR_OP_DISPATCH);
+  ExpectHandValues(RunCompiled(reloaded->graph, *reloaded, registry_, Runtime()));
 }
 
 TEST(Executor, RejectsInputsOfTheWrongShape) {

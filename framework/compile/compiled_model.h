@@ -42,9 +42,20 @@ struct CompileTimings {
   double compile_ms = 0;    // the plugins' compile calls
 };
 
+// Partitions of a JIT-only accelerator that an AOT compile left in the
+// graph as plain ops (JitOnlyInAot::kLeaveAsOps).
+struct LeftForJit {
+  std::string vendor;
+  std::vector<uint32_t> op_ids;
+};
+
 struct CompiledModel {
-  Graph graph;                          // DISPATCH ops only
+  Graph graph;                          // DISPATCH ops (and any ops left for JIT)
   CompileMode mode = CompileMode::kAot;
+  // Per accelerator (same order as `accelerators`): how its partitions were
+  // compiled. Differs from `mode` for a JIT-only plugin in an AOT compile.
+  std::vector<CompileMode> accelerator_modes;
+  std::vector<LeftForJit> left_for_jit;
   SocSelection soc;
   std::vector<std::string> accelerators;// priority order actually used
   std::vector<AcceleratorClaims> claims;// per accelerator, per source op

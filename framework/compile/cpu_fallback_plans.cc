@@ -69,8 +69,19 @@ absl::StatusOr<CpuPlanSet> BuildCpuFallbackPlans(const CompiledModel& compiled, 
   plan_options.mode = CompileMode::kAot;  // bytecode: the plan needs no compiler once made
   plan_options.soc = options.soc;
   plan_options.plugin_options = options.plugin_options;
+  // A partly compiled source (ops left for JIT beside bytecode, issue 13)
+  // brings DISPATCH ops of its own: like a precompiled model's, they have
+  // no source ops here, so no cpu plan; one note says so.
+  std::set<uint32_t> came_compiled;
+  for (const Op& op : compiled.source.ops)
+    if (op.dispatch) came_compiled.insert(op.id);
+  size_t without_plan = 0;
   for (const Op& op : compiled.graph.ops) {
     if (!op.dispatch || op.dispatch->vendor == fallback->vendor) continue;
+    if (came_compiled.count(op.id)) {
+      ++without_plan;
+      continue;
+    }
     absl::StatusOr<Graph> sub = PartitionGraph(compiled, op, source_tensor);
     absl::StatusOr<CompiledModel> plan =
         sub.ok() ? CompileGraph(*sub, registry, plan_options) : absl::StatusOr<CompiledModel>(sub.status());
@@ -81,6 +92,9 @@ absl::StatusOr<CpuPlanSet> BuildCpuFallbackPlans(const CompiledModel& compiled, 
     }
     out.plans.emplace(op.id, std::move(plan->graph));
   }
+  if (without_plan > 0)
+    out.notes.push_back(absl::StrCat(without_plan, " partitions came compiled in the model file: like a precompiled "
+                                     "model's, they have no cpu plan"));
   out.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

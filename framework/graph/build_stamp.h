@@ -38,6 +38,15 @@ struct BuildStamp {
   int64_t min_ops = 0;
   int64_t max_partitions = 0;
   std::vector<VendorBuildStamp> vendors;  // one per vendor that compiled a blob
+  // Partitions of a JIT-only accelerator that the compile left as plain
+  // ops (issue 13): a JIT handle cannot be written, so whoever loads the
+  // model JIT-compiles them.
+  struct LeftForJit {
+    std::string vendor;
+    std::vector<uint32_t> op_ids;
+    bool operator==(const LeftForJit&) const = default;
+  };
+  std::vector<LeftForJit> left_for_jit;
 
   // NULL when `vendor` compiled nothing under this stamp.
   const VendorBuildStamp* Find(const std::string& vendor) const;

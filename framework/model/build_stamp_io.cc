@@ -19,11 +19,14 @@ flatbuffers::Offset<fb::BuildStamp> WriteBuildStamp(flatbuffers::FlatBufferBuild
     vendors.push_back(fb::CreateVendorBuildStamp(b, b.CreateString(v.vendor), b.CreateString(v.plugin_version),
                                                  b.CreateString(v.build_id), b.CreateString(v.abi_version),
                                                  b.CreateString(v.compatibility)));
+  std::vector<flatbuffers::Offset<fb::LeftForJit>> left;
+  for (const BuildStamp::LeftForJit& l : stamp.left_for_jit)
+    left.push_back(fb::CreateLeftForJit(b, b.CreateString(l.vendor), b.CreateVector(l.op_ids)));
   return fb::CreateBuildStamp(b, b.CreateString(stamp.sdk_version), b.CreateString(stamp.soc),
                               b.CreateString(stamp.soc_description_sha256), b.CreateString(stamp.mode),
                               b.CreateVector(accelerators), b.CreateVector(options),
                               b.CreateString(stamp.partition_policy), stamp.min_ops, stamp.max_partitions,
-                              b.CreateVector(vendors));
+                              b.CreateVector(vendors), left.empty() ? 0 : b.CreateVector(left));
 }
 
 BuildStamp ReadBuildStamp(const fb::BuildStamp& t) {
@@ -43,6 +46,12 @@ BuildStamp ReadBuildStamp(const fb::BuildStamp& t) {
     for (const fb::VendorBuildStamp* v : *t.vendors())
       s.vendors.push_back({ToString(v->vendor()), ToString(v->plugin_version()), ToString(v->build_id()),
                            ToString(v->abi_version()), ToString(v->compatibility())});
+  if (t.left_for_jit())
+    for (const fb::LeftForJit* l : *t.left_for_jit()) {
+      BuildStamp::LeftForJit left{ToString(l->vendor()), {}};
+      if (l->op_ids()) left.op_ids.assign(l->op_ids()->begin(), l->op_ids()->end());
+      s.left_for_jit.push_back(std::move(left));
+    }
   return s;
 }
 

@@ -40,6 +40,7 @@ TEST(BuildStampIo, EveryFieldRoundTrips) {
   stamp.max_partitions = 7;
   stamp.vendors = {{"systolic_npu", "0.4.0", "0.4.0+git.abc.Release", "1.4", "vendor=systolic_npu;build=x;soc=ref-phone"},
                    {"cpu", "0.1.0", "", "1.2", ""}};
+  stamp.left_for_jit = {{"mock_dsp", {0, 1, 2, 5}}, {"mock_dsp", {33, 34}}};  // issue 13
   g.build_stamp = stamp;
   absl::StatusOr<Graph> back = RoundTrip(g);
   ASSERT_TRUE(back.ok()) << back.status();

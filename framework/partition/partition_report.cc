@@ -27,6 +27,10 @@ PartitionReport BuildPartitionReport(const CompiledModel& model) {
     ReportedPartition rp;
     rp.index = static_cast<int32_t>(p);
     rp.vendor = plan.partitions[p].vendor;
+    const int32_t pa = plan.partitions[p].accelerator;
+    rp.mode = CompileModeName(pa >= 0 && static_cast<size_t>(pa) < model.accelerator_modes.size()
+                                  ? model.accelerator_modes[pa]
+                                  : model.mode);
     for (int32_t o : plan.partitions[p].ops) {
       rp.op_ids.push_back(g.ops[o].id);
       rp.op_types.push_back(OpTypeName(g.ops[o].type));
@@ -130,7 +134,8 @@ void WritePartitionReportJson(const PartitionReport& r, JsonWriter& j) {
     for (const std::string& t : p.op_types) j.String(t);
     j.EndArray().Field("input_bytes", p.input_bytes).Field("output_bytes", p.output_bytes);
     j.Field("memory", p.memory).Field("flops", p.flops).Field("compute_us", p.compute_us);
-    j.Field("dispatch_us", p.dispatch_us).Field("whole_partition_estimate", p.whole_partition_estimate).EndObject();
+    j.Field("dispatch_us", p.dispatch_us).Field("whole_partition_estimate", p.whole_partition_estimate);
+    j.Field("mode", p.mode).EndObject();  // appended last
   }
   j.EndArray().Key("cuts").BeginArray();
   for (const ReportedCut& c : r.cuts)
@@ -186,6 +191,9 @@ std::string FormatPartitionReport(const PartitionReport& r) {
     for (const auto& [t, n] : counts) parts.push_back(n > 1 ? absl::StrCat(t, "x", n) : t);
     absl::StrAppendFormat(&out, "  #%-3d %-13s %3d ops  in %8d B  out %8d B  [%s]\n", p.index, p.vendor, p.op_ids.size(),
                           p.input_bytes, p.output_bytes, absl::StrJoin(parts, " "));
+    // A partition compiled in another mode than the model's (a JIT-only
+    // accelerator in an AOT compile) says so.
+    if (!p.mode.empty() && p.mode != r.mode) out.insert(out.size() - 1, absl::StrCat("  (", p.mode, ")"));
   }
   if (!r.fallback_groups.empty()) {
     absl::StrAppend(&out, "ops refused by a higher-priority accelerator (grouped by op type and reason):\n");

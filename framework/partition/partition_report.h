@@ -15,6 +15,7 @@ namespace tessera {
 struct ReportedPartition {
   int32_t index = 0;
   std::string vendor;
+  std::string mode;              // "aot" or "jit": how its accelerator compiled it
   std::vector<uint32_t> op_ids;
   std::vector<std::string> op_types;
   uint64_t input_bytes = 0;      // bytes entering across cuts or from the app

@@ -42,6 +42,13 @@ struct ModelSummary {
       std::string vendor, plugin_version, build_id, abi_version, compatibility;
     };
     std::vector<Vendor> vendors;
+    // Partitions of JIT-only accelerators left in the model as plain ops
+    // (a load JIT-compiles them): vendor and op ids.
+    struct LeftForJit {
+      std::string vendor;
+      std::vector<uint32_t> op_ids;
+    };
+    std::vector<LeftForJit> left_for_jit;
   };
   BuildStamp build_stamp;
   // What loading checked (docs/model_format.md section 4): "full" when a

@@ -343,6 +343,14 @@ struct CompileOptions {
   // switch between two runs, never within one. Runs of every RunContext of
   // the model are serialized. Ignored for a precompiled model.
   bool background_warmup = false;
+  // An AOT compile compiles each accelerator the way it can: a JIT-only
+  // one (mock_dsp) gets JIT handles beside the others' bytecode, so the
+  // result runs here but cannot be saved. true leaves that accelerator's
+  // partitions in the model as plain ops instead (Save() then writes them,
+  // and whoever loads the file JIT-compiles them); `tessera compile` sets it.
+  // A compile that left ops is not prepared to run (as prepare_to_run =
+  // false): Save() it, load the file and compile that to run it.
+  bool leave_jit_only_ops = false;
 };
 
 // What the compile cache did for one Compile.
@@ -374,6 +382,7 @@ struct PartitionReport {
     std::vector<uint32_t> op_ids;
     std::vector<std::string> op_types;
     uint64_t input_bytes = 0, output_bytes = 0;
+    std::string mode;  // "aot" or "jit": how its accelerator compiled it
   };
   struct Cut {
     std::string tensor;
@@ -460,6 +469,14 @@ class CompiledModel {
   // fallback; docs/resilience.md), and why a partition has none.
   size_t cpu_plan_count() const;
   const std::vector<std::string>& cpu_plan_notes() const;
+  // Partitions of JIT-only accelerators that this AOT compile left in the
+  // model as plain ops (CompileOptions::leave_jit_only_ops), as the build
+  // stamp records them: vendor and source op ids. Empty otherwise.
+  struct OpsLeftForJit {
+    std::string vendor;
+    std::vector<uint32_t> op_ids;
+  };
+  std::vector<OpsLeftForJit> ops_left_for_jit() const;
   const CompileCacheInfo& cache_info() const;
   // One per AOT bytecode blob, once the model is prepared to run (empty
   // for JIT, and without prepare_to_run). A "prefer_recompile" verdict is
@@ -505,6 +522,7 @@ struct RunProfile {
     uint32_t op_id = 0;           // the DISPATCH op in the compiled model
     Numerics numerics;
     double start_us = 0;          // when its invoke began, from the start of the run
+    std::string mode;             // "aot" (from bytecode) or "jit" (an in-memory handle)
   };
   struct Conversion {
     std::string tensor, to_vendor;
