@@ -124,7 +124,7 @@ typedef struct tsr_app_compile_options {
   /* appended (app API 3): nonzero with mode 1 (JIT): runs start on a cpu plan while the
    * JIT compile proceeds on a worker (CompileOptions::background_warmup) */
   int32_t background_warmup;
-  /* appended (issue 13): nonzero with mode 0 (AOT): a JIT-only accelerator's partitions stay in
+  /* appended (app API 5, issue 13): nonzero with mode 0 (AOT): a JIT-only accelerator's partitions stay in
    * the model as plain ops, so tsr_app_compiled_model_save can write it and a later compile of the
    * saved file JIT-compiles them (CompileOptions::leave_jit_only_ops). 0: they are JIT-compiled
    * beside the others' bytecode, and the result runs here but cannot be saved. */
