@@ -213,27 +213,24 @@ absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std:
       break;
     }
   }
-  if (in_order) {
-    plan.order.reserve(order.size());
-    for (int32_t u : order) plan.order.push_back({unit_partition[u], unit_dispatch_op[u]});
-    return plan;
-  }
-  std::vector<int32_t> renumber(plan.partitions.size(), -1);
-  std::vector<PlannedPartition> ordered;
-  ordered.reserve(plan.partitions.size());
-  plan.order.reserve(order.size());
-  for (int32_t u : order) {
-    int32_t p = unit_partition[u];
-    if (p >= 0) {
+  if (!in_order) {
+    std::vector<int32_t> renumber(plan.partitions.size(), -1);
+    std::vector<PlannedPartition> ordered;
+    ordered.reserve(plan.partitions.size());
+    for (int32_t u : order) {
+      const int32_t p = unit_partition[u];
+      if (p < 0) continue;
       renumber[p] = static_cast<int32_t>(ordered.size());
       ordered.push_back(std::move(plan.partitions[p]));
-      p = renumber[p];
     }
-    plan.order.push_back({p, unit_dispatch_op[u]});
+    plan.partitions = std::move(ordered);
+    for (int32_t& p : plan.op_partition)
+      if (p >= 0) p = renumber[p];
+    for (int32_t& p : unit_partition)
+      if (p >= 0) p = renumber[p];
   }
-  plan.partitions = std::move(ordered);
-  for (int32_t& p : plan.op_partition)
-    if (p >= 0) p = renumber[p];
+  plan.order.reserve(order.size());
+  for (int32_t u : order) plan.order.push_back({unit_partition[u], unit_dispatch_op[u]});
   return plan;
 }
 

@@ -357,12 +357,12 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
   switch (options.policy) {
     case PartitionPolicy::kGreedy:
       chosen = &constrained_greedy;
-      result.chosen = "greedy";
+      result.chosen = PartitionPolicyName(PartitionPolicy::kGreedy);
       break;
     case PartitionPolicy::kCpu:
       if (!cpu.ok()) return cpu.status();
       chosen = &*cpu;
-      result.chosen = "cpu";
+      result.chosen = PartitionPolicyName(PartitionPolicy::kCpu);
       break;
     case PartitionPolicy::kCost: {
       absl::StatusOr<std::optional<Candidate>> r = Refine(ctx, constrained_greedy, options, &result.rounds);
@@ -373,8 +373,9 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
       // A search that improved nothing leaves the constrained greedy plan
       // as "cost" (it ties greedy, and the first of a tie wins).
       std::vector<std::pair<std::string, Candidate*>> options_in_order = {
-          {"cost", refined.has_value() ? &*refined : &constrained_greedy}, {"greedy", &constrained_greedy}};
-      if (cpu.ok()) options_in_order.push_back({"cpu", &*cpu});
+          {PartitionPolicyName(PartitionPolicy::kCost), refined.has_value() ? &*refined : &constrained_greedy},
+          {PartitionPolicyName(PartitionPolicy::kGreedy), &constrained_greedy}};
+      if (cpu.ok()) options_in_order.push_back({PartitionPolicyName(PartitionPolicy::kCpu), &*cpu});
       double best = 0;
       for (size_t i = 0; i < options_in_order.size(); ++i) {
         Candidate& cand = *options_in_order[i].second;
@@ -386,7 +387,7 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
       }
       for (auto& [name, cand] : options_in_order)
         if (name == result.chosen) chosen = cand;
-      if (result.chosen == "cpu") {
+      if (result.chosen == PartitionPolicyName(PartitionPolicy::kCpu)) {
         const std::string why = absl::StrFormat(
             "the whole model on the cpu models fastest (%.2f us against %.2f us for the greedy plan)", best,
             greedy_search_us);

@@ -61,6 +61,11 @@ class TailMatcher {
     return op.inputs.size() == 2 && ((op.inputs[0] == a && op.inputs[1] == b) || (op.inputs[0] == b && op.inputs[1] == a));
   }
 
+  // The last step of a gated tail: MUL(y, gate), gate's only reader.
+  bool MultipliesY(size_t mul, int32_t gate, bool last) const {
+    return OnlyReader(gate) == static_cast<int64_t>(mul) && Step(mul, TSR_OP_MUL, last) && Reads(mul, y_, gate);
+  }
+
   // CLIP(x) with attribute bounds exactly [lo, hi].
   bool ClipOf(size_t o, int32_t x, float lo, float hi) const {
     const kit::SnapshotOp& op = Op(o);
@@ -79,7 +84,7 @@ class TailMatcher {
       const int64_t clip = OnlyReader(Op(add).outputs[0]);
       if (clip < 0 || !ClipOf(static_cast<size_t>(clip), Op(add).outputs[0], 0.0f, 6.0f)) continue;
       const int32_t relu6 = Op(static_cast<size_t>(clip)).outputs[0];
-      if (OnlyReader(relu6) != static_cast<int64_t>(mul) || !Step(mul, TSR_OP_MUL) || !Reads(mul, y_, relu6)) continue;
+      if (!MultipliesY(mul, relu6, /*last=*/false)) continue;
       const int64_t scale = OnlyReader(Op(mul).outputs[0]);
       if (scale < 0) continue;
       const size_t s = static_cast<size_t>(scale);
@@ -108,8 +113,7 @@ class TailMatcher {
       const int64_t clip = OnlyReader(shifted);
       if (clip < 0 || !ClipOf(static_cast<size_t>(clip), shifted, 0.0f, 1.0f)) continue;
       const int32_t gate = Op(static_cast<size_t>(clip)).outputs[0];
-      if (OnlyReader(gate) != static_cast<int64_t>(mul) || !Step(mul, TSR_OP_MUL, true) || !Reads(mul, y_, gate))
-        continue;
+      if (!MultipliesY(mul, gate, /*last=*/true)) continue;
       return HardSwish({scale, static_cast<size_t>(add), static_cast<size_t>(clip), mul});
     }
     return std::nullopt;
@@ -137,7 +141,7 @@ class TailMatcher {
       if (!Step(sigmoid, TSR_OP_SIGMOID) || Op(sigmoid).inputs.size() != 1 || Op(sigmoid).inputs[0] != into_sigmoid)
         continue;
       const int32_t gate = Op(sigmoid).outputs[0];
-      if (OnlyReader(gate) != static_cast<int64_t>(mul) || !Step(mul, TSR_OP_MUL, true) || !Reads(mul, y_, gate)) continue;
+      if (!MultipliesY(mul, gate, /*last=*/true)) continue;
       ops.push_back(sigmoid);
       ops.push_back(mul);
       ActivationTail t;

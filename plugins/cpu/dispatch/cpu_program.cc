@@ -152,6 +152,14 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
     for (size_t o = 0; o < op_count; ++o)
       for (int32_t t : p.graph.ops[o].inputs)
         if (t >= 0) readers[t].push_back(o);
+    // The activation tail after each compute op, found once: the chains,
+    // the elementwise groups' exclusions and the single-op fusion all ask.
+    auto compute = [](int32_t type) {
+      return type == TSR_OP_FULLY_CONNECTED || type == TSR_OP_MATMUL || type == TSR_OP_CONV_2D;
+    };
+    std::vector<std::optional<ActivationTail>> tails(op_count);
+    for (size_t o = 0; o < op_count; ++o)
+      if (compute(p.graph.ops[o].type)) tails[o] = FindActivationTail(p, readers, o);
     auto typed_inputs = [&](const kit::SnapshotOp& op) {
       std::vector<TensorRef> ins;
       for (int32_t t : op.inputs) {
@@ -187,7 +195,7 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
         out_tensor = op.outputs[0];
         if (op.type == TSR_OP_CONV_2D &&
             p.op_attrs[cur].GetInt(TSR_ATTR_ACTIVATION, TSR_ACTIVATION_NONE) == TSR_ACTIVATION_NONE) {
-          if (const std::optional<ActivationTail> tail = FindActivationTail(p, readers, cur)) {
+          if (const std::optional<ActivationTail>& tail = tails[cur]) {
             link.attrs = tail->Apply(link.attrs);
             members.insert(members.end(), tail->ops.begin(), tail->ops.end());
             out_tensor = tail->output;
@@ -214,25 +222,19 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
     }
     // Runs of consecutive elementwise ops with one output shape: one fast
     // op each (a RELU that fuses into the compute op before it stays out).
-    auto compute = [](int32_t type) {
-      return type == TSR_OP_FULLY_CONNECTED || type == TSR_OP_MATMUL || type == TSR_OP_CONV_2D;
-    };
     std::vector<bool> fuses_as_activation(op_count, false);
     for (size_t o = 0; o < op_count; ++o) {
-      if (p.fused_into[o] >= 0 || !compute(p.graph.ops[o].type)) continue;
-      if (const std::optional<ActivationTail> tail = FindActivationTail(p, readers, o))
-        for (size_t a : tail->ops) fuses_as_activation[a] = true;
+      if (p.fused_into[o] >= 0 || !tails[o].has_value()) continue;
+      for (size_t a : tails[o]->ops) fuses_as_activation[a] = true;
     }
     FuseElementwiseGroups(p, *engine, readers, fuses_as_activation);
     for (size_t o = 0; o < op_count; ++o) {
       if (p.fused_into[o] >= 0 || p.fast_ops[o]) continue;
       const kit::SnapshotOp& op = p.graph.ops[o];
       const std::vector<TensorRef> ins = typed_inputs(op);
-      const std::optional<ActivationTail> tail =
-          compute(op.type) && p.op_attrs[o].GetInt(TSR_ATTR_ACTIVATION, TSR_ACTIVATION_NONE) == TSR_ACTIVATION_NONE
-              ? FindActivationTail(p, readers, o)
-              : std::nullopt;
-      if (tail.has_value()) {
+      const std::optional<ActivationTail>& tail = tails[o];
+      if (tail.has_value() &&
+          p.op_attrs[o].GetInt(TSR_ATTR_ACTIVATION, TSR_ACTIVATION_NONE) == TSR_ACTIVATION_NONE) {
         std::vector<TensorRef> fused_outs = {SnapshotRef(p.graph.tensors[tail->output], nullptr)};
         std::string why;
         double work = EstimatedWork(p, o);
