@@ -154,6 +154,53 @@ class TailMatcher {
     return std::nullopt;
   }
 
+  // Extends `t` (ending at tensor t.output) by the scalar affine steps
+  // that follow it. Each step's input must be read only by it and not be
+  // a graph output (it stops being written); a step with a non-finite
+  // constant, or c / v, ends the run.
+  void ExtendLinear(ActivationTail& t) const {
+    while (true) {
+      const int32_t v = t.output;
+      if (p_.output_slot[static_cast<size_t>(v)] >= 0) return;
+      const int64_t next = OnlyReader(v);
+      if (next < 0) return;
+      const size_t o = static_cast<size_t>(next);
+      const kit::SnapshotOp& op = Op(o);
+      if (!Step(o, op.type, /*last=*/true) || op.inputs.size() != 2) return;
+      const std::optional<float> c = WithScalar(o, v);
+      if (!c.has_value() || !std::isfinite(*c)) return;
+      const bool v_first = op.inputs[0] == v;
+      float a = t.linear_alpha, b = t.linear_beta;
+      switch (op.type) {
+        case TSR_OP_MUL: a *= *c, b *= *c; break;
+        case TSR_OP_ADD: b += *c; break;
+        case TSR_OP_SUB:  // v - c, or c - v
+          if (v_first) b -= *c;
+          else a = -a, b = *c - b;
+          break;
+        case TSR_OP_DIV:  // v / c only; c / v is not affine
+          if (!v_first || *c == 0.0f) return;
+          a /= *c, b /= *c;
+          break;
+        default: return;
+      }
+      if (!std::isfinite(a) || !std::isfinite(b)) return;
+      t.linear_alpha = a, t.linear_beta = b, t.has_linear = true;
+      t.ops.push_back(o);
+      t.output = op.outputs[0];
+    }
+  }
+
+  // No activation: the affine steps alone, if any.
+  std::optional<ActivationTail> LinearOnly() const {
+    ActivationTail t;
+    t.output = y_;
+    t.kind = TSR_ACTIVATION_NONE;
+    ExtendLinear(t);
+    if (!t.has_linear) return std::nullopt;
+    return t;
+  }
+
   std::optional<ActivationTail> ReluOrClip() const {
     const int64_t a = OnlyReader(y_);
     if (a < 0) return std::nullopt;
@@ -194,6 +241,10 @@ Attributes ActivationTail::Apply(Attributes attrs) const {
   if (kind == fast::kActivationSwish) attrs.SetFloats(fast::kAttrSwishAlpha, {alpha});
   if (has_min) attrs.SetFloats(TSR_ATTR_CLIP_MIN, {clip_min});
   if (has_max) attrs.SetFloats(TSR_ATTR_CLIP_MAX, {clip_max});
+  if (has_linear) {
+    attrs.SetFloats(fast::kAttrLinearAlpha, {linear_alpha});
+    attrs.SetFloats(fast::kAttrLinearBeta, {linear_beta});
+  }
   return attrs;
 }
 
@@ -202,10 +253,13 @@ std::optional<ActivationTail> FindActivationTail(const CpuProgram& p, const std:
   const kit::SnapshotOp& op = p.graph.ops[o];
   if (op.outputs.size() != 1 || p.output_slot[static_cast<size_t>(op.outputs[0])] >= 0) return std::nullopt;
   const TailMatcher m(p, readers, op.outputs[0]);
-  if (std::optional<ActivationTail> t = m.ReluOrClip()) return t;
-  if (std::optional<ActivationTail> t = m.HardSwishFromRelu6()) return t;
-  if (std::optional<ActivationTail> t = m.HardSwishFromHardSigmoid()) return t;
-  return m.Swish();
+  std::optional<ActivationTail> t = m.ReluOrClip();
+  if (!t) t = m.HardSwishFromRelu6();
+  if (!t) t = m.HardSwishFromHardSigmoid();
+  if (!t) t = m.Swish();
+  if (!t) return m.LinearOnly();
+  m.ExtendLinear(*t);
+  return t;
 }
 
 }  // namespace tessera::cpu

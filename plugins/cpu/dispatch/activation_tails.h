@@ -10,7 +10,12 @@
 //   HardSwish as exporters write it: y * CLIP(y + 3, 0, 6) * (1/6)
 //     (the last step MUL by 1/6 or DIV by 6; PaddleOCR's form), and as the
 //     ONNX importer writes the HardSwish op: y * CLIP(y * (1/6) + 0.5, 0, 1);
-//   Swish: y * SIGMOID(alpha * y), and SiLU, y * SIGMOID(y).
+//   Swish: y * SIGMOID(alpha * y), and SiLU, y * SIGMOID(y);
+// then, after any of these or after y itself, scalar affine steps: MUL or
+// DIV by, ADD or SUB of one-element f32 constants (PP-LCNetV3 follows
+// every activation with such a "learnable affine block"), folded into one
+// alpha * v + beta. Without them each block broke a convolution chain in
+// two, with a reorder to NCHW and back around two elementwise passes.
 #ifndef TESSERA_PLUGINS_CPU_DISPATCH_ACTIVATION_TAILS_H_
 #define TESSERA_PLUGINS_CPU_DISPATCH_ACTIVATION_TAILS_H_
 
@@ -30,6 +35,8 @@ struct ActivationTail {
   float clip_min = 0, clip_max = 0;
   float alpha = 1;          // Swish
   bool has_min = false, has_max = false;
+  bool has_linear = false;  // the affine steps: alpha * v + beta after `kind`
+  float linear_alpha = 1, linear_beta = 0;
 
   // The compute op's attributes with this activation set.
   Attributes Apply(Attributes attrs) const;

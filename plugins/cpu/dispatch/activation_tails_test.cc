@@ -198,6 +198,73 @@ TEST(ActivationTails, NearMissesAreNotHardSwish) {
   }
 }
 
+TEST(ActivationTails, ScalarAffineStepsFoldIntoOneLinearStep) {
+  {
+    // HardSwish, then (v * 0.5 + 0.25) - 1: alpha 0.5, beta -0.75.
+    Builder b;
+    const int32_t x = b.Tensor(kX);
+    const int32_t hs = HardSwishRelu6(b, Conv(b, x));
+    const int32_t m = b.Op(TSR_OP_MUL, {hs, b.Scalar(0.5f)}, kY);
+    const int32_t a = b.Op(TSR_OP_ADD, {b.Scalar(0.25f), m}, kY);
+    const int32_t out = b.Op(TSR_OP_SUB, {a, b.Scalar(1.0f)}, kY);
+    const std::optional<ActivationTail> t = TailOf(b, x, out);
+    ASSERT_TRUE(t.has_value());
+    EXPECT_EQ(t->kind, fast::kActivationHardSwish);
+    EXPECT_EQ(t->ops, (std::vector<size_t>{1, 2, 3, 4, 5, 6, 7}));
+    EXPECT_TRUE(t->has_linear);
+    EXPECT_EQ(t->linear_alpha, 0.5f);
+    EXPECT_EQ(t->linear_beta, -0.75f);
+    EXPECT_EQ(t->output, out);
+  }
+  {
+    // No activation: (3 - 2y) / 4 = -0.5 y + 0.75.
+    Builder b;
+    const int32_t x = b.Tensor(kX);
+    const int32_t m = b.Op(TSR_OP_MUL, {b.Scalar(2.0f), Conv(b, x)}, kY);
+    const int32_t s = b.Op(TSR_OP_SUB, {b.Scalar(3.0f), m}, kY);
+    const int32_t out = b.Op(TSR_OP_DIV, {s, b.Scalar(4.0f)}, kY);
+    const std::optional<ActivationTail> t = TailOf(b, x, out);
+    ASSERT_TRUE(t.has_value());
+    EXPECT_EQ(t->kind, TSR_ACTIVATION_NONE);
+    EXPECT_EQ(t->ops, (std::vector<size_t>{1, 2, 3}));
+    EXPECT_EQ(t->linear_alpha, -0.5f);
+    EXPECT_EQ(t->linear_beta, 0.75f);
+  }
+  {
+    // c / v is not affine, and a tensor operand is no scalar: the run stops
+    // before them.
+    Builder b;
+    const int32_t x = b.Tensor(kX);
+    const int32_t y = Conv(b, x);
+    const int32_t m = b.Op(TSR_OP_MUL, {y, b.Scalar(2.0f)}, kY);
+    const int32_t out = b.Op(TSR_OP_DIV, {b.Scalar(1.0f), m}, kY);
+    const std::optional<ActivationTail> t = TailOf(b, x, out);
+    ASSERT_TRUE(t.has_value());
+    EXPECT_EQ(t->ops, (std::vector<size_t>{1}));
+    EXPECT_EQ(t->linear_alpha, 2.0f);
+    EXPECT_EQ(t->output, m);
+    Builder c;
+    const int32_t x2 = c.Tensor(kX);
+    const int32_t y2 = Conv(c, x2);
+    const int32_t out2 = c.Op(TSR_OP_ADD, {y2, c.Constant(kY, std::vector<float>(8 * 36, 1.0f))}, kY);
+    EXPECT_FALSE(TailOf(c, x2, out2).has_value());
+  }
+  {
+    // An intermediate of the affine run is a graph output: the run ends
+    // with it (it must still be written).
+    Builder b;
+    const int32_t x = b.Tensor(kX);
+    const int32_t m = b.Op(TSR_OP_MUL, {Conv(b, x), b.Scalar(2.0f)}, kY);
+    const int32_t out = b.Op(TSR_OP_ADD, {m, b.Scalar(1.0f)}, kY);
+    b.graph().inputs = {x};
+    b.graph().outputs = {out, m};
+    const std::optional<ActivationTail> t = TailOfOp0(b);
+    ASSERT_TRUE(t.has_value());
+    EXPECT_EQ(t->ops, (std::vector<size_t>{1}));
+    EXPECT_EQ(t->output, m);
+  }
+}
+
 // Runs the program on x, returns output 0.
 std::vector<float> RunProgram(const CpuProgram& p, const std::vector<float>& x, size_t out_elements) {
   CpuRunState state;
@@ -213,12 +280,14 @@ TEST(ActivationTails, AFusedTailInAChainComputesWhatTheReferenceKernelsDo) {
   // conv -> HardSwish (or Swish) -> 1x1 conv: with the fast kernels the
   // whole thing is one chain (the tail a post-op), checked against the
   // reference kernels running the ops one by one.
-  enum Tail { kRelu6Form, kGateForm, kSwish };
-  for (Tail form : {kRelu6Form, kGateForm, kSwish}) {
+  enum Tail { kRelu6Form, kGateForm, kSwish, kRelu6ThenAffine };
+  for (Tail form : {kRelu6Form, kGateForm, kSwish, kRelu6ThenAffine}) {
     Builder b;
     const int32_t x = b.Tensor(kX);
     const int32_t y = Conv(b, x);
-    const int32_t hs = form == kGateForm ? HardSwishGate(b, y) : form == kRelu6Form ? HardSwishRelu6(b, y) : Swish(b, y, 0.7f);
+    int32_t hs = form == kGateForm ? HardSwishGate(b, y) : form == kSwish ? Swish(b, y, 0.7f) : HardSwishRelu6(b, y);
+    if (form == kRelu6ThenAffine)  // PP-LCNetV3's learnable affine block
+      hs = b.Op(TSR_OP_ADD, {b.Op(TSR_OP_MUL, {hs, b.Scalar(1.3f)}, kY), b.Scalar(-0.2f)}, kY);
     const int32_t w2 = b.Constant({4, 8, 1, 1}, Random(32, 3));
     const int32_t z = b.Op(TSR_OP_CONV_2D, {hs, w2}, {1, 4, 6, 6});
     b.graph().inputs = {x};

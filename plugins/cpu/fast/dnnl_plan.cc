@@ -84,6 +84,12 @@ dnnl::primitive_attr ComputeAttr(int32_t op, const Attributes& attrs) {
   } else if (kind != TSR_ACTIVATION_NONE) {
     Refuse(absl::StrCat(OpTypeName(op), ": activation ", kind));
   }
+  if (attrs.Has(kAttrLinearAlpha) || attrs.Has(kAttrLinearBeta)) {
+    const float alpha = attrs.GetFloat(kAttrLinearAlpha, 1.0f), beta = attrs.GetFloat(kAttrLinearBeta, 0.0f);
+    if (!std::isfinite(alpha) || !std::isfinite(beta))
+      Refuse(absl::StrCat(OpTypeName(op), ": affine tail ", alpha, " * v + ", beta));
+    po.append_eltwise(1.0f, dnnl::algorithm::eltwise_linear, alpha, beta);
+  }
   dnnl::primitive_attr a;
   a.set_post_ops(po);
   a.set_scratchpad_mode(dnnl::scratchpad_mode::user);

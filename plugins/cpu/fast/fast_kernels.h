@@ -82,6 +82,13 @@ inline constexpr int64_t kActivationHardSwish = 0x48535700;  // "HSW\0"
 // (a key of this plugin's, outside the tsr_attr_key range).
 inline constexpr int64_t kActivationSwish = 0x53575300;  // "SWS\0"
 inline constexpr int32_t kAttrSwishAlpha = 0x53575301;
+// A scalar affine step after the activation, alpha * v + beta (oneDNN's
+// eltwise_linear post-op): the load step sets both keys when it fuses the
+// MUL/DIV by and ADD/SUB of one-element constants that follow a compute
+// op (PP-LCNetV3's learnable affine blocks). Keys of this plugin's, like
+// kAttrSwishAlpha.
+inline constexpr int32_t kAttrLinearAlpha = 0x4C494E01;  // "LIN\1"
+inline constexpr int32_t kAttrLinearBeta = 0x4C494E02;
 
 // One prepared op: primitives plus packed constants. Immutable after
 // preparation, so invocations on several threads may share it.
