@@ -13,55 +13,16 @@
 #include <gtest/gtest.h>
 #include "cpu_program.h"
 #include "graph_snapshot.h"
+#include "snapshot_builder_test_util.h"
 #include "tessera/ops.h"
 
 namespace tessera::cpu {
 namespace {
 
-// A graph builder for snapshots: f32 tensors of one shape by default.
-class Builder {
- public:
-  int32_t Tensor(std::vector<int64_t> shape) {
-    g_.tensors.push_back({.name = "t" + std::to_string(g_.tensors.size()), .dtype = TSR_DTYPE_F32, .shape = shape});
-    return static_cast<int32_t>(g_.tensors.size() - 1);
-  }
-  int32_t Constant(std::vector<int64_t> shape, std::vector<float> values) {
-    const int32_t t = Tensor(std::move(shape));
-    auto bytes = std::make_shared<std::vector<uint8_t>>(values.size() * 4);
-    std::memcpy(bytes->data(), values.data(), bytes->size());
-    g_.tensors[t].is_constant = true;
-    g_.tensors[t].owned = bytes;
-    g_.tensors[t].constant = *bytes;
-    return t;
-  }
-  int32_t Scalar(float v) { return Constant({}, {v}); }
-  int32_t Op(int32_t type, std::vector<int32_t> inputs, std::vector<int64_t> out_shape,
-             std::map<int32_t, kit::SnapshotAttr> attrs = {}) {
-    const int32_t out = Tensor(std::move(out_shape));
-    g_.ops.push_back({.type = type, .id = static_cast<uint32_t>(g_.ops.size() + 1), .inputs = std::move(inputs),
-                      .outputs = {out}, .attrs = std::move(attrs)});
-    return out;
-  }
-  kit::GraphSnapshot& graph() { return g_; }
-
- private:
-  kit::GraphSnapshot g_;
-};
-
-std::map<int32_t, kit::SnapshotAttr> Clip(float lo, float hi) {
-  std::map<int32_t, kit::SnapshotAttr> a;
-  a[TSR_ATTR_CLIP_MIN].floats = {lo};
-  a[TSR_ATTR_CLIP_MAX].floats = {hi};
-  return a;
-}
-
-std::vector<float> Random(size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = u(rng);
-  return v;
-}
+using testing::Builder;
+using testing::Clip;
+using testing::Random;
+using testing::RunProgram;
 
 const std::vector<int64_t> kX = {1, 4, 6, 6}, kY = {1, 8, 6, 6};
 
@@ -263,17 +224,6 @@ TEST(ActivationTails, ScalarAffineStepsFoldIntoOneLinearStep) {
     EXPECT_EQ(t->ops, (std::vector<size_t>{1}));
     EXPECT_EQ(t->output, m);
   }
-}
-
-// Runs the program on x, returns output 0.
-std::vector<float> RunProgram(const CpuProgram& p, const std::vector<float>& x, size_t out_elements) {
-  CpuRunState state;
-  std::vector<float> y(out_elements, NAN);
-  void* in[] = {const_cast<float*>(x.data())};
-  void* out[] = {y.data()};
-  const absl::Status s = RunCpuProgram(p, state, in, out);
-  EXPECT_TRUE(s.ok()) << s;
-  return y;
 }
 
 TEST(ActivationTails, AFusedTailInAChainComputesWhatTheReferenceKernelsDo) {

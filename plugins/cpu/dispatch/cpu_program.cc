@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "checked_math.h"
 #include "activation_tails.h"
+#include "conv_regions.h"
 #include "elementwise_groups.h"
 #include "tessera/ops.h"
 
@@ -172,54 +173,14 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
       }
       return ins;
     };
-    // Chains of convolutions and pools (each the only reader of the
-    // previous one's output, an activation tail allowed after a
-    // convolution): one fast op whose intermediates stay in the blocked
-    // layout.
-    auto chainable = [](int32_t type) {
-      return type == TSR_OP_CONV_2D || type == TSR_OP_MAX_POOL_2D || type == TSR_OP_AVG_POOL_2D ||
-             type == TSR_OP_GLOBAL_AVG_POOL;
-    };
-    for (size_t o = 0; o < op_count; ++o) {
-      if (p.fused_into[o] >= 0 || p.fast_ops[o] || !chainable(p.graph.ops[o].type)) continue;
-      std::vector<fast::ChainLink> links;
-      std::vector<size_t> members;  // every op the chain does, activations included
-      int32_t out_tensor = -1;
-      size_t cur = o;
-      while (true) {
-        const kit::SnapshotOp& op = p.graph.ops[cur];
-        if (op.outputs.size() != 1 || p.fused_into[cur] >= 0 || p.fast_ops[cur]) break;
-        if (!links.empty() && (op.inputs.empty() || op.inputs[0] != out_tensor)) break;
-        fast::ChainLink link{op.type, p.op_attrs[cur], typed_inputs(op), {}};
-        members.push_back(cur);
-        out_tensor = op.outputs[0];
-        if (op.type == TSR_OP_CONV_2D &&
-            p.op_attrs[cur].GetInt(TSR_ATTR_ACTIVATION, TSR_ACTIVATION_NONE) == TSR_ACTIVATION_NONE) {
-          if (const std::optional<ActivationTail>& tail = tails[cur]) {
-            link.attrs = tail->Apply(link.attrs);
-            members.insert(members.end(), tail->ops.begin(), tail->ops.end());
-            out_tensor = tail->output;
-          }
-        }
-        link.outputs.push_back(SnapshotRef(p.graph.tensors[out_tensor], nullptr));
-        links.push_back(std::move(link));
-        if (readers[out_tensor].size() != 1 || p.output_slot[out_tensor] >= 0) break;
-        const size_t next = readers[out_tensor][0];
-        if (!chainable(p.graph.ops[next].type)) break;
-        cur = next;
-      }
-      if (links.size() < 2) continue;
-      std::string why;
-      double chain_work = 0;
-      for (size_t m : members) chain_work += EstimatedWork(p, m);
-      std::unique_ptr<fast::FastOp> chain = engine_for(chain_work).PrepareChain(links, &why);
-      if (!chain) continue;  // the ops are prepared one by one below
-      p.fast_ops[o] = std::move(chain);
-      p.fast_outputs[o] = {out_tensor};
-      for (size_t m : members)
-        if (m != o) p.fused_into[m] = static_cast<int32_t>(o);
-      p.fast_op_count += members.size();
-    }
+    // Regions of convolutions, pools and the binary ops between them (a
+    // convolution's activation tail inside): one fast op each, whose
+    // internal tensors stay in the convolutions' layout.
+    FuseConvRegions(p, readers, tails, [&](const std::vector<size_t>& members) -> const fast::FastEngine& {
+      double work = 0;
+      for (size_t m : members) work += EstimatedWork(p, m);
+      return engine_for(work);
+    });
     // Runs of consecutive elementwise ops with one output shape: one fast
     // op each (a RELU that fuses into the compute op before it stays out).
     std::vector<bool> fuses_as_activation(op_count, false);

@@ -1,5 +1,6 @@
-// CONV_2D, MAX/AVG/GLOBAL_AVG pooling, and chains of them that stay in the
-// primitives' preferred (blocked) layout between ops.
+// CONV_2D and MAX/AVG/GLOBAL_AVG pooling: the single ops, and the steps
+// that regions (region_kernels.cc) string together in the primitives'
+// preferred layout.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -39,9 +40,9 @@ int64_t PaddedSpan(int64_t in, int64_t pad_begin, int64_t pad_end, int64_t dilat
 
 // Appends a CONV_2D reading `src`. The convolution picks its preferred
 // activation layouts (blocked on AVX2/AVX-512); `src` is reordered into
-// it when needed, and the result stays in it (see Finish and PrepareChain).
+// it when needed, and the result stays in it (see Finish and PrepareRegion).
 Act AppendConv(PlanOp& plan, const dnnl::engine& engine, const Attributes& attrs, std::span<const TensorRef> ins,
-               std::span<const TensorRef> outs, const Act& src, bool last) {
+               std::span<const TensorRef> outs, const Act& src, int output) {
   const int32_t op = TSR_OP_CONV_2D;
   if (ins.size() < 2 || ins.size() > 3 || outs.size() != 1) Refuse("CONV_2D: arity");
   RequireF32(op, ins);
@@ -75,7 +76,7 @@ Act AppendConv(PlanOp& plan, const dnnl::engine& engine, const Attributes& attrs
       {pd[2], pd[3]});
   const dnnl::convolution_forward::primitive_desc cpd(d, attr, engine);
   const Act in = Into(plan, engine, src, cpd.src_desc());
-  const Act out = Destination(plan, cpd.dst_desc(), Plain(dst_dims), last);
+  const Act out = Destination(plan, cpd.dst_desc(), Plain(dst_dims), output);
   std::vector<std::pair<int, int>> args;
   args.push_back({DNNL_ARG_SRC, in.slot});
   args.push_back({DNNL_ARG_WEIGHTS, BindInput(plan, engine, w, 1, Plain(w_dims), cpd.weights_desc())});
@@ -101,7 +102,7 @@ std::unique_ptr<FastOp> PrepareConv(const dnnl::engine& engine, const Attributes
     if (Present(ins, i) && ins[i].data == nullptr) Refuse("CONV_2D: runtime weights or bias");
   const memory::desc src_plain = Plain({ins[0].shape.begin(), ins[0].shape.end()});
   const Act in{plan->AddSlot(SlotKind::kInput, 0, src_plain), src_plain};
-  const Act out = AppendConv(*plan, engine, attrs, ins, outs, in, /*last=*/true);
+  const Act out = AppendConv(*plan, engine, attrs, ins, outs, in, /*output=*/0);
   Finish(*plan, engine, out, Plain({outs[0].shape.begin(), outs[0].shape.end()}));
   return plan;
 }
@@ -133,7 +134,7 @@ bool EveryWindowHasATap(int64_t in, int64_t out, int64_t k, int64_t s, int64_t d
 // as it is; the result keeps the layout.
 Act AppendPoolPrimitive(PlanOp& plan, const dnnl::engine& engine, dnnl::algorithm alg, const Dims& src_dims,
                         const Dims& dst_dims, const Dims& strides, const Dims& kernel, const Dims& dilation,
-                        const Dims& pad_l, const Dims& pad_r, const Act& src, bool last) {
+                        const Dims& pad_l, const Dims& pad_r, const Act& src, int output) {
   const bool wide = dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core;
   const memory::format_tag blocked_tag = wide ? memory::format_tag::nChw16c : memory::format_tag::nChw8c;
   const memory::desc src_blocked =
@@ -146,7 +147,7 @@ Act AppendPoolPrimitive(PlanOp& plan, const dnnl::engine& engine, dnnl::algorith
                                      kernel, dilation, pad_l, pad_r),
       attr, engine);
   const Act in = Into(plan, engine, src, ppd.src_desc());
-  const Act out = Destination(plan, ppd.dst_desc(), Plain(dst_dims), last);
+  const Act out = Destination(plan, ppd.dst_desc(), Plain(dst_dims), output);
   std::vector<std::pair<int, int>> args = {{DNNL_ARG_SRC, in.slot}, {DNNL_ARG_DST, out.slot}};
   plan.AddScratchpad(ppd.scratchpad_desc(), args);
   plan.AddStep(dnnl::pooling_v2_forward(ppd), std::move(args));
@@ -154,7 +155,7 @@ Act AppendPoolPrimitive(PlanOp& plan, const dnnl::engine& engine, dnnl::algorith
 }
 
 Act AppendPool(PlanOp& plan, int32_t op, const dnnl::engine& engine, const Attributes& attrs,
-               std::span<const TensorRef> ins, std::span<const TensorRef> outs, const Act& src, bool last) {
+               std::span<const TensorRef> ins, std::span<const TensorRef> outs, const Act& src, int output) {
   if (ins.size() != 1 || outs.size() != 1) Refuse("pool: arity");
   RequireF32(op, ins);
   RequireF32(op, outs);
@@ -199,13 +200,13 @@ Act AppendPool(PlanOp& plan, int32_t op, const dnnl::engine& engine, const Attri
                               : include_pad             ? dnnl::algorithm::pooling_avg_include_padding
                                                         : dnnl::algorithm::pooling_avg_exclude_padding;
   return AppendPoolPrimitive(plan, engine, alg, src_dims, dst_dims, {st[0], st[1]}, {ks[0], ks[1]},
-                             {dl[0] - 1, dl[1] - 1}, {pd[0], pd[1]}, {pad_end[0], pad_end[1]}, src, last);
+                             {dl[0] - 1, dl[1] - 1}, {pd[0], pd[1]}, {pad_end[0], pad_end[1]}, src, output);
 }
 
 // GLOBAL_AVG_POOL on [N, C, H, W]: an average pool whose window is the
 // whole image.
 Act AppendGlobalAvgPool(PlanOp& plan, const dnnl::engine& engine, std::span<const TensorRef> ins,
-                        std::span<const TensorRef> outs, const Act& src, bool last) {
+                        std::span<const TensorRef> outs, const Act& src, int output) {
   const int32_t op = TSR_OP_GLOBAL_AVG_POOL;
   if (ins.size() != 1 || outs.size() != 1) Refuse("GLOBAL_AVG_POOL: arity");
   RequireF32(op, ins);
@@ -216,48 +217,21 @@ Act AppendGlobalAvgPool(PlanOp& plan, const dnnl::engine& engine, std::span<cons
   const Dims dst_dims{x.shape[0], x.shape[1], 1, 1};
   RequireOutputShape(op, outs[0], {dst_dims.begin(), dst_dims.end()});
   return AppendPoolPrimitive(plan, engine, dnnl::algorithm::pooling_avg_exclude_padding, src_dims, dst_dims, {1, 1},
-                             {x.shape[2], x.shape[3]}, {0, 0}, {0, 0}, {0, 0}, src, last);
+                             {x.shape[2], x.shape[3]}, {0, 0}, {0, 0}, {0, 0}, src, output);
 }
 
-
-bool Chainable(int32_t op) {
-  return op == TSR_OP_CONV_2D || op == TSR_OP_MAX_POOL_2D || op == TSR_OP_AVG_POOL_2D ||
-         op == TSR_OP_GLOBAL_AVG_POOL;
-}
-
-Act AppendChainable(PlanOp& plan, const dnnl::engine& engine, const ChainLink& link, const Act& src, bool last) {
-  switch (link.op_type) {
-    case TSR_OP_CONV_2D: return AppendConv(plan, engine, link.attrs, link.inputs, link.outputs, src, last);
-    case TSR_OP_GLOBAL_AVG_POOL: return AppendGlobalAvgPool(plan, engine, link.inputs, link.outputs, src, last);
-    default: return AppendPool(plan, link.op_type, engine, link.attrs, link.inputs, link.outputs, src, last);
-  }
-}
 
 }  // namespace
 
-// One op, or a chain of them whose intermediates never leave the layout
-// the primitives prefer (no reorders between them).
-std::unique_ptr<FastOp> PrepareChainable(const dnnl::engine& engine, std::span<const ChainLink> links) {
-  if (links.empty()) Refuse("empty chain");
-  std::string name;
-  for (size_t k = 0; k < links.size(); ++k) {
-    const ChainLink& l = links[k];
-    if (!Chainable(l.op_type)) Refuse(absl::StrCat(OpTypeName(l.op_type), ": not a convolution or pool"));
-    if (l.inputs.empty() || l.outputs.size() != 1 || l.inputs[0].data != nullptr) Refuse("chain: input 0");
-    if (k > 0) {
-      if (l.inputs[0].shape != links[k - 1].outputs[0].shape) Refuse("chain: shapes do not connect");
-      for (size_t i = 1; i < l.inputs.size(); ++i)
-        if (Present(l.inputs, i) && l.inputs[i].data == nullptr) Refuse("chain: runtime weights inside a chain");
-    }
-    name += (k ? "+" : "") + std::string(OpTypeName(l.op_type));
+Act AppendConvOrPool(PlanOp& plan, const dnnl::engine& engine, int32_t op_type, const Attributes& attrs, Ins ins,
+                     Outs outs, const Act& src, int output) {
+  switch (op_type) {
+    case TSR_OP_CONV_2D: return AppendConv(plan, engine, attrs, ins, outs, src, output);
+    case TSR_OP_GLOBAL_AVG_POOL: return AppendGlobalAvgPool(plan, engine, ins, outs, src, output);
+    case TSR_OP_MAX_POOL_2D:
+    case TSR_OP_AVG_POOL_2D: return AppendPool(plan, op_type, engine, attrs, ins, outs, src, output);
+    default: Refuse(absl::StrCat(OpTypeName(op_type), ": not a convolution or pool"));
   }
-  auto plan = std::make_unique<PlanOp>(name, engine);
-  const memory::desc src_plain = Plain({links[0].inputs[0].shape.begin(), links[0].inputs[0].shape.end()});
-  Act a{plan->AddSlot(SlotKind::kInput, 0, src_plain), src_plain};
-  for (size_t k = 0; k < links.size(); ++k) a = AppendChainable(*plan, engine, links[k], a, k + 1 == links.size());
-  const TensorRef& y = links.back().outputs[0];
-  Finish(*plan, engine, a, Plain({y.shape.begin(), y.shape.end()}));
-  return plan;
 }
 
 }  // namespace tessera::cpu::fast::detail

@@ -88,7 +88,7 @@ std::unique_ptr<FastOp> PrepareConvTranspose(const dnnl::engine& engine, const A
   const dnnl::deconvolution_forward::primitive_desc dpd(d, attr, engine);
   const memory::desc src_plain = Plain(src_dims);
   const Act in = Into(*plan, engine, {plan->AddSlot(SlotKind::kInput, 0, src_plain), src_plain}, dpd.src_desc());
-  const Act out = Destination(*plan, dpd.dst_desc(), Plain(dst_dims), /*last=*/true);
+  const Act out = Destination(*plan, dpd.dst_desc(), Plain(dst_dims), /*output=*/0);
   std::vector<std::pair<int, int>> args;
   args.push_back({DNNL_ARG_SRC, in.slot});
   args.push_back({DNNL_ARG_WEIGHTS, BindInput(*plan, engine, w, 1, w_user, dpd.weights_desc())});

@@ -64,6 +64,16 @@ std::vector<int64_t> PairOrDefault(const Attributes& attrs, int32_t key, size_t 
   return {v.begin(), v.end()};
 }
 
+dnnl::algorithm BinaryAlgorithm(int32_t op) {
+  switch (op) {
+    case TSR_OP_ADD: return dnnl::algorithm::binary_add;
+    case TSR_OP_SUB: return dnnl::algorithm::binary_sub;
+    case TSR_OP_MUL: return dnnl::algorithm::binary_mul;
+    case TSR_OP_DIV: return dnnl::algorithm::binary_div;
+    default: Refuse(absl::StrCat(OpTypeName(op), ": not a binary arithmetic op"));
+  }
+}
+
 dnnl::primitive_attr ComputeAttr(int32_t op, const Attributes& attrs) {
   dnnl::post_ops po;
   const int64_t kind = attrs.GetInt(TSR_ATTR_ACTIVATION, TSR_ACTIVATION_NONE);
@@ -114,21 +124,23 @@ int BindInput(PlanOp& plan, const dnnl::engine& engine, const TensorRef& t, int 
 
 Act Into(PlanOp& plan, const dnnl::engine& engine, const Act& a, const memory::desc& want) {
   if (a.desc == want) return a;
+  if (const int done = plan.Converted(a.slot, want); done >= 0) return {done, want};
   const int t = plan.AddSlot(SlotKind::kTemp, -1, want);
   plan.AddStep(dnnl::reorder(dnnl::reorder::primitive_desc(engine, a.desc, engine, want)),
                {{DNNL_ARG_FROM, a.slot}, {DNNL_ARG_TO, t}});
+  plan.NoteConversion(a.slot, want, t);
   return {t, want};
 }
 
-void Finish(PlanOp& plan, const dnnl::engine& engine, const Act& a, const memory::desc& plain) {
+void Finish(PlanOp& plan, const dnnl::engine& engine, const Act& a, const memory::desc& plain, int output) {
   if (a.is_output) return;
-  const int out = plan.AddSlot(SlotKind::kOutput, 0, plain);
+  const int out = plan.AddSlot(SlotKind::kOutput, output, plain);
   plan.AddStep(dnnl::reorder(dnnl::reorder::primitive_desc(engine, a.desc, engine, plain)),
                {{DNNL_ARG_FROM, a.slot}, {DNNL_ARG_TO, out}});
 }
 
-Act Destination(PlanOp& plan, const memory::desc& desc, const memory::desc& plain, bool last) {
-  if (last && desc == plain) return {plan.AddSlot(SlotKind::kOutput, 0, plain), plain, true};
+Act Destination(PlanOp& plan, const memory::desc& desc, const memory::desc& plain, int output) {
+  if (output >= 0 && desc == plain) return {plan.AddSlot(SlotKind::kOutput, output, plain), plain, true};
   return {plan.AddSlot(SlotKind::kTemp, -1, desc), desc};
 }
 

@@ -88,6 +88,17 @@ class PlanOp : public FastOp {
   }
   size_t reorders() const override { return reorders_; }
 
+  // Layout conversions already in the plan, so that a tensor read in one
+  // layout by several primitives (a region input read by two
+  // convolutions) is converted once: the slot holding `from` in `want`,
+  // or -1.
+  int Converted(int from, const memory::desc& want) const {
+    for (const Conversion& c : conversions_)
+      if (c.from == from && c.want == want) return c.to;
+    return -1;
+  }
+  void NoteConversion(int from, const memory::desc& want, int to) { conversions_.push_back({from, want, to}); }
+
   absl::StatusOr<std::unique_ptr<FastOpState>> NewState() const override {
     try {
       auto st = std::make_unique<PlanState>();
@@ -149,6 +160,12 @@ class PlanOp : public FastOp {
   std::vector<Slot> slots_;
   std::vector<Step> steps_;
   size_t reorders_ = 0;
+  struct Conversion {
+    int from;
+    memory::desc want;
+    int to;
+  };
+  std::vector<Conversion> conversions_;
 };
 
 // ---- Checks and layout helpers ---------------------------------------------
@@ -178,6 +195,8 @@ constexpr int64_t kMaxWindowAttribute = int64_t{1} << 24;
 // copies of `dflt` when the attribute is absent.
 std::vector<int64_t> PairOrDefault(const Attributes& attrs, int32_t key, size_t len, int64_t dflt, int64_t min_value,
                                    const char* what);
+// oneDNN's binary algorithm for ADD, SUB, MUL or DIV.
+dnnl::algorithm BinaryAlgorithm(int32_t op);
 // Fused activation as an eltwise post-op; user scratchpad.
 dnnl::primitive_attr ComputeAttr(int32_t op, const Attributes& attrs);
 // Copies (reorders) constant data given in `user` layout into a new,
@@ -195,13 +214,16 @@ struct Act {
   bool is_output = false;
 };
 
-// `a` in layout `want`: itself, or a temporary it is reordered into.
+// `a` in layout `want`: itself, or a temporary it is reordered into (once
+// per plan: a second request reuses the first conversion).
 Act Into(PlanOp& plan, const dnnl::engine& engine, const Act& a, const memory::desc& want);
-// Ends a plan: the last activation goes to output 0 in plain layout.
-void Finish(PlanOp& plan, const dnnl::engine& engine, const Act& a, const memory::desc& plain);
-// A destination: output 0 directly when this is the last primitive and it
-// writes the plain layout, else a temporary in the primitive's layout.
-Act Destination(PlanOp& plan, const memory::desc& desc, const memory::desc& plain, bool last);
+// Ends a plan's activation `a` as output `output` in plain layout (a
+// reorder, unless `a` was written there directly).
+void Finish(PlanOp& plan, const dnnl::engine& engine, const Act& a, const memory::desc& plain, int output = 0);
+// A primitive's destination: output `output` directly when the activation
+// is one (`output` >= 0) and the primitive writes the plain layout, else a
+// temporary in the primitive's layout.
+Act Destination(PlanOp& plan, const memory::desc& desc, const memory::desc& plain, int output);
 
 }  // namespace tessera::cpu::fast::detail
 

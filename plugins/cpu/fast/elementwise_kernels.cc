@@ -49,10 +49,7 @@ std::unique_ptr<FastOp> PrepareBinary(int32_t op, const dnnl::engine& engine, st
     std::swap(first, second);
     std::swap(a, b);
   }
-  const dnnl::algorithm alg = op == TSR_OP_ADD   ? dnnl::algorithm::binary_add
-                              : op == TSR_OP_SUB ? dnnl::algorithm::binary_sub
-                              : op == TSR_OP_MUL ? dnnl::algorithm::binary_mul
-                                                 : dnnl::algorithm::binary_div;
+  const dnnl::algorithm alg = BinaryAlgorithm(op);
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const dnnl::binary::primitive_desc pd(dnnl::binary::desc(alg, Plain(a), Plain(b), Plain(y)), attr, engine);

@@ -5,6 +5,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "fast/dnnl_plan.h"
@@ -37,8 +38,9 @@ class DnnlEngine : public FastEngine {
         case TSR_OP_MAX_POOL_2D:
         case TSR_OP_AVG_POOL_2D:
         case TSR_OP_GLOBAL_AVG_POOL: {
-          const ChainLink link{op_type, attrs, {inputs.begin(), inputs.end()}, {outputs.begin(), outputs.end()}};
-          return PrepareChainable(engine_, {&link, 1});
+          if (inputs.size() != 1 || outputs.size() != 1) Refuse(absl::StrCat(OpTypeName(op_type), ": arity"));
+          const RegionLink link{op_type, attrs, {inputs.begin(), inputs.end()}, {GroupOperand{-1, 0}}, outputs[0], 0};
+          return detail::PrepareRegion(engine_, {&link, 1}, inputs);
         }
         case TSR_OP_ADD:
         case TSR_OP_SUB:
@@ -115,17 +117,18 @@ class DnnlEngine : public FastEngine {
     return nullptr;
   }
 
-  std::unique_ptr<FastOp> PrepareChain(std::span<const ChainLink> links, std::string* why_not) const override {
+  std::unique_ptr<FastOp> PrepareRegion(std::span<const RegionLink> links, std::span<const TensorRef> inputs,
+                                        std::string* why_not) const override {
     ScopedThreads threads(threads_);
     std::string why;
     try {
-      return PrepareChainable(engine_, links);
+      return detail::PrepareRegion(engine_, links, inputs);
     } catch (const NotHandled& e) {
       why = e.why;
     } catch (const dnnl::error& e) {
-      why = absl::StrCat("chain: oneDNN: ", e.what());
+      why = absl::StrCat("region: oneDNN: ", e.what());
     } catch (const std::exception& e) {
-      why = absl::StrCat("chain: ", e.what());
+      why = absl::StrCat("region: ", e.what());
     }
     if (why_not) *why_not = why;
     return nullptr;
@@ -137,6 +140,25 @@ class DnnlEngine : public FastEngine {
 };
 
 }  // namespace
+
+std::unique_ptr<FastOp> FastEngine::PrepareChain(std::span<const ChainLink> links, std::string* why_not) const {
+  std::vector<RegionLink> region;
+  for (size_t k = 0; k < links.size(); ++k) {
+    const ChainLink& l = links[k];
+    if (l.inputs.empty() || l.outputs.size() != 1 || (k > 0 && l.inputs[0].shape != links[k - 1].outputs[0].shape)) {
+      if (why_not) *why_not = absl::StrCat("chain: link ", k, " does not connect to the one before");
+      return nullptr;
+    }
+    const GroupOperand from = k == 0 ? GroupOperand{-1, 0} : GroupOperand{static_cast<int>(k) - 1, -1};
+    region.push_back({l.op_type, l.attrs, l.inputs, {from}, l.outputs[0], k + 1 == links.size() ? 0 : -1});
+  }
+  if (region.empty()) {
+    if (why_not) *why_not = "chain: no links";
+    return nullptr;
+  }
+  const TensorRef input = region[0].inputs[0];
+  return PrepareRegion(region, {&input, 1}, why_not);
+}
 
 absl::StatusOr<std::unique_ptr<FastEngine>> FastEngine::Create(int threads) {
   if (threads < 1) return absl::InvalidArgumentError(absl::StrCat("fast kernels: threads must be >= 1, not ", threads));

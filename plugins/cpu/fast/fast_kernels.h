@@ -136,6 +136,18 @@ struct GroupLink {
   int output = -1;  // the group output this link writes, or -1 (internal)
 };
 
+// One op of a region (see FastEngine::PrepareRegion): its tensors as for
+// Prepare (constant inputs carry their data), and for each other input
+// where it comes from, an earlier link's output or a region input.
+struct RegionLink {
+  int32_t op_type = 0;
+  Attributes attrs;
+  std::vector<TensorRef> inputs;
+  std::vector<GroupOperand> sources;  // per input; ignored for constants and omitted inputs
+  TensorRef output;
+  int region_output = -1;  // the region output this link writes, or -1 (internal)
+};
+
 // Per device context: the oneDNN engine and the thread count.
 class FastEngine {
  public:
@@ -156,11 +168,23 @@ class FastEngine {
 
   // A chain of CONV_2D / MAX_POOL_2D / AVG_POOL_2D / GLOBAL_AVG_POOL ops,
   // each reading the previous one's output (its other inputs constant), as
-  // one fast op: the intermediates stay in the channel-blocked layout the
-  // primitives prefer instead of going back to NCHW between them. The
-  // op's input 0 is the first link's input 0, its output 0 the last link's
-  // output. nullptr (why_not) when any link is not handled.
-  virtual std::unique_ptr<FastOp> PrepareChain(std::span<const ChainLink> links, std::string* why_not) const = 0;
+  // one fast op: the region (below) whose links each read the one before.
+  // The op's input 0 is the first link's input 0, its output 0 the last
+  // link's output. nullptr (why_not) when any link is not handled.
+  std::unique_ptr<FastOp> PrepareChain(std::span<const ChainLink> links, std::string* why_not) const;
+
+  // A region: 4-D f32 convolutions, pools and ADD/SUB/MUL/DIV (the second
+  // operand of the output's shape, one value per channel, or one value)
+  // in graph order, each reading region inputs, constants and earlier
+  // links' outputs, any of them several times: a residual block, a
+  // squeeze-and-excitation branch and its rescale. One fast op whose
+  // internal tensors stay in the layout the convolutions prefer (NHWC or
+  // channel-blocked), so only the region's inputs and outputs pay a
+  // reorder. `inputs` arrive and the region outputs (0, 1, ... as the links
+  // name them) leave in plain NCHW. nullptr (why_not) when a link is not
+  // handled.
+  virtual std::unique_ptr<FastOp> PrepareRegion(std::span<const RegionLink> links, std::span<const TensorRef> inputs,
+                                                std::string* why_not) const = 0;
 
   // Consecutive elementwise f32 ops that all produce the same shape (the
   // GELU and LayerNorm tails of a transformer block) as one pass over

@@ -458,6 +458,38 @@ TEST(FastKernels, ConvPoolChainMatchesReference) {
   EXPECT_NE(why.find("connect"), std::string::npos) << why;
 }
 
+// What a region refuses, with the reason: a link reading a later link, a
+// broadcast that is not per channel, outputs not numbered 0, 1, ...
+TEST(FastKernels, RegionRefusesLinksItCannotRun) {
+  auto engine = Engine();
+  const TensorRef x = Typed(TSR_DTYPE_F32, {1, 8, 4, 4}), pooled = Typed(TSR_DTYPE_F32, {1, 8, 1, 1});
+  const GroupOperand input0{-1, 0};
+  auto gap = [&](GroupOperand from, int output) {
+    return RegionLink{TSR_OP_GLOBAL_AVG_POOL, {}, {x}, {from}, pooled, output};
+  };
+  auto mul = [&](TensorRef second, GroupOperand from, int output) {
+    return RegionLink{TSR_OP_MUL, {}, {x, second}, {input0, from}, x, output};
+  };
+  std::string why;
+  // Link 0 reads link 1.
+  std::vector<RegionLink> forward = {mul(pooled, {1, -1}, 0), gap(input0, 1)};
+  EXPECT_EQ(engine->PrepareRegion(forward, {&x, 1}, &why), nullptr);
+  EXPECT_NE(why.find("reads nothing before it"), std::string::npos) << why;
+  // x * [1, 1, 4, 1]: a broadcast along H.
+  const TensorRef rows = Typed(TSR_DTYPE_F32, {1, 1, 4, 1});
+  const std::vector<TensorRef> two = {x, rows};
+  std::vector<RegionLink> along_h = {gap(input0, 0), mul(rows, {-1, 1}, 1)};
+  EXPECT_EQ(engine->PrepareRegion(along_h, two, &why), nullptr);
+  EXPECT_NE(why.find("not per channel"), std::string::npos) << why;
+  // Outputs 0 and 2: no output 1.
+  std::vector<RegionLink> gap_in_numbers = {gap(input0, 0), mul(pooled, {0, -1}, 2)};
+  EXPECT_EQ(engine->PrepareRegion(gap_in_numbers, {&x, 1}, &why), nullptr);
+  EXPECT_NE(why.find("numbered"), std::string::npos) << why;
+  // The same region numbered right is accepted.
+  std::vector<RegionLink> good = {gap(input0, 1), mul(pooled, {0, -1}, 0)};
+  EXPECT_NE(engine->PrepareRegion(good, {&x, 1}, &why), nullptr) << why;
+}
+
 // ---- What the fast path refuses (the reference kernel runs instead) ---------
 
 std::unique_ptr<FastOp> PrepareTyped(const FastEngine& engine, int32_t op, const Attributes& attrs,

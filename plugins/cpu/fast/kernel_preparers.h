@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 
+#include "fast/dnnl_plan.h"
 #include "fast/fast_kernels.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
@@ -21,9 +22,17 @@ std::unique_ptr<FastOp> PrepareMatmul(const dnnl::engine& engine, const Attribut
 
 // conv_pool_kernels.cc
 std::unique_ptr<FastOp> PrepareConv(const dnnl::engine& engine, const Attributes& attrs, Ins ins, Outs outs);
-// One CONV_2D/pool, or a chain whose intermediates keep the primitives'
-// preferred layout.
-std::unique_ptr<FastOp> PrepareChainable(const dnnl::engine& engine, std::span<const ChainLink> links);
+// Appends a CONV_2D, MAX/AVG_POOL_2D or GLOBAL_AVG_POOL reading `src` (in
+// any layout; reordered into the primitive's when they differ); the result
+// stays in the primitive's layout, or is output `output` (>= 0) directly
+// when that layout is plain.
+Act AppendConvOrPool(PlanOp& plan, const dnnl::engine& engine, int32_t op_type, const Attributes& attrs, Ins ins,
+                     Outs outs, const Act& src, int output);
+
+// region_kernels.cc: convolutions, pools and broadcasting binary ops whose
+// internal tensors keep the convolutions' layout (FastEngine::PrepareRegion).
+std::unique_ptr<FastOp> PrepareRegion(const dnnl::engine& engine, std::span<const RegionLink> links,
+                                      std::span<const TensorRef> inputs);
 
 // conv_transpose_kernels.cc: CONV_TRANSPOSE_2D on oneDNN's deconvolution.
 std::unique_ptr<FastOp> PrepareConvTranspose(const dnnl::engine& engine, const Attributes& attrs, Ins ins, Outs outs);

@@ -1,0 +1,32 @@
+// Convolution regions at load: a convolution or pool and the 4-D ops that
+// follow it — more convolutions and pools, the ADD/SUB/MUL/DIV of residual
+// blocks and squeeze-and-excitation rescales — become one fast op
+// (fast::FastEngine::PrepareRegion) at the region's first op, so the
+// tensors inside stay in the convolutions' layout and only the region's
+// inputs and outputs are reordered to and from NCHW.
+#ifndef TESSERA_PLUGINS_CPU_DISPATCH_CONV_REGIONS_H_
+#define TESSERA_PLUGINS_CPU_DISPATCH_CONV_REGIONS_H_
+
+#include <cstddef>
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "activation_tails.h"
+#include "cpu_program.h"
+
+namespace tessera::cpu {
+
+// For every region of two or more ops that the fast kernels accept: sets
+// fast_ops, fast_inputs and fast_outputs of its first op and fused_into of
+// the others (activation tails of its convolutions included), and adds
+// them to fast_op_count. `readers[t]` are the ops reading tensor t;
+// `tails[o]` the activation tail after compute op o; `engine_for(members)`
+// the engine to prepare a region of those ops on (by their work).
+void FuseConvRegions(CpuProgram& p, const std::vector<std::vector<size_t>>& readers,
+                     const std::vector<std::optional<ActivationTail>>& tails,
+                     const std::function<const fast::FastEngine&(const std::vector<size_t>&)>& engine_for);
+
+}  // namespace tessera::cpu
+
+#endif  // TESSERA_PLUGINS_CPU_DISPATCH_CONV_REGIONS_H_

@@ -1,0 +1,169 @@
+// The convolution regions the load step forms: which ops join (a
+// squeeze-and-excitation block with its residual add, a skip from the
+// region's input) and which must stay out (an op that reads a tensor made
+// after the region starts), and that a program with regions computes what
+// the reference kernels compute op by op (the oracle: no fusion, f64
+// accumulation).
+#include "conv_regions.h"
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include "cpu_program.h"
+#include "graph_snapshot.h"
+#include "snapshot_builder_test_util.h"
+#include "tessera/ops.h"
+
+namespace tessera::cpu {
+namespace {
+
+using testing::Builder;
+using testing::Clip;
+using testing::Random;
+using testing::RunProgramOutputs;
+
+constexpr int64_t kC = 8, kH = 6, kW = 5;
+const std::vector<int64_t> kX = {1, 4, kH, kW}, kA = {1, kC, kH, kW}, kPerChannel = {1, kC, 1, 1};
+
+std::map<int32_t, kit::SnapshotAttr> Activation(int64_t kind) {
+  std::map<int32_t, kit::SnapshotAttr> a;
+  a[TSR_ATTR_ACTIVATION].ints = {kind};
+  return a;
+}
+
+// x -> CONV_2D(out_c, k x k, same padding), weights seeded by `seed`.
+int32_t Conv(Builder& b, int32_t x, int64_t in_c, int64_t out_c, int64_t k, std::vector<int64_t> out_shape,
+             unsigned seed, std::map<int32_t, kit::SnapshotAttr> attrs = {}) {
+  attrs[TSR_ATTR_PADS].ints = {k / 2, k / 2, k / 2, k / 2};
+  const int32_t w = b.Constant({out_c, in_c, k, k}, Random(out_c * in_c * k * k, seed));
+  const int32_t bias = b.Constant({out_c}, Random(out_c, seed + 100));
+  return b.Op(TSR_OP_CONV_2D, {x, w, bias}, std::move(out_shape), std::move(attrs));
+}
+
+// a * hardsigmoid-ish gate(conv(relu(conv(pool(a))))): PP-LCNet's SE block.
+int32_t SqueezeExcitation(Builder& b, int32_t a) {
+  const int32_t g = b.Op(TSR_OP_GLOBAL_AVG_POOL, {a}, kPerChannel);
+  const int32_t s1 = Conv(b, g, kC, 2, 1, {1, 2, 1, 1}, 7, Activation(TSR_ACTIVATION_RELU));
+  const int32_t s2 = Conv(b, s1, 2, kC, 1, kPerChannel, 8);
+  const int32_t gate = b.Op(TSR_OP_CLIP, {s2}, kPerChannel, Clip(0, 1));
+  return b.Op(TSR_OP_MUL, {a, gate}, kA);
+}
+
+// The programs' constants point into `encoded`, which they share.
+struct Loaded {
+  std::unique_ptr<fast::FastEngine> engine;
+  std::vector<uint8_t> encoded;
+  absl::StatusOr<CpuProgram> fused = absl::UnknownError("not loaded"), reference = absl::UnknownError("not loaded");
+};
+
+std::unique_ptr<Loaded> Load(Builder& b) {
+  auto l = std::make_unique<Loaded>();
+  l->encoded = kit::EncodeSnapshot(b.graph());
+  absl::StatusOr<std::unique_ptr<fast::FastEngine>> e = fast::FastEngine::Create(1);
+  EXPECT_TRUE(e.ok()) << e.status();
+  if (e.ok()) l->engine = *std::move(e);
+  l->fused = LoadCpuProgram(l->encoded, l->engine.get());
+  l->reference = LoadCpuProgram(l->encoded, nullptr);
+  return l;
+}
+
+void ExpectSameOutputs(const CpuProgram& fused, const CpuProgram& reference, const std::vector<size_t>& sizes) {
+  std::vector<float> x = Random(4 * kH * kW, 3);
+  for (float& v : x) v *= 3;
+  const auto got = RunProgramOutputs(fused, x, sizes), want = RunProgramOutputs(reference, x, sizes);
+  for (size_t o = 0; o < sizes.size(); ++o)
+    for (size_t i = 0; i < sizes[o]; ++i)
+      EXPECT_NEAR(got[o][i], want[o][i], 1e-5f * (1 + std::fabs(want[o][i]))) << "output " << o << " [" << i << "]";
+}
+
+TEST(ConvRegions, ASqueezeExcitationBlockWithItsResidualIsOneRegion) {
+  // x -> conv (+HardSwish-free RELU) = a; SE(a) + a -> 1x1 conv -> y; a is
+  // also a graph output, so it leaves the region as well.
+  Builder b;
+  const int32_t x = b.Tensor(kX);
+  const int32_t a = Conv(b, x, 4, kC, 3, kA, 1);
+  const int32_t relu = b.Op(TSR_OP_RELU, {a}, kA);
+  const int32_t scaled = SqueezeExcitation(b, relu);
+  const int32_t res = b.Op(TSR_OP_ADD, {scaled, relu}, kA);
+  const int32_t y = Conv(b, res, kC, 3, 1, {1, 3, kH, kW}, 9);
+  b.graph().inputs = {x};
+  b.graph().outputs = {y, relu};
+  const std::unique_ptr<Loaded> loaded = Load(b);
+  Loaded& p = *loaded;
+  ASSERT_TRUE(p.fused.ok() && p.reference.ok()) << p.fused.status() << p.reference.status();
+  // Every op runs inside op 0's region: conv(+relu), pool, two convs (the
+  // CLIP a post-op), MUL, ADD, conv.
+  for (size_t o = 1; o < p.fused->graph.ops.size(); ++o) EXPECT_EQ(p.fused->fused_into[o], 0) << "op " << o;
+  EXPECT_EQ(p.fused->fast_kernel_count, 1u);
+  EXPECT_EQ(p.fused->fast_inputs[0], (std::vector<int32_t>{x}));
+  EXPECT_EQ(p.fused->fast_outputs[0], (std::vector<int32_t>{relu, y}));  // in graph order
+  // Reorders: x into the convolutions' layout and the two outputs back, at
+  // most; the SE's per-channel operand may need one more where the
+  // layout is channel-blocked. Separately, each op paid its own.
+  EXPECT_LE(p.fused->fast_reorder_count, 4u);
+  ExpectSameOutputs(*p.fused, *p.reference, {3 * kH * kW, kC * kH * kW});
+}
+
+TEST(ConvRegions, ASkipFromTheRegionInputJoinsAsAnInput) {
+  // y = conv(conv(x)) + x: x is ready when the region starts.
+  Builder b;
+  const std::vector<int64_t> shape = {1, kC, kH, kW};
+  const int32_t x = b.Tensor(shape);
+  const int32_t c1 = Conv(b, x, kC, kC, 3, shape, 1, Activation(TSR_ACTIVATION_RELU));
+  const int32_t c2 = Conv(b, c1, kC, kC, 3, shape, 2);
+  const int32_t y = b.Op(TSR_OP_ADD, {x, c2}, shape);
+  b.graph().inputs = {x};
+  b.graph().outputs = {y};
+  const std::unique_ptr<Loaded> loaded = Load(b);
+  Loaded& p = *loaded;
+  ASSERT_TRUE(p.fused.ok() && p.reference.ok());
+  EXPECT_EQ(p.fused->fused_into[1], 0);
+  EXPECT_EQ(p.fused->fused_into[2], 0);
+  EXPECT_EQ(p.fused->fast_inputs[0], (std::vector<int32_t>{x}));
+  EXPECT_EQ(p.fused->fast_outputs[0], (std::vector<int32_t>{y}));
+  std::vector<float> in = Random(kC * kH * kW, 5);
+  const auto got = RunProgramOutputs(*p.fused, in, {kC * kH * kW}), want = RunProgramOutputs(*p.reference, in, {kC * kH * kW});
+  for (size_t i = 0; i < got[0].size(); ++i) EXPECT_NEAR(got[0][i], want[0][i], 1e-5f * (1 + std::fabs(want[0][i])));
+}
+
+TEST(ConvRegions, AnOpReadingATensorMadeAfterTheRegionStartsStaysOut) {
+  // a = conv(x); r = TANH(a) (no region op); y = a * r. The MUL reads r,
+  // which is written after the region's first op: inside the region it
+  // would run before r exists. The two convs after a still form a region.
+  Builder b;
+  const int32_t x = b.Tensor(kX);
+  const int32_t a = Conv(b, x, 4, kC, 3, kA, 1);
+  const int32_t r = b.Op(TSR_OP_TANH, {a}, kA);
+  const int32_t m = b.Op(TSR_OP_MUL, {a, r}, kA);
+  const int32_t c = Conv(b, m, kC, kC, 1, kA, 2);
+  const int32_t y = b.Op(TSR_OP_GLOBAL_AVG_POOL, {c}, kPerChannel);
+  b.graph().inputs = {x};
+  b.graph().outputs = {y};
+  const std::unique_ptr<Loaded> loaded = Load(b);
+  Loaded& p = *loaded;
+  ASSERT_TRUE(p.fused.ok() && p.reference.ok());
+  EXPECT_NE(p.fused->fused_into[2], 0) << "the MUL joined the region of op 0";
+  EXPECT_EQ(p.fused->fused_into[4], 3);  // the pool joins the second conv
+  ExpectSameOutputs(*p.fused, *p.reference, {kC});
+}
+
+TEST(ConvRegions, ABroadcastThatIsNotPerChannelStaysOut) {
+  // a * w for w of shape [1, 1, H, 1]: not a per-channel operand.
+  Builder b;
+  const int32_t x = b.Tensor(kX);
+  const int32_t a = Conv(b, x, 4, kC, 3, kA, 1);
+  const int32_t w = b.Constant({1, 1, kH, 1}, Random(kH, 4));
+  const int32_t y = b.Op(TSR_OP_MUL, {a, w}, kA);
+  b.graph().inputs = {x};
+  b.graph().outputs = {y};
+  const std::unique_ptr<Loaded> loaded = Load(b);
+  Loaded& p = *loaded;
+  ASSERT_TRUE(p.fused.ok() && p.reference.ok());
+  EXPECT_EQ(p.fused->fused_into[1], -1);
+  ExpectSameOutputs(*p.fused, *p.reference, {kC * kH * kW});
+}
+
+}  // namespace
+}  // namespace tessera::cpu
