@@ -1,5 +1,6 @@
 #include "activation_tails.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -154,6 +155,63 @@ class TailMatcher {
     return std::nullopt;
   }
 
+  // Binary op o reads `x` and a scalar constant within 1e-6 relative of
+  // `value` (exporters round sqrt(2/pi) and 0.044715 differently).
+  bool WithScalarNear(size_t o, int32_t x, float value) const {
+    const std::optional<float> c = WithScalar(o, x);
+    return c.has_value() && std::fabs(*c - value) <= 1e-6f * std::fabs(value);
+  }
+
+  // The op reading t, when it is t's only reader and a one-output `type`
+  // step; -1 otherwise.
+  int64_t NextStep(int32_t t, int32_t type, bool last = false) const {
+    const int64_t o = OnlyReader(t);
+    return o >= 0 && Step(static_cast<size_t>(o), type, last) ? o : -1;
+  }
+
+  // (0.5 * y) * (1 + TANH(sqrt(2/pi) * (y + 0.044715 * POW(y, 3)))): y's
+  // readers are the POW, the inner ADD and the MUL by 0.5.
+  std::optional<ActivationTail> GeluTanh() const {
+    const std::vector<size_t>& r = readers_[static_cast<size_t>(y_)];
+    if (r.size() != 3) return std::nullopt;
+    int64_t pow = -1, add = -1, half = -1;
+    for (size_t o : r) {
+      if (Step(o, TSR_OP_POW) && Op(o).inputs.size() == 2 && Op(o).inputs[0] == y_ && Scalar(Op(o).inputs[1]) == 3.0f)
+        pow = static_cast<int64_t>(o);
+      else if (Step(o, TSR_OP_MUL) && WithScalar(o, y_) == 0.5f) half = static_cast<int64_t>(o);
+      else if (Step(o, TSR_OP_ADD)) add = static_cast<int64_t>(o);
+    }
+    if (pow < 0 || add < 0 || half < 0) return std::nullopt;
+    const int32_t cube = Op(static_cast<size_t>(pow)).outputs[0];
+    const int64_t scaled = NextStep(cube, TSR_OP_MUL);
+    if (scaled < 0 || !WithScalarNear(static_cast<size_t>(scaled), cube, 0.044715f)) return std::nullopt;
+    if (OnlyReader(Op(static_cast<size_t>(scaled)).outputs[0]) != add ||
+        !Reads(static_cast<size_t>(add), y_, Op(static_cast<size_t>(scaled)).outputs[0]))
+      return std::nullopt;
+    const int32_t inner = Op(static_cast<size_t>(add)).outputs[0];
+    const int64_t arg = NextStep(inner, TSR_OP_MUL);
+    if (arg < 0 || !WithScalarNear(static_cast<size_t>(arg), inner, 0.7978845608f)) return std::nullopt;
+    const int32_t arg_out = Op(static_cast<size_t>(arg)).outputs[0];
+    const int64_t tanh = NextStep(arg_out, TSR_OP_TANH);
+    if (tanh < 0) return std::nullopt;
+    const int32_t t = Op(static_cast<size_t>(tanh)).outputs[0];
+    const int64_t plus_one = NextStep(t, TSR_OP_ADD);
+    if (plus_one < 0 || WithScalar(static_cast<size_t>(plus_one), t) != 1.0f) return std::nullopt;
+    const int32_t gate = Op(static_cast<size_t>(plus_one)).outputs[0];
+    const int32_t half_y = Op(static_cast<size_t>(half)).outputs[0];
+    const int64_t product = NextStep(gate, TSR_OP_MUL, /*last=*/true);
+    if (product < 0 || OnlyReader(half_y) != product || !Reads(static_cast<size_t>(product), half_y, gate))
+      return std::nullopt;
+    ActivationTail tail;
+    tail.ops = {static_cast<size_t>(pow),  static_cast<size_t>(scaled),   static_cast<size_t>(add),
+                static_cast<size_t>(arg),  static_cast<size_t>(tanh),     static_cast<size_t>(plus_one),
+                static_cast<size_t>(half), static_cast<size_t>(product)};
+    std::sort(tail.ops.begin(), tail.ops.end());
+    tail.output = Op(static_cast<size_t>(product)).outputs[0];
+    tail.kind = fast::kActivationGeluTanh;
+    return tail;
+  }
+
   // Extends `t` (ending at tensor t.output) by the scalar affine steps
   // that follow it. Each step's input must be read only by it and not be
   // a graph output (it stops being written); a step with a non-finite
@@ -257,6 +315,7 @@ std::optional<ActivationTail> FindActivationTail(const CpuProgram& p, const std:
   if (!t) t = m.HardSwishFromRelu6();
   if (!t) t = m.HardSwishFromHardSigmoid();
   if (!t) t = m.Swish();
+  if (!t) t = m.GeluTanh();
   if (!t) return m.LinearOnly();
   m.ExtendLinear(*t);
   return t;

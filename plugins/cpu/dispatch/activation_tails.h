@@ -11,6 +11,8 @@
 //     (the last step MUL by 1/6 or DIV by 6; PaddleOCR's form), and as the
 //     ONNX importer writes the HardSwish op: y * CLIP(y * (1/6) + 0.5, 0, 1);
 //   Swish: y * SIGMOID(alpha * y), and SiLU, y * SIGMOID(y);
+//   GELU in the tanh form PyTorch and Hugging Face export ("NewGELU"):
+//     (0.5 * y) * (1 + TANH(sqrt(2/pi) * (y + 0.044715 * POW(y, 3))));
 // then, after any of these or after y itself, scalar affine steps: MUL or
 // DIV by, ADD or SUB of one-element f32 constants (PP-LCNetV3 follows
 // every activation with such a "learnable affine block"), folded into one
@@ -31,7 +33,7 @@ namespace tessera::cpu {
 struct ActivationTail {
   std::vector<size_t> ops;  // the tail's ops, in graph order; they run inside the compute op
   int32_t output = -1;      // the tensor the tail's last op writes
-  int64_t kind = 0;         // TSR_ACTIVATION_* or fast::kActivationHardSwish / kActivationSwish
+  int64_t kind = 0;         // TSR_ACTIVATION_* or fast::kActivationHardSwish / kActivationSwish / kActivationGeluTanh
   float clip_min = 0, clip_max = 0;
   float alpha = 1;          // Swish
   bool has_min = false, has_max = false;

@@ -58,6 +58,16 @@ int32_t Swish(Builder& b, int32_t y, float alpha, bool silu = false) {
   return b.Op(TSR_OP_MUL, {y, s}, kY);
 }
 
+// The HF "NewGELU" / PyTorch tanh-GELU export:
+// (0.5 * y) * (1 + TANH(sqrt(2/pi) * (y + 0.044715 * POW(y, 3)))).
+int32_t GeluTanh(Builder& b, int32_t y, float cubic = 0.044715f) {
+  const int32_t cube = b.Op(TSR_OP_POW, {y, b.Scalar(3)}, kY);
+  const int32_t inner = b.Op(TSR_OP_ADD, {y, b.Op(TSR_OP_MUL, {b.Scalar(cubic), cube}, kY)}, kY);
+  const int32_t arg = b.Op(TSR_OP_MUL, {b.Scalar(0.7978845608f), inner}, kY);
+  const int32_t gate = b.Op(TSR_OP_ADD, {b.Scalar(1), b.Op(TSR_OP_TANH, {arg}, kY)}, kY);
+  return b.Op(TSR_OP_MUL, {b.Op(TSR_OP_MUL, {b.Scalar(0.5f), y}, kY), gate}, kY);
+}
+
 // Loads the graph (inputs and outputs set) without fast kernels and asks
 // for the tail after op 0 (the convolution).
 std::optional<ActivationTail> TailOfOp0(Builder& b) {
@@ -111,6 +121,26 @@ TEST(ActivationTails, SwishWithAndWithoutItsScale) {
     const int32_t y = Conv(b, x);
     const int32_t z = b.Op(TSR_OP_RELU, {y}, kY);
     const int32_t out = b.Op(TSR_OP_MUL, {y, b.Op(TSR_OP_SIGMOID, {z}, kY)}, kY);
+    EXPECT_FALSE(TailOf(b, x, out).has_value());
+  }
+}
+
+TEST(ActivationTails, TanhGeluAsPyTorchExportsIt) {
+  {
+    Builder b;
+    const int32_t x = b.Tensor(kX);
+    const int32_t out = GeluTanh(b, Conv(b, x));
+    const std::optional<ActivationTail> t = TailOf(b, x, out);
+    ASSERT_TRUE(t.has_value());
+    EXPECT_EQ(t->kind, fast::kActivationGeluTanh);
+    EXPECT_EQ(t->ops, (std::vector<size_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+    EXPECT_EQ(t->output, out);
+  }
+  {
+    // 0.045 is not GELU's cubic coefficient.
+    Builder b;
+    const int32_t x = b.Tensor(kX);
+    const int32_t out = GeluTanh(b, Conv(b, x), 0.045f);
     EXPECT_FALSE(TailOf(b, x, out).has_value());
   }
 }
@@ -230,12 +260,15 @@ TEST(ActivationTails, AFusedTailInAChainComputesWhatTheReferenceKernelsDo) {
   // conv -> HardSwish (or Swish) -> 1x1 conv: with the fast kernels the
   // whole thing is one chain (the tail a post-op), checked against the
   // reference kernels running the ops one by one.
-  enum Tail { kRelu6Form, kGateForm, kSwish, kRelu6ThenAffine };
-  for (Tail form : {kRelu6Form, kGateForm, kSwish, kRelu6ThenAffine}) {
+  enum Tail { kRelu6Form, kGateForm, kSwish, kRelu6ThenAffine, kGelu };
+  for (Tail form : {kRelu6Form, kGateForm, kSwish, kRelu6ThenAffine, kGelu}) {
     Builder b;
     const int32_t x = b.Tensor(kX);
     const int32_t y = Conv(b, x);
-    int32_t hs = form == kGateForm ? HardSwishGate(b, y) : form == kSwish ? Swish(b, y, 0.7f) : HardSwishRelu6(b, y);
+    int32_t hs = form == kGateForm ? HardSwishGate(b, y)
+                 : form == kSwish  ? Swish(b, y, 0.7f)
+                 : form == kGelu   ? GeluTanh(b, y)
+                                   : HardSwishRelu6(b, y);
     if (form == kRelu6ThenAffine)  // PP-LCNetV3's learnable affine block
       hs = b.Op(TSR_OP_ADD, {b.Op(TSR_OP_MUL, {hs, b.Scalar(1.3f)}, kY), b.Scalar(-0.2f)}, kY);
     const int32_t w2 = b.Constant({4, 8, 1, 1}, Random(32, 3));

@@ -91,6 +91,8 @@ dnnl::primitive_attr ComputeAttr(int32_t op, const Attributes& attrs) {
     po.append_eltwise(1.0f, dnnl::algorithm::eltwise_hardswish, 1.0f / 6.0f, 0.5f);
   } else if (kind == kActivationSwish) {
     po.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, attrs.GetFloat(kAttrSwishAlpha, 1.0f), 0.0f);
+  } else if (kind == kActivationGeluTanh) {
+    po.append_eltwise(1.0f, dnnl::algorithm::eltwise_gelu_tanh, 0.0f, 0.0f);
   } else if (kind != TSR_ACTIVATION_NONE) {
     Refuse(absl::StrCat(OpTypeName(op), ": activation ", kind));
   }

@@ -82,6 +82,9 @@ inline constexpr int64_t kActivationHardSwish = 0x48535700;  // "HSW\0"
 // (a key of this plugin's, outside the tsr_attr_key range).
 inline constexpr int64_t kActivationSwish = 0x53575300;  // "SWS\0"
 inline constexpr int32_t kAttrSwishAlpha = 0x53575301;
+// GELU, tanh form: 0.5 y (1 + tanh(sqrt(2/pi) (y + 0.044715 y^3))), as
+// oneDNN's eltwise_gelu_tanh post-op.
+inline constexpr int64_t kActivationGeluTanh = 0x47454C00;  // "GEL\0"
 // A scalar affine step after the activation, alpha * v + beta (oneDNN's
 // eltwise_linear post-op): the load step sets both keys when it fuses the
 // MUL/DIV by and ADD/SUB of one-element constants that follow a compute
