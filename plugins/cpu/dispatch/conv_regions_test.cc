@@ -7,6 +7,7 @@
 #include "conv_regions.h"
 
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -147,6 +148,38 @@ TEST(ConvRegions, AnOpReadingATensorMadeAfterTheRegionStartsStaysOut) {
   EXPECT_NE(p.fused->fused_into[2], 0) << "the MUL joined the region of op 0";
   EXPECT_EQ(p.fused->fused_into[4], 3);  // the pool joins the second conv
   ExpectSameOutputs(*p.fused, *p.reference, {kC});
+}
+
+TEST(ConvRegions, EdgeValuesPassThroughTheRegionsBinaryOpsAsInIEEE) {
+  // y = a * s + x for a per-channel constant s holding inf, -0, a denormal
+  // and NaN, and x holding NaN, +-inf and denormals: the region's binary
+  // ops (oneDNN, f32) must give what the reference's IEEE f32 ops give.
+  Builder b;
+  const std::vector<int64_t> shape = {1, kC, kH, kW};
+  const int32_t x = b.Tensor(shape);
+  const int32_t a = Conv(b, x, kC, kC, 1, shape, 1);
+  const float inf = std::numeric_limits<float>::infinity(), denormal = std::numeric_limits<float>::denorm_min();
+  const int32_t s = b.Constant(kPerChannel, {1.5f, inf, -0.0f, denormal, NAN, -2.0f, 1e-38f, -inf});
+  const int32_t y = b.Op(TSR_OP_ADD, {b.Op(TSR_OP_MUL, {a, s}, shape), x}, shape);
+  b.graph().inputs = {x};
+  b.graph().outputs = {y};
+  const std::unique_ptr<Loaded> loaded = Load(b);
+  Loaded& p = *loaded;
+  ASSERT_TRUE(p.fused.ok() && p.reference.ok());
+  ASSERT_EQ(p.fused->fused_into[2], 0) << "the MUL and ADD run in the convolution's region";
+  std::vector<float> in = Random(kC * kH * kW, 6);
+  in[0] = NAN, in[7] = inf, in[8] = -inf, in[9] = denormal, in[40] = -denormal, in[41] = 3e38f;
+  const auto got = RunProgramOutputs(*p.fused, in, {kC * kH * kW})[0];
+  const auto want = RunProgramOutputs(*p.reference, in, {kC * kH * kW})[0];
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (std::isnan(want[i])) {
+      EXPECT_TRUE(std::isnan(got[i])) << i << ": " << got[i];
+    } else if (std::isinf(want[i])) {
+      EXPECT_EQ(got[i], want[i]) << i;
+    } else {
+      EXPECT_NEAR(got[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << i;
+    }
+  }
 }
 
 TEST(ConvRegions, ABroadcastThatIsNotPerChannelStaysOut) {
