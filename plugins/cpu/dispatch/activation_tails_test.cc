@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <random>
 #include <vector>
@@ -292,6 +293,59 @@ TEST(ActivationTails, AFusedTailInAChainComputesWhatTheReferenceKernelsDo) {
     const std::vector<float> got = RunProgram(*fused, wide, 4 * 36), want = RunProgram(*reference, wide, 4 * 36);
     for (size_t i = 0; i < got.size(); ++i)
       EXPECT_NEAR(got[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << "tail " << form << " [" << i << "]";
+  }
+}
+
+TEST(ActivationTails, EdgeValuesThroughAFusedTailAsTheReferenceGivesThem) {
+  // A depthwise identity convolution (y = x exactly, no 0 * inf) and then
+  // each tail as a post-op, on NaN, +-inf, denormals and huge values: NaN
+  // where the reference has NaN, the same infinity where it has one, close
+  // elsewhere.
+  enum Tail { kRelu6Form, kGateForm, kSwish, kRelu6ThenAffine, kGelu };
+  const float inf = std::numeric_limits<float>::infinity(), denormal = std::numeric_limits<float>::denorm_min();
+  const std::vector<float> edges = {NAN, inf, -inf, denormal, -denormal, 0.0f, -0.0f, 3e38f, -3e38f, 1e-30f, 88.0f, -88.0f};
+  for (Tail form : {kRelu6Form, kGateForm, kSwish, kRelu6ThenAffine, kGelu}) {
+    Builder b;
+    const std::vector<int64_t> shape = {1, 8, 3, 4};
+    const int32_t x = b.Tensor(shape);
+    std::map<int32_t, kit::SnapshotAttr> dw;
+    dw[TSR_ATTR_GROUPS].ints = {8};
+    const int32_t y = b.Op(TSR_OP_CONV_2D, {x, b.Constant({8, 1, 1, 1}, std::vector<float>(8, 1.0f))}, shape, dw);
+    // The tail builders use kY's shape for their tensors; here y has `shape`.
+    b.graph().tensors[y].shape = kY;
+    int32_t out = form == kGateForm ? HardSwishGate(b, y)
+                  : form == kSwish  ? Swish(b, y, 0.7f)
+                  : form == kGelu   ? GeluTanh(b, y)
+                                    : HardSwishRelu6(b, y);
+    if (form == kRelu6ThenAffine) out = b.Op(TSR_OP_ADD, {b.Op(TSR_OP_MUL, {out, b.Scalar(1.3f)}, kY), b.Scalar(-0.2f)}, kY);
+    for (kit::SnapshotTensor& t : b.graph().tensors)
+      if (!t.is_constant && t.shape == kY) t.shape = shape;
+    b.graph().inputs = {x};
+    b.graph().outputs = {out};
+    const std::vector<uint8_t> encoded = kit::EncodeSnapshot(b.graph());
+    absl::StatusOr<std::unique_ptr<fast::FastEngine>> engine = fast::FastEngine::Create(1);
+    ASSERT_TRUE(engine.ok()) << engine.status();
+    absl::StatusOr<CpuProgram> fused = LoadCpuProgram(encoded, engine->get());
+    absl::StatusOr<CpuProgram> reference = LoadCpuProgram(encoded, nullptr);
+    ASSERT_TRUE(fused.ok() && reference.ok()) << fused.status() << reference.status();
+    ASSERT_EQ(fused->fused_into[1], 0) << "tail " << form << " not fused";
+    std::vector<float> in = Random(8 * 12, 9);
+    for (size_t i = 0; i < edges.size(); ++i) in[i * 7 % in.size()] = edges[i];
+    const std::vector<float> got = RunProgram(*fused, in, 8 * 12), want = RunProgram(*reference, in, 8 * 12);
+    for (size_t i = 0; i < want.size(); ++i) {
+      if (std::isnan(want[i])) {
+        EXPECT_TRUE(std::isnan(got[i])) << "tail " << form << " x=" << in[i] << ": " << got[i];
+      } else if (std::isinf(want[i]) && form == kRelu6Form && std::isfinite(in[i])) {
+        // Op by op, y * relu6(y + 3) overflows to inf for y = 3e38 before
+        // the division by 6; the post-op does not, and gives HardSwish's
+        // true value, y itself.
+        EXPECT_EQ(got[i], in[i]) << "x=" << in[i];
+      } else if (std::isinf(want[i])) {
+        EXPECT_EQ(got[i], want[i]) << "tail " << form << " x=" << in[i];
+      } else {
+        EXPECT_NEAR(got[i], want[i], 1e-5f * (1 + std::fabs(want[i]))) << "tail " << form << " x=" << in[i];
+      }
+    }
   }
 }
 
