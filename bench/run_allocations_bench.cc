@@ -2,11 +2,16 @@
 // binary interposes malloc/calloc/realloc/free (exported, so the dlopen()ed
 // plugin libraries call these too) and counts calls between two points.
 //
-//   build/bin/run_allocations_bench [MODEL] [ACCELERATORS] [RUNS]
+//   build/bin/run_allocations_bench [MODEL] [ACCELERATORS] [RUNS] [POLICY]
 //   MODEL: attention | mlp | cnn (the demo models), default attention
+//   POLICY: cost (default) | greedy | cpu, as `--policy`; the cost policy
+//   keeps these small models on the cpu, greedy puts what it can on the NPU
 //
-// Prints allocations per run after warm-up, for one RunContext::Run. The
-// baseline to compare with is the same binary on an older commit.
+// Prints allocations per run after warm-up, for one RunContext::Run, and
+// how many of them oneDNN makes inside dnnl_primitive_execute (the cpu
+// plugin's library; the frames of each allocation are looked up with
+// dladdr) against the rest: the framework, the plugins' own code, libc++.
+// The baseline to compare with is the same binary on an older commit.
 #include <dlfcn.h>
 #include <execinfo.h>
 
@@ -17,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cli/demo_model.h"
@@ -46,16 +52,36 @@ struct Site {
   bool operator<(const Site& o) const { return std::lexicographical_compare(frames, frames + kFrames, o.frames, o.frames + kFrames); }
 };
 std::map<Site, uint64_t>* sites = nullptr;
+// Allocations with a libdnnl frame on their stack, and a cache of which
+// return addresses are in libdnnl (dladdr is a symbol-table walk).
+std::atomic<uint64_t> onednn_allocations{0};
+std::map<void*, bool>* in_onednn = nullptr;
+bool InOneDnn(void* pc) {
+  auto [it, fresh] = in_onednn->try_emplace(pc, false);
+  if (fresh) {
+    Dl_info info;
+    it->second = dladdr(pc, &info) != 0 && info.dli_fname != nullptr &&
+                 std::string_view(info.dli_fname).find("libdnnl") != std::string_view::npos;
+  }
+  return it->second;
+}
 inline void Count() {
   if (!counting.load(std::memory_order_relaxed) || inside) return;
   allocations.fetch_add(1, std::memory_order_relaxed);
+  inside = true;
+  void* frames[24];
+  const int n = backtrace(frames, 24);
+  for (int f = 0; f < n; ++f)
+    if (InOneDnn(frames[f])) {
+      onednn_allocations.fetch_add(1, std::memory_order_relaxed);
+      break;
+    }
   if (record_sites) {
-    inside = true;
     Site s;
     backtrace(s.frames, kFrames);
     ++(*sites)[s];
-    inside = false;
   }
+  inside = false;
 }
 void PrintSites() {
   std::vector<std::pair<uint64_t, Site>> top;
@@ -90,6 +116,7 @@ int main(int argc, char** argv) {
   const std::string model_name = argc > 1 ? argv[1] : "attention";
   const std::string accelerators = argc > 2 ? argv[2] : "npu,cpu";
   const int runs = argc > 3 ? std::atoi(argv[3]) : 100;
+  const std::string policy_name = argc > 4 ? argv[4] : "cost";
   absl::StatusOr<Graph> graph = cli::BuildDemoModel(model_name);
   if (!graph.ok()) {
     std::fprintf(stderr, "%s\n", std::string(graph.status().message()).c_str());
@@ -106,6 +133,12 @@ int main(int argc, char** argv) {
     if (comma == std::string::npos) comma = accelerators.size();
     if (comma > start) options.accelerators.push_back(accelerators.substr(start, comma - start));
   }
+  absl::StatusOr<PartitionPolicy> policy = ParsePartitionPolicy(policy_name);
+  if (!policy.ok()) {
+    std::fprintf(stderr, "%s\n", std::string(policy.status().message()).c_str());
+    return 1;
+  }
+  options.partitioning.policy = *policy;
   absl::StatusOr<SocSelection> soc = FindSoc("ref-phone", BundledSocDirectory());
   if (soc.ok()) options.soc = *soc;
   absl::StatusOr<CompiledModel> compiled = CompileGraph(*graph, registry, options);
@@ -130,18 +163,20 @@ int main(int argc, char** argv) {
   for (int i = 0; i < 10; ++i)
     if (!(*context)->Run(inputs).ok()) return 1;
   record_sites = std::getenv("TSR_ALLOC_SITES") != nullptr;
-  if (record_sites) {
-    sites = new std::map<Site, uint64_t>();
-    void* warm[2];
-    backtrace(warm, 2);  // loads libgcc's unwinder before counting
-  }
+  if (record_sites) sites = new std::map<Site, uint64_t>();
+  in_onednn = new std::map<void*, bool>();
+  void* warm[2];
+  backtrace(warm, 2);  // loads libgcc's unwinder before counting
   counting = true;
   for (int i = 0; i < runs; ++i)
     if (!(*context)->Run(inputs).ok()) return 1;
   counting = false;
-  std::printf("model %s on %s: %zu DISPATCH steps, %.1f heap allocations per run (%d runs after 10 warm-up)\n",
-              model_name.c_str(), accelerators.c_str(), compiled->graph.ops.size(),
-              static_cast<double>(allocations.load()) / runs, runs);
+  const double total = static_cast<double>(allocations.load()) / runs;
+  const double onednn = static_cast<double>(onednn_allocations.load()) / runs;
+  std::printf("model %s on %s (policy %s): %zu DISPATCH steps, %.1f heap allocations per run: %.1f inside oneDNN, "
+              "%.1f elsewhere (%d runs after 10 warm-up)\n",
+              model_name.c_str(), accelerators.c_str(), policy_name.c_str(), compiled->graph.ops.size(), total, onednn,
+              total - onednn, runs);
   if (record_sites) PrintSites();
   return 0;
 }

@@ -46,6 +46,9 @@ struct tsr_invocation_s {
   std::vector<tsr_buffer> inputs;
   std::vector<tsr_buffer> outputs;
   tessera::cpu::CpuRunState state;
+  // The attached buffers' host pointers, refilled by each invoke (kept so
+  // that a steady-state invoke allocates nothing).
+  std::vector<void*> input_ptrs, output_ptrs;
   double host_time_us = 0;
   double ops = 0;
   uint64_t start_ns = 0, end_ns = 0;  // CLOCK_MONOTONIC of the last invoke
@@ -230,14 +233,17 @@ tsr_status AttachOutput(tsr_invocation inv, size_t i, tsr_buffer b) { return Att
 tsr_status Invoke(tsr_invocation inv) {
   return kit::Guarded([&]() -> absl::Status {
     if (inv == nullptr) return absl::InvalidArgumentError("invoke: NULL invocation");
-    std::vector<void*> ins, outs;
+    std::vector<void*>& ins = inv->input_ptrs;
+    std::vector<void*>& outs = inv->output_ptrs;
+    ins.resize(inv->inputs.size());
+    outs.resize(inv->outputs.size());
     for (size_t i = 0; i < inv->inputs.size(); ++i) {
       if (inv->inputs[i] == nullptr) return absl::FailedPreconditionError(absl::StrCat("invoke: input ", i, " not attached"));
-      ins.push_back(inv->inputs[i]->host);
+      ins[i] = inv->inputs[i]->host;
     }
     for (size_t i = 0; i < inv->outputs.size(); ++i) {
       if (inv->outputs[i] == nullptr) return absl::FailedPreconditionError(absl::StrCat("invoke: output ", i, " not attached"));
-      outs.push_back(inv->outputs[i]->host);
+      outs[i] = inv->outputs[i]->host;
     }
     inv->start_ns = kit::MonotonicNowNs();
     absl::Status s = RunCpuProgram(inv->executable->program, inv->state, ins, outs);

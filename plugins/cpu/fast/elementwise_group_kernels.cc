@@ -50,6 +50,7 @@ struct GroupStep {
 class GroupState : public FastOpState {
  public:
   std::vector<float> scratch;  // one tile per link
+  std::vector<float*> tiles;   // where each link's current tile is
 };
 
 class ElementwiseGroupOp : public FastOp {
@@ -60,6 +61,7 @@ class ElementwiseGroupOp : public FastOp {
   absl::StatusOr<std::unique_ptr<FastOpState>> NewState() const override {
     auto st = std::make_unique<GroupState>();
     st->scratch.assign(steps_.size() * static_cast<size_t>(tile_), 0.0f);
+    st->tiles.assign(steps_.size(), nullptr);
     return std::unique_ptr<FastOpState>(std::move(st));
   }
 
@@ -71,7 +73,7 @@ class ElementwiseGroupOp : public FastOp {
       if (outs[i] == nullptr) return absl::InvalidArgumentError("ELEMENTWISE_GROUP: tensor not bound");
     float* scratch = static_cast<GroupState&>(state).scratch.data();
     // Where each link's tile is: its group output at t, or its scratch.
-    std::vector<float*> tiles(steps_.size());
+    std::vector<float*>& tiles = static_cast<GroupState&>(state).tiles;
     for (int64_t t = 0; t < total_; t += tile_) {
       const int64_t n = std::min(tile_, total_ - t);
       for (size_t s = 0; s < steps_.size(); ++s) {

@@ -9,7 +9,6 @@
 namespace tessera::systolic {
 namespace {
 
-constexpr size_t kWindow = 128;  // scoreboard entries (older records retire)
 
 // VECTOR: rows f3 x cols f4.
 uint64_t Elems(const Instruction& in) {
@@ -209,12 +208,16 @@ std::array<RunMetrics::Named_, RunMetrics::kNamedCount> RunMetrics::Named() cons
   }};
 }
 
-Scheduler::Scheduler(const SystolicNpuConfig& npu, Overlap overlap)
-    : npu_(npu), overlap_(overlap) {}
+Scheduler::Scheduler(const SystolicNpuConfig& npu, Overlap overlap,
+                     std::vector<std::pair<uint64_t, uint64_t>>* busy_storage)
+    : npu_(npu), overlap_(overlap), busy_(busy_storage != nullptr ? busy_storage : &own_busy_) {
+  busy_->clear();
+}
 
 uint64_t Scheduler::Dependencies(const Footprint& fp, int engine) const {
   uint64_t t = barrier_;
-  for (const Record& r : window_) {
+  for (size_t k = 0; k < window_size_; ++k) {
+    const Record& r = window_[(window_head_ + k) % kWindow];
     if (r.engine == engine) continue;  // engines are in-order pipelines
     // RAW and WAW: wait for completion. WAR: wait for the reads to end.
     if (r.fp.has_write && ((fp.read_spaces | fp.write_spaces) & r.fp.write_spaces) &&
@@ -227,11 +230,14 @@ uint64_t Scheduler::Dependencies(const Footprint& fp, int engine) const {
 }
 
 void Scheduler::Retire(Record r) {
-  window_.push_back(std::move(r));
-  if (window_.size() > kWindow) {
-    barrier_ = std::max(barrier_, window_.front().done);
-    window_.pop_front();
+  if (window_size_ < kWindow) {
+    window_[(window_head_ + window_size_++) % kWindow] = r;
+    return;
   }
+  // Full: the oldest record retires into the barrier and its slot takes r.
+  barrier_ = std::max(barrier_, window_[window_head_].done);
+  window_[window_head_] = r;
+  window_head_ = (window_head_ + 1) % kWindow;
 }
 
 void Scheduler::Issue(const Program& p, const Instruction& in,
@@ -297,7 +303,7 @@ void Scheduler::Issue(const Program& p, const Instruction& in,
       mxu_prev_stream_end_ = stream_end;
       mxu_prev_preload_end_ = preload_end;
       engine_free_[kMxu] = stream_end;
-      busy_.push_back({preload_start, rec.done});
+      busy_->push_back({preload_start, rec.done});
       break;
     }
     case Opcode::kVector: {
@@ -306,7 +312,7 @@ void Scheduler::Issue(const Program& p, const Instruction& in,
       const uint64_t start = std::max(deps, engine_free_[kVpu]);
       rec.done = rec.read_end = start + VectorCycles(p, in, npu_);
       engine_free_[kVpu] = rec.done;
-      busy_.push_back({start, rec.done});
+      busy_->push_back({start, rec.done});
       break;
     }
     default:
@@ -323,10 +329,10 @@ RunMetrics Scheduler::Finish() {
     m.cycles_dma_stall = 0;
   } else {
     m.cycles_total = end_;
-    std::sort(busy_.begin(), busy_.end());
+    std::sort(busy_->begin(), busy_->end());
     uint64_t covered = 0, cur_lo = 0, cur_hi = 0;
     bool open = false;
-    for (const auto& [lo, hi] : busy_) {
+    for (const auto& [lo, hi] : *busy_) {
       if (open && lo <= cur_hi) {
         cur_hi = std::max(cur_hi, hi);
       } else {

@@ -17,7 +17,6 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
@@ -112,7 +111,13 @@ struct RunMetrics {
 // Composes instruction timings into a run under one convention.
 class Scheduler {
  public:
-  Scheduler(const SystolicNpuConfig& npu, Overlap overlap);
+  // `busy_storage`, when given, holds the compute intervals (cleared here,
+  // its capacity kept): a caller that runs repeatedly passes the same one,
+  // so that a run allocates nothing.
+  Scheduler(const SystolicNpuConfig& npu, Overlap overlap,
+            std::vector<std::pair<uint64_t, uint64_t>>* busy_storage = nullptr);
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
 
   // `mt` is used for MATMUL_TILE only (from the formula or a simulation).
   void Issue(const Program& p, const Instruction& in, const MatmulTiming& mt);
@@ -137,8 +142,13 @@ class Scheduler {
   uint64_t end_ = 0;           // latest completion
   uint64_t serial_ = 0;        // kNone: running total
   ClassicFolds folds_;         // kNone: which tiles continue a fold
-  std::deque<Record> window_;  // the scoreboard (last kWindow instructions)
-  std::vector<std::pair<uint64_t, uint64_t>> busy_;  // compute intervals
+  // The scoreboard: the last kWindow instructions, a ring (a deque
+  // allocated a block every few instructions, ~150 times per run).
+  static constexpr size_t kWindow = 128;
+  std::array<Record, kWindow> window_;
+  size_t window_head_ = 0, window_size_ = 0;
+  std::vector<std::pair<uint64_t, uint64_t>> own_busy_;
+  std::vector<std::pair<uint64_t, uint64_t>>* busy_;  // compute intervals
   Traffic traffic_;
 };
 

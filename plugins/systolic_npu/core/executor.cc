@@ -38,7 +38,11 @@ class Machine {
     regions_.assign(e_.regions.size() + 1, nullptr);
     regions_[0] = const_cast<uint8_t*>(p_.constant_data.data());
     std::vector<std::vector<uint8_t>>& scratch = memory_.scratch;
-    scratch.resize(e_.CountRegions(RegionKind::kScratch));
+    // Grown, never shrunk: the partitions of one device share this memory,
+    // and shrinking for a program with fewer scratch regions freed buffers
+    // that the next program allocated again, on every run.
+    const size_t scratch_regions = e_.CountRegions(RegionKind::kScratch);
+    if (scratch.size() < scratch_regions) scratch.resize(scratch_regions);
     size_t next_scratch = 0;
     for (size_t i = 0; i < e_.regions.size(); ++i) {
       const Region& r = e_.regions[i];
@@ -66,7 +70,7 @@ class Machine {
   }
 
   RunMetrics Run(Overlap overlap) {
-    Scheduler sched(npu_, overlap);
+    Scheduler sched(npu_, overlap, &memory_.busy);
     for (const Instruction& in : e_.code) {
       MatmulTiming mt;
       switch (in.op) {
@@ -268,14 +272,14 @@ class Machine {
     return mxu_.Run(a);
   }
 
-  std::vector<uint8_t> converted_;  // Im2colLoad's staging copy
   const Program& p_;
   const EntryPoint& e_;
   const SystolicNpuConfig& npu_;
   MatmulEngine& mxu_;
   ExecMemory& memory_;
   uint8_t* banks_[3];
-  std::vector<uint8_t*> regions_;
+  std::vector<uint8_t*>& regions_ = memory_.regions;
+  std::vector<uint8_t>& converted_ = memory_.im2col_staging;  // Im2colLoad's staging copy
 };
 
 }  // namespace
@@ -296,11 +300,15 @@ absl::StatusOr<RunMetrics> Execute(const Program& p, const EntryPoint& entry,
                                    std::span<const std::span<const uint8_t>> inputs,
                                    std::span<const std::span<uint8_t>> outputs,
                                    const ExecOptions& options, ExecMemory* memory) {
-  std::unique_ptr<MatmulEngine> mxu = options.mode == ExecMode::kCycleStepped
-                                          ? MakeCycleSteppedMatmulEngine()
-                                          : MakeFastMatmulEngine();
   ExecMemory own;
-  Machine m(p, entry, npu, *mxu, memory != nullptr ? *memory : own);
+  ExecMemory& mem = memory != nullptr ? *memory : own;
+  std::unique_ptr<MatmulEngine> stepped;
+  if (options.mode == ExecMode::kCycleStepped) {
+    stepped = MakeCycleSteppedMatmulEngine();
+  } else if (mem.fast_mxu == nullptr) {
+    mem.fast_mxu = MakeFastMatmulEngine();
+  }
+  Machine m(p, entry, npu, stepped != nullptr ? *stepped : *mem.fast_mxu, mem);
   absl::Status s = m.Bind(inputs, outputs);
   if (!s.ok()) return s;
   return m.Run(options.overlap);

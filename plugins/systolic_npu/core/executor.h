@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 #include <string_view>
 
@@ -85,6 +86,14 @@ struct ExecMemory {
   // it. One memory may serve many programs (a device's shared SRAM), so the
   // list is the caller's, set per run, not cached here by address.
   const std::vector<Range>* first_touch = nullptr;
+  // What a run needs besides the banks, kept between runs so that a
+  // steady-state run allocates nothing: the region table, the im2col
+  // staging copy, the scheduler's compute intervals, and the functional
+  // matmul engine with its decode buffers (made by the first run).
+  std::vector<uint8_t*> regions;
+  std::vector<uint8_t> im2col_staging;
+  std::vector<std::pair<uint64_t, uint64_t>> busy;
+  std::unique_ptr<MatmulEngine> fast_mxu;
 };
 
 // Sizes `memory`'s three banks for `npu`, zero-filled (which touches every

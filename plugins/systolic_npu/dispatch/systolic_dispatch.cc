@@ -17,6 +17,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <span>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -63,6 +64,10 @@ struct tsr_invocation_s {
   std::array<tessera::systolic::RunMetrics::Named_, tessera::systolic::RunMetrics::kNamedCount> named{};
   bool has_metrics = false;
   uint64_t start_ns = 0, end_ns = 0;  // CLOCK_MONOTONIC of the last invoke
+  // The attached buffers as spans, refilled by each invoke (kept so that a
+  // steady-state invoke allocates nothing).
+  std::vector<std::span<const uint8_t>> input_spans;
+  std::vector<std::span<uint8_t>> output_spans;
 };
 
 namespace tessera::systolic {
@@ -271,15 +276,17 @@ tsr_status AttachOutput(tsr_invocation inv, size_t i, tsr_buffer b) { return Att
 tsr_status Invoke(tsr_invocation inv) {
   return kit::Guarded([&]() -> absl::Status {
     if (inv == nullptr) return absl::InvalidArgumentError("invoke: NULL invocation");
-    std::vector<std::span<const uint8_t>> ins;
-    std::vector<std::span<uint8_t>> outs;
+    std::vector<std::span<const uint8_t>>& ins = inv->input_spans;
+    std::vector<std::span<uint8_t>>& outs = inv->output_spans;
+    ins.resize(inv->inputs.size());
+    outs.resize(inv->outputs.size());
     for (size_t i = 0; i < inv->inputs.size(); ++i) {
       if (inv->inputs[i] == nullptr) return absl::FailedPreconditionError(absl::StrCat("invoke: input ", i, " not attached"));
-      ins.emplace_back(static_cast<const uint8_t*>(inv->inputs[i]->host), inv->inputs[i]->size);
+      ins[i] = {static_cast<const uint8_t*>(inv->inputs[i]->host), inv->inputs[i]->size};
     }
     for (size_t i = 0; i < inv->outputs.size(); ++i) {
       if (inv->outputs[i] == nullptr) return absl::FailedPreconditionError(absl::StrCat("invoke: output ", i, " not attached"));
-      outs.emplace_back(static_cast<uint8_t*>(inv->outputs[i]->host), inv->outputs[i]->size);
+      outs[i] = {static_cast<uint8_t*>(inv->outputs[i]->host), inv->outputs[i]->size};
     }
     const tsr_executable e = inv->executable;
     inv->has_metrics = false;
