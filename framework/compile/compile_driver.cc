@@ -254,7 +254,7 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
   model.summary.policy = PartitionPolicyName(options.partitioning.policy);
   model.summary.accelerators = cost_model.accelerators();
   model.summary.cost_notes = soc_costs.notes();
-  std::map<int32_t, std::unique_ptr<CompiledArtifact>> artifact_of;  // accelerator -> artifact
+  std::map<int32_t, std::shared_ptr<CompiledArtifact>> artifact_of;  // accelerator -> artifact
   std::vector<std::vector<GraphView>> views;
   for (int round = 0;; ++round) {
     if (round == kMaxFallbackRounds) return absl::InternalError("compile fallback did not converge");
@@ -344,8 +344,11 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
     if (model.accelerator_modes[a] != CompileMode::kAot) continue;
     ASSIGN_OR_RETURN(std::span<const uint8_t> bytes, artifact->Bytecode());
     bytecode_of[a] = static_cast<int32_t>(out.bytecodes.size());
-    out.bytecodes.push_back({model.accelerators[a], options.soc.name,
-                             out.AdoptBytes(std::vector<uint8_t>(bytes.begin(), bytes.end()))});
+    // The graph points at the plugin's own blob and keeps its result alive
+    // (which keeps the plugin library loaded): a copy here was one more
+    // copy of the weights at compile's peak (docs/benchmarks.md).
+    out.KeepAlive(artifact);
+    out.bytecodes.push_back({model.accelerators[a], options.soc.name, bytes});
   }
   uint32_t next_id = graph.NextOpId();
   std::vector<size_t> index_within(model.plan.partitions.size());

@@ -64,9 +64,10 @@ struct CompiledModel {
   std::vector<FallbackNote> fallbacks;
   PlanSummary summary;
   CompileTimings timings;
-  // Alive while the model is: JIT handles point into these.
+  // Alive while the model is: JIT handles point into these. Shared: an
+  // AOT artifact is also kept by `graph`, whose bytecode is its blob.
   std::vector<std::shared_ptr<CompilerInstance>> instances;
-  std::vector<std::unique_ptr<CompiledArtifact>> artifacts;
+  std::vector<std::shared_ptr<CompiledArtifact>> artifacts;
   std::vector<tsr_jit_handle> jit_slots;
 };
 

@@ -1,5 +1,6 @@
-// Little-endian byte writer and a bounds-checked reader for untrusted bytes.
-// Every Read returns false instead of reading past the end.
+// Little-endian byte writers (a counting pass and a writing pass into a
+// buffer of the counted size) and a bounds-checked reader for untrusted
+// bytes. Every Read returns false instead of reading past the end.
 #ifndef TESSERA_PLUGINS_KIT_BYTE_IO_H_
 #define TESSERA_PLUGINS_KIT_BYTE_IO_H_
 
@@ -14,39 +15,72 @@
 
 namespace tessera::kit {
 
-class ByteWriter {
+// The encoding calls every writer shares, over the writer's Raw(p, n) and
+// size(): one field-by-field encoder then serves both a counting pass and
+// a writing pass, so the two cannot disagree about the layout.
+template <typename Writer>
+class ByteEncoder {
  public:
-  void U32(uint32_t v) { Raw(&v, 4); }
-  void I32(int32_t v) { Raw(&v, 4); }
-  void U64(uint64_t v) { Raw(&v, 8); }
-  void I64(int64_t v) { Raw(&v, 8); }
-  void F32(float v) { Raw(&v, 4); }
+  void U32(uint32_t v) { self().Raw(&v, 4); }
+  void I32(int32_t v) { self().Raw(&v, 4); }
+  void U64(uint64_t v) { self().Raw(&v, 8); }
+  void I64(int64_t v) { self().Raw(&v, 8); }
+  void F32(float v) { self().Raw(&v, 4); }
   void String(std::string_view s) {
     U32(static_cast<uint32_t>(s.size()));
-    Raw(s.data(), s.size());
+    self().Raw(s.data(), s.size());
   }
-  void Bytes(std::span<const uint8_t> b) { Raw(b.data(), b.size()); }
+  void Bytes(std::span<const uint8_t> b) { self().Raw(b.data(), b.size()); }
   void I32Array(std::span<const int32_t> v) { Array(v); }
   void I64Array(std::span<const int64_t> v) { Array(v); }
   void F32Array(std::span<const float> v) { Array(v); }
+  // Zero padding up to a multiple of `alignment` (at most 64), measured
+  // from the start of the encoding.
   void AlignTo(size_t alignment) {
-    while (buffer_.size() % alignment != 0) buffer_.push_back(0);
+    static constexpr uint8_t kZeros[64] = {};
+    self().Raw(kZeros, (alignment - self().size() % alignment) % alignment);
   }
-  void Raw(const void* p, size_t n) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    buffer_.insert(buffer_.end(), b, b + n);
-  }
-  size_t size() const { return buffer_.size(); }
-  std::vector<uint8_t>& buffer() { return buffer_; }
-  std::vector<uint8_t> Take() { return std::move(buffer_); }
 
  private:
+  Writer& self() { return static_cast<Writer&>(*this); }
   template <typename T>
   void Array(std::span<const T> v) {
     U32(static_cast<uint32_t>(v.size()));
-    Raw(v.data(), v.size() * sizeof(T));
+    self().Raw(v.data(), v.size() * sizeof(T));
   }
-  std::vector<uint8_t> buffer_;
+};
+
+// The size pass: counts what a write would produce, copies nothing.
+class ByteCounter : public ByteEncoder<ByteCounter> {
+ public:
+  void Raw(const void*, size_t n) { size_ += n; }
+  size_t size() const { return size_; }
+
+ private:
+  size_t size_ = 0;
+};
+
+// The write pass, into memory allocated once at the counted size (the
+// final buffer itself, e.g. an entry's slot in a bytecode envelope). A
+// write past the end is dropped and remembered (overflowed()), never made.
+class SpanByteWriter : public ByteEncoder<SpanByteWriter> {
+ public:
+  explicit SpanByteWriter(std::span<uint8_t> out) : out_(out) {}
+  void Raw(const void* p, size_t n) {
+    if (n > out_.size() - pos_) {
+      overflowed_ = true;
+      return;
+    }
+    if (n > 0) std::memcpy(out_.data() + pos_, p, n);
+    pos_ += n;
+  }
+  size_t size() const { return pos_; }
+  bool overflowed() const { return overflowed_; }
+
+ private:
+  std::span<uint8_t> out_;
+  size_t pos_ = 0;
+  bool overflowed_ = false;
 };
 
 class ByteReader {

@@ -10,6 +10,7 @@ namespace tessera::kit {
 namespace {
 constexpr size_t kAlign = 64;
 size_t AlignUp(size_t v) { return (v + kAlign - 1) / kAlign * kAlign; }
+size_t BodySize(const BytecodeEntry& e) { return e.body_writer ? e.body_writer->size : e.body.size(); }
 }  // namespace
 
 absl::StatusOr<std::vector<uint8_t>> BuildBytecode(
@@ -48,15 +49,17 @@ absl::StatusOr<std::vector<uint8_t>> BuildBytecode(
       return absl::InvalidArgumentError(absl::StrCat("bytecode: bad entry name '", e.name, "'"));
     if (k > 0 && entries[order[k - 1]].name == e.name)
       return absl::InvalidArgumentError(absl::StrCat("bytecode: duplicate entry name '", e.name, "'"));
+    if (e.body_writer && (!e.body.empty() || !e.body_writer->write))
+      return absl::InvalidArgumentError(absl::StrCat("bytecode: entry '", e.name, "' has both a body and a writer, or a writer that cannot write"));
     tsr_bytecode_entry& t = table[k];
     std::memset(&t, 0, sizeof(t));
     std::memcpy(t.name, e.name.data(), e.name.size());
     body_size = AlignUp(body_size);
     t.offset = body_size;
-    t.size = e.body.size();
+    t.size = BodySize(e);
     t.input_count = e.input_count;
     t.output_count = e.output_count;
-    body_size += e.body.size();
+    body_size += t.size;
   }
   h.body_size = body_size;
   h.total_size = h.body_offset + body_size;
@@ -66,7 +69,13 @@ absl::StatusOr<std::vector<uint8_t>> BuildBytecode(
               table.size() * sizeof(tsr_bytecode_entry));
   for (size_t k = 0; k < order.size(); ++k) {
     const BytecodeEntry& e = entries[order[k]];
-    if (!e.body.empty()) std::memcpy(blob.data() + h.body_offset + table[k].offset, e.body.data(), e.body.size());
+    uint8_t* slot = blob.data() + h.body_offset + table[k].offset;
+    if (e.body_writer) {
+      if (!e.body_writer->write({slot, e.body_writer->size}))
+        return absl::InternalError(absl::StrCat("bytecode: entry '", e.name, "' wrote other than its declared size"));
+    } else if (!e.body.empty()) {
+      std::memcpy(slot, e.body.data(), e.body.size());
+    }
   }
   std::memcpy(blob.data(), &h, sizeof(h));
   h.checksum = tsr_bytecode_compute_checksum(blob.data(), blob.size());

@@ -4,11 +4,13 @@
 #define TESSERA_PLUGINS_KIT_BYTECODE_BUILDER_H_
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "body_writer.h"
 #include "tessera/bytecode.h"
 #include "tessera/dispatch.h"
 
@@ -19,6 +21,9 @@ struct BytecodeEntry {
   std::vector<uint8_t> body;   // the entry point's code
   uint32_t input_count = 0;
   uint32_t output_count = 0;
+  // Instead of `body` (which must then be empty): the body written straight
+  // into its slot of the blob, so it is never held in a vector of its own.
+  std::optional<BodyWriter> body_writer;
 };
 
 struct BytecodeIdentity {

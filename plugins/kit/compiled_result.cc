@@ -55,8 +55,14 @@ absl::StatusOr<tsr_compiled> MakeCompiledResult(uint32_t mode, const BytecodeIde
     }
     c->entry_points.push_back(p.entry_point);
     if (mode == TSR_COMPILE_MODE_AOT) {
-      entries.push_back({p.entry_point, std::move(p.body), p.input_count, p.output_count});
+      entries.push_back({p.entry_point, std::move(p.body), p.input_count, p.output_count, std::move(p.body_writer)});
     } else {
+      if (p.body_writer) {
+        // A JIT payload is its own buffer: the body is written there, once.
+        p.body.assign(p.body_writer->size, 0);
+        if (!p.body_writer->write || !p.body_writer->write(p.body))
+          return absl::InternalError("compile: a partition body wrote other than its declared size");
+      }
       c->jit_bodies.push_back(std::move(p.body));
       c->jit_payloads.push_back({jit_magic, identity.vendor_format_version, nullptr, 0, p.input_count, p.output_count});
     }

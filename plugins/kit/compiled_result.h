@@ -6,6 +6,7 @@
 #define TESSERA_PLUGINS_KIT_COMPILED_RESULT_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct PartitionCode {
   // code, an error, and the op ids (op_id) that caused it, if known.
   absl::Status status;
   std::vector<uint32_t> culprit_op_ids;
+  // Instead of `body`: written in place into the result (BodyWriter), so a
+  // body carrying the weights is never held twice.
+  std::optional<BodyWriter> body_writer;
 };
 
 // The mode of `options` (compile, compatibility_info): exactly one of

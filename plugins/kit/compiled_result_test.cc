@@ -51,6 +51,45 @@ TEST(CompiledResult, AotHasOneVerifiableBlobAndNoHandles) {
   ReleaseCompiled(nullptr);
 }
 
+// A written-in-place body lands in the AOT blob's entry and in the JIT
+// payload with the bytes its writer produces.
+BodyWriter Writes(std::vector<uint8_t> bytes) {
+  const size_t size = bytes.size();
+  return {size, [bytes](std::span<uint8_t> out) {
+            if (out.size() != bytes.size()) return false;
+            std::copy(bytes.begin(), bytes.end(), out.begin());
+            return true;
+          }};
+}
+
+TEST(CompiledResult, BodyWritersFillTheBlobAndThePayload) {
+  auto partitions = [] {
+    std::vector<PartitionCode> p(1);
+    p[0] = {.entry_point = "w0", .input_count = 1, .output_count = 1, .body_writer = Writes({7, 8, 9})};
+    return p;
+  };
+  auto aot = MakeCompiledResult(TSR_COMPILE_MODE_AOT, {"acme", "chip", 2}, 0xABCD, partitions());
+  ASSERT_TRUE(aot.ok()) << aot.status();
+  const void* data = nullptr;
+  size_t size = 0;
+  ASSERT_EQ(CompiledBytecode(*aot, &data, &size), TSR_OK);
+  tsr_status code = TSR_OK;
+  auto entry = VerifyAndFindEntry({static_cast<const uint8_t*>(data), size}, "acme", "w0", &code);
+  ASSERT_TRUE(entry.ok()) << entry.status();
+  EXPECT_EQ(std::vector<uint8_t>(entry->body.begin(), entry->body.end()), (std::vector<uint8_t>{7, 8, 9}));
+  ReleaseCompiled(*aot);
+
+  auto jit = MakeCompiledResult(TSR_COMPILE_MODE_JIT, {"acme", "chip", 2}, 0xABCD, partitions());
+  ASSERT_TRUE(jit.ok()) << jit.status();
+  tsr_jit_handle h = nullptr;
+  ASSERT_EQ(CompiledJitHandle(*jit, 0, &h), TSR_OK);
+  auto payload = JitPayloadFromHandle(h, 0xABCD, 2);
+  ASSERT_TRUE(payload.ok()) << payload.status();
+  EXPECT_EQ(std::vector<uint8_t>((*payload)->body, (*payload)->body + (*payload)->body_size),
+            (std::vector<uint8_t>{7, 8, 9}));
+  ReleaseCompiled(*jit);
+}
+
 TEST(CompiledResult, JitHandlesCarryThePayloadAndRejectStrangers) {
   auto c = MakeCompiledResult(TSR_COMPILE_MODE_JIT, {"acme", "chip", 2}, 0xABCD, TwoPartitions());
   ASSERT_TRUE(c.ok()) << c.status();

@@ -97,8 +97,11 @@ absl::StatusOr<GraphSnapshot> SnapshotGraph(const tsr_graph_view_api* v,
   return s;
 }
 
-std::vector<uint8_t> EncodeSnapshot(const GraphSnapshot& g) {
-  ByteWriter w;
+namespace {
+
+// The one field order of "TSG1", for the counting and the writing pass.
+template <typename Writer>
+void WriteSnapshot(const GraphSnapshot& g, Writer& w) {
   w.U32(kMagic);
   w.U32(kVersion);
   w.U32(static_cast<uint32_t>(g.tensors.size()));
@@ -131,7 +134,32 @@ std::vector<uint8_t> EncodeSnapshot(const GraphSnapshot& g) {
       w.F32Array(value.floats);
     }
   }
-  return w.Take();
+}
+
+}  // namespace
+
+size_t EncodedSnapshotSize(const GraphSnapshot& g) {
+  ByteCounter counter;
+  WriteSnapshot(g, counter);
+  return counter.size();
+}
+
+bool EncodeSnapshotInto(const GraphSnapshot& g, std::span<uint8_t> out) {
+  SpanByteWriter w(out);
+  WriteSnapshot(g, w);
+  return !w.overflowed() && w.size() == out.size();
+}
+
+std::vector<uint8_t> EncodeSnapshot(const GraphSnapshot& g) {
+  std::vector<uint8_t> bytes(EncodedSnapshotSize(g));
+  EncodeSnapshotInto(g, bytes);  // sized by the same field order: cannot fail
+  return bytes;
+}
+
+BodyWriter SnapshotBodyWriter(GraphSnapshot g) {
+  auto kept = std::make_shared<const GraphSnapshot>(std::move(g));
+  const size_t size = EncodedSnapshotSize(*kept);
+  return {size, [kept](std::span<uint8_t> out) { return EncodeSnapshotInto(*kept, out); }};
 }
 
 absl::StatusOr<GraphSnapshot> DecodeSnapshot(std::span<const uint8_t> bytes) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "body_writer.h"
 #include "tessera/graph_view.h"
 
 namespace tessera::kit {
@@ -61,8 +62,20 @@ absl::StatusOr<GraphSnapshot> SnapshotGraph(const tsr_graph_view_api* view,
                                             bool reference_constants);
 
 // Portable encoding ("TSG1"). Constant payloads are 16-byte aligned relative
-// to the start of the encoding.
+// to the start of the encoding. Allocated once, at its exact size.
 std::vector<uint8_t> EncodeSnapshot(const GraphSnapshot& graph);
+
+// The same encoding in two passes, for a caller that owns the final
+// buffer: the size, then the bytes written into `out` (exactly
+// EncodedSnapshotSize bytes; false, and `out` unusable, otherwise).
+size_t EncodedSnapshotSize(const GraphSnapshot& graph);
+bool EncodeSnapshotInto(const GraphSnapshot& graph, std::span<uint8_t> out);
+
+// A body writer that encodes `graph` where the envelope puts it. It keeps
+// `graph`; constants the snapshot references (SnapshotGraph with
+// reference_constants) must stay valid until the body is written, which
+// inside one compile() call they are.
+BodyWriter SnapshotBodyWriter(GraphSnapshot graph);
 
 // Strict decoder for untrusted bytes: every length, index and size is
 // checked; constants point into `bytes`, which must outlive the result.

@@ -1,7 +1,9 @@
 #include "graph_snapshot.h"
 
+#include <cstring>
 #include <random>
 
+#include "bytecode_builder.h"
 #include "gtest/gtest.h"
 #include "tessera/ops.h"
 
@@ -115,6 +117,80 @@ TEST(GraphSnapshot, RejectsTensorWhoseByteSizeWrapsOrIsAboveTheLimit) {
   g.inputs = {0};
   g.outputs = {0};
   EXPECT_TRUE(DecodeSnapshot(EncodeSnapshot(g)).ok());
+}
+
+// The "TSG1" layout written out by hand, field by field, for one constant
+// tensor: an expectation derived from the format, not from the encoder.
+TEST(GraphSnapshot, EncodesTheDocumentedLayout) {
+  const std::vector<uint8_t> payload = {0xA1, 0xB2, 0xC3, 0xD4};
+  GraphSnapshot g;
+  SnapshotTensor c{.name = "c", .dtype = TSR_DTYPE_F32, .shape = {1}};
+  c.is_constant = true;
+  c.constant = payload;
+  g.tensors = {c};
+  g.outputs = {0};
+  std::vector<uint8_t> want;
+  auto le = [&](uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) want.push_back(static_cast<uint8_t>(v >> (8 * i)));
+  };
+  want.insert(want.end(), {'T', 'S', 'G', '1'});
+  le(1, 4);                                // version
+  le(1, 4);                                // tensors
+  le(0, 4);                                // ops
+  le(0, 4);                                // inputs: none
+  le(1, 4), le(0, 4);                      // outputs: {0}
+  le(1, 4), want.push_back('c');           // name
+  le(static_cast<uint32_t>(TSR_DTYPE_F32), 4);
+  le(1, 4), le(1, 8);                      // shape {1}
+  le(0, 4), le(0, 4);                      // no scales, no zero points
+  le(0xFFFFFFFFu, 4);                      // axis -1
+  le(1, 4);                                // constant
+  le(4, 8);                                // its size; now at byte 73
+  want.resize(80, 0);                      // payload 16-byte aligned
+  want.insert(want.end(), payload.begin(), payload.end());
+
+  EXPECT_EQ(EncodedSnapshotSize(g), want.size());
+  EXPECT_EQ(EncodeSnapshot(g), want);
+  std::vector<uint8_t> into(want.size(), 0);
+  ASSERT_TRUE(EncodeSnapshotInto(g, into));
+  EXPECT_EQ(into, want);
+  std::vector<uint8_t> short_buffer(want.size() - 1, 0);
+  EXPECT_FALSE(EncodeSnapshotInto(g, short_buffer));
+}
+
+// The one-pass path (the body encoded in its envelope slot) gives the
+// bytes of the two-step path it replaced (EncodeSnapshot into a vector,
+// then BuildBytecode copying it). The sizes and CRC-32s were recorded from
+// the two-step code at c91708f, before the one-pass encoder existed.
+TEST(GraphSnapshot, OnePassEnvelopeMatchesTheTwoStepBytes) {
+  std::vector<uint8_t> weights;
+  const GraphSnapshot g = SmallGraph(weights);
+  const std::vector<uint8_t> body = EncodeSnapshot(g);
+  ASSERT_EQ(body.size(), 321u);
+  EXPECT_EQ(tsr_bytecode_compute_checksum(body.data(), body.size()), 0x1cc1a9ddu);
+
+  std::vector<BytecodeEntry> one_pass(2);
+  one_pass[0] = {.name = "b_entry", .input_count = 1, .output_count = 1, .body_writer = SnapshotBodyWriter(g)};
+  one_pass[1] = {.name = "a_entry", .body = {1, 2, 3}, .input_count = 2, .output_count = 2};
+  absl::StatusOr<std::vector<uint8_t>> blob = BuildBytecode({"cpu", "any", 1}, one_pass);
+  ASSERT_TRUE(blob.ok()) << blob.status();
+  ASSERT_EQ(blob->size(), 705u);
+  tsr_bytecode_header h{};
+  std::memcpy(&h, blob->data(), sizeof(h));
+  EXPECT_EQ(h.checksum, 0x5836dcdfu);  // CRC over the whole blob: every byte agrees
+  absl::StatusOr<std::vector<uint8_t>> two_step =
+      BuildBytecode({"cpu", "any", 1}, {{"b_entry", body, 1, 1}, {"a_entry", {1, 2, 3}, 2, 2}});
+  ASSERT_TRUE(two_step.ok()) << two_step.status();
+  EXPECT_EQ(*blob, *two_step);
+}
+
+TEST(GraphSnapshot, BuildBytecodeRefusesAWriterThatMisreportsItsSize) {
+  std::vector<uint8_t> weights;
+  BodyWriter lying = SnapshotBodyWriter(SmallGraph(weights));
+  lying.size -= 1;
+  EXPECT_FALSE(BuildBytecode({"cpu", "any", 1}, {{.name = "p", .body_writer = lying}}).ok());
+  BodyWriter both = SnapshotBodyWriter(SmallGraph(weights));
+  EXPECT_FALSE(BuildBytecode({"cpu", "any", 1}, {{.name = "p", .body = {1}, .body_writer = both}}).ok());
 }
 
 TEST(ElementCount, HandlesOverflowAndNegatives) {

@@ -186,10 +186,14 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
           // The cpu's "code" is the partition itself, encoded; the dispatch
           // library interprets it (and packs weights for the fast kernels
           // when it loads, since packing is specific to the CPU it runs on).
+          // Encoded straight into the result: the snapshot references the
+          // host's constants, so the weights exist once more, not twice.
+          const auto input_count = static_cast<uint32_t>(g->inputs.size());
+          const auto output_count = static_cast<uint32_t>(g->outputs.size());
           return kit::PartitionCode{.entry_point = absl::StrCat("cpu_partition_", p),
-                                    .body = kit::EncodeSnapshot(*g),
-                                    .input_count = static_cast<uint32_t>(g->inputs.size()),
-                                    .output_count = static_cast<uint32_t>(g->outputs.size())};
+                                    .input_count = input_count,
+                                    .output_count = output_count,
+                                    .body_writer = kit::SnapshotBodyWriter(*std::move(g))};
         });
     if (!code.ok()) return code.status();
     const char* soc = TSR_ABI_HAS_FIELD(options, tsr_compile_options, soc_model) && options->soc_model
