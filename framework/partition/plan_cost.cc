@@ -127,11 +127,13 @@ PlanCost PlanCostModel::Cost(const PartitionPlan& plan, const std::vector<Accele
   // the runtime keeps one converted copy per consumer type.
   const std::vector<int32_t> memory = OpMemories(plan);
   std::vector<int32_t> readers;
-  // A plan that alternates memories converts about every tensor: room for
-  // one each up front, so the list is not copied at each doubling (a
-  // million-tensor list doubled through 32 MB of fresh pages). Untouched
-  // room costs address space, not memory.
-  cost.conversions.reserve(graph_.tensors.size());
+  // A plan that alternates memories converts about one tensor per
+  // partition: room for that up front, so a million-conversion list is not
+  // copied at each doubling (through 32 MB of fresh pages). A hint, not a
+  // bound: the list grows past it when it must. Room for every tensor
+  // instead cost the plans with few cuts their peak memory (a 32 MB block
+  // that later allocations had to go around).
+  cost.conversions.reserve(std::min(graph_.tensors.size(), plan.partitions.size() + graph_.outputs.size()));
   for (size_t t = 0; t < graph_.tensors.size(); ++t) {
     if (is_constant_[t]) continue;
     const int32_t prod = producer()[t];
