@@ -16,12 +16,19 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "tessera/ops.h"
 
 namespace tessera {
 
 class GraphOperands {
  public:
   explicit GraphOperands(const Graph& graph);
+  // The same, calling visit(op_index, op) for each op in the same pass: a
+  // caller that needs more of each Op (the cost model's work per op) then
+  // reads the struct, a few cache lines that a million-op graph cannot
+  // keep cached, once instead of twice.
+  template <typename Visit>
+  GraphOperands(const Graph& graph, Visit&& visit);
 
   size_t op_count() const { return is_dispatch_.size(); }
   size_t tensor_count() const { return producer_.size(); }
@@ -46,6 +53,27 @@ class GraphOperands {
   std::vector<uint8_t> is_dispatch_;
   std::vector<int32_t> producer_;
 };
+
+template <typename Visit>
+GraphOperands::GraphOperands(const Graph& graph, Visit&& visit) : producer_(graph.tensors.size(), -1) {
+  const size_t n = graph.ops.size();
+  first_input_.reserve(n + 1);
+  first_output_.reserve(n);
+  operands_.reserve(3 * n);  // most ops: one or two inputs, one output
+  is_dispatch_.resize(n);
+  for (size_t o = 0; o < n; ++o) {
+    const Op& op = graph.ops[o];
+    first_input_.push_back(static_cast<int32_t>(operands_.size()));
+    operands_.insert(operands_.end(), op.inputs.begin(), op.inputs.end());
+    first_output_.push_back(static_cast<int32_t>(operands_.size()));
+    operands_.insert(operands_.end(), op.outputs.begin(), op.outputs.end());
+    is_dispatch_[o] = op.type == TSR_OP_DISPATCH ? 1 : 0;
+    for (int32_t t : op.outputs)
+      if (t >= 0 && static_cast<size_t>(t) < producer_.size()) producer_[t] = static_cast<int32_t>(o);
+    visit(o, op);
+  }
+  first_input_.push_back(static_cast<int32_t>(operands_.size()));
+}
 
 }  // namespace tessera
 

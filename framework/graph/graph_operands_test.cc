@@ -50,5 +50,31 @@ TEST(GraphOperands, KeepsOmittedInputsAndMarksDispatchOps) {
   EXPECT_EQ(ops.producer(), (std::vector<int32_t>{-1, 0, 1}));
 }
 
+TEST(GraphOperands, VisitsEachOpOnceInOrderInTheSamePass) {
+  ModelBuilder b("g");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {4});
+  const int32_t y = b.Op(TSR_OP_RELU, {x});
+  const int32_t z = b.Op(TSR_OP_ADD, {x, y});
+  b.Output(b.Op(TSR_OP_MUL, {y, z}));
+  const Graph g = *std::move(b).Build();
+  std::vector<size_t> visited;
+  std::vector<int32_t> types;
+  const GraphOperands ops(g, [&](size_t o, const Op& op) {
+    EXPECT_EQ(&op, &g.ops[o]);  // the graph's own op, not a copy
+    visited.push_back(o);
+    types.push_back(op.type);
+  });
+  EXPECT_EQ(visited, (std::vector<size_t>{0, 1, 2}));
+  EXPECT_EQ(types, (std::vector<int32_t>{TSR_OP_RELU, TSR_OP_ADD, TSR_OP_MUL}));
+  // The lists are the plain constructor's.
+  const GraphOperands plain(g);
+  for (size_t o = 0; o < g.ops.size(); ++o) {
+    EXPECT_EQ(Vec(ops.inputs(o)), Vec(plain.inputs(o))) << o;
+    EXPECT_EQ(Vec(ops.outputs(o)), Vec(plain.outputs(o))) << o;
+  }
+  EXPECT_EQ(Vec(ops.inputs(2)), (std::vector<int32_t>{y, z}));
+  EXPECT_EQ(ops.producer(), plain.producer());
+}
+
 }  // namespace
 }  // namespace tessera

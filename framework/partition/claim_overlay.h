@@ -61,8 +61,9 @@ class ClaimOverlay {
   void Withdraw(size_t a, int32_t op, int32_t reason);
 
   // Each op's first supporting accelerator in priority order, without
-  // refusals (DISPATCH ops stay at -1). False when an op has none: the
-  // caller asks PlaceOps over Materialize() for the error.
+  // refusals (DISPATCH ops stay at -1). False when an op has none (the
+  // placements are then incomplete): the caller asks PlaceOps over
+  // Materialize() for the error.
   bool Place(std::vector<OpPlacement>* placements) const;
 
   // The claims as a copy of `base` with the withdrawals written in.

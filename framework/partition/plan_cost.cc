@@ -21,8 +21,35 @@ int32_t PlanCostModel::Intern(const std::string& vendor, const std::string& kind
   return static_cast<int32_t>(memories_.size() - 1);
 }
 
+void PlanCostModel::SizeTensor(int32_t t) {
+  if (t < 0 || static_cast<size_t>(t) >= bytes_.size()) return;
+  const Tensor& tensor = graph_.tensors[static_cast<size_t>(t)];
+  bytes_[static_cast<size_t>(t)] = tensor.byte_size();
+  is_constant_[static_cast<size_t>(t)] = tensor.is_constant ? 1 : 0;
+}
+
+// Ops that carry a DISPATCH reference, marked during the pass over the ops
+// (their memory is interned after it, once the memory table exists).
+constexpr int32_t kInternLater = -1;
+
 PlanCostModel::PlanCostModel(const Graph& graph, const SocCostModel& soc, std::vector<AcceleratorTraits> accelerators)
-    : graph_(graph), soc_(soc), accelerators_(std::move(accelerators)), operands_(graph), uses_(graph, operands_) {
+    : graph_(graph),
+      soc_(soc),
+      accelerators_(std::move(accelerators)),
+      work_(graph.ops.size()),
+      cpu_us_(graph.ops.size()),
+      dispatch_memory_(graph.ops.size(), kHost),
+      bytes_(graph.tensors.size()),
+      is_constant_(graph.tensors.size()),
+      operands_(graph,
+                [&](size_t o, const Op& op) {
+                  const OpWork w = WorkOf(graph, op);  // reads the output tensors: size them now
+                  work_[o] = w.ops;
+                  cpu_us_[o] = soc.CpuTimeUs(w.ops, w.int8);
+                  if (op.dispatch.has_value()) dispatch_memory_[o] = kInternLater;
+                  for (int32_t t : op.outputs) SizeTensor(t);
+                }),
+      uses_(graph, operands_) {
   memories_ = {"host"};
   memory_kinds_ = {"host"};
   memory_owners_ = {""};
@@ -30,23 +57,13 @@ PlanCostModel::PlanCostModel(const Graph& graph, const SocCostModel& soc, std::v
     accelerator_memory_.push_back(Intern(a.vendor, a.memory));
     if (a.fallback) fallback_memory_ = accelerator_memory_.back();
   }
-  bytes_.resize(graph.tensors.size());
-  is_constant_.resize(graph.tensors.size());
-  for (size_t t = 0; t < graph.tensors.size(); ++t) {
-    bytes_[t] = graph.tensors[t].byte_size();
-    is_constant_[t] = graph.tensors[t].is_constant ? 1 : 0;
-  }
-  work_.resize(graph.ops.size());
-  cpu_us_.resize(graph.ops.size());
-  dispatch_memory_.assign(graph.ops.size(), kHost);
+  // The tensors no op writes: graph inputs and constants.
+  for (size_t t = 0; t < graph.tensors.size(); ++t)
+    if (operands_.producer()[t] < 0) SizeTensor(static_cast<int32_t>(t));
   for (size_t o = 0; o < graph.ops.size(); ++o) {
-    const OpWork w = WorkOf(graph, graph.ops[o]);
-    work_[o] = w.ops;
-    cpu_us_[o] = soc.CpuTimeUs(w.ops, w.int8);
-    if (graph.ops[o].dispatch.has_value()) {
-      const std::string& vendor = graph.ops[o].dispatch->vendor;
-      dispatch_memory_[o] = Intern(vendor, soc.Dispatch(vendor).memory);
-    }
+    if (dispatch_memory_[o] != kInternLater) continue;
+    const std::string& vendor = graph.ops[o].dispatch->vendor;
+    dispatch_memory_[o] = Intern(vendor, soc.Dispatch(vendor).memory);
   }
   // A kind that two vendors own is named with its owner in reports.
   for (size_t m = 0; m < memories_.size(); ++m)
@@ -110,6 +127,13 @@ PlanCost PlanCostModel::Cost(const PartitionPlan& plan, const std::vector<Accele
   // the runtime keeps one converted copy per consumer type.
   const std::vector<int32_t> memory = OpMemories(plan);
   std::vector<int32_t> readers;
+  // A plan that alternates memories converts about one tensor per
+  // partition: room for that up front, so a million-conversion list is not
+  // copied at each doubling (through 32 MB of fresh pages). A hint, not a
+  // bound: the list grows past it when it must. Room for every tensor
+  // instead cost the plans with few cuts their peak memory (a 32 MB block
+  // that later allocations had to go around).
+  cost.conversions.reserve(std::min(graph_.tensors.size(), plan.partitions.size() + graph_.outputs.size()));
   for (size_t t = 0; t < graph_.tensors.size(); ++t) {
     if (is_constant_[t]) continue;
     const int32_t prod = producer()[t];

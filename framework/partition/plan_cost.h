@@ -113,20 +113,23 @@ class PlanCostModel {
     double us_per_byte = 0, latency_us = 0;
   };
   int32_t Intern(const std::string& vendor, const std::string& kind);
+  void SizeTensor(int32_t t);  // bytes_ and is_constant_ of tensor t (ids out of range: none)
 
   const Graph& graph_;
   const SocCostModel& soc_;
   std::vector<AcceleratorTraits> accelerators_;
-  GraphOperands operands_;  // before uses_, which is built from it
-  GraphUses uses_;
+  // Before operands_: its pass over the ops fills them (one read of each
+  // Op struct, and of each op's output tensors, for all of them).
   std::vector<double> work_, cpu_us_;
+  std::vector<int32_t> dispatch_memory_;  // per op; host for ops that are not DISPATCH
   std::vector<uint64_t> bytes_;
   std::vector<uint8_t> is_constant_;      // per tensor
+  GraphOperands operands_;  // before uses_, which is built from it
+  GraphUses uses_;
   std::vector<std::string> memories_;       // display names
   std::vector<std::string> memory_kinds_;   // as the SoC file names them
   std::vector<std::string> memory_owners_;  // the vendor; "" for host
   std::vector<int32_t> accelerator_memory_;
-  std::vector<int32_t> dispatch_memory_;  // per op; host for ops that are not DISPATCH
   int32_t fallback_memory_ = kHost;
   std::vector<Link> links_;               // memories x memories, affine in bytes
 };

@@ -1,6 +1,8 @@
 #include "partition/policy_planner.h"
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <numeric>
 #include <optional>
 
@@ -153,6 +155,45 @@ std::string GainDetail(const PlannedPartition& part, const Gain& g) {
   return s;
 }
 
+// The reason a partition is given back with. Its detail is a function of
+// the partition's op count, vendor and five gain figures alone, so a
+// partition whose figures equal the previous one's shares that reason:
+// a model of repeated blocks gives back runs of alike partitions (a
+// million-op chain that alternates vendors gives back 500,000 of them),
+// and formatting, storing and sharing each one's 100-byte text was half
+// the withdrawal step. Only the previous partition is remembered: equal
+// figures come in runs, and a table of every key seen would cost memory
+// per partition on the graphs where no two are alike.
+class GiveBackReasons {
+ public:
+  explicit GiveBackReasons(WithdrawalReasons& reasons) : reasons_(reasons) {}
+
+  int32_t For(const PlannedPartition& part, const Gain& g) {
+    // Bitwise: -0.0 prints "-0.00", 0.0 prints "0.00".
+    const Key key{part.ops.size(),
+                  {std::bit_cast<uint64_t>(g.here_us), std::bit_cast<uint64_t>(g.compute_us),
+                   std::bit_cast<uint64_t>(g.dispatch_us), std::bit_cast<uint64_t>(g.transfer_us),
+                   std::bit_cast<uint64_t>(g.cpu_us)}};
+    if (last_ < 0 || !(key == key_) || part.vendor != vendor_) {
+      last_ = reasons_.Add(kRefusalNotProfitable, GainDetail(part, g));
+      key_ = key;
+      vendor_ = part.vendor;
+    }
+    return last_;
+  }
+
+ private:
+  struct Key {
+    size_t ops = 0;
+    std::array<uint64_t, 5> figures{};
+    bool operator==(const Key&) const = default;
+  };
+  WithdrawalReasons& reasons_;
+  Key key_;
+  std::string vendor_;
+  int32_t last_ = -1;
+};
+
 // The detail of an edge op moved to the cpu, as GainDetail for each move.
 std::string MoveDetail(const BoundaryMove& m, const std::string& vendor) {
   std::string s;
@@ -242,6 +283,7 @@ absl::StatusOr<std::optional<Candidate>> Refine(Context& ctx, const Candidate& s
                                                 int* rounds) {
   const PlanCostModel& model = ctx.model;
   GainModel gains_of(model);
+  GiveBackReasons give_back_reasons(ctx.reasons);
   std::optional<Candidate> current;
   for (*rounds = 0; *rounds < kMaxRounds; ++*rounds) {
     const Candidate& c = current.has_value() ? *current : start;
@@ -253,9 +295,7 @@ absl::StatusOr<std::optional<Candidate>> Refine(Context& ctx, const Candidate& s
     if (losing.empty() && moves.empty()) break;
     auto give_back = [&](const std::vector<size_t>& drop) -> absl::StatusOr<Candidate> {
       ClaimOverlay claims = c.claims;
-      for (size_t p : drop)
-        Withdraw(claims, c.plan.partitions[p],
-                 ctx.reasons.Add(kRefusalNotProfitable, GainDetail(c.plan.partitions[p], gains[p])));
+      for (size_t p : drop) Withdraw(claims, c.plan.partitions[p], give_back_reasons.For(c.plan.partitions[p], gains[p]));
       absl::StatusOr<Candidate> next = Evaluate(ctx, std::move(claims));
       if (!next.ok()) return next.status();
       return Constrain(ctx, *std::move(next), options);

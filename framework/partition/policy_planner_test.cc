@@ -87,6 +87,46 @@ TEST(PolicyPlanner, TinyAcceleratorIslandsGoBackToTheCpu) {
   EXPECT_NE(p0.refusals[0].claim.detail.find("cpu"), std::string::npos) << p0.refusals[0].claim.detail;
 }
 
+TEST(PolicyPlanner, AlikePartitionsGivenBackShareOneDetailText) {
+  // Islands of "a" on a chain of 4-element ADDs: ops {0}, {2}, {4} alone,
+  // then {6, 7}. By hand, per island: compute 0.001 us per op, dispatch 10,
+  // and two 16-byte crossings of 2.016 us (in from the host or a cpu op,
+  // out to a cpu op); on the cpu each ADD is 4 ops / 1000 = 0.004 us and
+  // the crossings are free. The three one-op islands have equal figures
+  // and share one text; the two-op island's differs.
+  Graph g = AddChain(10, 4);
+  const Fixture f = Make({"a", "cpu"});
+  const auto claims = TwoVendor(g, [](size_t o) { return o == 0 || o == 2 || o == 4 || o == 6 || o == 7; }, 0.001);
+  absl::StatusOr<PolicyResult> cost = Plan(g, claims, f, {PartitionPolicy::kCost});
+  ASSERT_TRUE(cost.ok()) << cost.status();
+  ASSERT_EQ(cost->chosen, "cost");  // ties the cpu-only plan: the first of a tie wins
+  EXPECT_EQ(cost->plan.partitions.size(), 1u);
+  auto detail = [&](size_t op) -> const SharedText& {
+    const OpPlacement& place = cost->plan.placements[op];
+    EXPECT_EQ(place.refusals.size(), 1u) << op;
+    EXPECT_EQ(place.refusals[0].claim.reason, kRefusalNotProfitable) << op;
+    return place.refusals[0].claim.detail;
+  };
+  const std::string one_op =
+      "partition of 1 ops on a models 14.03 us (compute 0.00 + dispatch 10.00 + transfer 4.03) against 0.00 us on the "
+      "cpu";
+  const std::string two_ops =
+      "partition of 2 ops on a models 14.03 us (compute 0.00 + dispatch 10.00 + transfer 4.03) against 0.01 us on the "
+      "cpu";
+  EXPECT_EQ(detail(0), one_op);
+  EXPECT_EQ(detail(2), one_op);
+  EXPECT_EQ(detail(4), one_op);
+  EXPECT_EQ(detail(6), two_ops);
+  EXPECT_EQ(detail(7), two_ops);
+  EXPECT_TRUE(detail(0).SharesWith(detail(2)));
+  EXPECT_TRUE(detail(0).SharesWith(detail(4)));
+  EXPECT_TRUE(detail(6).SharesWith(detail(7)));  // one partition's ops: one text, as before
+  EXPECT_FALSE(detail(4).SharesWith(detail(6)));
+  // The claims the plan came from carry the same texts.
+  EXPECT_EQ((*cost->claims)[0].claims[2].detail, one_op);
+  EXPECT_TRUE((*cost->claims)[0].claims[2].detail.SharesWith(detail(0)));
+}
+
 TEST(PolicyPlanner, APartitionThatPaysForItselfStays) {
   // A 64x64x64 MATMUL: 2 * 64^3 = 524288 ops = 524 us on the 1 GFLOP/s
   // cpu, 5 us on "a"; 16 KiB crossings cost ~18 us each way.
