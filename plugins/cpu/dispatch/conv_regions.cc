@@ -30,9 +30,10 @@ class RegionBuilder {
  public:
   RegionBuilder(const CpuProgram& p, const std::vector<std::vector<size_t>>& readers,
                 const std::vector<std::optional<ActivationTail>>& tails, const std::vector<int64_t>& producer,
-                const std::vector<bool>& in_tail, size_t first)
-      : p_(p), readers_(readers), tails_(tails), producer_(producer), in_tail_(in_tail), first_(first),
-        link_of_(p.graph.tensors.size(), -1), member_(p.graph.ops.size(), false) {}
+                const std::vector<bool>& in_tail, const std::function<bool(const std::vector<size_t>&)>& parallel,
+                size_t first)
+      : p_(p), readers_(readers), tails_(tails), producer_(producer), in_tail_(in_tail), parallel_(parallel),
+        first_(first), link_of_(p.graph.tensors.size(), -1), member_(p.graph.ops.size(), false) {}
 
   // Grows the region in graph order: every reader of a region tensor is a
   // candidate, taken when its kind fits and everything it reads is made
@@ -151,6 +152,7 @@ class RegionBuilder {
       }
     }
     link.output = SnapshotRef(T(out), nullptr);
+    link.parallel = parallel_(ops);
     for (size_t m : ops) {
       member_[m] = true;
       members_.push_back(m);
@@ -173,6 +175,7 @@ class RegionBuilder {
   const std::vector<std::optional<ActivationTail>>& tails_;
   const std::vector<int64_t>& producer_;
   const std::vector<bool>& in_tail_;
+  const std::function<bool(const std::vector<size_t>&)>& parallel_;
   const size_t first_;
   std::vector<int> link_of_;  // tensor -> the link writing it, or -1
   std::vector<bool> member_;  // op -> in the region
@@ -184,9 +187,9 @@ class RegionBuilder {
 
 }  // namespace
 
-void FuseConvRegions(CpuProgram& p, const std::vector<std::vector<size_t>>& readers,
+void FuseConvRegions(CpuProgram& p, const fast::FastEngine& engine, const std::vector<std::vector<size_t>>& readers,
                      const std::vector<std::optional<ActivationTail>>& tails,
-                     const std::function<const fast::FastEngine&(const std::vector<size_t>&)>& engine_for) {
+                     const std::function<bool(const std::vector<size_t>&)>& parallel) {
   const size_t op_count = p.graph.ops.size();
   std::vector<int64_t> producer(p.graph.tensors.size(), -1);
   for (size_t o = 0; o < op_count; ++o)
@@ -198,13 +201,13 @@ void FuseConvRegions(CpuProgram& p, const std::vector<std::vector<size_t>>& read
       for (size_t a : t->ops) in_tail[a] = true;
   for (size_t o = 0; o < op_count; ++o) {
     if (!IsConvOrPool(p.graph.ops[o].type) || p.fused_into[o] >= 0 || p.fast_ops[o] || in_tail[o]) continue;
-    RegionBuilder region(p, readers, tails, producer, in_tail, o);
+    RegionBuilder region(p, readers, tails, producer, in_tail, parallel, o);
     region.Grow();
     if (region.link_count() < 2) continue;  // a single op is prepared on its own
     std::vector<int32_t> outputs;
     const std::vector<fast::RegionLink> links = region.Links(&outputs);
     std::string why;
-    std::unique_ptr<fast::FastOp> op = engine_for(region.members()).PrepareRegion(links, region.InputRefs(), &why);
+    std::unique_ptr<fast::FastOp> op = engine.PrepareRegion(links, region.InputRefs(), &why);
     if (!op) continue;  // its ops are prepared one by one
     p.fast_ops[o] = std::move(op);
     p.fast_inputs[o] = region.inputs();

@@ -21,11 +21,11 @@ namespace tessera::cpu {
 // fast_ops, fast_inputs and fast_outputs of its first op and fused_into of
 // the others (activation tails of its convolutions included), and adds
 // them to fast_op_count. `readers[t]` are the ops reading tensor t;
-// `tails[o]` the activation tail after compute op o; `engine_for(members)`
-// the engine to prepare a region of those ops on (by their work).
-void FuseConvRegions(CpuProgram& p, const std::vector<std::vector<size_t>>& readers,
+// `tails[o]` the activation tail after compute op o; `parallel(ops)` says
+// whether a link doing those ops is worth the engine's threads.
+void FuseConvRegions(CpuProgram& p, const fast::FastEngine& engine, const std::vector<std::vector<size_t>>& readers,
                      const std::vector<std::optional<ActivationTail>>& tails,
-                     const std::function<const fast::FastEngine&(const std::vector<size_t>&)>& engine_for);
+                     const std::function<bool(const std::vector<size_t>&)>& parallel);
 
 }  // namespace tessera::cpu
 

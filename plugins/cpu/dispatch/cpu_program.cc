@@ -176,10 +176,10 @@ absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, cons
     // Regions of convolutions, pools and the binary ops between them (a
     // convolution's activation tail inside): one fast op each, whose
     // internal tensors stay in the convolutions' layout.
-    FuseConvRegions(p, readers, tails, [&](const std::vector<size_t>& members) -> const fast::FastEngine& {
+    FuseConvRegions(p, *engine, readers, tails, [&](const std::vector<size_t>& ops) {
       double work = 0;
-      for (size_t m : members) work += EstimatedWork(p, m);
-      return engine_for(work);
+      for (size_t m : ops) work += EstimatedWork(p, m);
+      return work >= kParallelWork;
     });
     // Runs of consecutive elementwise ops with one output shape: one fast
     // op each (a RELU that fuses into the compute op before it stays out).

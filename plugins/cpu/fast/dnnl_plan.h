@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <utility>
@@ -39,6 +40,7 @@ struct Slot {
 struct Step {
   dnnl::primitive primitive;
   std::vector<std::pair<int, int>> args;  // (DNNL_ARG_*, slot)
+  int threads = 0;                        // OpenMP threads to run it with; 0: the caller's
 };
 
 class AlignedBuffer {
@@ -87,6 +89,12 @@ class PlanOp : public FastOp {
     steps_.push_back({std::move(p), std::move(args)});
   }
   size_t reorders() const override { return reorders_; }
+  size_t step_count() const { return steps_.size(); }
+  // Steps from `first` on run with `threads` OpenMP threads (see
+  // RegionLink::parallel).
+  void SetThreadsFrom(size_t first, int threads) {
+    for (size_t i = first; i < steps_.size(); ++i) steps_[i].threads = threads;
+  }
 
   // Layout conversions already in the plan, so that a tensor read in one
   // layout by several primitives (a region input read by two
@@ -146,6 +154,8 @@ class PlanOp : public FastOp {
         return absl::InternalError(absl::StrCat(name_, ": oneDNN rejected a buffer"));
     }
     for (size_t i = 0; i < steps_.size(); ++i) {
+      std::optional<ScopedThreads> threads;
+      if (steps_[i].threads > 0) threads.emplace(steps_[i].threads);
       const dnnl_status_t rc = dnnl_primitive_execute(steps_[i].primitive.get(), st.stream.get(),
                                                       static_cast<int>(st.args[i].size()), st.args[i].data());
       if (rc != dnnl_success) return absl::InternalError(absl::StrCat(name_, ": oneDNN execute failed (", rc, ")"));

@@ -40,7 +40,7 @@ class DnnlEngine : public FastEngine {
         case TSR_OP_GLOBAL_AVG_POOL: {
           if (inputs.size() != 1 || outputs.size() != 1) Refuse(absl::StrCat(OpTypeName(op_type), ": arity"));
           const RegionLink link{op_type, attrs, {inputs.begin(), inputs.end()}, {GroupOperand{-1, 0}}, outputs[0], 0};
-          return detail::PrepareRegion(engine_, {&link, 1}, inputs);
+          return detail::PrepareRegion(engine_, {&link, 1}, inputs, threads_);
         }
         case TSR_OP_ADD:
         case TSR_OP_SUB:
@@ -122,7 +122,7 @@ class DnnlEngine : public FastEngine {
     ScopedThreads threads(threads_);
     std::string why;
     try {
-      return detail::PrepareRegion(engine_, links, inputs);
+      return detail::PrepareRegion(engine_, links, inputs, threads_);
     } catch (const NotHandled& e) {
       why = e.why;
     } catch (const dnnl::error& e) {

@@ -149,6 +149,11 @@ struct RegionLink {
   std::vector<GroupOperand> sources;  // per input; ignored for constants and omitted inputs
   TensorRef output;
   int region_output = -1;  // the region output this link writes, or -1 (internal)
+  // Whether this link's primitives use the engine's threads, or one: a
+  // region mixes large convolutions with small ones (a squeeze-excitation
+  // branch on [1, C, 1, 1]), and waking the OpenMP team for a small one
+  // costs more than it computes.
+  bool parallel = true;
 };
 
 // Per device context: the oneDNN engine and the thread count.

@@ -31,8 +31,9 @@ Act AppendConvOrPool(PlanOp& plan, const dnnl::engine& engine, int32_t op_type, 
 
 // region_kernels.cc: convolutions, pools and broadcasting binary ops whose
 // internal tensors keep the convolutions' layout (FastEngine::PrepareRegion).
+// `threads`: the engine's; links that are not `parallel` get one.
 std::unique_ptr<FastOp> PrepareRegion(const dnnl::engine& engine, std::span<const RegionLink> links,
-                                      std::span<const TensorRef> inputs);
+                                      std::span<const TensorRef> inputs, int threads);
 
 // conv_transpose_kernels.cc: CONV_TRANSPOSE_2D on oneDNN's deconvolution.
 std::unique_ptr<FastOp> PrepareConvTranspose(const dnnl::engine& engine, const Attributes& attrs, Ins ins, Outs outs);

@@ -101,7 +101,7 @@ Act AppendBinary(PlanOp& plan, const dnnl::engine& engine, const RegionLink& l,
 }  // namespace
 
 std::unique_ptr<FastOp> PrepareRegion(const dnnl::engine& engine, std::span<const RegionLink> links,
-                                      std::span<const TensorRef> inputs) {
+                                      std::span<const TensorRef> inputs, int threads) {
   if (links.empty()) Refuse("region: no links");
   std::string name;
   for (size_t k = 0; k < links.size(); ++k) name += (k ? "+" : "") + std::string(OpTypeName(links[k].op_type));
@@ -137,6 +137,11 @@ std::unique_ptr<FastOp> PrepareRegion(const dnnl::engine& engine, std::span<cons
         Refuse(absl::StrCat("region: link ", k, " input ", i, " shapes do not connect"));
       in[i] = *a;
     }
+    // oneDNN sizes a primitive's thread team when it is created, so a
+    // serial link is created, and run, with one thread.
+    const int link_threads = l.parallel ? threads : 1;
+    const ScopedThreads created_with(link_threads);
+    const size_t first_step = plan->step_count();
     if (IsBinary(l.op_type)) {
       acts.push_back(AppendBinary(*plan, engine, l, in, l.region_output));
     } else {
@@ -146,6 +151,7 @@ std::unique_ptr<FastOp> PrepareRegion(const dnnl::engine& engine, std::span<cons
       acts.push_back(AppendConvOrPool(*plan, engine, l.op_type, l.attrs, l.inputs, {&l.output, 1}, *in[0], l.region_output));
     }
     if (l.region_output >= 0) Finish(*plan, engine, acts.back(), Plain(DimsOf(l.output)), l.region_output);
+    if (link_threads != threads) plan->SetThreadsFrom(first_step, link_threads);
   }
   if (std::find(output_taken.begin(), output_taken.end(), false) != output_taken.end() || output_taken.empty())
     Refuse("region: its outputs are not numbered 0, 1, ...");
