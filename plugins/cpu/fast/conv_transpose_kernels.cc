@@ -81,11 +81,27 @@ std::unique_ptr<FastOp> PrepareConvTranspose(const dnnl::engine& engine, const A
                             g == 1 ? memory::format_tag::iohw : memory::format_tag::giohw);
   const memory::desc bias_md = Plain({m});
   const dnnl::primitive_attr attr = ComputeAttr(op, attrs);  // no post-ops (checked above); user scratchpad
-  const dnnl::deconvolution_forward::desc d(
-      dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, Any(src_dims), Any(w_dims),
-      bias ? bias_md : memory::desc(), Any(dst_dims), {st[0], st[1]}, {dl[0] - 1, dl[1] - 1}, {pd[0], pd[1]},
-      {pd[2] - opad[0], pd[3] - opad[1]});
-  const dnnl::deconvolution_forward::primitive_desc dpd(d, attr, engine);
+  auto describe = [&](const memory::desc& src, const memory::desc& dst) {
+    return dnnl::deconvolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct,
+                                             src, Any(w_dims), bias ? bias_md : memory::desc(), dst, {st[0], st[1]},
+                                             {dl[0] - 1, dl[1] - 1}, {pd[0], pd[1]}, {pd[2] - opad[0], pd[3] - opad[1]});
+  };
+  dnnl::deconvolution_forward::primitive_desc dpd(describe(Any(src_dims), Any(dst_dims)), attr, engine);
+  // With fewer output channels than the channel block oneDNN picks
+  // (aBcd16b on AVX-512), most of the blocked destination is padding: the
+  // detector's last upsampling (1 channel, 640x640) wrote 16x the data and
+  // took ~10 ms of its ~90. NHWC writes only the real channels; taken when
+  // oneDNN has a JIT kernel for it.
+  if (dpd.dst_desc().data.padded_dims[1] >= 2 * m) {
+    const memory::desc src_nhwc(src_dims, memory::data_type::f32, memory::format_tag::acdb);
+    const memory::desc dst_nhwc(dst_dims, memory::data_type::f32, memory::format_tag::acdb);
+    try {
+      dnnl::deconvolution_forward::primitive_desc nhwc(describe(src_nhwc, dst_nhwc), attr, engine);
+      if (std::string(nhwc.impl_info_str()).rfind("jit", 0) == 0) dpd = nhwc;
+    } catch (const dnnl::error&) {
+      // no NHWC implementation: keep the blocked one
+    }
+  }
   const memory::desc src_plain = Plain(src_dims);
   const Act in = Into(*plan, engine, {plan->AddSlot(SlotKind::kInput, 0, src_plain), src_plain}, dpd.src_desc());
   const Act out = Destination(*plan, dpd.dst_desc(), Plain(dst_dims), /*output=*/0);

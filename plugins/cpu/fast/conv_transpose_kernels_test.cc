@@ -79,6 +79,12 @@ TEST(FastConvTranspose, StridedUpsamplingWithOutputPadding) {
   // PaddleOCR's detector neck: 64 -> 64 channels, k=2, s=2 (no pads).
   ExpectMatchesReference(*engine, TransposeCase(rng, 1, 64, 10, 12, 64, 1, 2, 2, {2, 2}, {1, 1}, {0, 0, 0, 0},
                                                 {0, 0}, true));
+  // The detector's last upsampling: 24 -> 1 channel, k=2, s=2. One output
+  // channel takes the NHWC kernel (the blocked one is mostly padding).
+  ExpectMatchesReference(*engine, TransposeCase(rng, 1, 24, 20, 18, 1, 1, 2, 2, {2, 2}, {1, 1}, {0, 0, 0, 0},
+                                                {0, 0}, false));
+  ExpectMatchesReference(*engine, TransposeCase(rng, 1, 8, 9, 7, 3, 1, 3, 3, {2, 2}, {1, 1}, {1, 1, 1, 1},
+                                                {1, 1}, true));
   // Output padding beyond the end pad: oneDNN's end pad is negative, the
   // extra row/column receives no tap (bias only).
   ExpectMatchesReference(*engine, TransposeCase(rng, 1, 4, 5, 6, 3, 1, 3, 3, {2, 2}, {1, 1}, {1, 1, 0, 1},
