@@ -31,9 +31,10 @@ class RegionBuilder {
   RegionBuilder(const CpuProgram& p, const std::vector<std::vector<size_t>>& readers,
                 const std::vector<std::optional<ActivationTail>>& tails, const std::vector<int64_t>& producer,
                 const std::vector<bool>& in_tail, const std::function<bool(const std::vector<size_t>&)>& parallel,
-                size_t first)
+                size_t first, bool with_binary)
       : p_(p), readers_(readers), tails_(tails), producer_(producer), in_tail_(in_tail), parallel_(parallel),
-        first_(first), link_of_(p.graph.tensors.size(), -1), member_(p.graph.ops.size(), false) {}
+        first_(first), with_binary_(with_binary), link_of_(p.graph.tensors.size(), -1),
+        member_(p.graph.ops.size(), false) {}
 
   // Grows the region in graph order: every reader of a region tensor is a
   // candidate, taken when its kind fits and everything it reads is made
@@ -53,6 +54,11 @@ class RegionBuilder {
   }
 
   size_t link_count() const { return links_.size(); }
+  bool has_binary() const {
+    for (const fast::RegionLink& l : links_)
+      if (IsBinary(l.op_type)) return true;
+    return false;
+  }
   const std::vector<size_t>& members() const { return members_; }
   const std::vector<int32_t>& inputs() const { return inputs_; }
 
@@ -95,7 +101,7 @@ class RegionBuilder {
         if (op.inputs[i] >= 0 && !T(op.inputs[i]).is_constant) return false;  // runtime weights
       return true;
     }
-    return IsBinary(op.type) && BinaryFits(op);
+    return with_binary_ && IsBinary(op.type) && BinaryFits(op);
   }
 
   // The shapes fast::PrepareRegion takes for a binary op: a 4-D f32 output,
@@ -177,6 +183,7 @@ class RegionBuilder {
   const std::vector<bool>& in_tail_;
   const std::function<bool(const std::vector<size_t>&)>& parallel_;
   const size_t first_;
+  const bool with_binary_;
   std::vector<int> link_of_;  // tensor -> the link writing it, or -1
   std::vector<bool> member_;  // op -> in the region
   std::vector<size_t> members_;
@@ -201,20 +208,30 @@ void FuseConvRegions(CpuProgram& p, const fast::FastEngine& engine, const std::v
       for (size_t a : t->ops) in_tail[a] = true;
   for (size_t o = 0; o < op_count; ++o) {
     if (!IsConvOrPool(p.graph.ops[o].type) || p.fused_into[o] >= 0 || p.fast_ops[o] || in_tail[o]) continue;
-    RegionBuilder region(p, readers, tails, producer, in_tail, parallel, o);
-    region.Grow();
-    if (region.link_count() < 2) continue;  // a single op is prepared on its own
-    std::vector<int32_t> outputs;
-    const std::vector<fast::RegionLink> links = region.Links(&outputs);
-    std::string why;
-    std::unique_ptr<fast::FastOp> op = engine.PrepareRegion(links, region.InputRefs(), &why);
-    if (!op) continue;  // its ops are prepared one by one
-    p.fast_ops[o] = std::move(op);
-    p.fast_inputs[o] = region.inputs();
-    p.fast_outputs[o] = std::move(outputs);
-    for (size_t m : region.members())
-      if (m != o) p.fused_into[m] = static_cast<int32_t>(o);
-    p.fast_op_count += region.members().size();
+    // A region the fast kernels refuse (a binary op in a layout oneDNN has
+    // no JIT kernel for) is tried again as convolutions and pools alone,
+    // the chain it would have been; failing that, its ops are prepared one
+    // by one.
+    for (bool with_binary : {true, false}) {
+      RegionBuilder region(p, readers, tails, producer, in_tail, parallel, o, with_binary);
+      region.Grow();
+      if (region.link_count() < 2) break;  // a single op is prepared on its own
+      std::vector<int32_t> outputs;
+      const std::vector<fast::RegionLink> links = region.Links(&outputs);
+      std::string why;
+      std::unique_ptr<fast::FastOp> op = engine.PrepareRegion(links, region.InputRefs(), &why);
+      if (!op) {
+        if (!region.has_binary()) break;
+        continue;
+      }
+      p.fast_ops[o] = std::move(op);
+      p.fast_inputs[o] = region.inputs();
+      p.fast_outputs[o] = std::move(outputs);
+      for (size_t m : region.members())
+        if (m != o) p.fused_into[m] = static_cast<int32_t>(o);
+      p.fast_op_count += region.members().size();
+      break;
+    }
   }
 }
 
