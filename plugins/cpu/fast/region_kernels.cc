@@ -84,8 +84,11 @@ Act AppendBinary(PlanOp& plan, const dnnl::engine& engine, const RegionLink& l,
     other_slot = plan.AddConstant(Pack(engine, Plain(dother), l.inputs[other].data, want));
   }
   const dnnl::algorithm alg = BinaryAlgorithm(op);
-  const dnnl::binary::primitive_desc pd(dnnl::binary::desc(alg, a.desc, want, a.desc), ComputeAttr(op, l.attrs),
-                                        engine);
+  // No post-ops: the binary ops carry no activation (the reference kernels
+  // read none), whatever attributes the link has.
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const dnnl::binary::primitive_desc pd(dnnl::binary::desc(alg, a.desc, want, a.desc), attr, engine);
   // oneDNN's reference binary kernel is several times slower than a reorder
   // plus the JIT one: a region would lose what it saves.
   if (std::string(pd.impl_info_str()).rfind("jit", 0) != 0)
