@@ -36,6 +36,38 @@ std::vector<uint8_t> ModelBytes() {
   return bytes.ok() ? *std::move(bytes) : std::vector<uint8_t>{};
 }
 
+// The model compiled and ready to run through the C API alone.
+struct CApiRun {
+  tsr_app_environment env = nullptr;
+  tsr_app_model model = nullptr;
+  tsr_app_compiled_model compiled = nullptr;
+  tsr_app_run_context context = nullptr;
+
+  void Open() {
+    const std::vector<uint8_t> bytes = ModelBytes();
+    const std::string plugins = BuildDir() + "/lib", socs = BuildDir() + "/share/tessera/socs";
+    tsr_app_environment_options env_options{};
+    env_options.struct_size = sizeof(env_options);
+    env_options.bundled_plugin_directory = plugins.c_str();
+    env_options.soc_directory = socs.c_str();
+    env_options.log_level = TSR_LOG_ERROR;
+    tsr_app_compile_options compile_options{};
+    compile_options.struct_size = sizeof(compile_options);
+    compile_options.accelerators = "npu";
+    compile_options.policy = "greedy";
+    ASSERT_EQ(tsr_app_environment_create(&env_options, &env), TSR_OK) << tsr_app_last_error();
+    ASSERT_EQ(tsr_app_model_from_memory(bytes.data(), bytes.size(), nullptr, &model), TSR_OK) << tsr_app_last_error();
+    ASSERT_EQ(tsr_app_compile(env, model, &compile_options, &compiled), TSR_OK) << tsr_app_last_error();
+    ASSERT_EQ(tsr_app_run_context_create(compiled, &context), TSR_OK) << tsr_app_last_error();
+  }
+  ~CApiRun() {
+    tsr_app_run_context_destroy(context);
+    tsr_app_compiled_model_destroy(compiled);
+    tsr_app_model_destroy(model);
+    tsr_app_environment_destroy(env);
+  }
+};
+
 class AppRunInto : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -86,37 +118,33 @@ TEST_F(AppRunInto, ASteadyStateRunAllocatesNothingInCppOrC) {
   EXPECT_EQ(AllocationsInRuns(20, [&] { return context_->RunInto(inputs, outputs).ok(); }), 0)
       << "operator new calls in 20 steady-state RunContext::RunInto calls";
 
-  // The C API over the same kind of model, through the public header only.
-  const std::vector<uint8_t> bytes = ModelBytes();
-  const std::string plugins = BuildDir() + "/lib", socs = BuildDir() + "/share/tessera/socs";
-  tsr_app_environment_options env_options{};
-  env_options.struct_size = sizeof(env_options);
-  env_options.bundled_plugin_directory = plugins.c_str();
-  env_options.soc_directory = socs.c_str();
-  env_options.log_level = TSR_LOG_ERROR;
-  tsr_app_compile_options compile_options{};
-  compile_options.struct_size = sizeof(compile_options);
-  compile_options.accelerators = "npu";
-  compile_options.policy = "greedy";
-  tsr_app_environment env = nullptr;
-  tsr_app_model model = nullptr;
-  tsr_app_compiled_model compiled = nullptr;
-  tsr_app_run_context context = nullptr;
-  ASSERT_EQ(tsr_app_environment_create(&env_options, &env), TSR_OK) << tsr_app_last_error();
-  ASSERT_EQ(tsr_app_model_from_memory(bytes.data(), bytes.size(), nullptr, &model), TSR_OK) << tsr_app_last_error();
-  ASSERT_EQ(tsr_app_compile(env, model, &compile_options, &compiled), TSR_OK) << tsr_app_last_error();
-  ASSERT_EQ(tsr_app_run_context_create(compiled, &context), TSR_OK) << tsr_app_last_error();
+  // The C API over the same model, through the public header only.
+  CApiRun c;
+  ASSERT_NO_FATAL_FAILURE(c.Open());
   std::vector<float> y(64);
   const void* in[1] = {input_.data()};
   void* out[1] = {y.data()};
-  for (int i = 0; i < 3; ++i) ASSERT_EQ(tsr_app_run(context, in, 1, out, 1), TSR_OK) << tsr_app_last_error();
-  EXPECT_EQ(AllocationsInRuns(20, [&] { return tsr_app_run(context, in, 1, out, 1) == TSR_OK; }), 0)
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(tsr_app_run(c.context, in, 1, out, 1), TSR_OK) << tsr_app_last_error();
+  EXPECT_EQ(AllocationsInRuns(20, [&] { return tsr_app_run(c.context, in, 1, out, 1) == TSR_OK; }), 0)
       << "operator new calls in 20 steady-state tsr_app_run calls";
   EXPECT_EQ(std::memcmp(y.data(), outputs[0].data(), y.size() * sizeof(float)), 0);
-  tsr_app_run_context_destroy(context);
-  tsr_app_compiled_model_destroy(compiled);
-  tsr_app_model_destroy(model);
-  tsr_app_environment_destroy(env);
+}
+
+TEST_F(AppRunInto, TheCApiRefusesWrongCountsAndNullBuffers) {
+  CApiRun c;
+  ASSERT_NO_FATAL_FAILURE(c.Open());
+  std::vector<float> y(64);
+  const void* in[1] = {input_.data()};
+  void* out[1] = {y.data()};
+  EXPECT_EQ(tsr_app_run(c.context, in, 2, out, 1), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("tsr_app_run: the model takes 1 inputs and gives 1 outputs, got 2 and 1"));
+  const void* no_input[1] = {nullptr};
+  EXPECT_EQ(tsr_app_run(c.context, no_input, 1, out, 1), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("tsr_app_run: input 0 is NULL"));
+  void* no_output[1] = {nullptr};
+  EXPECT_EQ(tsr_app_run(c.context, in, 1, no_output, 1), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("tsr_app_run: output 0 is NULL"));
+  EXPECT_EQ(tsr_app_run(c.context, in, 1, out, 1), TSR_OK) << tsr_app_last_error();
 }
 
 TEST_F(AppRunInto, WrongTensorsAreRefusedByName) {
