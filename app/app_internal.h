@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,17 @@ struct CompiledModel::Impl {
 struct RunContext::Impl {
   std::shared_ptr<const CompiledModel::Impl> model;  // keeps the loaded model and its JIT handles alive
   std::unique_ptr<tessera::RunContext> context;
+  // The buffers of the run in progress, one per graph input/output. Sized
+  // once at Create and overwritten per run, so a run allocates no list.
+  std::vector<std::span<const uint8_t>> input_views;
+  std::vector<std::span<uint8_t>> output_views;
+  // Runs on the views (RunInto's and tsr_app_run's one path); the profile
+  // is translated only when asked for.
+  Status RunViews(RunProfile* profile);
+};
+// tsr_app_run's way to the views: it holds raw pointers, not Tensors.
+struct RunContextAccess {
+  static RunContext::Impl* Of(RunContext& context) { return context.impl_.get(); }
 };
 
 }  // namespace tessera::app

@@ -307,19 +307,20 @@ tsr_status tsr_app_run(tsr_app_run_context context, const void* const* inputs, s
       return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run: the model takes " + std::to_string(m->inputs.size()) +
                                             " inputs and gives " + std::to_string(m->outputs.size()) + " outputs, got " +
                                             std::to_string(input_count) + " and " + std::to_string(output_count));
-    std::vector<tessera::app::Tensor> in;
+    // Straight onto the run context's views: no Tensor is made, so a
+    // steady-state call allocates nothing (issue 11).
+    tessera::app::RunContext::Impl* impl = tessera::app::RunContextAccess::Of(context->context);
+    if (impl == nullptr) return Fail(TSR_FAILED_PRECONDITION, "tsr_app_run: the run context was moved from");
     for (size_t i = 0; i < input_count; ++i) {
       if (inputs == nullptr || inputs[i] == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run: input " + std::to_string(i) + " is NULL");
-      tessera::app::Result<tessera::app::Tensor> t = tessera::app::Tensor::Wrap(
-          m->inputs[i], const_cast<void*>(inputs[i]), m->inputs[i].byte_size());
-      if (!t.ok()) return Fail(t.status());
-      in.push_back(*std::move(t));
+      impl->input_views[i] = {static_cast<const uint8_t*>(inputs[i]), m->inputs[i].byte_size()};
     }
-    for (size_t i = 0; i < output_count; ++i)
+    for (size_t i = 0; i < output_count; ++i) {
       if (outputs == nullptr || outputs[i] == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run: output " + std::to_string(i) + " is NULL");
-    tessera::app::Result<std::vector<tessera::app::Tensor>> out = context->context.Run(in);
-    if (!out.ok()) return Fail(out.status());
-    for (size_t i = 0; i < output_count; ++i) std::memcpy(outputs[i], (*out)[i].data(), m->outputs[i].byte_size());
+      impl->output_views[i] = {static_cast<uint8_t*>(outputs[i]), m->outputs[i].byte_size()};
+    }
+    const tessera::app::Status s = impl->RunViews(nullptr);
+    if (!s.ok()) return Fail(s);
     return TSR_OK;
   });
 }

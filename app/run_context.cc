@@ -1,6 +1,10 @@
 // RunContext: one thread's buffers and invocations over a
-// shared CompiledModel, with host tensors in and out.
+// shared CompiledModel, with host tensors in and out. Every run goes
+// through RunInto on the caller's (or Run's freshly allocated) buffers.
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "app_internal.h"
+#include "base/dtype.h"
 #include "declared_numerics.h"
 
 namespace tessera::app {
@@ -20,27 +24,72 @@ Result<RunContext> RunContext::Create(const CompiledModel& model) {
   absl::StatusOr<std::unique_ptr<tessera::RunContext>> context = tessera::RunContext::Create(impl->model->loaded);
   if (!context.ok()) return FromAbsl(context.status());
   impl->context = *std::move(context);
+  const tessera::Graph& graph = impl->model->loaded->graph();
+  impl->input_views.resize(graph.inputs.size());
+  impl->output_views.resize(graph.outputs.size());
   return RunContext(std::move(impl));
 }
 
 Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, RunProfile* profile) {
   if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
-  // The internal runner takes host tensors by value; the copy in is the
-  // one the CLI pays too (zero-copy buffers by type come with the dispatch
-  // runtime issue).
-  std::vector<HostTensor> host;
-  host.reserve(inputs.size());
-  for (const Tensor& t : inputs) host.push_back(ToHostTensor(t));
+  // Owned outputs, then the one run path.
+  const tessera::Graph& graph = impl_->model->loaded->graph();
+  std::vector<Tensor> outputs;
+  outputs.reserve(graph.outputs.size());
+  for (TensorInfo& info : TensorInfos(graph, graph.outputs)) outputs.push_back(Tensor::Allocate(std::move(info)));
+  Status s = RunInto(inputs, outputs, profile);
+  if (!s.ok()) return s;
+  return outputs;
+}
+
+namespace {
+
+// A tensor handed to RunInto against the model's tensor: the message is
+// built only when they differ.
+Status CheckTensor(const char* kind, size_t i, const tessera::Tensor& want, const Tensor& got) {
+  const TensorInfo& info = got.info();
+  if (info.dtype == static_cast<tsr_dtype>(want.dtype) && info.shape == want.shape && got.size() >= want.byte_size() &&
+      (got.data() != nullptr || want.byte_size() == 0))
+    return Status();
+  return Status(TSR_INVALID_ARGUMENT,
+                absl::StrCat(kind, " ", i, " ('", want.name, "') must be ", DTypeName(want.dtype), " of shape [",
+                             absl::StrJoin(want.shape, ","), "] (", want.byte_size(), " bytes); got ",
+                             DTypeName(info.dtype), " [", absl::StrJoin(info.shape, ","), "] (", got.size(),
+                             got.data() == nullptr ? " bytes, NULL)" : " bytes)"));
+}
+
+}  // namespace
+
+Status RunContext::RunInto(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunProfile* profile) {
+  if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  const tessera::Graph& graph = impl_->model->loaded->graph();
+  if (inputs.size() != graph.inputs.size() || outputs.size() != graph.outputs.size())
+    return Status(TSR_INVALID_ARGUMENT, absl::StrCat("the model takes ", graph.inputs.size(), " inputs and gives ",
+                                                     graph.outputs.size(), " outputs, got ", inputs.size(), " and ",
+                                                     outputs.size()));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const tessera::Tensor& t = graph.tensors[graph.inputs[i]];
+    Status s = CheckTensor("input", i, t, inputs[i]);
+    if (!s.ok()) return s;
+    impl_->input_views[i] = {static_cast<const uint8_t*>(inputs[i].data()), t.byte_size()};
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const tessera::Tensor& t = graph.tensors[graph.outputs[i]];
+    Status s = CheckTensor("output", i, t, outputs[i]);
+    if (!s.ok()) return s;
+    impl_->output_views[i] = {static_cast<uint8_t*>(outputs[i].data()), t.byte_size()};
+  }
+  return impl_->RunViews(profile);
+}
+
+Status RunContext::Impl::RunViews(RunProfile* profile) {
   tessera::RunProfile internal;
+  tessera::RunProfile* wanted = profile != nullptr ? &internal : nullptr;
   // With background warm-up the warm-up picks the plan, once per run.
   WarmupPlan used = WarmupPlan::kCpu;
-  absl::StatusOr<std::vector<HostTensor>> out =
-      impl_->model->warmup != nullptr ? impl_->model->warmup->Run(host, profile != nullptr ? &internal : nullptr, &used)
-                                      : impl_->context->Run(host, profile != nullptr ? &internal : nullptr);
-  if (!out.ok()) return FromAbsl(out.status());
-  std::vector<Tensor> outputs;
-  outputs.reserve(out->size());
-  for (HostTensor& h : *out) outputs.push_back(FromHostTensor(std::move(h)));
+  const absl::Status run = model->warmup != nullptr ? model->warmup->RunInto(input_views, output_views, wanted, &used)
+                                                    : context->RunInto(input_views, output_views, wanted);
+  if (!run.ok()) return FromAbsl(run);
   if (profile != nullptr) {
     *profile = RunProfile{};
     profile->total_us = internal.total_us;
@@ -56,10 +105,10 @@ Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, R
           {c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us, c.from_name, c.to_name, c.start_us});
     for (const FallbackRecord& f : internal.fallbacks)
       profile->fallbacks.push_back({f.step, f.op_id, f.from, f.to, f.failure, f.reason, f.attempts});
-    if (!impl_->model->NoPartitioningHere()) profile->modeled = impl_->model->latency.Of(internal);
-    if (impl_->model->warmup != nullptr) profile->warmup_plan = WarmupPlanName(used);
+    if (!model->NoPartitioningHere()) profile->modeled = model->latency.Of(internal);
+    if (model->warmup != nullptr) profile->warmup_plan = WarmupPlanName(used);
   }
-  return outputs;
+  return Status();
 }
 
 }  // namespace tessera::app

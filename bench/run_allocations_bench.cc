@@ -2,12 +2,17 @@
 // binary interposes malloc/calloc/realloc/free (exported, so the dlopen()ed
 // plugin libraries call these too) and counts calls between two points.
 //
-//   build/bin/run_allocations_bench [MODEL] [ACCELERATORS] [RUNS] [POLICY]
+//   build/bin/run_allocations_bench [MODEL] [ACCELERATORS] [RUNS] [POLICY] [PATH]
 //   MODEL: attention | mlp | cnn (the demo models), default attention
 //   POLICY: cost (default) | greedy | cpu, as `--policy`; the cost policy
 //   keeps these small models on the cpu, greedy puts what it can on the NPU
+//   PATH: how a run is made (default run):
+//     run    RunContext::Run: host tensors in, newly allocated outputs back
+//     into   RunContext::RunInto on buffers made once (issue 11)
+//     c-app  tsr_app_run, the C app API, on buffers made once: the same
+//            model saved as .tsr bytes and compiled through the app API
 //
-// Prints allocations per run after warm-up, for one RunContext::Run, and
+// Prints allocations per run after warm-up, for one run, and
 // how many of them oneDNN makes inside dnnl_primitive_execute (the cpu
 // plugin's library; the frames of each allocation are looked up with
 // dladdr) against the rest: the framework, the plugins' own code, libc++.
@@ -25,12 +30,17 @@
 #include <string_view>
 #include <vector>
 
+#include <functional>
+#include <span>
+
 #include "cli/demo_model.h"
 #include "base/install_layout.h"
 #include "cli/app_flags.h"
 #include "compile/compile_driver.h"
+#include "model/model_writer.h"
 #include "plugin_host/plugin_registry.h"
 #include "run_context.h"
+#include "tessera/app/tessera_app.h"
 
 extern "C" {
 void* __libc_malloc(size_t);
@@ -117,6 +127,7 @@ int main(int argc, char** argv) {
   const std::string accelerators = argc > 2 ? argv[2] : "npu,cpu";
   const int runs = argc > 3 ? std::atoi(argv[3]) : 100;
   const std::string policy_name = argc > 4 ? argv[4] : "cost";
+  const std::string path = argc > 5 ? argv[5] : "run";
   absl::StatusOr<Graph> graph = cli::BuildDemoModel(model_name);
   if (!graph.ok()) {
     std::fprintf(stderr, "%s\n", std::string(graph.status().message()).c_str());
@@ -160,8 +171,67 @@ int main(int argc, char** argv) {
     const auto* p = static_cast<const uint8_t*>(t.data());
     inputs.push_back({t.info().name, t.info().dtype, t.info().shape, std::vector<uint8_t>(p, p + t.size())});
   }
+  // The caller's buffers of `into` and `c-app`, made once.
+  std::vector<std::span<const uint8_t>> in_views;
+  std::vector<const void*> in_pointers;
+  for (const HostTensor& h : inputs) {
+    in_views.push_back(h.data);
+    in_pointers.push_back(h.data.data());
+  }
+  std::vector<std::vector<uint8_t>> output_buffers;
+  std::vector<std::span<uint8_t>> out_views;
+  std::vector<void*> out_pointers;
+  for (int32_t t : graph->outputs) output_buffers.emplace_back(graph->tensors[t].byte_size());
+  for (std::vector<uint8_t>& b : output_buffers) {
+    out_views.push_back(b);
+    out_pointers.push_back(b.data());
+  }
+  tsr_app_environment env = nullptr;
+  tsr_app_model app_model = nullptr;
+  tsr_app_compiled_model app_compiled = nullptr;
+  tsr_app_run_context app_context = nullptr;
+  if (path == "c-app") {
+    // The demo graph as .tsr bytes, through the public C API from there.
+    absl::StatusOr<std::vector<uint8_t>> bytes = SerializeModel(*graph);
+    if (!bytes.ok()) return 1;
+    const std::string plugins = BundledPluginDirectory(), socs = BundledSocDirectory();
+    tsr_app_environment_options env_options{};
+    env_options.struct_size = sizeof(env_options);
+    env_options.bundled_plugin_directory = plugins.c_str();
+    env_options.soc_directory = socs.c_str();
+    env_options.log_level = TSR_LOG_ERROR;
+    tsr_app_compile_options compile_options{};
+    compile_options.struct_size = sizeof(compile_options);
+    compile_options.accelerators = accelerators.c_str();
+    compile_options.soc = "ref-phone";
+    compile_options.policy = policy_name.c_str();
+    if (tsr_app_environment_create(&env_options, &env) != TSR_OK ||
+        tsr_app_model_from_memory(bytes->data(), bytes->size(), nullptr, &app_model) != TSR_OK ||
+        tsr_app_compile(env, app_model, &compile_options, &app_compiled) != TSR_OK ||
+        tsr_app_run_context_create(app_compiled, &app_context) != TSR_OK) {
+      std::fprintf(stderr, "%s\n", tsr_app_last_error());
+      return 1;
+    }
+  }
+  std::function<bool()> run_once;
+  if (path == "run") {
+    run_once = [&] { return (*context)->Run(inputs).ok(); };
+  } else if (path == "into") {
+    run_once = [&] { return (*context)->RunInto(in_views, out_views).ok(); };
+  } else if (path == "c-app") {
+    run_once = [&] {
+      return tsr_app_run(app_context, in_pointers.data(), in_pointers.size(), out_pointers.data(),
+                         out_pointers.size()) == TSR_OK;
+    };
+  } else {
+    std::fprintf(stderr, "PATH must be run, into or c-app, not '%s'\n", path.c_str());
+    return 2;
+  }
   for (int i = 0; i < 10; ++i)
-    if (!(*context)->Run(inputs).ok()) return 1;
+    if (!run_once()) {
+      std::fprintf(stderr, "warm-up run failed%s%s\n", path == "c-app" ? ": " : "", path == "c-app" ? tsr_app_last_error() : "");
+      return 1;
+    }
   record_sites = std::getenv("TSR_ALLOC_SITES") != nullptr;
   if (record_sites) sites = new std::map<Site, uint64_t>();
   in_onednn = new std::map<void*, bool>();
@@ -169,14 +239,18 @@ int main(int argc, char** argv) {
   backtrace(warm, 2);  // loads libgcc's unwinder before counting
   counting = true;
   for (int i = 0; i < runs; ++i)
-    if (!(*context)->Run(inputs).ok()) return 1;
+    if (!run_once()) return 1;
   counting = false;
   const double total = static_cast<double>(allocations.load()) / runs;
   const double onednn = static_cast<double>(onednn_allocations.load()) / runs;
-  std::printf("model %s on %s (policy %s): %zu DISPATCH steps, %.1f heap allocations per run: %.1f inside oneDNN, "
-              "%.1f elsewhere (%d runs after 10 warm-up)\n",
-              model_name.c_str(), accelerators.c_str(), policy_name.c_str(), compiled->graph.ops.size(), total, onednn,
-              total - onednn, runs);
+  std::printf("model %s on %s (policy %s, path %s): %zu DISPATCH steps, %.1f heap allocations per run: %.1f inside "
+              "oneDNN, %.1f elsewhere (%d runs after 10 warm-up)\n",
+              model_name.c_str(), accelerators.c_str(), policy_name.c_str(), path.c_str(), compiled->graph.ops.size(),
+              total, onednn, total - onednn, runs);
   if (record_sites) PrintSites();
+  tsr_app_run_context_destroy(app_context);
+  tsr_app_compiled_model_destroy(app_compiled);
+  tsr_app_model_destroy(app_model);
+  tsr_app_environment_destroy(env);
   return 0;
 }

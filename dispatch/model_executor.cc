@@ -16,4 +16,10 @@ absl::StatusOr<std::vector<HostTensor>> Executor::Run(const std::vector<HostTens
   return context_->Run(inputs, profile);
 }
 
+absl::Status Executor::RunInto(std::span<const std::span<const uint8_t>> inputs,
+                               std::span<const std::span<uint8_t>> outputs, RunProfile* profile) {
+  std::lock_guard<std::mutex> lock(run_lock_);
+  return context_->RunInto(inputs, outputs, profile);
+}
+
 }  // namespace tessera

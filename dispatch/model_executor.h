@@ -32,6 +32,9 @@ class Executor {
   // Inputs in graph input order; dtypes and shapes must match exactly.
   // Thread-safe (serialized).
   absl::StatusOr<std::vector<HostTensor>> Run(const std::vector<HostTensor>& inputs, RunProfile* profile = nullptr);
+  // RunContext::RunInto, serialized the same way.
+  absl::Status RunInto(std::span<const std::span<const uint8_t>> inputs, std::span<const std::span<uint8_t>> outputs,
+                       RunProfile* profile = nullptr);
 
   // The plan's conversions with the timings of the last run.
   const std::vector<ConversionRecord>& conversions() const { return context_->conversions(); }

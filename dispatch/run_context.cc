@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "base/dtype.h"
@@ -148,10 +149,12 @@ absl::Status RunContext::Copy(int32_t from, int32_t to, uint64_t bytes) {
 }
 
 absl::StatusOr<std::vector<HostTensor>> RunContext::Run(const std::vector<HostTensor>& inputs, RunProfile* profile) {
-  run_start_ = Clock::now();
   const Graph& graph = model_->graph();
   if (inputs.size() != graph.inputs.size())
     return absl::InvalidArgumentError(absl::StrCat("model takes ", graph.inputs.size(), " inputs, got ", inputs.size()));
+  // RunInto sees bytes only: the dtype and shape are checked here. The
+  // views live inline, so Run allocates only what it returns.
+  absl::InlinedVector<std::span<const uint8_t>, 4> in;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = graph.tensors[graph.inputs[i]];
     if (inputs[i].dtype != t.dtype || inputs[i].shape != t.shape || inputs[i].data.size() != t.byte_size())
@@ -159,9 +162,54 @@ absl::StatusOr<std::vector<HostTensor>> RunContext::Run(const std::vector<HostTe
                                                      absl::StrJoin(t.shape, ","), "] (", t.byte_size(), " bytes); got ",
                                                      DTypeName(inputs[i].dtype), " [", absl::StrJoin(inputs[i].shape, ","),
                                                      "] (", inputs[i].data.size(), " bytes)"));
+    in.push_back(inputs[i].data);
+  }
+  std::vector<HostTensor> outputs;
+  absl::InlinedVector<std::span<uint8_t>, 4> out;
+  outputs.reserve(graph.outputs.size());
+  for (int32_t t : graph.outputs) {
+    const Tensor& tensor = graph.tensors[t];
+    outputs.push_back({tensor.name, tensor.dtype, tensor.shape, std::vector<uint8_t>(tensor.byte_size())});
+    out.push_back(outputs.back().data);
+  }
+  RETURN_IF_ERROR(RunInto(in, out, profile));
+  return outputs;
+}
+
+absl::Status RunContext::CheckBuffers(std::span<const std::span<const uint8_t>> inputs,
+                                      std::span<const std::span<uint8_t>> outputs) const {
+  // The messages are built on failure only: a good call allocates nothing.
+  const Graph& graph = model_->graph();
+  if (inputs.size() != graph.inputs.size() || outputs.size() != graph.outputs.size())
+    return absl::InvalidArgumentError(absl::StrCat("model takes ", graph.inputs.size(), " inputs and gives ",
+                                                   graph.outputs.size(), " outputs; got buffers for ", inputs.size(),
+                                                   " inputs and ", outputs.size(), " outputs"));
+  auto check = [&](const char* kind, size_t i, int32_t tensor, size_t bytes, bool null) -> absl::Status {
+    const Tensor& t = graph.tensors[tensor];
+    if (bytes != t.byte_size())
+      return absl::InvalidArgumentError(absl::StrCat(kind, " ", i, " ('", t.name, "') is ", t.byte_size(),
+                                                     " bytes (", DTypeName(t.dtype), " [", absl::StrJoin(t.shape, ","),
+                                                     "]); its buffer has ", bytes));
+    if (null && bytes > 0)
+      return absl::InvalidArgumentError(absl::StrCat(kind, " ", i, " ('", t.name, "'): NULL buffer"));
+    return absl::OkStatus();
+  };
+  for (size_t i = 0; i < inputs.size(); ++i)
+    RETURN_IF_ERROR(check("input", i, graph.inputs[i], inputs[i].size(), inputs[i].data() == nullptr));
+  for (size_t i = 0; i < outputs.size(); ++i)
+    RETURN_IF_ERROR(check("output", i, graph.outputs[i], outputs[i].size(), outputs[i].data() == nullptr));
+  return absl::OkStatus();
+}
+
+absl::Status RunContext::RunInto(std::span<const std::span<const uint8_t>> inputs,
+                                 std::span<const std::span<uint8_t>> outputs, RunProfile* profile) {
+  run_start_ = Clock::now();
+  RETURN_IF_ERROR(CheckBuffers(inputs, outputs));
+  const Graph& graph = model_->graph();
+  for (size_t i = 0; i < inputs.size(); ++i) {
     const int32_t storage = model_->primary_storage(graph.inputs[i]);
     ASSIGN_OR_RETURN(uint8_t* dst, Map(storage));
-    if (!inputs[i].data.empty()) std::memcpy(dst, inputs[i].data.data(), inputs[i].data.size());
+    if (!inputs[i].empty()) std::memcpy(dst, inputs[i].data(), inputs[i].size());
     RETURN_IF_ERROR(Unmap(storage));
   }
   if (profile != nullptr) *profile = RunProfile{};
@@ -177,26 +225,24 @@ absl::StatusOr<std::vector<HostTensor>> RunContext::Run(const std::vector<HostTe
     }
     RETURN_IF_ERROR(RunStep(k, profile));
   }
-  std::vector<HostTensor> outputs;
-  for (int32_t t : graph.outputs) {
-    const Tensor& tensor = graph.tensors[t];
-    HostTensor out{tensor.name, tensor.dtype, tensor.shape, std::vector<uint8_t>(tensor.byte_size())};
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& tensor = graph.tensors[graph.outputs[i]];
+    if (outputs[i].empty()) continue;
     if (tensor.is_constant) {
-      std::memcpy(out.data.data(), tensor.data.data(), out.data.size());
+      std::memcpy(outputs[i].data(), tensor.data.data(), outputs[i].size());
     } else {
-      const int32_t storage = model_->primary_storage(t);
+      const int32_t storage = model_->primary_storage(graph.outputs[i]);
       ASSIGN_OR_RETURN(uint8_t* src, Map(storage));
-      if (!out.data.empty()) std::memcpy(out.data.data(), src, out.data.size());
+      std::memcpy(outputs[i].data(), src, outputs[i].size());
       RETURN_IF_ERROR(Unmap(storage));
     }
-    outputs.push_back(std::move(out));
   }
   if (profile != nullptr) {
     profile->conversions = conversions_;
     profile->fallbacks = fallbacks_;
     profile->total_us = MicrosSince(run_start_);
   }
-  return outputs;
+  return absl::OkStatus();
 }
 
 RunContext::~RunContext() {

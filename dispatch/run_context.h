@@ -9,6 +9,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,7 +54,16 @@ class RunContext {
   RunContext& operator=(const RunContext&) = delete;
 
   // Inputs in graph input order; dtypes and shapes must match exactly.
+  // Returns newly allocated outputs: a wrapper over RunInto.
   absl::StatusOr<std::vector<HostTensor>> Run(const std::vector<HostTensor>& inputs, RunProfile* profile = nullptr);
+  // The run without allocation: inputs[i] and outputs[i] are the caller's
+  // dense host buffers of graph input/output i, exactly its byte_size()
+  // (the dtype and shape are the model's; only the bytes are checked),
+  // borrowed for the call. A steady-state run with profile == nullptr
+  // allocates nothing here (issue 11): the buffers are checked and copied
+  // in and out, and error text is built only on failure.
+  absl::Status RunInto(std::span<const std::span<const uint8_t>> inputs, std::span<const std::span<uint8_t>> outputs,
+                       RunProfile* profile = nullptr);
 
   const LoadedModel& model() const { return *model_; }
   // The plan's conversions with this context's timings of its last run.
@@ -72,6 +82,9 @@ class RunContext {
   };
   explicit RunContext(std::shared_ptr<const LoadedModel> model) : model_(std::move(model)) {}
   absl::Status Materialize();
+  // RunInto's count and size checks.
+  absl::Status CheckBuffers(std::span<const std::span<const uint8_t>> inputs,
+                            std::span<const std::span<uint8_t>> outputs) const;
   absl::Status Allocate(int32_t storage);
   absl::StatusOr<tsr_buffer> BufferIn(int32_t storage, int32_t session);
   absl::Status Copy(int32_t from_storage, int32_t to_storage, uint64_t bytes);

@@ -71,6 +71,16 @@ absl::StatusOr<std::vector<HostTensor>> BackgroundWarmup::Run(const std::vector<
   return cpu_executor_->Run(inputs, profile);
 }
 
+absl::Status BackgroundWarmup::RunInto(std::span<const std::span<const uint8_t>> inputs,
+                                       std::span<const std::span<uint8_t>> outputs, RunProfile* profile,
+                                       WarmupPlan* used) {
+  // As Run: the plan is chosen once, here.
+  std::shared_ptr<Executor> accelerated = accelerated_executor();
+  if (used != nullptr) *used = accelerated ? WarmupPlan::kAccelerated : WarmupPlan::kCpu;
+  if (accelerated) return accelerated->RunInto(inputs, outputs, profile);
+  return cpu_executor_->RunInto(inputs, outputs, profile);
+}
+
 bool BackgroundWarmup::accelerated_ready() const { return accelerated_executor() != nullptr; }
 
 std::shared_ptr<Executor> BackgroundWarmup::accelerated_executor() const {

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -48,6 +49,9 @@ class BackgroundWarmup {
   // Runs on the current plan; `*used` (optional) says which.
   absl::StatusOr<std::vector<HostTensor>> Run(const std::vector<HostTensor>& inputs, RunProfile* profile = nullptr,
                                               WarmupPlan* used = nullptr);
+  // RunContext::RunInto on the current plan: the caller's buffers.
+  absl::Status RunInto(std::span<const std::span<const uint8_t>> inputs, std::span<const std::span<uint8_t>> outputs,
+                       RunProfile* profile = nullptr, WarmupPlan* used = nullptr);
 
   bool accelerated_ready() const;
   // Blocks until the background compile has finished (either way); its

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include "fast/allocation_counter_test_util.h"
+#include "allocation_counter.h"
 #include "fast/fast_kernels.h"
 #include "test_util.h"
 

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "fast/allocation_counter_test_util.h"
+#include "allocation_counter.h"
 #include "fast/fast_kernels.h"
 #include "test_util.h"
 

@@ -570,13 +570,20 @@ class RunContext {
   RunContext& operator=(RunContext&&) noexcept;
 
   // Inputs in the order of CompiledModel::inputs(); dtypes and shapes must
-  // match exactly. Returns owned output tensors.
+  // match exactly. Returns owned output tensors (allocated per run).
   Result<std::vector<Tensor>> Run(const std::vector<Tensor>& inputs, RunProfile* profile = nullptr);
+  // The same run into the caller's output tensors (Allocate()d or Wrap()ped
+  // once, in the order of CompiledModel::outputs(), dtypes and shapes
+  // exactly the model's), which receive the results. Tensors kept across
+  // runs make a steady-state run with profile == nullptr allocate nothing
+  // in Tessera (docs/app-guide.md).
+  Status RunInto(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunProfile* profile = nullptr);
 
   struct Impl;  // an incomplete type to apps
   explicit RunContext(std::unique_ptr<Impl> impl);
 
  private:
+  friend struct RunContextAccess;  // the library's own: tsr_app_run runs on raw pointers
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,4 +1,4 @@
-#include "fast/allocation_counter_test_util.h"
+#include "allocation_counter.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -10,7 +10,7 @@ std::atomic<int> allocations{0};
 std::atomic<size_t> allocated_bytes{0};
 }  // namespace
 
-namespace tessera::cpu::fast {
+namespace tessera {
 
 AllocationCounter::AllocationCounter() {
   allocations = 0;
@@ -21,7 +21,7 @@ AllocationCounter::~AllocationCounter() { counting = false; }
 int AllocationCounter::count() const { return allocations.load(); }
 size_t AllocationCounter::bytes() const { return allocated_bytes.load(); }
 
-}  // namespace tessera::cpu::fast
+}  // namespace tessera
 
 #if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 // GCC sees free() of an operator new pointer once these are inlined; they
