@@ -149,6 +149,22 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
         compatibility_.push_back(std::move(verdict));
       }
       if (blob.crc != BlobCrc::kDeferred) src.flags = TSR_SOURCE_FLAG_ENVELOPE_VERIFIED;
+      // The constants the bytecode names: the mapped bytes themselves, no
+      // copy and no digest (the footer's data CRC covers them at
+      // --verify full). VerifyGraph checked each is a constant.
+      if (!ref.constants.empty()) {
+        if (tsr_version_compare(s.library().version, tsr_version{1, 4}) < 0)
+          return absl::FailedPreconditionError(absl::StrCat(
+              "op id ", op.id, ": its bytecode references ", ref.constants.size(), " external constants, but the '",
+              ref.vendor, "' dispatch library negotiated ABI ", s.library().version.major, ".",
+              s.library().version.minor, ", which cannot receive them (1.4 needed)"));
+        for (const DispatchConstant& c : ref.constants) {
+          const Tensor& t = graph_.tensors[c.tensor];
+          step->constant_bindings.push_back({c.key, 0, t.data.data(), t.data.size()});
+        }
+        src.constants = step->constant_bindings.data();
+        src.constant_count = step->constant_bindings.size();
+      }
     }
     RETURN_IF_ERROR(device_memory[step->session].AddExecutable(
         src.kind == TSR_EXECUTABLE_BYTECODE ? BytecodeEntryBytes(src.bytecode, src.bytecode_size, src.entry_point) : 0));
