@@ -164,10 +164,26 @@ TEST_F(ExternalConstants, AWrongSizeBindingIsRefused) {
   absl::StatusOr<CompiledModel> c = Compile(CompileMode::kAot);
   ASSERT_TRUE(c.ok()) << c.status();
   Graph g = c->graph;
-  g.ops[0].dispatch->constants[0].tensor = TensorNamed(g, "b");  // a constant, of 128 bytes
+  // The bound tensor's bytes cut to 128 (b is not in the compiled graph: it
+  // stayed in the bytecode, and pruning dropped it).
+  EXPECT_EQ(TensorNamed(g, "b"), -1);
+  Tensor& w = g.tensors[g.ops[0].dispatch->constants[0].tensor];
+  w.data = w.data.first(128);
   absl::StatusOr<std::vector<float>> y = Run(g);
   ASSERT_FALSE(y.ok());
-  EXPECT_THAT(y.status().message(), HasSubstr("needs 8192 bytes, its binding has 128"));
+  EXPECT_THAT(std::string(y.status().message()), HasSubstr("needs 8192 bytes, its binding has 128"));
+}
+
+TEST_F(ExternalConstants, ABindingToANonConstantIsRefusedByTheRuntime) {
+  absl::StatusOr<CompiledModel> c = Compile(CompileMode::kAot);
+  ASSERT_TRUE(c.ok()) << c.status();
+  for (int32_t bad : {TensorNamed(c->graph, "x"), 99}) {
+    Graph g = c->graph;
+    g.ops[0].dispatch->constants[0].tensor = bad;
+    absl::StatusOr<std::vector<float>> y = Run(g);
+    ASSERT_FALSE(y.ok()) << bad;
+    EXPECT_THAT(std::string(y.status().message()), HasSubstr("which is not a constant of this model")) << bad;
+  }
 }
 
 TEST_F(ExternalConstants, AHostWithoutTheFlagGetsSelfContainedBytecode) {

@@ -159,6 +159,13 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
               ref.vendor, "' dispatch library negotiated ABI ", s.library().version.major, ".",
               s.library().version.minor, ", which cannot receive them (1.4 needed)"));
         for (const DispatchConstant& c : ref.constants) {
+          // VerifyGraph checked a loaded model; a graph built in memory
+          // reaches here unverified, and a bad index must not be read.
+          if (c.tensor < 0 || static_cast<size_t>(c.tensor) >= graph_.tensors.size() ||
+              !graph_.tensors[c.tensor].is_constant)
+            return absl::InvalidArgumentError(absl::StrCat("op id ", op.id, ": external constant key ", c.key,
+                                                           " names tensor ", c.tensor,
+                                                           ", which is not a constant of this model"));
           const Tensor& t = graph_.tensors[c.tensor];
           step->constant_bindings.push_back({c.key, 0, t.data.data(), t.data.size()});
         }
