@@ -149,6 +149,29 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
         compatibility_.push_back(std::move(verdict));
       }
       if (blob.crc != BlobCrc::kDeferred) src.flags = TSR_SOURCE_FLAG_ENVELOPE_VERIFIED;
+      // The constants the bytecode names: the mapped bytes themselves, no
+      // copy and no digest (the footer's data CRC covers them at
+      // --verify full). VerifyGraph checked each is a constant.
+      if (!ref.constants.empty()) {
+        if (tsr_version_compare(s.library().version, tsr_version{1, 4}) < 0)
+          return absl::FailedPreconditionError(absl::StrCat(
+              "op id ", op.id, ": its bytecode references ", ref.constants.size(), " external constants, but the '",
+              ref.vendor, "' dispatch library negotiated ABI ", s.library().version.major, ".",
+              s.library().version.minor, ", which cannot receive them (1.4 needed)"));
+        for (const DispatchConstant& c : ref.constants) {
+          // VerifyGraph checked a loaded model; a graph built in memory
+          // reaches here unverified, and a bad index must not be read.
+          if (c.tensor < 0 || static_cast<size_t>(c.tensor) >= graph_.tensors.size() ||
+              !graph_.tensors[c.tensor].is_constant)
+            return absl::InvalidArgumentError(absl::StrCat("op id ", op.id, ": external constant key ", c.key,
+                                                           " names tensor ", c.tensor,
+                                                           ", which is not a constant of this model"));
+          const Tensor& t = graph_.tensors[c.tensor];
+          step->constant_bindings.push_back({c.key, 0, t.data.data(), t.data.size()});
+        }
+        src.constants = step->constant_bindings.data();
+        src.constant_count = step->constant_bindings.size();
+      }
     }
     RETURN_IF_ERROR(device_memory[step->session].AddExecutable(
         src.kind == TSR_EXECUTABLE_BYTECODE ? BytecodeEntryBytes(src.bytecode, src.bytecode_size, src.entry_point) : 0));

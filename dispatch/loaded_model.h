@@ -86,6 +86,10 @@ struct LoadedStep {
     size_t record = 0;           // index into conversions()
   };
   std::vector<Conversion> conversions_before;
+  // The executable's external constants (ABI 1.4), pointing into the
+  // graph's mapped constants: borrowed by the library until unload, so they
+  // live as long as the step.
+  std::vector<tsr_constant_binding> constant_bindings;
 };
 
 class LoadedModel {

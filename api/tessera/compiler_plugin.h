@@ -228,6 +228,23 @@ typedef struct tsr_compile_options {
  * partition has no entry point and no JIT handle (TSR_NOT_FOUND). Plugins
  * without compiled_partition_status ignore the flag (all or nothing). */
 #define TSR_COMPILE_FLAG_PARTIAL_OK ((uint32_t)1u << 0)
+/* since 1.4, AOT only. The host keeps every graph constant in the model it
+ * writes and hands the dispatch library a binding for each reference
+ * (tsr_executable_source.constants, pointing into the mapped model), so the
+ * bytecode may name a constant instead of carrying a copy of its bytes
+ * (compiled_constant_references). Without this flag a plugin must not emit
+ * references: its bytecode stays self-contained. */
+#define TSR_COMPILE_FLAG_EXTERNAL_CONSTANTS_OK ((uint32_t)1u << 1)
+
+/* since 1.4. A graph constant that a partition's bytecode names instead of
+ * embedding. The host binds `key` to the constant's bytes at load
+ * (tsr_constant_binding). */
+typedef struct tsr_constant_reference {
+  int32_t tensor;               /* partition-local tensor index (graph view) */
+  uint32_t key;                 /* the plugin's name for it; distinct within
+                                   one partition */
+  uint64_t size_bytes;          /* the constant's byte size, as the view gave it */
+} tsr_constant_reference;
 
 /* ------------------------------------------------------------------------ */
 /* The table                                                                */
@@ -335,6 +352,14 @@ typedef struct tsr_compiler_plugin_api {
                           const tsr_compile_options* options,
                           char* out, size_t capacity, size_t* out_length);
   /* end of v1.2: do not modify above */
+
+  /* since 1.4, optional (NULL or absent: no references). The constants
+   * partition `i`'s bytecode references (TSR_COMPILE_FLAG_EXTERNAL_CONSTANTS_OK),
+   * *out_count may be 0. Only an AOT compile made with that flag may report
+   * any. *out valid until release_compiled. Thread-safe. */
+  TSR_MUST_USE_RESULT tsr_status (*compiled_constant_references)(tsr_compiled compiled, size_t i,
+                          const tsr_constant_reference** out, size_t* out_count);
+  /* end of v1.4: do not modify above */
 } tsr_compiler_plugin_api;
 
 /* ------------------------------------------------------------------------ */

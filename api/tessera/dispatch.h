@@ -92,6 +92,16 @@ enum tsr_executable_kind {
   TSR_EXECUTABLE_KIND_MAX_ENUM = INT32_MAX
 };
 
+/* since 1.4. The bytes of one graph constant that the bytecode references
+ * by key (tsr_constant_reference): borrowed until unload_executable, usually
+ * pointing into the mapped model, never copied by the host. */
+typedef struct tsr_constant_binding {
+  uint32_t key;                 /* as compiled_constant_references gave it */
+  uint32_t reserved0;           /* 0, never read */
+  const void* data;
+  uint64_t size_bytes;
+} tsr_constant_binding;
+
 typedef struct tsr_executable_source {
   tsr_abi_header header;
   int32_t kind;                 /* tsr_executable_kind */
@@ -109,6 +119,14 @@ typedef struct tsr_executable_source {
   uint32_t flags;               /* since 1.2. TSR_SOURCE_FLAG_* */
   uint32_t reserved1;           /* 0 */
   /* end of v1.2: do not modify above */
+
+  /* since 1.4. BYTECODE: one binding per constant the entry point's
+   * partition references (distinct keys), borrowed until unload. A
+   * struct_size that does not cover these members means no bindings; a
+   * library whose bytecode needs one it did not get refuses the load. */
+  const tsr_constant_binding* constants;
+  size_t constant_count;
+  /* end of v1.4: do not modify above */
 } tsr_executable_source;
 
 /* The host ran tsr_bytecode_verify (checksum included) on exactly these

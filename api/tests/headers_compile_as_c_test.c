@@ -30,10 +30,12 @@ PIN(tsr_claim_sink_api, add_group, 24, 16);
 PIN(tsr_partition_options, soc_description_size, 32, 24);
 PIN(tsr_partition_estimate, detail, 64, 56);
 PIN(tsr_compile_options, reserved2, 56, 52);
-PIN(tsr_compiler_plugin_api, compatibility_info, 128, 120);
+PIN(tsr_compiler_plugin_api, compiled_constant_references, 136, 128); /* 1.4 appended 8 */
 PIN(tsr_dispatch_info, build_id, 64, 56);
 PIN(tsr_device_context_options, log_user_data, 64, 56);
-PIN(tsr_executable_source, reserved1, 56, 52);
+PIN(tsr_executable_source, constant_count, 72, 64); /* 1.4 appended 16 */
+PIN(tsr_constant_reference, size_bytes, 16, 8);
+PIN(tsr_constant_binding, size_bytes, 24, 16);
 PIN(tsr_buffer_requirements, reserved1, 80, 76);
 PIN(tsr_buffer_layout, vendor_layout_id, 104, 96);
 PIN(tsr_buffer_type_info, max_size_bytes, 40, 32);
@@ -51,6 +53,9 @@ _Static_assert(offsetof(tsr_graph_view_api, output) == 152, "graph view v1");
 _Static_assert(offsetof(tsr_compiler_plugin_api, release_compiled) == 80, "compiler plugin v1");
 _Static_assert(offsetof(tsr_dispatch_api, get_metric) == 160, "dispatch v1");
 _Static_assert(offsetof(tsr_dispatch_api, executable_numerics) == 168, "dispatch v1.1");
+/* The 1.2 ends that 1.4 appended after. */
+_Static_assert(offsetof(tsr_compiler_plugin_api, compatibility_info) == 120, "compiler plugin v1.2");
+_Static_assert(offsetof(tsr_executable_source, reserved1) == 52, "executable source v1.2");
 /* The 1.1 tail padding is now named, and the first 1.2 member follows it. */
 _Static_assert(offsetof(tsr_compiler_plugin_info, reserved0) == 44, "info tail");
 _Static_assert(offsetof(tsr_compiler_plugin_info, default_priority) == 48, "info 1.2");

@@ -90,6 +90,11 @@ std::string GraphContentDigest(const Graph& graph) {
       h.Text(op.dispatch->entry_point);
       h.Int(static_cast<uint32_t>(op.dispatch->bytecode));
       h.Ints(op.dispatch->source_op_ids);
+      // Only when present, so keys of self-contained models do not move.
+      for (const DispatchConstant& c : op.dispatch->constants) {
+        h.Int(c.key);
+        h.Int(static_cast<uint32_t>(c.tensor));
+      }
     }
   }
   h.Ints(graph.inputs);

@@ -10,6 +10,7 @@
 #include "base/status_macros.h"
 #include "compile/build_stamp_maker.h"
 #include "compile/bytecode_check.h"
+#include "compile/external_constants.h"
 #include "compile/tensor_pruning.h"
 #include "graph/graph_verifier.h"
 #include "plugin_host/graph_view_impl.h"
@@ -256,6 +257,8 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
   model.summary.cost_notes = soc_costs.notes();
   std::map<int32_t, std::shared_ptr<CompiledArtifact>> artifact_of;  // accelerator -> artifact
   std::vector<std::vector<GraphView>> views;
+  // Per accelerator, per partition: the constants its bytecode names (ABI 1.4).
+  std::vector<std::vector<std::vector<DispatchConstant>>> constants_of;
   for (int round = 0;; ++round) {
     if (round == kMaxFallbackRounds) return absl::InternalError("compile fallback did not converge");
     const auto plan_start = std::chrono::steady_clock::now();
@@ -274,6 +277,7 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
     const auto compile_start = std::chrono::steady_clock::now();
     artifact_of.clear();
     views.assign(model.instances.size(), {});
+    constants_of.assign(model.instances.size(), {});
     std::vector<std::vector<int32_t>> partitions_of(model.instances.size());
     for (size_t p = 0; p < model.plan.partitions.size(); ++p)
       partitions_of[model.plan.partitions[p].accelerator].push_back(static_cast<int32_t>(p));
@@ -288,7 +292,8 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
       absl::StatusOr<std::unique_ptr<CompiledArtifact>> artifact =
           model.instances[a]->Compile(ptrs, ModeBit(own_mode), options.soc,
                                        /*constants_outlive_result=*/own_mode == CompileMode::kJit,
-                                       /*partial_ok=*/true);
+                                       /*partial_ok=*/true,
+                                       /*external_constants_ok=*/own_mode == CompileMode::kAot);
       if (artifact.ok() && own_mode == CompileMode::kAot) {
         // Every blob is checked before anything is written; a bad one is
         // this vendor's compile failure (bytecode_check.h).
@@ -299,6 +304,22 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
                                                      compiled_partitions);
             !bad.ok())
           artifact = bad;
+        // The constants each partition's bytecode names must be that
+        // partition's own, at their size: a wrong reference is this
+        // vendor's compile failure, like a bad blob.
+        constants_of[a].assign(partitions_of[a].size(), {});
+        for (size_t i : compiled_partitions) {
+          if (!artifact.ok()) break;
+          absl::StatusOr<std::vector<tsr_constant_reference>> refs = (*artifact)->ConstantReferences(i);
+          absl::StatusOr<std::vector<DispatchConstant>> mapped =
+              refs.ok() ? MapConstantReferences(graph, views[a][i], *refs, model.accelerators[a], i)
+                        : absl::StatusOr<std::vector<DispatchConstant>>(refs.status());
+          if (!mapped.ok()) {
+            artifact = mapped.status();
+            break;
+          }
+          constants_of[a][i] = *std::move(mapped);
+        }
       }
       if (artifact.ok()) {
         // A 1.2 plugin compiles what it can: only the partitions that
@@ -400,6 +421,7 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
     for (int32_t o : part.ops) ref.source_op_ids.push_back(graph.ops[o].id);
     if (own_mode == CompileMode::kAot) {
       ref.bytecode = bytecode_of.at(a);
+      ref.constants = constants_of[a][index_within[unit.partition]];
     } else {
       ASSIGN_OR_RETURN(tsr_jit_handle handle, artifact.JitHandle(index_within[unit.partition]));
       ref.jit_slot = static_cast<int32_t>(model.jit_slots.size());

@@ -56,6 +56,7 @@ CompilerInstance::~CompilerInstance() { library_.api->destroy(plugin_); }
 namespace {
 
 bool AtLeast12(tsr_version v) { return tsr_version_compare(v, tsr_version{1, 2}) >= 0; }
+bool AtLeast14(tsr_version v) { return tsr_version_compare(v, tsr_version{1, 4}) >= 0; }
 
 // The host's claim sink (ABI 1.2): what the plugin reported, per op.
 struct ClaimSink {
@@ -239,7 +240,7 @@ absl::StatusOr<std::vector<OpClaim>> CompilerInstance::Partition(const GraphView
 
 absl::StatusOr<std::unique_ptr<CompiledArtifact>> CompilerInstance::Compile(
     const std::vector<const GraphView*>& partitions, uint32_t mode, const SocSelection& soc,
-    bool constants_outlive_result, bool partial_ok) const {
+    bool constants_outlive_result, bool partial_ok, bool external_constants_ok) const {
   std::vector<tsr_graph> graphs;
   for (const GraphView* p : partitions) graphs.push_back(p->handle());
   tsr_compile_options opts{};
@@ -249,6 +250,12 @@ absl::StatusOr<std::unique_ptr<CompiledArtifact>> CompilerInstance::Compile(
   if (partial_ok && AtLeast12(library_.version) &&
       TSR_ABI_HAS(library_.api, tsr_compiler_plugin_api, compiled_partition_status))
     opts.flags |= TSR_COMPILE_FLAG_PARTIAL_OK;
+  // External constants only where the plugin can report them and the
+  // bytecode will be written beside the constants (AOT).
+  if (external_constants_ok && mode == TSR_COMPILE_MODE_AOT && AtLeast14(library_.version) &&
+      TSR_ABI_HAS(library_.api, tsr_compiler_plugin_api, compiled_constant_references) &&
+      library_.api->compiled_constant_references != nullptr)
+    opts.flags |= TSR_COMPILE_FLAG_EXTERNAL_CONSTANTS_OK;
   FillSoc(opts, soc);
   opts.constants_outlive_result = constants_outlive_result ? 1 : 0;
   tsr_compiled compiled = nullptr;
@@ -344,6 +351,19 @@ std::vector<uint32_t> CompiledArtifact::PartitionCulprits(size_t partition) cons
   size_t count = 0;
   if (lib.api->compiled_partition_culprits(compiled_, partition, &ids, &count) != TSR_OK || ids == nullptr) return {};
   return std::vector<uint32_t>(ids, ids + count);
+}
+
+absl::StatusOr<std::vector<tsr_constant_reference>> CompiledArtifact::ConstantReferences(size_t partition) const {
+  const CompilerPluginLibrary& lib = owner_->library();
+  if (!AtLeast14(lib.version) || !TSR_ABI_HAS(lib.api, tsr_compiler_plugin_api, compiled_constant_references) ||
+      lib.api->compiled_constant_references == nullptr)
+    return std::vector<tsr_constant_reference>{};
+  const tsr_constant_reference* refs = nullptr;
+  size_t count = 0;
+  tsr_status code = lib.api->compiled_constant_references(compiled_, partition, &refs, &count);
+  if (code != TSR_OK) return owner_->Status(code, "compiled_constant_references failed");
+  if (count > 0 && refs == nullptr) return owner_->Status(TSR_INTERNAL, "compiled_constant_references gave NULL");
+  return std::vector<tsr_constant_reference>(refs, refs + count);
 }
 
 absl::StatusOr<tsr_jit_handle> CompiledArtifact::JitHandle(size_t partition) const {

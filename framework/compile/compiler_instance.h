@@ -58,6 +58,10 @@ class CompiledArtifact {
   // compiled_partition_culprits; empty when it names none or has no such
   // call ("the partition as a whole").
   std::vector<uint32_t> PartitionCulprits(size_t partition) const;
+  // The constants partition `partition`'s bytecode names instead of
+  // embedding (ABI 1.4, TSR_COMPILE_FLAG_EXTERNAL_CONSTANTS_OK), with
+  // partition-local tensor indices; empty for plugins without the call.
+  absl::StatusOr<std::vector<tsr_constant_reference>> ConstantReferences(size_t partition) const;
 
  private:
   std::shared_ptr<const CompilerInstance> owner_;
@@ -84,7 +88,8 @@ class CompilerInstance : public std::enable_shared_from_this<CompilerInstance> {
   absl::StatusOr<std::unique_ptr<CompiledArtifact>> Compile(const std::vector<const GraphView*>& partitions,
                                                             uint32_t mode, const SocSelection& soc,
                                                             bool constants_outlive_result,
-                                                            bool partial_ok = false) const;
+                                                            bool partial_ok = false,
+                                                            bool external_constants_ok = false) const;
   // The plugin's estimate of `partition` as a whole (estimate_partition):
   // nullopt when it has none, gives none, or says the partition would not fit.
   absl::StatusOr<std::optional<double>> EstimatePartition(const GraphView& partition, const SocSelection& soc) const;

@@ -10,6 +10,10 @@ void PruneUnusedTensors(Graph& g) {
   for (const Op& op : g.ops) {
     for (int32_t t : op.inputs) mark(t);
     for (int32_t t : op.outputs) mark(t);
+    // Constants the bytecode references are read at load, not through an
+    // input: they stay, or the model could not bind them.
+    if (op.dispatch)
+      for (const DispatchConstant& c : op.dispatch->constants) mark(c.tensor);
   }
   std::vector<Tensor> kept;
   for (size_t t = 0; t < g.tensors.size(); ++t) {
@@ -25,6 +29,8 @@ void PruneUnusedTensors(Graph& g) {
   for (Op& op : g.ops) {
     apply(op.inputs);
     apply(op.outputs);
+    if (op.dispatch)
+      for (DispatchConstant& c : op.dispatch->constants) c.tensor = remap[c.tensor];
   }
   g.tensors = std::move(kept);
 }

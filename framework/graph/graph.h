@@ -44,6 +44,14 @@ struct Attribute {
 };
 
 // What a DISPATCH op runs.
+// A graph constant that a DISPATCH op's bytecode names by key instead of
+// embedding (ABI 1.4, TSR_COMPILE_FLAG_EXTERNAL_CONSTANTS_OK): the runtime
+// binds `key` to the tensor's bytes in the mapped model when it loads.
+struct DispatchConstant {
+  uint32_t key = 0;
+  int32_t tensor = -1;             // global index of a constant tensor
+};
+
 struct DispatchRef {
   std::string vendor;
   std::string soc_model;
@@ -51,6 +59,7 @@ struct DispatchRef {
   int32_t bytecode = -1;           // index into Graph::bytecodes (AOT)
   int32_t jit_slot = -1;           // index into the in-memory JIT registry
   std::vector<uint32_t> source_op_ids;
+  std::vector<DispatchConstant> constants;
 };
 
 struct Op {

@@ -1,6 +1,7 @@
 #include "graph/graph_verifier.h"
 
 #include <optional>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "base/dtype.h"
@@ -15,6 +16,27 @@ std::string TensorLabel(const Graph& g, int32_t t) {
 
 std::string OpLabel(const Op& op, size_t index) {
   return absl::StrCat("op ", index, " (", OpTypeName(op.type), ", id ", op.id, ")");
+}
+
+// The constants a DISPATCH op's bytecode references (DispatchConstant): each
+// names a constant tensor, once per key. The runtime binds them without a
+// copy or a digest, so whatever reaches it must be one of the model's own
+// constants.
+absl::Status VerifyDispatchConstants(const Graph& g, const Op& op, size_t i) {
+  std::set<uint32_t> keys;
+  for (const DispatchConstant& c : op.dispatch->constants) {
+    if (c.tensor < 0 || static_cast<size_t>(c.tensor) >= g.tensors.size())
+      return absl::InvalidArgumentError(absl::StrCat(OpLabel(op, i), ": external constant key ", c.key,
+                                                     " names tensor ", c.tensor, ", out of range (",
+                                                     g.tensors.size(), " tensors)"));
+    if (!g.tensors[c.tensor].is_constant)
+      return absl::InvalidArgumentError(absl::StrCat(OpLabel(op, i), ": external constant key ", c.key, " names ",
+                                                     TensorLabel(g, c.tensor), ", which is not a constant"));
+    if (!keys.insert(c.key).second)
+      return absl::InvalidArgumentError(absl::StrCat(OpLabel(op, i), ": external constant key ", c.key,
+                                                     " appears twice"));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status VerifyTensor(const Graph& g, int32_t t) {
@@ -76,6 +98,7 @@ absl::Status VerifyGraph(const Graph& g) {
         return absl::InvalidArgumentError(absl::StrCat(OpLabel(op, i), ": bytecode index ", d.bytecode, " out of range"));
       if (d.vendor.empty() || d.entry_point.empty())
         return absl::InvalidArgumentError(absl::StrCat(OpLabel(op, i), ": DISPATCH needs a vendor and an entry point"));
+      if (absl::Status bad = VerifyDispatchConstants(g, op, i); !bad.ok()) return bad;
     }
     for (int32_t t : op.inputs) {
       if (t == -1) continue;

@@ -173,7 +173,15 @@ absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared
           op.attrs[a->key()] = Attribute{ToVector(a->ints()), ToVector(a->floats())};
       if (const fb::DispatchInfo* d = fop->dispatch()) {
         DispatchRef ref{ToString(d->vendor()), ToString(d->soc_model()), ToString(d->entry_point()),
-                        static_cast<int32_t>(d->bytecode()), -1, ToVector(d->source_op_ids())};
+                        static_cast<int32_t>(d->bytecode()), -1, ToVector(d->source_op_ids()), {}};
+        // Range, constant-ness and distinct keys are VerifyGraph's, below.
+        const std::vector<uint32_t> keys = ToVector(d->constant_keys());
+        const std::vector<int32_t> key_tensors = ToVector(d->constant_tensors());
+        if (keys.size() != key_tensors.size())
+          return absl::InvalidArgumentError(absl::StrCat("op id ", op.id, ": DISPATCH lists ", keys.size(),
+                                                         " external constant keys but ", key_tensors.size(),
+                                                         " tensors"));
+        for (size_t k = 0; k < keys.size(); ++k) ref.constants.push_back({keys[k], key_tensors[k]});
         if (d->bytecode() >= g.bytecodes.size() ||
             static_cast<uint64_t>(g.bytecodes[d->bytecode()].bytes.data() - bytes.data()) != d->bytecode_offset() ||
             g.bytecodes[d->bytecode()].bytes.size() != d->bytecode_size())

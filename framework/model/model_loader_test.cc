@@ -373,6 +373,8 @@ struct RawOp {
   // size of RawModel::bytecodes[dispatch_blob] (or 0 when out of range).
   int64_t dispatch_bytecode = -1;
   size_t dispatch_blob = 0;
+  std::vector<uint32_t> constant_keys;     // DispatchInfo's external constants
+  std::vector<int32_t> constant_tensors;
 };
 struct RawBuffer {
   uint64_t offset = 0;  // relative to the data segment
@@ -406,7 +408,9 @@ std::vector<uint8_t> Tables(const RawModel& m, uint64_t data_start) {
       const RawBuffer blob = known ? m.bytecodes[op.dispatch_blob] : RawBuffer{};
       dispatch = fb::CreateDispatchInfo(b, b.CreateString("v"), b.CreateString("soc"), b.CreateString("main"),
                                         static_cast<uint32_t>(op.dispatch_bytecode),
-                                        known ? data_start + blob.offset : 0, blob.size);
+                                        known ? data_start + blob.offset : 0, blob.size, 0,
+                                        op.constant_keys.empty() ? 0 : b.CreateVector(op.constant_keys),
+                                        op.constant_tensors.empty() ? 0 : b.CreateVector(op.constant_tensors));
     }
     ops.push_back(fb::CreateOp(b, op.type, b.CreateVector(op.inputs), b.CreateVector(op.outputs), b.CreateVector(attrs),
                                dispatch, op.id));
@@ -545,6 +549,28 @@ TEST(ModelLoaderTest, DispatchBytecodeIndexAtTheBytecodeCount) {
   // null: the failure is deterministic even without a sanitizer.)
   m.bytecodes.clear();
   EXPECT_THAT(ParseError(m), HasSubstr("DISPATCH bytecode reference (index 0"));
+}
+
+// A DISPATCH op's external constants (ABI 1.4) are bound without a copy or
+// a digest, so the loader refuses any that is not one of the model's own
+// constants, once per key.
+TEST(ModelLoaderTest, DispatchExternalConstantReferences) {
+  RawModel m = ValidRaw();
+  m.bytecodes = {{0, 16}};
+  m.data.assign(64, 1);
+  m.ops = {{TSR_OP_DISPATCH, {0}, {1}, 0, 0, 0, 0, {5}, {2}}};  // key 5 -> c, a constant
+  EXPECT_THAT(ParseError(m), HasSubstr("fails the envelope check"));  // the references passed
+  m.ops[0].constant_tensors = {0};
+  EXPECT_THAT(ParseError(m), HasSubstr("external constant key 5 names tensor 0 ('x'), which is not a constant"));
+  m.ops[0].constant_tensors = {3};
+  EXPECT_THAT(ParseError(m), HasSubstr("external constant key 5 names tensor 3, out of range (3 tensors)"));
+  m.ops[0].constant_tensors = {-1};
+  EXPECT_THAT(ParseError(m), HasSubstr("names tensor -1, out of range"));
+  m.ops[0].constant_keys = {5, 5};
+  m.ops[0].constant_tensors = {2, 2};
+  EXPECT_THAT(ParseError(m), HasSubstr("external constant key 5 appears twice"));
+  m.ops[0].constant_tensors = {2};
+  EXPECT_THAT(ParseError(m), HasSubstr("lists 2 external constant keys but 1 tensors"));
 }
 
 TEST(ModelLoaderTest, UnknownOpType) {

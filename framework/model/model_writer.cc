@@ -73,9 +73,24 @@ std::vector<uint8_t> BuildTables(const Graph& g, const DataLayout& d, uint64_t d
     if (op.dispatch) {
       const DispatchRef& r = *op.dispatch;
       const uint64_t offset = data_start + d.bytecode_offset[r.bytecode];
+      // Written only when there are some, so self-contained models stay
+      // byte-identical to those written before external constants.
+      flatbuffers::Offset<flatbuffers::Vector<uint32_t>> keys = 0;
+      flatbuffers::Offset<flatbuffers::Vector<int32_t>> key_tensors = 0;
+      if (!r.constants.empty()) {
+        std::vector<uint32_t> k;
+        std::vector<int32_t> t;
+        for (const DispatchConstant& c : r.constants) {
+          k.push_back(c.key);
+          t.push_back(c.tensor);
+        }
+        keys = b.CreateVector(k);
+        key_tensors = b.CreateVector(t);
+      }
       dispatch = fb::CreateDispatchInfo(b, b.CreateString(r.vendor), b.CreateString(r.soc_model),
                                         b.CreateString(r.entry_point), static_cast<uint32_t>(r.bytecode), offset,
-                                        g.bytecodes[r.bytecode].bytes.size(), b.CreateVector(r.source_op_ids));
+                                        g.bytecodes[r.bytecode].bytes.size(), b.CreateVector(r.source_op_ids),
+                                        keys, key_tensors);
     }
     ops.push_back(fb::CreateOp(b, op.type, b.CreateVector(op.inputs), b.CreateVector(op.outputs),
                                b.CreateVector(attrs), dispatch, op.id));

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "absl/strings/str_cat.h"
 #include "compile/compile_driver.h"
 #include "compile/compiler_instance.h"
 #include "model_executor.h"
@@ -108,6 +109,33 @@ TEST_P(FrozenPlugin, RunsAotAndJitBesideTheCpuPlugin) {
     std::memcpy(got.data(), (*outputs)[0].data.data(), 24);
     EXPECT_EQ(got, kWant) << CompileModeName(mode);
   }
+}
+
+// A model whose frozen DISPATCH op says its bytecode references a constant
+// (ABI 1.4): a library from before 1.4 cannot be handed the bindings, so
+// the runtime refuses to load it rather than run it without them. (The
+// frozen compiler never gets TSR_COMPILE_FLAG_EXTERNAL_CONSTANTS_OK, so the
+// reference is added by hand.)
+TEST_P(FrozenPlugin, ARuntimeRefusesExternalConstantsForALibraryBeforeOnePointFour) {
+  PluginRegistry registry = Registry(GetParam());
+  CompileOptions options;
+  options.partitioning.policy = PartitionPolicy::kGreedy;
+  options.accelerators = {"frozen", "cpu"};
+  auto compiled = CompileGraph(Model(), registry, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  Graph g = compiled->graph;
+  EXPECT_TRUE(g.ops[0].dispatch->constants.empty());  // no flag, no references
+  static const float kWeights[6] = {1, 2, 3, 4, 5, 6};
+  ::tessera::Tensor w{"w", TSR_DTYPE_F32, {2, 3}};
+  w.is_constant = true;
+  w.data = {reinterpret_cast<const uint8_t*>(kWeights), sizeof kWeights};
+  g.tensors.push_back(w);
+  g.ops[0].dispatch->constants.push_back({1, static_cast<int32_t>(g.tensors.size() - 1)});
+  auto executor = Executor::Create(g, compiled->jit_slots, registry, {});
+  ASSERT_FALSE(executor.ok());
+  EXPECT_THAT(std::string(executor.status().message()),
+              HasSubstr(absl::StrCat("references 1 external constants, but the 'frozen' dispatch library negotiated ABI 1.",
+                                     SnapshotMinor(GetParam()), ", which cannot receive them (1.4 needed)")));
 }
 
 TEST_P(FrozenPlugin, TheHostRefusesOnItsBehalfAnOpWithANewerAttribute) {

@@ -309,6 +309,11 @@ class Rewriter {
     for (int32_t t : op.outputs) outputs.push_back(float_id_[t] = AddTensor(src_.tensors[t]));
     AddOp(op.type, std::move(inputs), std::move(outputs), op.attrs);
     out_.ops.back().dispatch = op.dispatch;
+    // A precompiled op's external constants follow their tensors' new ids.
+    if (op.dispatch)
+      for (DispatchConstant& c : out_.ops.back().dispatch->constants) {
+        ASSIGN_OR_RETURN(c.tensor, Original(c.tensor));
+      }
     return absl::OkStatus();
   }
 

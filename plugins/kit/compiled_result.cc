@@ -12,6 +12,7 @@ struct tsr_compiled_s {
   std::vector<tessera::kit::JitPayload> jit_payloads;
   std::vector<absl::Status> statuses;        // per partition
   std::vector<std::vector<uint32_t>> culprits;
+  std::vector<std::vector<tsr_constant_reference>> constant_references;  // per partition
 };
 
 namespace tessera::kit {
@@ -47,6 +48,8 @@ absl::StatusOr<tsr_compiled> MakeCompiledResult(uint32_t mode, const BytecodeIde
   for (PartitionCode& p : partitions) {
     c->statuses.push_back(p.status);
     c->culprits.push_back(std::move(p.culprit_op_ids));
+    c->constant_references.push_back(p.status.ok() ? std::move(p.constant_references)
+                                                   : std::vector<tsr_constant_reference>{});
     if (!p.status.ok()) {
       c->entry_points.emplace_back();
       c->jit_bodies.emplace_back();
@@ -123,6 +126,15 @@ tsr_status CompiledPartitionCulprits(tsr_compiled c, size_t i, const uint32_t** 
   if (i >= c->culprits.size()) return ReportError(TSR_OUT_OF_RANGE, "partition index out of range");
   *out_op_ids = c->culprits[i].data();
   *out_count = c->culprits[i].size();
+  return TSR_OK;
+}
+
+tsr_status CompiledConstantReferences(tsr_compiled c, size_t i, const tsr_constant_reference** out,
+                                      size_t* out_count) {
+  if (c == nullptr || out == nullptr || out_count == nullptr) return ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  if (i >= c->constant_references.size()) return ReportError(TSR_OUT_OF_RANGE, "partition index out of range");
+  *out = c->constant_references[i].data();
+  *out_count = c->constant_references[i].size();
   return TSR_OK;
 }
 

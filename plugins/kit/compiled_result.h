@@ -44,6 +44,9 @@ struct PartitionCode {
   // Instead of `body`: written in place into the result (BodyWriter), so a
   // body carrying the weights is never held twice.
   std::optional<BodyWriter> body_writer;
+  // Constants the body names instead of embedding (AOT with
+  // TSR_COMPILE_FLAG_EXTERNAL_CONSTANTS_OK only): the host binds them at load.
+  std::vector<tsr_constant_reference> constant_references;
 };
 
 // The mode of `options` (compile, compatibility_info): exactly one of
@@ -66,6 +69,8 @@ tsr_status CompiledPartitionStatus(tsr_compiled compiled, size_t i, tsr_status* 
                                    size_t text_capacity, size_t* out_text_length);
 tsr_status CompiledPartitionCulprits(tsr_compiled compiled, size_t i, const uint32_t** out_op_ids,
                                      size_t* out_count);
+tsr_status CompiledConstantReferences(tsr_compiled compiled, size_t i, const tsr_constant_reference** out,
+                                      size_t* out_count);
 
 // Compiles each partition with `compile_one`; with PARTIAL_OK in `flags`
 // a failing partition is recorded (status, culprits) instead of failing

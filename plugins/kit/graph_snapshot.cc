@@ -1,5 +1,7 @@
 #include "graph_snapshot.h"
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "byte_io.h"
 #include "checked_math.h"
@@ -10,6 +12,12 @@ namespace {
 
 constexpr uint32_t kMagic = 0x31475354;  // "TSG1"
 constexpr uint32_t kVersion = 1;
+// Adds external constants (is_constant == 2: key and size, no payload).
+// Written only when a constant is external: everything else stays version 1,
+// readable by every decoder already shipped.
+constexpr uint32_t kVersionExternal = 2;
+constexpr uint32_t kConstantInline = 1;
+constexpr uint32_t kConstantExternal = 2;
 constexpr uint32_t kMaxRank = 8;
 
 absl::Status ReadTensor(const tsr_graph_view_api* v, tsr_graph g, int32_t t,
@@ -102,8 +110,10 @@ namespace {
 // The one field order of "TSG1", for the counting and the writing pass.
 template <typename Writer>
 void WriteSnapshot(const GraphSnapshot& g, Writer& w) {
+  bool any_external = false;
+  for (const SnapshotTensor& t : g.tensors) any_external |= t.is_constant && t.external_key.has_value();
   w.U32(kMagic);
-  w.U32(kVersion);
+  w.U32(any_external ? kVersionExternal : kVersion);
   w.U32(static_cast<uint32_t>(g.tensors.size()));
   w.U32(static_cast<uint32_t>(g.ops.size()));
   w.I32Array(g.inputs);
@@ -115,7 +125,13 @@ void WriteSnapshot(const GraphSnapshot& g, Writer& w) {
     w.F32Array(t.quant.scales);
     w.I64Array(t.quant.zero_points);
     w.I32(t.quant.axis);
-    w.U32(t.is_constant ? 1 : 0);
+    if (t.is_constant && t.external_key) {
+      w.U32(kConstantExternal);
+      w.U32(*t.external_key);
+      w.U64(static_cast<uint64_t>(TensorByteSize(t)));
+      continue;
+    }
+    w.U32(t.is_constant ? kConstantInline : 0);
     if (t.is_constant) {
       w.U64(t.constant.size());
       w.AlignTo(16);
@@ -167,7 +183,8 @@ absl::StatusOr<GraphSnapshot> DecodeSnapshot(std::span<const uint8_t> bytes) {
   GraphSnapshot g;
   uint32_t magic = 0, version = 0, tensor_count = 0, op_count = 0;
   if (!r.U32(magic) || magic != kMagic) return r.Fail("graph encoding: bad magic");
-  if (!r.U32(version) || version != kVersion) return r.Fail("graph encoding: unknown version");
+  if (!r.U32(version) || (version != kVersion && version != kVersionExternal))
+    return r.Fail("graph encoding: unknown version");
   if (!r.U32(tensor_count) || !r.U32(op_count)) return r.Fail("graph encoding: truncated header");
   // Every tensor and op takes at least 8 bytes: reject absurd counts early.
   if (tensor_count > r.remaining() / 8 || op_count > r.remaining() / 8)
@@ -177,6 +194,7 @@ absl::StatusOr<GraphSnapshot> DecodeSnapshot(std::span<const uint8_t> bytes) {
     return (allow_none && t == TSR_NO_TENSOR) || (t >= 0 && static_cast<uint32_t>(t) < tensor_count);
   };
   g.tensors.resize(tensor_count);
+  std::set<uint32_t> external_keys;
   for (uint32_t i = 0; i < tensor_count; ++i) {
     SnapshotTensor& t = g.tensors[i];
     uint32_t is_constant = 0;
@@ -194,8 +212,20 @@ absl::StatusOr<GraphSnapshot> DecodeSnapshot(std::span<const uint8_t> bytes) {
                                  checked::kMaxTensorBytes, " bytes"));
     if (t.quant.scales.size() != t.quant.zero_points.size())
       return r.Fail(absl::StrCat("graph encoding: tensor ", i, " quantization arrays differ in length"));
+    if (is_constant > (version == kVersionExternal ? kConstantExternal : kConstantInline))
+      return r.Fail(absl::StrCat("graph encoding: tensor ", i, " has an unknown constant kind ", is_constant));
     t.is_constant = is_constant != 0;
-    if (t.is_constant) {
+    if (is_constant == kConstantExternal) {
+      uint32_t key = 0;
+      uint64_t size = 0;
+      if (!r.U32(key) || !r.U64(size))
+        return r.Fail(absl::StrCat("graph encoding: tensor ", i, " external constant truncated"));
+      if (size != static_cast<uint64_t>(byte_size))
+        return r.Fail(absl::StrCat("graph encoding: tensor ", i, " external constant size does not match its shape"));
+      if (!external_keys.insert(key).second)
+        return r.Fail(absl::StrCat("graph encoding: tensor ", i, " repeats external constant key ", key));
+      t.external_key = key;
+    } else if (t.is_constant) {
       uint64_t size = 0;
       if (!r.U64(size) || !r.AlignTo(16) || !r.Span(size, t.constant))
         return r.Fail(absl::StrCat("graph encoding: tensor ", i, " constant out of bounds"));

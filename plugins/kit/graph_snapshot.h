@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ struct SnapshotTensor {
   // snapshot (the mapped model, or the loaded bytecode).
   std::span<const uint8_t> constant;
   std::shared_ptr<const std::vector<uint8_t>> owned;
+  // A constant the encoding names instead of carrying (constant_references.h):
+  // set, `constant` is empty until the dispatch side binds the key.
+  std::optional<uint32_t> external_key;
 };
 
 struct SnapshotAttr {
@@ -61,7 +65,8 @@ absl::StatusOr<GraphSnapshot> SnapshotGraph(const tsr_graph_view_api* view,
                                             tsr_graph graph,
                                             bool reference_constants);
 
-// Portable encoding ("TSG1"). Constant payloads are 16-byte aligned relative
+// Portable encoding ("TSG1"; version 2 when any constant is external, so a
+// decoder that predates external constants refuses it). Constant payloads are 16-byte aligned relative
 // to the start of the encoding. Allocated once, at its exact size.
 std::vector<uint8_t> EncodeSnapshot(const GraphSnapshot& graph);
 

@@ -10,6 +10,7 @@
 #include "build_identity.h"
 #include "claims.h"
 #include "compiled_result.h"
+#include "constant_references.h"
 #include "entry_point.h"
 #include "common/cpu_jit_program.h"
 #include "graph_snapshot.h"
@@ -176,6 +177,11 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
       return absl::InvalidArgumentError("compile: NULL argument");
     if (absl::StatusOr<uint32_t> mode = kit::CompileModeOf(options, "compile"); !mode.ok()) return mode.status();
     const uint32_t flags = TSR_ABI_HAS_FIELD(options, tsr_compile_options, flags) ? options->flags : 0;
+    // With the host's promise to bind them at load, large constants stay in
+    // the model and the bytecode only names them: the compile then holds no
+    // copy of the weights (issue 13, docs/abi.md §7).
+    const bool external_constants =
+        options->mode == TSR_COMPILE_MODE_AOT && (flags & TSR_COMPILE_FLAG_EXTERNAL_CONSTANTS_OK) != 0;
     absl::StatusOr<std::vector<kit::PartitionCode>> code =
         kit::CompileEach(partition_count, flags, [&](size_t p) -> absl::StatusOr<kit::PartitionCode> {
           absl::StatusOr<kit::GraphSnapshot> g = kit::SnapshotGraph(view, partitions[p], /*reference_constants=*/true);
@@ -190,10 +196,13 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
           // host's constants, so the weights exist once more, not twice.
           const auto input_count = static_cast<uint32_t>(g->inputs.size());
           const auto output_count = static_cast<uint32_t>(g->outputs.size());
+          std::vector<tsr_constant_reference> refs;
+          if (external_constants) refs = kit::ExternalizeConstants(*g, kit::kExternalConstantMinBytes);
           return kit::PartitionCode{.entry_point = absl::StrCat("cpu_partition_", p),
                                     .input_count = input_count,
                                     .output_count = output_count,
-                                    .body_writer = kit::SnapshotBodyWriter(*std::move(g))};
+                                    .body_writer = kit::SnapshotBodyWriter(*std::move(g)),
+                                    .constant_references = std::move(refs)};
         });
     if (!code.ok()) return code.status();
     const char* soc = TSR_ABI_HAS_FIELD(options, tsr_compile_options, soc_model) && options->soc_model
@@ -223,6 +232,7 @@ const tsr_compiler_plugin_api kApi = {
     .compiled_partition_status = kit::CompiledPartitionStatus,
     .compiled_partition_culprits = kit::CompiledPartitionCulprits,
     .compatibility_info = CompatibilityInfo,
+    .compiled_constant_references = kit::CompiledConstantReferences,
 };
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "bytecode_builder.h"
 #include "build_identity.h"
+#include "constant_references.h"
 #include "compiled_result.h"
 #include "dispatch_support.h"
 #include "entry_point.h"
@@ -144,7 +145,8 @@ tsr_status LoadExecutable(tsr_device_context ctx, const tsr_executable_source* s
     } else {
       return absl::InvalidArgumentError(absl::StrCat("load_executable: unknown executable kind ", src->kind));
     }
-    absl::StatusOr<CpuProgram> program = LoadCpuProgram(encoded, ctx->fast.get(), ctx->max_memory_bytes);
+    absl::StatusOr<CpuProgram> program = LoadCpuProgram(encoded, ctx->fast.get(), ctx->max_memory_bytes,
+                                                            kit::BindingsOf(src));
     if (!program.ok()) {
       // Over cpu.max_memory_bytes is a budget, not a malformed blob.
       if (program.status().code() != absl::StatusCode::kResourceExhausted) special = TSR_BYTECODE_INVALID;

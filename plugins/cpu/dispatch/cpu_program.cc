@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "checked_math.h"
+#include "constant_references.h"
 #include "activation_tails.h"
 #include "conv_regions.h"
 #include "elementwise_groups.h"
@@ -77,9 +78,13 @@ absl::Status CheckMemoryBudget(const CpuProgram& p, uint64_t max_memory_bytes) {
 void FreeDeleter::operator()(void* p) const { std::free(p); }
 
 absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, const fast::FastEngine* engine,
-                                          uint64_t max_memory_bytes) {
+                                          uint64_t max_memory_bytes,
+                                          std::span<const tsr_constant_binding> bindings) {
   absl::StatusOr<kit::GraphSnapshot> g = kit::DecodeSnapshot(encoded);
   if (!g.ok()) return g.status();
+  // External constants (ABI 1.4) point at the host's mapped model from here
+  // on; a missing or wrong-size binding is refused, never read.
+  if (absl::Status s = kit::ResolveConstantReferences(*g, bindings); !s.ok()) return s;
   CpuProgram p;
   p.graph = *std::move(g);
   const size_t n = p.graph.tensors.size();

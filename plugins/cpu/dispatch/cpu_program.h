@@ -15,6 +15,7 @@
 #include "fast/fast_kernels.h"
 #include "graph_snapshot.h"
 #include "kernel_api.h"
+#include "tessera/dispatch.h"
 
 namespace tessera::cpu {
 
@@ -69,9 +70,13 @@ void* ConstantData(const kit::SnapshotTensor& t);
 // primitives, index maps) grows with those tensors, so a small bytecode
 // that declares huge ones is refused here rather than allocated for
 // (fuzz finding 9).
+//
+// `bindings` (ABI 1.4, borrowed until the program is gone) give the bytes of
+// the constants the encoding names by key; see kit/constant_references.h.
 inline constexpr uint64_t kDefaultMaxMemoryBytes = uint64_t{16} << 30;  // the host's max_device_memory_bytes
 absl::StatusOr<CpuProgram> LoadCpuProgram(std::span<const uint8_t> encoded, const fast::FastEngine* engine = nullptr,
-                                          uint64_t max_memory_bytes = kDefaultMaxMemoryBytes);
+                                          uint64_t max_memory_bytes = kDefaultMaxMemoryBytes,
+                                          std::span<const tsr_constant_binding> bindings = {});
 
 // What one invocation keeps between runs: intermediate tensors, the
 // TensorRefs handed to the reference kernels, the fast kernels' state.

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/cost_model.h"
+#include "constant_references.h"
 #include "common/dsp_options.h"
 #include "common/op_support.h"
 #include "kernels/dsp_kernels.h"
@@ -14,6 +15,9 @@ namespace tessera::mock_dsp {
 absl::StatusOr<DspProgram> LoadDspProgram(std::span<const uint8_t> encoded, const DspSoc& soc) {
   absl::StatusOr<kit::GraphSnapshot> g = kit::DecodeSnapshot(encoded);
   if (!g.ok()) return g.status();
+  // The DSP's compiler never names external constants, and its dispatch gets
+  // no bindings: bytes that do are refused here, not read as empty weights.
+  if (absl::Status s = kit::ResolveConstantReferences(*g, {}); !s.ok()) return s;
   DspProgram p;
   p.graph = *std::move(g);
   for (const kit::SnapshotTensor& t : p.graph.tensors) {
