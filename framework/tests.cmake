@@ -25,6 +25,9 @@ tessera_test(mapped_file_test
 tessera_test(model_loader_test
   SOURCES ${TSR_FW}/model/model_loader_test.cc
   LIBS tessera_framework tessera_io tessera_plugin_kit)
+tessera_test(model_loader_semantics_test
+  SOURCES ${TSR_FW}/model/model_loader_semantics_test.cc
+  LIBS tessera_framework tessera_io tessera_plugin_kit)
 
 tessera_test(model_footer_test
   SOURCES ${TSR_FW}/model/model_footer_test.cc
