@@ -96,6 +96,10 @@ struct RunContext::Impl {
   // Runs on the views (RunInto's and tsr_app_run's one path); the profile
   // is translated only when asked for.
   Status RunViews(RunProfile* profile);
+  // RunBound's: the bound buffers instead of the views.
+  Status RunBoundBuffers(RunProfile* profile);
+  // The runtime's profile in the app's terms.
+  void Translate(const tessera::RunProfile& internal, WarmupPlan used, RunProfile* profile) const;
 };
 // tsr_app_run's way to the views: it holds raw pointers, not Tensors.
 struct RunContextAccess {
