@@ -92,7 +92,8 @@ std::vector<int64_t> ByteStrides(const BufferLayout& l, std::span<const int64_t>
 
 uint64_t LayoutExtent(const BufferLayout& l, std::span<const int64_t> shape, size_t element_size) {
   uint64_t extent = DenseBytes(shape, element_size);
-  if (HostReadable(l) && extent > 0) {
+  // DENSE allocates nothing here: RunInto's steady state stays allocation-free.
+  if (l.layout != TSR_LAYOUT_DENSE && HostReadable(l) && extent > 0) {
     const std::vector<int64_t> s = ByteStrides(l, shape, element_size);
     uint64_t last = 0;
     for (size_t i = 0; i < shape.size(); ++i) last += static_cast<uint64_t>(shape[i] - 1) * static_cast<uint64_t>(s[i]);

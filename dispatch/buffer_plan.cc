@@ -14,6 +14,7 @@
 #include "layout_conversion.h"
 #include "layout_negotiation.h"
 #include "loaded_model.h"
+#include "plugin_host/plugin_library.h"
 
 namespace tessera {
 

@@ -9,8 +9,8 @@
 //   r = fc(a)              cpu (the DSP runs no FULLY_CONNECTED)
 //   m = b * r              DSP partition 2 (MUL cannot join partition 1:
 //                          the path through the cpu would re-enter it)
+#include <cmath>
 #include <cstring>
-#include <map>
 #include <set>
 #include <tuple>
 

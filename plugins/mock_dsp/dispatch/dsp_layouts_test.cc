@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "host_buffers.h"
 #include "kernels/dsp_kernels.h"
+#include "plugin_status.h"
 #include "runtime/dsp_program.h"
 #include "tessera/ops.h"
 
