@@ -16,6 +16,7 @@
 
 #include "base/install_layout.h"
 #include "compile/compile_driver.h"
+#include "device_session.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
@@ -166,6 +167,53 @@ TEST_F(DspLayouts, EveryBufferOfATensorTheDspTouchesHasItsAlignment) {
   // Every non-constant tensor here touches a DSP step (x, y, a, b, r, m):
   // host copies included, since a shared buffer is imported by address.
   for (const StorageSpec& s : m.storages()) EXPECT_EQ(s.alignment, 128u) << m.graph().tensors[s.tensor].name;
+}
+
+// The DSP's convert_buffer through its dispatch table: dense -> padded
+// rows between two of its TCM buffers, checked by mapping the result
+// (element [i, j] of [2, 3] f32 at i * 128 + j * 4), and a buffer of
+// another context refused.
+TEST_F(DspLayouts, TheDspConvertsBetweenItsOwnBuffersOnly) {
+  auto session = DeviceSession::Create(*registry_.FindDispatch("mock_dsp"), soc_, {});
+  ASSERT_TRUE(session.ok()) << session.status();
+  auto other = DeviceSession::Create(*registry_.FindDispatch("mock_dsp"), soc_, {});
+  ASSERT_TRUE(other.ok()) << other.status();
+  const DeviceSession& s = **session;
+  auto allocate = [&](const DeviceSession& in, uint64_t size) {
+    tsr_buffer_desc desc{};
+    desc.header = HostFilledHeader(sizeof(desc), in.library().version);
+    desc.buffer_type = kTcm;
+    desc.size_bytes = size;
+    desc.fd = -1;
+    tsr_buffer b = nullptr;
+    EXPECT_EQ(in.api()->allocate_buffer(in.context(), &desc, &b), TSR_OK);
+    return b;
+  };
+  tsr_buffer dense = allocate(s, 24), padded = allocate(s, 256), foreign = allocate(**other, 256);
+  ASSERT_NE(dense, nullptr);
+  void* address = nullptr;
+  ASSERT_EQ(s.api()->map_buffer(dense, &address), TSR_OK);
+  const float values[6] = {1, 2, 3, 4, 5, 6};
+  std::memcpy(address, values, 24);
+  ASSERT_EQ(s.api()->unmap_buffer(dense), TSR_OK);
+  const std::vector<int64_t> shape = {2, 3};
+  const BufferLayout rows{.type = kTcm, .layout = TSR_LAYOUT_STRIDED, .row_stride_bytes = 128, .size_bytes = 256};
+  const tsr_buffer_layout from = ToAbiLayout(BufferLayout{.type = kTcm}, shape, 4, s.library().version);
+  const tsr_buffer_layout to = ToAbiLayout(rows, shape, 4, s.library().version);
+  ASSERT_EQ(s.api()->convert_buffer(s.context(), dense, &from, padded, &to), TSR_OK) << s.api()->get_last_error();
+  ASSERT_EQ(s.api()->map_buffer(padded, &address), TSR_OK);
+  const auto* bytes = static_cast<const uint8_t*>(address);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) {
+      float f;
+      std::memcpy(&f, bytes + i * 128 + j * 4, 4);
+      EXPECT_EQ(f, values[i * 3 + j]) << i << "," << j;
+    }
+  ASSERT_EQ(s.api()->unmap_buffer(padded), TSR_OK);
+  EXPECT_EQ(s.api()->convert_buffer(s.context(), dense, &from, foreign, &to), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(s.api()->get_last_error(), testing::HasSubstr("both buffers must be this context's"));
+  for (tsr_buffer b : {dense, padded}) s.api()->release_buffer(b);
+  (*other)->api()->release_buffer(foreign);
 }
 
 }  // namespace
