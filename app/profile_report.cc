@@ -196,7 +196,8 @@ std::string ChromeTraceJson(const RunProfile& profile, const CompiledModel& mode
   for (const RunProfile::Conversion& c : profile.conversions) {
     j.BeginObject().Field("name", absl::StrCat(c.tensor, ": ", c.from_name, " -> ", c.to_name)).Field("cat", "conversion");
     j.Field("ph", "X").Field("ts", c.start_us).Field("dur", c.host_time_us).Field("pid", kPid).Field("tid", conversion_tid);
-    j.Key("args").BeginObject().Field("bytes", c.bytes).Field("consumer", c.to_vendor).EndObject().EndObject();
+    j.Key("args").BeginObject().Field("bytes", c.bytes).Field("consumer", c.to_vendor).Field("kind", c.kind)
+        .Field("from_layout", c.from_layout).Field("to_layout", c.to_layout).Field("via", c.via).EndObject().EndObject();
   }
   for (const RunProfile::Fallback& f : profile.fallbacks) {
     const double ts = f.partition < profile.steps.size() ? profile.steps[f.partition].start_us : 0;

@@ -115,7 +115,8 @@ void RunContext::Impl::Translate(const tessera::RunProfile& internal, WarmupPlan
   }
   for (const ConversionRecord& c : internal.conversions)
     profile->conversions.push_back(
-        {c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us, c.from_name, c.to_name, c.start_us});
+        {c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us, c.from_name, c.to_name, c.start_us,
+         c.kind, c.from_layout, c.to_layout, c.via});
   for (const FallbackRecord& f : internal.fallbacks)
     profile->fallbacks.push_back({f.step, f.op_id, f.from, f.to, f.failure, f.reason, f.attempts});
   if (!model->NoPartitioningHere()) profile->modeled = model->latency.Of(internal);

@@ -1,10 +1,55 @@
+// The buffer-type rules of negotiation (layout_negotiation.h) with every
+// endpoint dense: which type the producer writes, who reads that buffer,
+// who reads a converted copy of which type.
 #include "buffer_negotiation.h"
 
 #include "gtest/gtest.h"
+#include "layout_negotiation.h"
 #include "tessera/common.h"
 
 namespace tessera {
 namespace {
+
+using BufferTypeList = std::vector<int32_t>;
+struct BufferEndpoint {
+  BufferTypeList types;
+  int32_t owner = -1;
+};
+struct BufferDecision {
+  int32_t primary_type = 0;
+  std::vector<int32_t> consumer_types;
+  std::vector<bool> reads_primary;
+  bool zero_copy() const {
+    for (bool r : reads_primary) if (!r) return false;
+    return true;
+  }
+};
+
+LayoutEndpoint Dense(const BufferEndpoint& e) {
+  LayoutEndpoint l{{}, e.owner, false, "endpoint"};
+  for (int32_t t : e.types) l.alternatives.push_back(BufferLayout{.type = t});
+  return l;
+}
+
+BufferDecision NegotiateBufferTypes(const BufferEndpoint& producer, const std::vector<BufferEndpoint>& consumers) {
+  std::vector<LayoutEndpoint> c;
+  for (const BufferEndpoint& e : consumers) c.push_back(Dense(e));
+  absl::StatusOr<LayoutDecision> d = NegotiateLayouts(Dense(producer), c);
+  EXPECT_TRUE(d.ok()) << d.status();  // dense layouts always convert on the host
+  BufferDecision out;
+  if (!d.ok()) return out;
+  out.primary_type = d->primary.type;
+  for (const BufferLayout& l : d->consumer) out.consumer_types.push_back(l.type);
+  out.reads_primary = d->reads_primary;
+  return out;
+}
+
+// Every endpoint in one library.
+BufferDecision NegotiateBufferTypes(const BufferTypeList& producer, const std::vector<BufferTypeList>& consumers) {
+  std::vector<BufferEndpoint> c;
+  for (const BufferTypeList& l : consumers) c.push_back({l, 0});
+  return NegotiateBufferTypes(BufferEndpoint{producer, 0}, c);
+}
 
 constexpr int32_t kHost = TSR_BUFFER_TYPE_HOST;
 constexpr int32_t kDram = TSR_BUFFER_TYPE_DEVICE_DRAM;

@@ -189,6 +189,7 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
       auto& types = io == 0 ? step->input_types : step->output_types;
       auto& sizes = io == 0 ? step->input_sizes : step->output_sizes;
       auto& alignments = io == 0 ? step->input_alignments : step->output_alignments;
+      auto& layouts = io == 0 ? step->input_layouts : step->output_layouts;
       for (size_t i = 0; i < tensors.size(); ++i) {
         tsr_buffer_requirements req{};
         req.header = HostFilledHeader(sizeof(req), s.library().version);
@@ -210,6 +211,10 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
         types.emplace_back(req.buffer_types, req.buffer_types + req.buffer_type_count);
         sizes.push_back(std::max<uint64_t>(req.size_bytes, t.byte_size()));
         alignments.push_back(req.alignment);
+        ASSIGN_OR_RETURN(std::vector<BufferLayout> alternatives,
+                         QueryLayouts(s, step->executable, io == 0 ? TSR_IO_INPUT : TSR_IO_OUTPUT, i, req, t.shape,
+                                      DTypeSize(t.dtype), what));
+        layouts.push_back(std::move(alternatives));
       }
     }
   }
@@ -221,120 +226,7 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
   return absl::OkStatus();
 }
 
-// Vendor types are numbered per library (common.h's namespace rule), so
-// only the library that allocates one can name it.
-std::string LoadedModel::TypeName(int32_t type, int32_t session) const {
-  if (type < TSR_BUFFER_TYPE_VENDOR_BASE || session < 0) return BufferTypeName(type);
-  const DeviceSession& s = *sessions_[session];
-  const tsr_dispatch_api* api = s.api();
-  size_t count = 0;
-  if (!TSR_ABI_HAS(api, tsr_dispatch_api, get_buffer_type_info) || api->buffer_type_count == nullptr ||
-      api->buffer_type_count(s.context(), &count) != TSR_OK)
-    return BufferTypeName(type);
-  for (size_t i = 0; i < count; ++i) {
-    tsr_buffer_type_info info{};
-    info.header = HostFilledHeader(sizeof(info), s.library().version);
-    if (api->get_buffer_type_info(s.context(), i, &info) == TSR_OK && info.type == type && info.name != nullptr)
-      return info.name;
-  }
-  return BufferTypeName(type);
-}
-
-absl::StatusOr<int32_t> LoadedModel::AddStorage(int32_t tensor, int32_t type, int32_t allocating_session,
-                                                uint64_t size, uint32_t alignment) {
-  if (type != TSR_BUFFER_TYPE_HOST && allocating_session < 0)
-    return absl::FailedPreconditionError(absl::StrCat("no library can allocate buffer type ", BufferTypeName(type)));
-  storages_.push_back({tensor, type, type == TSR_BUFFER_TYPE_HOST ? -1 : allocating_session, size, alignment});
-  return static_cast<int32_t>(storages_.size() - 1);
-}
-
-absl::Status LoadedModel::PlanBuffers() {
-  const int32_t tensor_count = static_cast<int32_t>(graph_.tensors.size());
-  primary_storage_.assign(tensor_count, -1);
-  // Endpoints of every tensor: producer (step, index) or the app; consumers.
-  struct Endpoint { int32_t step; size_t index; };  // step -1 = the app
-  std::vector<std::optional<Endpoint>> producer(tensor_count);
-  std::vector<std::vector<Endpoint>> consumers(tensor_count);
-  for (int32_t t : graph_.inputs) producer[t] = Endpoint{-1, 0};
-  for (size_t s = 0; s < steps_.size(); ++s) {
-    const Op& op = graph_.ops[steps_[s].op];
-    for (size_t i = 0; i < op.inputs.size(); ++i) consumers[op.inputs[i]].push_back({static_cast<int32_t>(s), i});
-    for (size_t i = 0; i < op.outputs.size(); ++i) producer[op.outputs[i]] = Endpoint{static_cast<int32_t>(s), i};
-  }
-  for (int32_t t : graph_.outputs) consumers[t].push_back({-1, 0});
-  const BufferTypeList app = {TSR_BUFFER_TYPE_HOST};
-  // Every endpoint's minimum size and alignment apply to the tensor's
-  // buffers (all its copies have the same dense contents).
-  std::vector<uint64_t> size(tensor_count, 0);
-  std::vector<uint32_t> alignment(tensor_count, 0);
-  for (int32_t t = 0; t < tensor_count; ++t) size[t] = graph_.tensors[t].byte_size();
-  for (size_t s = 0; s < steps_.size(); ++s) {
-    const Op& op = graph_.ops[steps_[s].op];
-    for (size_t i = 0; i < op.inputs.size(); ++i) {
-      size[op.inputs[i]] = std::max(size[op.inputs[i]], steps_[s].input_sizes[i]);
-      alignment[op.inputs[i]] = std::max(alignment[op.inputs[i]], steps_[s].input_alignments[i]);
-    }
-    for (size_t i = 0; i < op.outputs.size(); ++i) {
-      size[op.outputs[i]] = std::max(size[op.outputs[i]], steps_[s].output_sizes[i]);
-      alignment[op.outputs[i]] = std::max(alignment[op.outputs[i]], steps_[s].output_alignments[i]);
-    }
-  }
-  for (size_t s = 0; s < steps_.size(); ++s) {
-    steps_[s].input_storage.assign(graph_.ops[steps_[s].op].inputs.size(), -1);
-    steps_[s].output_storage.assign(graph_.ops[steps_[s].op].outputs.size(), -1);
-  }
-  for (int32_t t = 0; t < tensor_count; ++t) {
-    if (!producer[t] || graph_.tensors[t].is_constant) continue;
-    const Endpoint p = *producer[t];
-    // Library-scoped types (DEVICE_DRAM, vendor types) match only within
-    // one device session.
-    auto owner = [&](const Endpoint& e) { return e.step < 0 ? -1 : steps_[e.step].session; };
-    const BufferEndpoint produced{p.step < 0 ? app : steps_[p.step].output_types[p.index], owner(p)};
-    std::vector<BufferEndpoint> accepted;
-    for (const Endpoint& c : consumers[t])
-      accepted.push_back({c.step < 0 ? app : steps_[c.step].input_types[c.index], owner(c)});
-    const BufferDecision d = NegotiateBufferTypes(produced, accepted);
-    // Who allocates a non-host type: the producer, else a consumer that reads it.
-    auto allocator_for = [&](int32_t type, const Endpoint& preferred) -> int32_t {
-      if (preferred.step >= 0) return steps_[preferred.step].session;
-      for (size_t i = 0; i < consumers[t].size(); ++i)
-        if (!d.reads_primary[i] && d.consumer_types[i] == type && consumers[t][i].step >= 0)
-          return steps_[consumers[t][i].step].session;
-      return -1;
-    };
-    ASSIGN_OR_RETURN(int32_t primary,
-                     AddStorage(t, d.primary_type, allocator_for(d.primary_type, p), size[t], alignment[t]));
-    primary_storage_[t] = primary;
-    if (p.step >= 0) steps_[p.step].output_storage[p.index] = primary;
-    std::map<std::pair<int32_t, int32_t>, int32_t> converted;  // (type, owner or -1 if shared) -> storage
-    for (size_t i = 0; i < consumers[t].size(); ++i) {
-      const Endpoint& c = consumers[t][i];
-      int32_t storage = primary;
-      if (!d.reads_primary[i]) {
-        const int32_t type = d.consumer_types[i];
-        const std::pair<int32_t, int32_t> key{type, tsr_buffer_type_is_shared(type) ? -1 : owner(c)};
-        auto it = converted.find(key);
-        if (it == converted.end()) {
-          ASSIGN_OR_RETURN(int32_t extra, AddStorage(t, type, allocator_for(type, c), size[t], alignment[t]));
-          it = converted.emplace(key, extra).first;
-        }
-        storage = it->second;
-        const Tensor& tensor = graph_.tensors[t];
-        conversions_.push_back({t, tensor.name, d.primary_type, type, tensor.byte_size(),
-                                c.step < 0 ? "app" : sessions_[steps_[c.step].session]->library().vendor, 0,
-                                TypeName(d.primary_type, storages_[primary].allocating_session),
-                                TypeName(type, storages_[storage].allocating_session)});
-        if (c.step >= 0) steps_[c.step].conversions_before.push_back({primary, storage, conversions_.size() - 1});
-      }
-      if (c.step >= 0) steps_[c.step].input_storage[c.index] = storage;
-    }
-  }
-  for (const LoadedStep& step : steps_)
-    for (size_t i = 0; i < step.input_storage.size(); ++i)
-      if (step.input_storage[i] < 0)
-        return absl::FailedPreconditionError(absl::StrCat("op id ", graph_.ops[step.op].id, ": input ", i, " has no producer"));
-  return absl::OkStatus();
-}
+// PlanBuffers, AddStorage and TypeName: buffer_plan.cc.
 
 OutputTolerance LoadedModel::OutputToleranceFor(size_t index, double own_relative, double own_absolute) const {
   std::vector<DeclaredNumerics> per_op(graph_.ops.size());

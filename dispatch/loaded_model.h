@@ -26,6 +26,7 @@
 #include "absl/status/statusor.h"
 #include "base/budgets.h"
 #include "blob_compatibility.h"
+#include "buffer_layout.h"
 #include "buffer_negotiation.h"
 #include "declared_numerics.h"
 #include "device_session.h"
@@ -59,6 +60,13 @@ struct ConversionRecord {
   // ("dsp_tcm"), else BufferTypeName ("host", "vendor+1" when unnamed).
   std::string from_name, to_name;
   double start_us = 0;        // when it began in that last run, from the run's start
+  // What it changes (layout_conversion.h): "copy" (other memory, same
+  // layout), "layout" or "copy+layout"; the layouts by LayoutName
+  // ("dense", "strided(row 128 B)", "nhwc"); who converts: "host" (map
+  // both, relayout) or "convert_buffer" (the library owning both buffers).
+  std::string kind = "copy";
+  std::string from_layout = "dense", to_layout = "dense";
+  std::string via = "host";
 };
 
 // One buffer every RunContext materializes: host memory, or a buffer that
@@ -69,6 +77,7 @@ struct StorageSpec {
   int32_t allocating_session = -1;  // -1: runtime-owned host memory
   uint64_t size = 0;
   uint32_t alignment = 0;
+  BufferLayout layout;  // how the tensor's elements sit in it (type = `type`)
 };
 
 // One DISPATCH op, loaded.
@@ -80,6 +89,8 @@ struct LoadedStep {
   std::vector<std::vector<int32_t>> input_types, output_types;
   std::vector<uint64_t> input_sizes, output_sizes;       // minimum bytes
   std::vector<uint32_t> input_alignments, output_alignments;
+  // Every layout each input/output accepts, most preferred first (canonical).
+  std::vector<std::vector<BufferLayout>> input_layouts, output_layouts;
   std::vector<int32_t> input_storage, output_storage;    // indices into storages()
   struct Conversion {
     int32_t from = -1, to = -1;  // storages
@@ -112,6 +123,9 @@ class LoadedModel {
   int32_t primary_storage(int32_t tensor) const { return primary_storage_[tensor]; }
   // The conversions the plan inserts (host_time_us is 0 here).
   const std::vector<ConversionRecord>& conversions() const { return conversions_; }
+  // The conversion graph output `index` needs on its way to the app's
+  // dense host bytes (it runs as the output is read), or -1.
+  int32_t output_conversion(size_t index) const { return output_conversions_[index]; }
   // Each bytecode blob's verdict from its dispatch library, in the order the
   // blobs were first used (blob_compatibility.h). An UNSUPPORTED blob
   // refused the model, so it never appears here.
@@ -150,8 +164,8 @@ class LoadedModel {
                     const RuntimeOptions& options);
   absl::Status PlanBuffers();
   std::string TypeName(int32_t type, int32_t session) const;
-  absl::StatusOr<int32_t> AddStorage(int32_t tensor, int32_t type, int32_t allocating_session, uint64_t size,
-                                     uint32_t alignment);
+  absl::StatusOr<int32_t> AddStorage(int32_t tensor, const BufferLayout& layout, int32_t allocating_session,
+                                     uint64_t size, uint32_t alignment);
 
   Graph graph_;
   std::vector<std::unique_ptr<DeviceSession>> sessions_;
@@ -159,6 +173,7 @@ class LoadedModel {
   std::vector<StorageSpec> storages_;
   std::vector<int32_t> primary_storage_;  // per tensor, -1 if none
   std::vector<ConversionRecord> conversions_;
+  std::vector<int32_t> output_conversions_;  // per graph output
   std::vector<BlobCompatibility> compatibility_;
   std::vector<std::unique_ptr<std::mutex>> session_locks_, step_locks_;
   ResiliencePolicy policy_;

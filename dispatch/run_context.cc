@@ -141,16 +141,6 @@ absl::Status RunContext::Unmap(int32_t index) {
   return s.Check(s.api()->unmap_buffer(storages_[index].owner_buffer), "unmap_buffer");
 }
 
-absl::Status RunContext::Copy(int32_t from, int32_t to, uint64_t bytes) {
-  ASSIGN_OR_RETURN(uint8_t* src, Map(from));
-  absl::StatusOr<uint8_t*> dst = Map(to);
-  if (dst.ok() && bytes > 0) std::memcpy(*dst, src, bytes);
-  absl::Status a = Unmap(from);
-  if (!dst.ok()) return dst.status();
-  RETURN_IF_ERROR(Unmap(to));
-  return a;
-}
-
 absl::StatusOr<std::vector<HostTensor>> RunContext::Run(const std::vector<HostTensor>& inputs, RunProfile* profile) {
   const Graph& graph = model_->graph();
   if (inputs.size() != graph.inputs.size())
@@ -214,10 +204,7 @@ absl::Status RunContext::RunInto(std::span<const std::span<const uint8_t>> input
   RETURN_IF_ERROR(CheckBuffers(inputs, outputs));
   const Graph& graph = model_->graph();
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const int32_t storage = model_->primary_storage(graph.inputs[i]);
-    ASSIGN_OR_RETURN(uint8_t* dst, Map(storage));
-    if (!inputs[i].empty()) std::memcpy(dst, inputs[i].data(), inputs[i].size());
-    RETURN_IF_ERROR(Unmap(storage));
+    RETURN_IF_ERROR(WriteDense(model_->primary_storage(graph.inputs[i]), inputs[i]));
   }
   RETURN_IF_ERROR(RunSteps(profile));
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -226,10 +213,13 @@ absl::Status RunContext::RunInto(std::span<const std::span<const uint8_t>> input
     if (tensor.is_constant) {
       std::memcpy(outputs[i].data(), tensor.data.data(), outputs[i].size());
     } else {
-      const int32_t storage = model_->primary_storage(graph.outputs[i]);
-      ASSIGN_OR_RETURN(uint8_t* src, Map(storage));
-      std::memcpy(outputs[i].data(), src, outputs[i].size());
-      RETURN_IF_ERROR(Unmap(storage));
+      // The app's conversion (another layout or memory) runs here.
+      const Clock::time_point start = Clock::now();
+      RETURN_IF_ERROR(ReadDense(model_->primary_storage(graph.outputs[i]), outputs[i]));
+      if (const int32_t r = model_->output_conversion(i); r >= 0) {
+        conversions_[r].host_time_us = MicrosSince(start);
+        conversions_[r].start_us = std::chrono::duration<double, std::micro>(start - run_start_).count();
+      }
     }
   }
   if (profile != nullptr) {
@@ -248,7 +238,7 @@ absl::Status RunContext::RunSteps(RunProfile* profile) {
     const LoadedStep& step = steps[k];
     for (const LoadedStep::Conversion& c : step.conversions_before) {
       const Clock::time_point start = Clock::now();
-      RETURN_IF_ERROR(Copy(c.from, c.to, conversions_[c.record].bytes));
+      RETURN_IF_ERROR(Convert(c));
       conversions_[c.record].host_time_us = MicrosSince(start);
       conversions_[c.record].start_us = std::chrono::duration<double, std::micro>(start - run_start_).count();
     }

@@ -144,7 +144,12 @@ class RunContext {
                             std::span<const std::span<uint8_t>> outputs) const;
   absl::Status Allocate(int32_t storage);
   absl::StatusOr<tsr_buffer> BufferIn(int32_t storage, int32_t session);
-  absl::Status Copy(int32_t from_storage, int32_t to_storage, uint64_t bytes);
+  // run_context_conversion.cc: a planned conversion (the host relayouts
+  // through map_buffer, or the library's convert_buffer), and the app's
+  // dense bytes into or out of a storage of any host-readable layout.
+  absl::Status Convert(const LoadedStep::Conversion& conversion);
+  absl::Status WriteDense(int32_t storage, std::span<const uint8_t> bytes);
+  absl::Status ReadDense(int32_t storage, std::span<uint8_t> bytes);
   absl::StatusOr<uint8_t*> Map(int32_t storage);
   absl::Status Unmap(int32_t storage);
   const DeviceSession& Session(int32_t session) const { return *model_->sessions()[session]; }

@@ -105,15 +105,19 @@ absl::StatusOr<BindingMode> RunContext::Bind(bool output, size_t index, const Ap
   // bound once in place).
   std::vector<Attachment> uses = storage >= 0 ? AttachmentsOf(storage) : std::vector<Attachment>{};
   bool in_place = storage >= 0 && storages_[storage].bound_address == nullptr;
+  // The app's memory is dense, so the storage must be too, and each step
+  // must list (this type, dense) among its layouts.
+  if (in_place && storages_[storage].bound_address == nullptr &&
+      model_->storages()[storage].layout.layout != TSR_LAYOUT_DENSE)
+    in_place = false;
   for (const Attachment& a : uses) {
     const LoadedStep& step = model_->steps()[a.step];
-    const std::vector<int32_t>& types = a.output ? step.output_types[a.index] : step.input_types[a.index];
-    const uint32_t alignment = a.output ? step.output_alignments[a.index] : step.input_alignments[a.index];
-    const uint64_t minimum = a.output ? step.output_sizes[a.index] : step.input_sizes[a.index];
+    const std::vector<BufferLayout>& layouts = a.output ? step.output_layouts[a.index] : step.input_layouts[a.index];
     bool accepts = false;
-    for (int32_t t : types) accepts = accepts || t == buffer.type;
-    if (!accepts || buffer.size < minimum || (alignment > 1 && reinterpret_cast<uintptr_t>(b.address) % alignment != 0))
-      in_place = false;
+    for (const BufferLayout& l : layouts)
+      accepts = accepts || (l.type == buffer.type && l.layout == TSR_LAYOUT_DENSE && buffer.size >= l.size_bytes &&
+                            (l.alignment <= 1 || reinterpret_cast<uintptr_t>(b.address) % l.alignment == 0));
+    if (!accepts) in_place = false;
   }
   if (in_place) {
     for (const Attachment& a : uses) {
@@ -239,11 +243,9 @@ absl::Status RunContext::RunBound(RunProfile* profile) {
   for (size_t i = 0; i < input_bindings_.size(); ++i) {
     const Binding& b = input_bindings_[i];
     if (b.mode == BindingMode::kZeroCopy) continue;
-    const int32_t storage = model_->primary_storage(graph.inputs[i]);
-    ASSIGN_OR_RETURN(uint8_t* dst, Map(storage));
-    std::memcpy(dst, b.address, graph.tensors[graph.inputs[i]].byte_size());
-    copied += graph.tensors[graph.inputs[i]].byte_size();
-    RETURN_IF_ERROR(Unmap(storage));
+    const size_t bytes = graph.tensors[graph.inputs[i]].byte_size();
+    RETURN_IF_ERROR(WriteDense(model_->primary_storage(graph.inputs[i]), {b.address, bytes}));
+    copied += bytes;
   }
   RETURN_IF_ERROR(RunSteps(profile));
   for (size_t i = 0; i < output_bindings_.size(); ++i) {
@@ -255,10 +257,9 @@ absl::Status RunContext::RunBound(RunProfile* profile) {
       std::memcpy(b.address, tensor.data.data(), tensor.byte_size());
       continue;
     }
-    const int32_t storage = model_->primary_storage(graph.outputs[i]);
-    ASSIGN_OR_RETURN(uint8_t* src, Map(storage));
-    if (src != b.address) std::memcpy(b.address, src, tensor.byte_size());
-    RETURN_IF_ERROR(Unmap(storage));
+    // An output whose storage is a zero-copy bound input (a graph input
+    // returned as is) is read from there.
+    RETURN_IF_ERROR(ReadDense(model_->primary_storage(graph.outputs[i]), {b.address, tensor.byte_size()}));
   }
   if (profile != nullptr) {
     profile->total_us =

@@ -136,18 +136,14 @@ absl::Status RunContext::RunCpuPlan(size_t k, RunProfile* profile) {
     if (op.inputs[i] < 0 || graph.tensors[op.inputs[i]].is_constant) continue;
     const Tensor& t = graph.tensors[op.inputs[i]];
     HostTensor h{t.name, t.dtype, t.shape, std::vector<uint8_t>(t.byte_size())};
-    ASSIGN_OR_RETURN(uint8_t* src, Map(step.input_storage[i]));
-    if (!h.data.empty()) std::memcpy(h.data.data(), src, h.data.size());
-    RETURN_IF_ERROR(Unmap(step.input_storage[i]));
+    RETURN_IF_ERROR(ReadDense(step.input_storage[i], h.data));
     inputs.push_back(std::move(h));
   }
   RunProfile plan_profile;
   ASSIGN_OR_RETURN(std::vector<HostTensor> outputs,
                    cpu_contexts_[k]->Run(inputs, profile != nullptr ? &plan_profile : nullptr));
   for (size_t j = 0; j < op.outputs.size(); ++j) {
-    ASSIGN_OR_RETURN(uint8_t* dst, Map(step.output_storage[j]));
-    if (!outputs[j].data.empty()) std::memcpy(dst, outputs[j].data.data(), outputs[j].data.size());
-    RETURN_IF_ERROR(Unmap(step.output_storage[j]));
+    RETURN_IF_ERROR(WriteDense(step.output_storage[j], outputs[j].data));
   }
   if (profile != nullptr) {
     // One step in the report, as the partition it stands for; the plan's

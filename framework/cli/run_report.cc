@@ -78,7 +78,9 @@ void WriteProfileJson(const app::RunProfile& p, JsonWriter& j) {
   j.EndArray().Key("conversions").BeginArray();
   for (const app::RunProfile::Conversion& c : p.conversions)
     j.BeginObject().Field("tensor", c.tensor).Field("from", c.from_name).Field("to", c.to_name).Field("bytes", c.bytes)
-        .Field("consumer", c.to_vendor).Field("host_time_us", c.host_time_us).Field("start_us", c.start_us).EndObject();
+        .Field("consumer", c.to_vendor).Field("host_time_us", c.host_time_us).Field("start_us", c.start_us)
+        .Field("kind", c.kind).Field("from_layout", c.from_layout).Field("to_layout", c.to_layout).Field("via", c.via)
+        .EndObject();
   j.EndArray().Key("fallbacks").BeginArray();
   for (const app::RunProfile::Fallback& f : p.fallbacks)
     j.BeginObject().Field("partition", static_cast<uint64_t>(f.partition)).Field("op_id", f.op_id).Field("vendor", f.from)
@@ -116,8 +118,10 @@ std::string FormatProfile(const app::RunProfile& p) {
                           s.host_time_us, absl::StrJoin(metrics, " "));
   }
   for (const app::RunProfile::Conversion& c : p.conversions)
-    absl::StrAppendFormat(&out, "  conversion '%s' %s -> %s  %d bytes for %s  %.1f us\n", c.tensor, c.from_name,
-                          c.to_name, c.bytes, c.to_vendor, c.host_time_us);
+    absl::StrAppendFormat(&out, "  conversion '%s' %s -> %s  %d bytes for %s  %.1f us%s\n", c.tensor, c.from_name,
+                          c.to_name, c.bytes, c.to_vendor, c.host_time_us,
+                          c.kind == "copy" ? "" : absl::StrCat("  ", c.kind, " ", c.from_layout, " -> ", c.to_layout,
+                                                               c.via == "host" ? "" : " by " + c.via));
   if (p.conversions.empty()) absl::StrAppend(&out, "  no buffer conversions: every path is zero-copy\n");
   for (const app::RunProfile::Fallback& f : p.fallbacks)
     absl::StrAppendFormat(&out, "  %s: partition #%d (op id %d) %s -> %s after %d attempt%s (%s): %s\n",

@@ -155,6 +155,26 @@ TEST_F(MockDspCli, OwnBufferTypeIsConvertedAtEveryEdge) {
   EXPECT_THAT(r.output, HasSubstr("conversion 'probs' dsp_tcm -> host  4096 bytes for cpu"));
 }
 
+// The TCM pads rows to 128 bytes (docs/mock_dsp.md): probs [4, 16, 16]
+// f32 has 64-byte rows, so leaving the DSP relays them into dense host
+// memory; q_proj [16, 64] has 256-byte rows, whole lines, so it is only
+// copied. The text, --json and --trace all say which.
+TEST_F(MockDspCli, ConversionsSayWhenTheyChangeTheLayout) {
+  TempFile trace;
+  Result r = RunJit("--json --trace " + trace.path());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("{\"tensor\":\"probs\",\"from\":\"dsp_tcm\",\"to\":\"host\",\"bytes\":4096,"));
+  EXPECT_THAT(r.output, testing::ContainsRegex("\"tensor\":\"probs\",[^}]*\"kind\":\"copy\\+layout\",\"from_layout\":"
+                                               "\"strided\\(row 128 B\\)\",\"to_layout\":\"dense\",\"via\":\"host\"}"));
+  EXPECT_THAT(r.output, testing::ContainsRegex("\"tensor\":\"q_proj\",[^}]*\"kind\":\"copy\",\"from_layout\":\"dense\","
+                                               "\"to_layout\":\"dense\""));
+  EXPECT_THAT(ReadFile(trace.path()), HasSubstr("\"kind\":\"copy+layout\",\"from_layout\":\"strided(row 128 B)\""));
+  Result text = RunJit("");
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_THAT(text.output, testing::ContainsRegex("conversion 'probs' dsp_tcm -> host  4096 bytes for cpu  [0-9.]+ us  "
+                                                  "copy\\+layout strided\\(row 128 B\\) -> dense\n"));
+}
+
 TEST_F(MockDspCli, AcceptsDmabufWhereTheSocSaysSo) {
   // ref-server has [mock_dsp] accepts_dmabuf = 1: the DSP's outputs live in
   // shared dma-buf memory, so the plan converts dmabuf (not the TCM).

@@ -2,11 +2,13 @@
 // compiler made (it has no bytecode: TSR_DISPATCH_CAP_JIT_HANDLE only) and
 // runs them with the DSP's own kernels on host memory standing in for the
 // DSP's TCM. Buffers are the vendor type dsp_tcm, which no other library
-// accepts, plus the shared DMABUF where the SoC's [mock_dsp] says
-// accepts_dmabuf = 1; the runtime converts on every other edge. Invocation
+// accepts, with float rows padded to 128-byte lines (dsp_layouts.h), plus
+// the shared dense DMABUF where the SoC's [mock_dsp] says accepts_dmabuf =
+// 1; the runtime converts (type and layout) on every other edge. Invocation
 // metrics carry the modelled device time of the [mock_dsp] throughput
 // model; plugin options inject faults (dsp_options.h).
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -20,6 +22,7 @@
 #include "common/dsp_options.h"
 #include "common/dsp_soc.h"
 #include "compiled_result.h"
+#include "dispatch/dsp_layouts.h"
 #include "runtime/dsp_program.h"
 #include "runtime/fault_injector.h"
 #include "dispatch_support.h"
@@ -57,7 +60,7 @@ struct tsr_invocation_s {
 namespace tessera::mock_dsp {
 namespace {
 
-constexpr uint32_t kAlignment = 64;  // one DSP vector of 16 f32 lanes
+constexpr uint32_t kAlignment = kDspAlignment;
 const char* const kSocModels[] = {"any"};
 const tsr_dispatch_info kInfo = {
     .header = {sizeof(tsr_dispatch_info), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
@@ -195,18 +198,20 @@ tsr_status Requirements(tsr_executable e, int32_t io_kind, size_t index, tsr_buf
   if (!TSR_ABI_HAS_FIELD(out, tsr_buffer_requirements, dtype))
     return kit::ReportError(TSR_INVALID_ARGUMENT, "requirements struct too small");
   const int32_t t = list[index];
+  const kit::SnapshotTensor& tensor = e->program.graph.tensors[t];
   // Where the SoC wires the DSP to shared dma-buf memory, that is preferred
   // (another library accepting DMABUF can then share the buffer); the TCM
-  // otherwise.
-  uint32_t n = 0;
-  if (e->context->soc.accepts_dmabuf) out->buffer_types[n++] = TSR_BUFFER_TYPE_DMABUF;
-  out->buffer_types[n++] = kDspTcmBufferType;
-  out->buffer_type_count = n;
+  // otherwise. The layout and size are alternative 0's (dsp_layouts.h).
+  const bool dmabuf = e->context->soc.accepts_dmabuf;
+  const size_t n = LayoutCount(dmabuf);
+  for (size_t i = 0; i < n; ++i) out->buffer_types[i] = LayoutBufferType(dmabuf, i);
+  out->buffer_type_count = static_cast<uint32_t>(n);
   out->alignment = kAlignment;
-  out->size_bytes = e->program.tensor_bytes[t];
-  out->layout = TSR_LAYOUT_DENSE;
-  out->row_stride_bytes = 0;
-  out->dtype = e->program.graph.tensors[t].dtype;
+  out->size_bytes = BufferBytes(out->buffer_types[0], tensor);
+  const int64_t row_stride = BufferRowStride(out->buffer_types[0], tensor);
+  out->layout = row_stride == 0 ? TSR_LAYOUT_DENSE : TSR_LAYOUT_STRIDED;
+  out->row_stride_bytes = static_cast<uint64_t>(row_stride);
+  out->dtype = tensor.dtype;
   return TSR_OK;
 }
 
@@ -255,9 +260,16 @@ tsr_status Attach(tsr_invocation inv, int32_t io_kind, size_t index, tsr_buffer 
   const int32_t t = io_kind == TSR_IO_INPUT ? p.graph.inputs[index] : p.graph.outputs[index];
   if (b->type != kDspTcmBufferType && b->type != TSR_BUFFER_TYPE_DMABUF)
     return kit::ReportError(TSR_INVALID_ARGUMENT, absl::StrCat("attach: buffer type ", b->type, " is not one the DSP accepts"));
-  if (b->size < p.tensor_bytes[t])
+  // Padded rows start on TCM lines: so must the buffer (an import too).
+  if (reinterpret_cast<uintptr_t>(b->host) % kAlignment != 0)
+    return kit::ReportError(TSR_INVALID_ARGUMENT, absl::StrCat("attach: buffer of tensor '", p.graph.tensors[t].name,
+                                                               "' is not ", kAlignment, "-byte aligned"));
+  // The buffer's type says its layout: a TCM buffer holds padded rows.
+  const uint64_t need = BufferBytes(b->type, p.graph.tensors[t]);
+  if (b->size < need)
     return kit::ReportError(TSR_INVALID_ARGUMENT, absl::StrCat("attach: buffer of ", b->size, " bytes is smaller than tensor '",
-                                                               p.graph.tensors[t].name, "' (", p.tensor_bytes[t], " bytes)"));
+                                                               p.graph.tensors[t].name, "' (", need, " bytes in ",
+                                                               b->type == kDspTcmBufferType ? "the TCM" : "dense", ")"));
   slots[index] = b;
   return TSR_OK;
 }
@@ -268,14 +280,15 @@ tsr_status AttachOutput(tsr_invocation inv, size_t i, tsr_buffer b) { return Att
 tsr_status Invoke(tsr_invocation inv) {
   if (inv == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "invoke: NULL invocation");
   inv->ran = false;
-  std::vector<void*> ins, outs;
+  std::vector<DspIo> ins, outs;
+  const kit::GraphSnapshot& g = inv->executable->program.graph;
   for (size_t i = 0; i < inv->inputs.size(); ++i) {
     if (inv->inputs[i] == nullptr) return kit::ReportError(TSR_FAILED_PRECONDITION, absl::StrCat("invoke: input ", i, " not attached"));
-    ins.push_back(inv->inputs[i]->host);
+    ins.push_back({inv->inputs[i]->host, BufferRowStride(inv->inputs[i]->type, g.tensors[g.inputs[i]])});
   }
   for (size_t i = 0; i < inv->outputs.size(); ++i) {
     if (inv->outputs[i] == nullptr) return kit::ReportError(TSR_FAILED_PRECONDITION, absl::StrCat("invoke: output ", i, " not attached"));
-    outs.push_back(inv->outputs[i]->host);
+    outs.push_back({inv->outputs[i]->host, BufferRowStride(inv->outputs[i]->type, g.tensors[g.outputs[i]])});
   }
   FaultInjector& faults = *inv->executable->context->faults;
   inv->start_ns = kit::MonotonicNowNs();
@@ -391,6 +404,42 @@ tsr_status ExecutableNumerics(tsr_executable exe, tsr_numerics* out) {
   return TSR_OK;
 }
 
+tsr_status BufferLayoutCount(tsr_executable e, int32_t io_kind, size_t index, size_t* out) {
+  if (e == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
+  if (io_kind != TSR_IO_INPUT && io_kind != TSR_IO_OUTPUT) return kit::ReportError(TSR_INVALID_ARGUMENT, "bad io_kind");
+  if (index >= (io_kind == TSR_IO_INPUT ? e->program.graph.inputs : e->program.graph.outputs).size())
+    return kit::ReportError(TSR_OUT_OF_RANGE, "io index out of range");
+  *out = LayoutCount(e->context->soc.accepts_dmabuf);
+  return TSR_OK;
+}
+
+tsr_status GetBufferLayout(tsr_executable e, int32_t io_kind, size_t index, size_t alternative, tsr_buffer_layout* out) {
+  size_t count = 0;
+  if (tsr_status s = BufferLayoutCount(e, io_kind, index, &count); s != TSR_OK) return s;
+  if (alternative >= count) return kit::ReportError(TSR_OUT_OF_RANGE, "layout alternative out of range");
+  if (!TSR_ABI_HAS_FIELD(out, tsr_buffer_layout, vendor_layout_id))
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "get_buffer_layout: struct too small");
+  const auto& list = io_kind == TSR_IO_INPUT ? e->program.graph.inputs : e->program.graph.outputs;
+  FillLayout(e->program.graph.tensors[list[index]], e->context->soc.accepts_dmabuf, alternative, out);
+  return TSR_OK;
+}
+
+// Between two buffers of this context only: the TCM is this DSP's memory.
+tsr_status ConvertBuffer(tsr_device_context ctx, tsr_buffer src, const tsr_buffer_layout* src_layout, tsr_buffer dst,
+                         const tsr_buffer_layout* dst_layout) {
+  if (ctx == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "convert_buffer: NULL context");
+  {
+    std::lock_guard<std::mutex> lock(buffer_owner_lock);
+    auto owned = [&](tsr_buffer b) {
+      auto it = BufferOwners().find(b);
+      return it != BufferOwners().end() && it->second == ctx;
+    };
+    if (!owned(src) || !owned(dst))
+      return kit::ReportError(TSR_INVALID_ARGUMENT, "convert_buffer: both buffers must be this context's");
+  }
+  return ConvertRows(src, src_layout, dst, dst_layout);
+}
+
 tsr_status CheckCompatibility(tsr_device_context ctx, const void*, size_t, const char*, int32_t* out) {
   if (ctx == nullptr || out == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL argument");
   *out = TSR_COMPATIBILITY_UNSUPPORTED;  // no bytecode exists for the DSP
@@ -425,9 +474,9 @@ const tsr_dispatch_api kApi = {
     .detach_output = DetachOutput,
     .buffer_type_count = BufferTypeCount,
     .get_buffer_type_info = GetBufferTypeInfo,
-    .buffer_layout_count = nullptr,  // one dense layout: buffer_requirements says it all
-    .get_buffer_layout = nullptr,
-    .convert_buffer = nullptr,       // mappable: the runtime copies
+    .buffer_layout_count = BufferLayoutCount,
+    .get_buffer_layout = GetBufferLayout,
+    .convert_buffer = ConvertBuffer,
     .async = nullptr,
     .executable_metric_count = ExecutableMetricCount,
     .executable_metric_info = ExecutableMetricInfo,

@@ -46,29 +46,98 @@ uint16_t FloatToHalf(float f) {
   return sign | static_cast<uint16_t>(m - (112u << 10));
 }
 
+namespace {
+
+size_t Width(int32_t dtype) {
+  switch (dtype) {
+    case TSR_DTYPE_F16: return 2;
+    case TSR_DTYPE_I64: return 8;
+    case TSR_DTYPE_BOOL:
+    case TSR_DTYPE_I8:
+    case TSR_DTYPE_U8: return 1;
+    default: return 4;
+  }
+}
+
+// Rows of t: (count, elements per row, bytes from one row to the next).
+struct Rows {
+  int64_t count, length, stride;
+};
+Rows RowsOf(const DspTensor& t) {
+  const int64_t length = t.shape.empty() ? 1 : t.shape.back();
+  const int64_t count = length == 0 ? 0 : t.elements() / length;
+  const int64_t stride = t.row_stride_bytes > 0 ? t.row_stride_bytes : length * static_cast<int64_t>(Width(t.dtype));
+  return {count, length, stride};
+}
+
+}  // namespace
+
+bool DspTensor::dense() const {
+  return row_stride_bytes == 0 || shape.empty() ||
+         row_stride_bytes == shape.back() * static_cast<int64_t>(Width(dtype));
+}
+
+int64_t TcmRowStride(int32_t dtype, std::span<const int64_t> shape) {
+  if ((dtype != TSR_DTYPE_F32 && dtype != TSR_DTYPE_F16) || shape.size() < 2) return 0;
+  const int64_t row = shape.back() * static_cast<int64_t>(Width(dtype));
+  const int64_t padded = (row + kTcmLineBytes - 1) / kTcmLineBytes * kTcmLineBytes;
+  return padded == row ? 0 : padded;
+}
+
+uint64_t LaidOutBytes(int32_t dtype, std::span<const int64_t> shape, int64_t row_stride_bytes) {
+  DspTensor t{dtype, std::vector<int64_t>(shape.begin(), shape.end()), nullptr, row_stride_bytes};
+  const Rows r = RowsOf(t);
+  // Whole padded rows, the last one included: a vector load of it stays inside.
+  return static_cast<uint64_t>(r.count * r.stride);
+}
+
+void PackRows(const uint8_t* dense, const DspTensor& t) {
+  const Rows r = RowsOf(t);
+  const size_t row_bytes = static_cast<size_t>(r.length) * Width(t.dtype);
+  for (int64_t i = 0; i < r.count; ++i) std::memcpy(t.data + i * r.stride, dense + i * row_bytes, row_bytes);
+}
+
+void UnpackRows(const DspTensor& t, uint8_t* dense) {
+  const Rows r = RowsOf(t);
+  const size_t row_bytes = static_cast<size_t>(r.length) * Width(t.dtype);
+  for (int64_t i = 0; i < r.count; ++i) std::memcpy(dense + i * row_bytes, t.data + i * r.stride, row_bytes);
+}
+
 std::vector<float> LoadFloats(const DspTensor& t) {
   const size_t n = static_cast<size_t>(t.elements());
   std::vector<float> v(n);
-  if (t.dtype == TSR_DTYPE_F32) {
-    if (n > 0) std::memcpy(v.data(), t.data, n * sizeof(float));
-  } else {
-    for (size_t i = 0; i < n; ++i) {
-      uint16_t h;
-      std::memcpy(&h, t.data + 2 * i, 2);
-      v[i] = HalfToFloat(h);
+  const Rows r = RowsOf(t);
+  // Row by row: each row starts at its own stride (one load per
+  // 128-byte line on the device), the padding after it is never read.
+  for (int64_t row = 0; row < r.count; ++row) {
+    const uint8_t* src = t.data + row * r.stride;
+    float* dst = v.data() + row * r.length;
+    if (t.dtype == TSR_DTYPE_F32) {
+      std::memcpy(dst, src, static_cast<size_t>(r.length) * sizeof(float));
+    } else {
+      for (int64_t i = 0; i < r.length; ++i) {
+        uint16_t h;
+        std::memcpy(&h, src + 2 * i, 2);
+        dst[i] = HalfToFloat(h);
+      }
     }
   }
   return v;
 }
 
 void StoreFloats(std::span<const float> values, const DspTensor& t) {
-  if (t.dtype == TSR_DTYPE_F32) {
-    if (!values.empty()) std::memcpy(t.data, values.data(), values.size() * sizeof(float));
-    return;
-  }
-  for (size_t i = 0; i < values.size(); ++i) {
-    const uint16_t h = FloatToHalf(values[i]);
-    std::memcpy(t.data + 2 * i, &h, 2);
+  const Rows r = RowsOf(t);
+  for (int64_t row = 0; row < r.count; ++row) {
+    uint8_t* dst = t.data + row * r.stride;
+    const float* src = values.data() + row * r.length;
+    if (t.dtype == TSR_DTYPE_F32) {
+      std::memcpy(dst, src, static_cast<size_t>(r.length) * sizeof(float));
+    } else {
+      for (int64_t i = 0; i < r.length; ++i) {
+        const uint16_t h = FloatToHalf(src[i]);
+        std::memcpy(dst + 2 * i, &h, 2);
+      }
+    }
   }
 }
 

@@ -24,8 +24,17 @@ struct DspProgram {
 // runs). `encoded` must outlive the program (constants point into it).
 absl::StatusOr<DspProgram> LoadDspProgram(std::span<const uint8_t> encoded, const DspSoc& soc);
 
-// Runs every op in order; `inputs`/`outputs` are the graph's, dense.
-absl::Status RunDspProgram(const DspProgram& program, std::span<void* const> inputs, std::span<void* const> outputs);
+// The graph's inputs and outputs as the dispatch library attached them:
+// where the bytes are and their row stride (0 = dense; TcmRowStride for a
+// TCM buffer).
+struct DspIo {
+  void* data = nullptr;
+  int64_t row_stride_bytes = 0;
+};
+
+// Runs every op in order. Intermediates stay in dense scratch; graph
+// inputs and outputs are read and written in their own layout.
+absl::Status RunDspProgram(const DspProgram& program, std::span<const DspIo> inputs, std::span<const DspIo> outputs);
 
 }  // namespace tessera::mock_dsp
 

@@ -531,6 +531,10 @@ struct RunProfile {
     double host_time_us = 0;
     std::string from_name, to_name;      // "host", "dsp_tcm" (the owning library's name), ...
     double start_us = 0;                 // when the copy began, from the start of the run
+    // "copy" (other memory), "layout" (same memory, other layout) or
+    // "copy+layout"; the layouts ("dense", "strided(row 128 B)", "nhwc");
+    // who converted: "host" or "convert_buffer" (the owning library).
+    std::string kind, from_layout, to_layout, via;
   };
   // The run as the cost model prices it (docs/partitioning.md §6), beside
   // the partitioner's estimate; only for a model compiled in this process.
