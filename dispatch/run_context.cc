@@ -86,7 +86,7 @@ absl::Status RunContext::Materialize() {
       RETURN_IF_ERROR(s.Check(s.api()->attach_output(invocations_[k], i, b), "attach_output"));
     }
   }
-  return absl::OkStatus();
+  return MakeTimelines();
 }
 
 absl::StatusOr<tsr_buffer> RunContext::BufferIn(int32_t index, int32_t session) {
@@ -214,17 +214,25 @@ absl::Status RunContext::RunInto(std::span<const std::span<const uint8_t>> input
   }
   if (profile != nullptr) *profile = RunProfile{};
   fallbacks_.clear();
+  // Whatever way the run ends, nothing queued outlives it (a no-op when
+  // every step finished, and on a run without async steps).
+  struct DrainOnExit {
+    RunContext* c;
+    ~DrainOnExit() { c->DrainAsync(); }
+  } drain{this};
   const std::vector<LoadedStep>& steps = model_->steps();
   for (size_t k = 0; k < steps.size(); ++k) {
     const LoadedStep& step = steps[k];
+    RETURN_IF_ERROR(BeforeStep(k, profile));
     for (const LoadedStep::Conversion& c : step.conversions_before) {
       const Clock::time_point start = Clock::now();
       RETURN_IF_ERROR(Copy(c.from, c.to, conversions_[c.record].bytes));
       conversions_[c.record].host_time_us = MicrosSince(start);
       conversions_[c.record].start_us = std::chrono::duration<double, std::micro>(start - run_start_).count();
     }
-    RETURN_IF_ERROR(RunStep(k, profile));
+    RETURN_IF_ERROR(IssueStep(k, profile));
   }
+  RETURN_IF_ERROR(SettleAll(profile));
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& tensor = graph.tensors[graph.outputs[i]];
     if (outputs[i].empty()) continue;
@@ -247,6 +255,7 @@ absl::Status RunContext::RunInto(std::span<const std::span<const uint8_t>> input
 
 RunContext::~RunContext() {
   const std::vector<LoadedStep>& steps = model_->steps();
+  DestroyTimelines();     // waits for anything still queued on them
   cpu_contexts_.clear();  // their own buffers and invocations, in their own libraries
   for (size_t k = 0; k < invocations_.size(); ++k)
     if (invocations_[k] != nullptr) Session(steps[k].session).api()->destroy_invocation(invocations_[k]);

@@ -20,6 +20,7 @@
 #include "common/dsp_options.h"
 #include "common/dsp_soc.h"
 #include "compiled_result.h"
+#include "dispatch/dsp_async.h"
 #include "runtime/dsp_program.h"
 #include "runtime/fault_injector.h"
 #include "dispatch_support.h"
@@ -38,6 +39,10 @@ struct tsr_device_context_s {
   // fault (a retry, a cpu fallback, a lost device) is caught here and
   // logged as an error (docs/resilience.md: "never leaks").
   std::atomic<int64_t> live_executables{0}, live_invocations{0}, live_buffers{0};
+  // The async queue and its worker (dsp_async.h), made with the first
+  // timeline; declared last so it is joined before the rest goes.
+  std::mutex async_lock;
+  std::unique_ptr<tessera::mock_dsp::AsyncQueue> async;
 };
 
 struct tsr_executable_s {
@@ -146,6 +151,7 @@ void DestroyContext(tsr_device_context c) {
                                           " invocations and ", b, " buffers still live (the host leaked them)");
     c->log(c->log_user_data, TSR_LOG_ERROR, text.c_str());
   }
+  c->async.reset();  // joins the worker before the kernels' context goes
   delete c;
 }
 
@@ -292,6 +298,70 @@ tsr_status Invoke(tsr_invocation inv) {
   return TSR_OK;
 }
 
+// The async table (dsp_async.h): the worker runs Invoke itself, so an
+// asynchronous invoke meets the same faults and keeps the same timing and
+// metrics as a synchronous one.
+tsr_status RunQueued(tsr_invocation inv, std::string* error) {
+  const tsr_status code = Invoke(inv);
+  if (code != TSR_OK) *error = kit::LastErrorMessage();
+  return code;
+}
+
+tsr_status CreateTimeline(tsr_device_context ctx, uint64_t initial_value, tsr_timeline* out) {
+  if (ctx == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "create_timeline: NULL context");
+  AsyncQueue* queue = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(ctx->async_lock);
+    if (ctx->async == nullptr) ctx->async = std::make_unique<AsyncQueue>(RunQueued);
+    queue = ctx->async.get();
+  }
+  return queue->CreateTimeline(initial_value, out);
+}
+
+void DestroyTimeline(tsr_timeline t) {
+  if (t != nullptr) t->queue->DestroyTimeline(t);
+}
+
+tsr_status InvokeAsync(tsr_invocation inv, const tsr_timeline_point* waits, size_t wait_count, tsr_timeline_point signal) {
+  if (inv == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "invoke_async: NULL invocation");
+  tsr_device_context ctx = inv->executable->context;
+  AsyncQueue* queue = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(ctx->async_lock);
+    queue = ctx->async.get();
+  }
+  if (queue == nullptr)
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "invoke_async: the signal timeline is not one of this device context "
+                                                  "(it has none)");
+  return queue->Enqueue(inv, waits, wait_count, signal);
+}
+
+tsr_status WaitTimeline(tsr_timeline_point point, uint64_t timeout_ns) {
+  if (point.timeline == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "wait: NULL timeline");
+  return point.timeline->queue->Wait(point, timeout_ns);
+}
+
+tsr_status QueryTimeline(tsr_timeline t, uint64_t* out_value, tsr_status* out_failure, char* out_text, size_t capacity,
+                         size_t* out_length) {
+  if (t == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "query: NULL timeline");
+  return t->queue->Query(t, out_value, out_failure, out_text, capacity, out_length);
+}
+
+tsr_status SignalTimeline(tsr_timeline_point point) {
+  if (point.timeline == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "signal: NULL timeline");
+  return point.timeline->queue->Signal(point);
+}
+
+const tsr_dispatch_async_api kAsyncApi = {
+    .header = {sizeof(tsr_dispatch_async_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+    .create_timeline = CreateTimeline,
+    .destroy_timeline = DestroyTimeline,
+    .invoke_async = InvokeAsync,
+    .wait = WaitTimeline,
+    .query = QueryTimeline,
+    .signal = SignalTimeline,
+};
+
 // Descriptors are fixed per library; values per invoke.
 constexpr kit::MetricDescriptor kMetrics[] = {
     {"cycles", "cycles"},          // modelled vector-unit cycles ([mock_dsp] throughput model)
@@ -428,7 +498,7 @@ const tsr_dispatch_api kApi = {
     .buffer_layout_count = nullptr,  // one dense layout: buffer_requirements says it all
     .get_buffer_layout = nullptr,
     .convert_buffer = nullptr,       // mappable: the runtime copies
-    .async = nullptr,
+    .async = &kAsyncApi,
     .executable_metric_count = ExecutableMetricCount,
     .executable_metric_info = ExecutableMetricInfo,
     .invocation_metric_values = InvocationMetricValues,
