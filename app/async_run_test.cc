@@ -360,8 +360,16 @@ TEST_F(AsyncRun, OneRunInFlightPerContextAndATimedWait) {
   EXPECT_EQ(context->RunAsync({x, y}, wrong).code(), TSR_INVALID_ARGUMENT);
   EXPECT_EQ(context->Wait().code(), TSR_FAILED_PRECONDITION);
   // A context destroyed with a run in flight waits for it (the DSP is no
-  // longer held: hold_invoke counted its one invoke).
-  ASSERT_TRUE(context->RunAsync({x, y}, outputs).ok());
+  // longer held: hold_invoke counted its one invoke). The tensors are
+  // declared first, so they outlive it.
+  std::vector<Tensor> last = {Tensor::Allocate(compiled->outputs()[0]), Tensor::Allocate(compiled->outputs()[1])};
+  {
+    Result<RunContext> doomed = RunContext::Create(*compiled);
+    ASSERT_TRUE(doomed.ok());
+    ASSERT_TRUE(doomed->RunAsync({x, y}, last).ok());
+  }
+  ExpectNear(last[0], ExpectedSide());
+  ExpectNear(last[1], ExpectedB());
 }
 
 TEST_F(AsyncRun, TheCApiRunsAsynchronouslyToo) {
