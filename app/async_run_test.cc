@@ -27,6 +27,7 @@
 #include "tessera/app/tessera.hpp"
 #include "tessera/app/tessera_app.h"
 #include "tessera/ops.h"
+#include "allocation_counter.h"
 
 namespace tessera::app {
 namespace {
@@ -232,6 +233,26 @@ TEST_F(AsyncRun, CpuDspCpuOrderingHoldsAndEqualsTheSynchronousRun) {
       ASSERT_EQ(std::memcmp((*again)[o].data(), (*async)[o].data(), (*again)[o].size()), 0) << "output " << o;
     }
   }
+}
+
+// Queuing costs no allocation: one timeline per step made with the
+// context, the wait lists inline, the DSP's queue a ring grown once. (The
+// DSP's invoke allocates for its kernels either way.)
+TEST_F(AsyncRun, QueuedStepsAllocateNoMoreThanSynchronousOnes) {
+  if (!kCountsAllocations) GTEST_SKIP() << "the sanitizers replace operator new";
+  Result<CompiledModel> compiled = Compile(*mixed_, {});
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  Result<RunContext> context = RunContext::Create(*compiled);
+  ASSERT_TRUE(context.ok());
+  const std::vector<Tensor> inputs = {Filled("x", X)};
+  std::vector<Tensor> outputs = {Tensor::Allocate(compiled->outputs()[0]), Tensor::Allocate(compiled->outputs()[1])};
+  auto run = [&] { return context->RunInto(inputs, outputs).ok(); };
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(run());  // warm-up, queued
+  const int queued = AllocationsInRuns(20, run);
+  Inner(*context).SetAsynchronous(false);
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(run());
+  const int synchronous = AllocationsInRuns(20, run);
+  EXPECT_EQ(queued, synchronous);
 }
 
 TEST_F(AsyncRun, IndependentPartitionsOnTwoDevicesOverlap) {
