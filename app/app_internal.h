@@ -97,6 +97,10 @@ struct RunContext::Impl {
   // Runs on the views (RunInto's and tsr_app_run's one path); the profile
   // is translated only when asked for.
   Status RunViews(RunProfile* profile);
+  // RunBound's: the bound buffers instead of the views.
+  Status RunBoundBuffers(RunProfile* profile);
+  // The runtime's profile in the app's terms.
+  void Translate(const tessera::RunProfile& internal, WarmupPlan used, RunProfile* profile) const;
   // An asynchronous run in flight owns the views: every other run waits
   // its turn (FAILED_PRECONDITION until Wait collected it).
   Status CheckIdle(const char* call) const;

@@ -343,6 +343,40 @@ tsr_status tsr_app_run(tsr_app_run_context context, const void* const* inputs, s
   });
 }
 
+tsr_status tsr_app_run_context_bind(tsr_app_run_context context, int32_t io_kind, size_t index,
+                                    const tsr_app_buffer* buffer, int32_t* out_mode) {
+  return Guarded("tsr_app_run_context_bind", [&]() -> tsr_status {
+    if (context == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run_context_bind: NULL context");
+    if (io_kind != TSR_APP_IO_INPUT && io_kind != TSR_APP_IO_OUTPUT)
+      return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run_context_bind: io_kind " + std::to_string(io_kind) +
+                                            " is neither TSR_APP_IO_INPUT nor TSR_APP_IO_OUTPUT");
+    const tessera::app::IoKind kind = io_kind == TSR_APP_IO_OUTPUT ? tessera::app::IoKind::kOutput : tessera::app::IoKind::kInput;
+    if (buffer == nullptr) {
+      const tessera::app::Status s = context->context.Unbind(kind, index);
+      return s.ok() ? TSR_OK : Fail(s);
+    }
+    if (buffer->struct_size < sizeof(tsr_app_buffer))
+      return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run_context_bind: buffer->struct_size " +
+                                            std::to_string(buffer->struct_size) + " is smaller than tsr_app_buffer (" +
+                                            std::to_string(sizeof(tsr_app_buffer)) + ")");
+    const tessera::app::AppBuffer b{buffer->buffer_type, buffer->host_address, buffer->fd, buffer->offset,
+                                    static_cast<size_t>(buffer->size_bytes)};
+    tessera::app::Result<tessera::app::BindingMode> mode = context->context.Bind(kind, index, b);
+    if (!mode.ok()) return Fail(mode.status());
+    if (out_mode != nullptr)
+      *out_mode = *mode == tessera::app::BindingMode::kZeroCopy ? TSR_APP_BINDING_ZERO_COPY : TSR_APP_BINDING_COPIED;
+    return TSR_OK;
+  });
+}
+
+tsr_status tsr_app_run_bound(tsr_app_run_context context) {
+  return Guarded("tsr_app_run_bound", [&]() -> tsr_status {
+    if (context == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run_bound: NULL context");
+    const tessera::app::Status s = context->context.RunBound(nullptr);
+    return s.ok() ? TSR_OK : Fail(s);
+  });
+}
+
 tsr_status tsr_app_run_async(tsr_app_run_context context, const void* const* inputs, size_t input_count,
                              void* const* outputs, size_t output_count) {
   return Guarded("tsr_app_run_async", [&]() -> tsr_status {

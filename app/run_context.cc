@@ -128,25 +128,63 @@ Status RunContext::Impl::RunViews(RunProfile* profile) {
   const absl::Status run = model->warmup != nullptr ? model->warmup->RunInto(input_views, output_views, wanted, &used)
                                                     : context->RunInto(input_views, output_views, wanted);
   if (!run.ok()) return FromAbsl(run);
-  if (profile != nullptr) {
-    *profile = RunProfile{};
-    profile->total_us = internal.total_us;
-    for (const StepProfile& s : internal.steps) {
-      RunProfile::Step step{s.vendor, s.entry_point, s.source_op_ids, s.host_time_us, {}, s.op_id, {}, s.start_us, s.mode};
-      for (const StepProfile::Metric& m : s.metrics) step.metrics.push_back({m.name, m.value, m.unit});
-      step.numerics = {s.numerics.vendor, PrecisionName(s.numerics.precision), s.numerics.relative_tolerance, s.numerics.absolute_tolerance,
-                       s.numerics.description, s.numerics.declared, s.numerics.reduced(), s.numerics.precision};
-      profile->steps.push_back(std::move(step));
-    }
-    for (const ConversionRecord& c : internal.conversions)
-      profile->conversions.push_back(
-          {c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us, c.from_name, c.to_name, c.start_us});
-    for (const FallbackRecord& f : internal.fallbacks)
-      profile->fallbacks.push_back({f.step, f.op_id, f.from, f.to, f.failure, f.reason, f.attempts});
-    if (!model->NoPartitioningHere()) profile->modeled = model->latency.Of(internal);
-    if (model->warmup != nullptr) profile->warmup_plan = WarmupPlanName(used);
-  }
+  if (profile != nullptr) Translate(internal, used, profile);
   return Status();
+}
+
+Status RunContext::Impl::RunBoundBuffers(RunProfile* profile) {
+  tessera::RunProfile internal;
+  const absl::Status run = context->RunBound(profile != nullptr ? &internal : nullptr);
+  if (!run.ok()) return FromAbsl(run);
+  if (profile != nullptr) Translate(internal, WarmupPlan::kCpu, profile);
+  return Status();
+}
+
+void RunContext::Impl::Translate(const tessera::RunProfile& internal, WarmupPlan used, RunProfile* profile) const {
+  *profile = RunProfile{};
+  profile->total_us = internal.total_us;
+  profile->io_copy_bytes = internal.io_copy_bytes;
+  for (const StepProfile& s : internal.steps) {
+    RunProfile::Step step{s.vendor, s.entry_point, s.source_op_ids, s.host_time_us, {}, s.op_id, {}, s.start_us, s.mode};
+    for (const StepProfile::Metric& m : s.metrics) step.metrics.push_back({m.name, m.value, m.unit});
+    step.numerics = {s.numerics.vendor, PrecisionName(s.numerics.precision), s.numerics.relative_tolerance, s.numerics.absolute_tolerance,
+                     s.numerics.description, s.numerics.declared, s.numerics.reduced(), s.numerics.precision};
+    profile->steps.push_back(std::move(step));
+  }
+  for (const ConversionRecord& c : internal.conversions)
+    profile->conversions.push_back(
+        {c.tensor_name, c.to_vendor, c.from_type, c.to_type, c.bytes, c.host_time_us, c.from_name, c.to_name, c.start_us});
+  for (const FallbackRecord& f : internal.fallbacks)
+    profile->fallbacks.push_back({f.step, f.op_id, f.from, f.to, f.failure, f.reason, f.attempts});
+  if (!model->NoPartitioningHere()) profile->modeled = model->latency.Of(internal);
+  if (model->warmup != nullptr) profile->warmup_plan = WarmupPlanName(used);
+}
+
+Result<BindingMode> RunContext::Bind(IoKind kind, size_t index, const AppBuffer& buffer) {
+  if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  if (Status s = impl_->CheckIdle("Bind"); !s.ok()) return s;
+  if (impl_->model->warmup != nullptr)
+    return Status(TSR_FAILED_PRECONDITION,
+                  "Bind: this model warms up in the background (two plans, switched between runs); bind buffers to a "
+                  "model compiled without background_warmup");
+  const tessera::AppBuffer b{buffer.buffer_type, buffer.host_address, buffer.fd, buffer.offset, buffer.size};
+  absl::StatusOr<tessera::BindingMode> mode =
+      kind == IoKind::kOutput ? impl_->context->BindOutput(index, b) : impl_->context->BindInput(index, b);
+  if (!mode.ok()) return FromAbsl(mode.status());
+  return *mode == tessera::BindingMode::kZeroCopy ? BindingMode::kZeroCopy : BindingMode::kCopied;
+}
+
+Status RunContext::Unbind(IoKind kind, size_t index) {
+  if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  if (Status s = impl_->CheckIdle("Unbind"); !s.ok()) return s;
+  const absl::Status s = impl_->context->Unbind(kind == IoKind::kOutput ? TSR_IO_OUTPUT : TSR_IO_INPUT, index);
+  return s.ok() ? Status() : FromAbsl(s);
+}
+
+Status RunContext::RunBound(RunProfile* profile) {
+  if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  if (Status s = impl_->CheckIdle("RunBound"); !s.ok()) return s;
+  return impl_->RunBoundBuffers(profile);
 }
 
 }  // namespace tessera::app

@@ -3,7 +3,9 @@
 // model whose steps are all on the NPU, a steady-state run through either
 // allocates nothing (issue 11); both give what Run gives; and wrong
 // tensors, counts and NULL buffers are refused with messages that name
-// what is wrong.
+// what is wrong. Bound buffers (Bind/RunBound, tsr_app_run_context_bind/
+// tsr_app_run_bound) are used in place on the same model, with no copy and
+// no allocation per run.
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -157,6 +159,85 @@ TEST_F(AppRunInto, WrongTensorsAreRefusedByName) {
   std::vector<Tensor> wrong_output = {Tensor::Allocate({"out", TSR_DTYPE_I32, {4, 16}})};
   s = context_->RunInto({input_}, wrong_output);
   EXPECT_THAT(s.message(), HasSubstr("output 0 ('out') must be f32 of shape [4,16] (256 bytes); got i32 [4,16]"));
+}
+
+// 64-byte aligned host memory, as the NPU's steps ask for.
+struct AlignedFloats {
+  explicit AlignedFloats(size_t n) : p(static_cast<float*>(std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64))) {}
+  ~AlignedFloats() { std::free(p); }
+  float* p;
+};
+
+TEST_F(AppRunInto, BoundBuffersRunInPlaceWithNoCopyAndNoAllocation) {
+  Result<std::vector<Tensor>> run = context_->Run({input_});
+  ASSERT_TRUE(run.ok()) << run.status().message();
+  AlignedFloats x(64), y(64);
+  std::memcpy(x.p, input_.data(), 64 * sizeof(float));
+  Result<BindingMode> in = context_->Bind(IoKind::kInput, 0, {TSR_BUFFER_TYPE_HOST, x.p, -1, 0, 64 * sizeof(float)});
+  Result<BindingMode> out = context_->Bind(IoKind::kOutput, 0, {TSR_BUFFER_TYPE_HOST, y.p, -1, 0, 64 * sizeof(float)});
+  ASSERT_TRUE(in.ok()) << in.status().message();
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(*in, BindingMode::kZeroCopy);
+  EXPECT_EQ(*out, BindingMode::kZeroCopy);
+  RunProfile profile;
+  ASSERT_TRUE(context_->RunBound(&profile).ok());
+  EXPECT_EQ(profile.io_copy_bytes, 0u);
+  EXPECT_EQ(std::memcmp(y.p, (*run)[0].data(), 64 * sizeof(float)), 0);
+  // Run and RunInto would write into the bound memory: refused.
+  EXPECT_THAT(context_->Run({input_}).status().message(), HasSubstr("RunBound"));
+  if (kCountsAllocations)
+    EXPECT_EQ(AllocationsInRuns(20, [&] { return context_->RunBound().ok(); }), 0)
+        << "operator new calls in 20 steady-state RunBound calls";
+  ASSERT_TRUE(context_->Unbind(IoKind::kInput, 0).ok());
+  ASSERT_TRUE(context_->Unbind(IoKind::kOutput, 0).ok());
+  EXPECT_TRUE(context_->Run({input_}).ok());
+}
+
+TEST_F(AppRunInto, TheCApiBindsSwapsAndUnbinds) {
+  CApiRun c;
+  ASSERT_NO_FATAL_FAILURE(c.Open());
+  std::vector<float> want(64);
+  const void* in[1] = {input_.data()};
+  void* out[1] = {want.data()};
+  ASSERT_EQ(tsr_app_run(c.context, in, 1, out, 1), TSR_OK) << tsr_app_last_error();
+  AlignedFloats x(64), y(64);
+  std::memcpy(x.p, input_.data(), 64 * sizeof(float));
+  tsr_app_buffer b{};
+  b.struct_size = sizeof(b);
+  b.buffer_type = TSR_BUFFER_TYPE_HOST;
+  b.fd = -1;
+  b.size_bytes = 64 * sizeof(float);
+  b.host_address = x.p;
+  int32_t mode = -1;
+  ASSERT_EQ(tsr_app_run_context_bind(c.context, TSR_APP_IO_INPUT, 0, &b, &mode), TSR_OK) << tsr_app_last_error();
+  EXPECT_EQ(mode, TSR_APP_BINDING_ZERO_COPY);
+  EXPECT_EQ(tsr_app_run_bound(c.context), TSR_FAILED_PRECONDITION);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("output 0 ('out') is not bound"));
+  b.host_address = y.p;
+  ASSERT_EQ(tsr_app_run_context_bind(c.context, TSR_APP_IO_OUTPUT, 0, &b, &mode), TSR_OK) << tsr_app_last_error();
+  ASSERT_EQ(tsr_app_run_bound(c.context), TSR_OK) << tsr_app_last_error();
+  EXPECT_EQ(std::memcmp(y.p, want.data(), want.size() * sizeof(float)), 0);
+  EXPECT_EQ(tsr_app_run(c.context, in, 1, out, 1), TSR_FAILED_PRECONDITION);
+  // The same buffer 4 bytes in: misaligned for the NPU, so copied.
+  std::vector<float> unaligned(65);
+  float* shifted = reinterpret_cast<uintptr_t>(unaligned.data()) % 64 == 0 ? unaligned.data() + 1 : unaligned.data();
+  std::memcpy(shifted, input_.data(), 64 * sizeof(float));
+  b.host_address = shifted;
+  ASSERT_EQ(tsr_app_run_context_bind(c.context, TSR_APP_IO_INPUT, 0, &b, &mode), TSR_OK) << tsr_app_last_error();
+  if (reinterpret_cast<uintptr_t>(shifted) % 64 != 0) EXPECT_EQ(mode, TSR_APP_BINDING_COPIED);
+  std::memset(y.p, 0, 64 * sizeof(float));
+  ASSERT_EQ(tsr_app_run_bound(c.context), TSR_OK) << tsr_app_last_error();
+  EXPECT_EQ(std::memcmp(y.p, want.data(), want.size() * sizeof(float)), 0);
+  // Refusals, then unbinding with NULL.
+  EXPECT_EQ(tsr_app_run_context_bind(c.context, 5, 0, &b, &mode), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("io_kind 5"));
+  tsr_app_buffer small = b;
+  small.struct_size = 8;
+  EXPECT_EQ(tsr_app_run_context_bind(c.context, TSR_APP_IO_INPUT, 0, &small, &mode), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("struct_size 8"));
+  ASSERT_EQ(tsr_app_run_context_bind(c.context, TSR_APP_IO_INPUT, 0, nullptr, nullptr), TSR_OK) << tsr_app_last_error();
+  ASSERT_EQ(tsr_app_run_context_bind(c.context, TSR_APP_IO_OUTPUT, 0, nullptr, nullptr), TSR_OK) << tsr_app_last_error();
+  EXPECT_EQ(tsr_app_run(c.context, in, 1, out, 1), TSR_OK) << tsr_app_last_error();
 }
 
 }  // namespace

@@ -11,6 +11,8 @@
 //     into   RunContext::RunInto on buffers made once (issue 11)
 //     c-app  tsr_app_run, the C app API, on buffers made once: the same
 //            model saved as .tsr bytes and compiled through the app API
+//     bound  RunContext::RunBound on 64-byte aligned host buffers bound
+//            once (BindInput/BindOutput); prints each binding's mode
 //
 // Prints allocations per run after warm-up, for one run, and
 // how many of them oneDNN makes inside dnnl_primitive_execute (the cpu
@@ -30,7 +32,9 @@
 #include <string_view>
 #include <vector>
 
+#include <cstring>
 #include <functional>
+#include <memory>
 #include <span>
 
 #include "cli/demo_model.h"
@@ -213,18 +217,40 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  struct FreeMemory {
+    void operator()(uint8_t* p) const { std::free(p); }
+  };
+  std::vector<std::unique_ptr<uint8_t, FreeMemory>> bound_memory;  // `bound`'s buffers
   std::function<bool()> run_once;
   if (path == "run") {
     run_once = [&] { return (*context)->Run(inputs).ok(); };
   } else if (path == "into") {
     run_once = [&] { return (*context)->RunInto(in_views, out_views).ok(); };
+  } else if (path == "bound") {
+    // Aligned copies of the inputs and room for the outputs, bound once.
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      bound_memory.emplace_back(static_cast<uint8_t*>(std::aligned_alloc(64, (inputs[i].data.size() + 64) / 64 * 64)));
+      std::memcpy(bound_memory.back().get(), inputs[i].data.data(), inputs[i].data.size());
+      absl::StatusOr<BindingMode> mode =
+          (*context)->BindInput(i, {TSR_BUFFER_TYPE_HOST, bound_memory.back().get(), -1, 0, inputs[i].data.size()});
+      if (!mode.ok()) return std::fprintf(stderr, "%s\n", std::string(mode.status().message()).c_str()), 1;
+      std::printf("input %zu bound: %s\n", i, BindingModeName(*mode));
+    }
+    for (size_t i = 0; i < output_buffers.size(); ++i) {
+      bound_memory.emplace_back(static_cast<uint8_t*>(std::aligned_alloc(64, (output_buffers[i].size() + 64) / 64 * 64)));
+      absl::StatusOr<BindingMode> mode =
+          (*context)->BindOutput(i, {TSR_BUFFER_TYPE_HOST, bound_memory.back().get(), -1, 0, output_buffers[i].size()});
+      if (!mode.ok()) return std::fprintf(stderr, "%s\n", std::string(mode.status().message()).c_str()), 1;
+      std::printf("output %zu bound: %s\n", i, BindingModeName(*mode));
+    }
+    run_once = [&] { return (*context)->RunBound().ok(); };
   } else if (path == "c-app") {
     run_once = [&] {
       return tsr_app_run(app_context, in_pointers.data(), in_pointers.size(), out_pointers.data(),
                          out_pointers.size()) == TSR_OK;
     };
   } else {
-    std::fprintf(stderr, "PATH must be run, into or c-app, not '%s'\n", path.c_str());
+    std::fprintf(stderr, "PATH must be run, into, c-app or bound, not '%s'\n", path.c_str());
     return 2;
   }
   for (int i = 0; i < 10; ++i)

@@ -65,6 +65,8 @@ absl::Status RunContext::Materialize() {
   storages_.resize(model_->storages().size());
   for (size_t i = 0; i < storages_.size(); ++i) RETURN_IF_ERROR(Allocate(static_cast<int32_t>(i)));
   conversions_ = model_->conversions();
+  input_bindings_.resize(model_->graph().inputs.size());
+  output_bindings_.resize(model_->graph().outputs.size());
   invocations_.assign(steps.size(), nullptr);
   cpu_contexts_.resize(steps.size());
   for (size_t k = 0; k < steps.size(); ++k) {
@@ -124,6 +126,7 @@ absl::StatusOr<tsr_buffer> RunContext::BufferIn(int32_t index, int32_t session) 
 absl::StatusOr<uint8_t*> RunContext::Map(int32_t index) {
   const StorageSpec& spec = model_->storages()[index];
   Storage& st = storages_[index];
+  if (st.bound_address != nullptr) return static_cast<uint8_t*>(st.bound_address);
   if (spec.allocating_session < 0) return static_cast<uint8_t*>(st.host);
   const DeviceSession& s = Session(spec.allocating_session);
   void* address = nullptr;
@@ -133,7 +136,7 @@ absl::StatusOr<uint8_t*> RunContext::Map(int32_t index) {
 
 absl::Status RunContext::Unmap(int32_t index) {
   const StorageSpec& spec = model_->storages()[index];
-  if (spec.allocating_session < 0) return absl::OkStatus();
+  if (spec.allocating_session < 0 || storages_[index].bound_address != nullptr) return absl::OkStatus();
   const DeviceSession& s = Session(spec.allocating_session);
   return s.Check(s.api()->unmap_buffer(storages_[index].owner_buffer), "unmap_buffer");
 }
@@ -204,6 +207,10 @@ absl::Status RunContext::CheckBuffers(std::span<const std::span<const uint8_t>> 
 absl::Status RunContext::RunInto(std::span<const std::span<const uint8_t>> inputs,
                                  std::span<const std::span<uint8_t>> outputs, RunProfile* profile) {
   run_start_ = Clock::now();
+  // A bound buffer is attached in place: copying the call's bytes into it
+  // would overwrite the app's memory behind its back.
+  if (bound_count_ > 0)
+    return absl::FailedPreconditionError("RunInto: app buffers are bound to this context; run with RunBound, or unbind them");
   RETURN_IF_ERROR(CheckBuffers(inputs, outputs));
   const Graph& graph = model_->graph();
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -212,6 +219,28 @@ absl::Status RunContext::RunInto(std::span<const std::span<const uint8_t>> input
     if (!inputs[i].empty()) std::memcpy(dst, inputs[i].data(), inputs[i].size());
     RETURN_IF_ERROR(Unmap(storage));
   }
+  RETURN_IF_ERROR(RunSteps(profile));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Tensor& tensor = graph.tensors[graph.outputs[i]];
+    if (outputs[i].empty()) continue;
+    if (tensor.is_constant) {
+      std::memcpy(outputs[i].data(), tensor.data.data(), outputs[i].size());
+    } else {
+      const int32_t storage = model_->primary_storage(graph.outputs[i]);
+      ASSIGN_OR_RETURN(uint8_t* src, Map(storage));
+      std::memcpy(outputs[i].data(), src, outputs[i].size());
+      RETURN_IF_ERROR(Unmap(storage));
+    }
+  }
+  if (profile != nullptr) {
+    profile->total_us = MicrosSince(run_start_);
+    for (std::span<const uint8_t> in : inputs) profile->io_copy_bytes += in.size();
+    for (std::span<uint8_t> out : outputs) profile->io_copy_bytes += out.size();
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RunContext::RunSteps(RunProfile* profile) {
   if (profile != nullptr) *profile = RunProfile{};
   fallbacks_.clear();
   // Whatever way the run ends, nothing queued outlives it (a no-op when
@@ -233,22 +262,9 @@ absl::Status RunContext::RunInto(std::span<const std::span<const uint8_t>> input
     RETURN_IF_ERROR(IssueStep(k, profile));
   }
   RETURN_IF_ERROR(SettleAll(profile));
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const Tensor& tensor = graph.tensors[graph.outputs[i]];
-    if (outputs[i].empty()) continue;
-    if (tensor.is_constant) {
-      std::memcpy(outputs[i].data(), tensor.data.data(), outputs[i].size());
-    } else {
-      const int32_t storage = model_->primary_storage(graph.outputs[i]);
-      ASSIGN_OR_RETURN(uint8_t* src, Map(storage));
-      std::memcpy(outputs[i].data(), src, outputs[i].size());
-      RETURN_IF_ERROR(Unmap(storage));
-    }
-  }
   if (profile != nullptr) {
     profile->conversions = conversions_;
     profile->fallbacks = fallbacks_;
-    profile->total_us = MicrosSince(run_start_);
   }
   return absl::OkStatus();
 }
@@ -257,6 +273,7 @@ RunContext::~RunContext() {
   const std::vector<LoadedStep>& steps = model_->steps();
   DestroyTimelines();     // waits for anything still queued on them
   cpu_contexts_.clear();  // their own buffers and invocations, in their own libraries
+  ReleaseBindings();      // the app's buffers, before the invocations that hold them
   for (size_t k = 0; k < invocations_.size(); ++k)
     if (invocations_[k] != nullptr) Session(steps[k].session).api()->destroy_invocation(invocations_[k]);
   for (auto& [key, buffer] : imported_) {

@@ -43,10 +43,33 @@ struct StepProfile {
 
 struct RunProfile {
   double total_us = 0;
+  // Bytes copied between the app's buffers and the context's own: every
+  // input and output for RunInto, only the copied bindings for RunBound.
+  uint64_t io_copy_bytes = 0;
   std::vector<StepProfile> steps;
   std::vector<ConversionRecord> conversions;
   std::vector<FallbackRecord> fallbacks;  // retries and cpu-plan runs of this run (docs/resilience.md)
 };
+
+// The app's own memory for one graph input or output (RunContext::Bind*):
+// HOST memory by address, or a DMABUF by fd (+ offset), which the runtime
+// maps for the copies it may still need. Borrowed until unbound, rebound or
+// the context is destroyed.
+struct AppBuffer {
+  int32_t type = TSR_BUFFER_TYPE_HOST;  // TSR_BUFFER_TYPE_HOST or _DMABUF
+  void* host_address = nullptr;         // HOST
+  int32_t fd = -1;                      // DMABUF
+  uint64_t offset = 0;                  // DMABUF: where the tensor starts in the fd
+  uint64_t size = 0;                    // bytes; at least the tensor's byte size
+};
+
+// How a binding is used. Zero-copy: every step that reads (or writes) the
+// tensor has the app's buffer attached in place of the runtime's own, so no
+// byte is copied. Copied: some step cannot take the app's memory (another
+// buffer type, a stricter alignment, a device-only storage), so each run
+// copies between it and the runtime's buffer, as Run does.
+enum class BindingMode { kZeroCopy, kCopied };
+const char* BindingModeName(BindingMode mode);  // "zero_copy", "copied"
 
 class RunContext {
  public:
@@ -71,6 +94,19 @@ class RunContext {
   absl::Status RunInto(std::span<const std::span<const uint8_t>> inputs, std::span<const std::span<uint8_t>> outputs,
                        RunProfile* profile = nullptr);
 
+  // App buffers by type (issue 11). Binding graph input/output `index` to
+  // the app's memory registers it with every dispatch library whose step
+  // reads or writes that tensor and attaches it to those invocations, in
+  // place of the context's own buffer: later runs read and write the app's
+  // memory directly. Rebinding (a camera's next frame) detaches the old
+  // buffer and attaches the new one; nothing else is re-created. Unbind
+  // restores the context's own buffer. RunBound runs with every input and
+  // output bound.
+  absl::StatusOr<BindingMode> BindInput(size_t index, const AppBuffer& buffer);
+  absl::StatusOr<BindingMode> BindOutput(size_t index, const AppBuffer& buffer);
+  absl::Status Unbind(int32_t io_kind, size_t index);  // TSR_IO_INPUT / TSR_IO_OUTPUT
+  absl::Status RunBound(RunProfile* profile = nullptr);
+
   const LoadedModel& model() const { return *model_; }
   // The plan's conversions with this context's timings of its last run.
   const std::vector<ConversionRecord>& conversions() const { return conversions_; }
@@ -94,6 +130,27 @@ class RunContext {
     // context is destroyed, so the address they hold stays valid.
     bool mapped_for_import = false;
     void* import_address = nullptr;
+    // Bound to app memory in place (zero-copy): Map returns this address
+    // and the invocations that use the storage hold the app's buffers.
+    void* bound_address = nullptr;
+  };
+  // One graph input's or output's app binding (run_context_bindings.cc).
+  struct Binding {
+    bool bound = false;
+    BindingMode mode = BindingMode::kCopied;
+    AppBuffer buffer;
+    uint8_t* address = nullptr;      // where its bytes are (mapped for DMABUF)
+    void* mapping = nullptr;         // our mmap of a DMABUF, else nullptr
+    size_t mapping_size = 0;
+    // Zero-copy: the app's buffer registered with each library that uses
+    // the storage, by session.
+    std::vector<std::pair<int32_t, tsr_buffer>> registered;
+  };
+  // An invocation slot that holds a storage's buffer.
+  struct Attachment {
+    size_t step = 0;
+    bool output = false;
+    size_t index = 0;
   };
   explicit RunContext(std::shared_ptr<const LoadedModel> model) : model_(std::move(model)) {}
   absl::Status Materialize();
@@ -106,6 +163,17 @@ class RunContext {
   absl::StatusOr<uint8_t*> Map(int32_t storage);
   absl::Status Unmap(int32_t storage);
   const DeviceSession& Session(int32_t session) const { return *model_->sessions()[session]; }
+  // The steps in order with the conversions before each (RunInto's and
+  // RunBound's middle).
+  absl::Status RunSteps(RunProfile* profile);
+  // run_context_bindings.cc.
+  absl::StatusOr<BindingMode> Bind(bool output, size_t index, const AppBuffer& buffer);
+  absl::Status Release(Binding& binding, int32_t storage);
+  void ReleaseBindings();  // teardown: every binding, errors ignored
+  void DropRegistrations(Binding& binding);  // the app buffer's registrations
+  void DropResources(Binding& binding);      // those and our DMABUF mapping; resets it
+  std::vector<Attachment> AttachmentsOf(int32_t storage) const;
+  absl::Status Attach(const Attachment& a, tsr_buffer buffer);
   // run_context_recovery.cc: one step under the resilience policy.
   absl::Status RunStep(size_t step, RunProfile* profile);
   absl::Status Recover(size_t step, tsr_status code, FailureClass failure, int32_t attempts, std::string reason,
@@ -156,6 +224,8 @@ class RunContext {
   StepSchedule schedule_;
   std::vector<AsyncStep> async_;  // per step, when schedule_.any_async
   std::function<void(size_t, bool)> host_step_hook_;
+  std::vector<Binding> input_bindings_, output_bindings_;  // per graph input / output
+  size_t bound_count_ = 0;
 };
 
 }  // namespace tessera

@@ -26,15 +26,30 @@ std::vector<int64_t> Rank4(const std::vector<int64_t>& s) {
 }
 
 // One region being grown from its first op.
+// Per-tensor and per-op marks of the region being built, sized to the graph
+// once per program: a builder sets only its own region's entries and clears
+// them when it is done, so a graph with thousands of seeds costs the sum of
+// its regions, not seeds x graph.
+struct RegionMarks {
+  RegionMarks(size_t tensors, size_t ops) : link_of(tensors, -1), member(ops, false) {}
+  std::vector<int> link_of;  // tensor -> the link writing it, or -1
+  std::vector<bool> member;  // op -> in the region
+};
+
 class RegionBuilder {
  public:
   RegionBuilder(const CpuProgram& p, const std::vector<std::vector<size_t>>& readers,
                 const std::vector<std::optional<ActivationTail>>& tails, const std::vector<int64_t>& producer,
                 const std::vector<bool>& in_tail, const std::function<bool(const std::vector<size_t>&)>& parallel,
-                size_t first, bool with_binary)
+                RegionMarks& marks, size_t first, bool with_binary)
       : p_(p), readers_(readers), tails_(tails), producer_(producer), in_tail_(in_tail), parallel_(parallel),
-        first_(first), with_binary_(with_binary), link_of_(p.graph.tensors.size(), -1),
-        member_(p.graph.ops.size(), false) {}
+        first_(first), with_binary_(with_binary), link_of_(marks.link_of), member_(marks.member) {}
+  ~RegionBuilder() {
+    for (int32_t t : link_tensor_) link_of_[t] = -1;
+    for (size_t m : members_) member_[m] = false;
+  }
+  RegionBuilder(const RegionBuilder&) = delete;
+  RegionBuilder& operator=(const RegionBuilder&) = delete;
 
   // Grows the region in graph order: every reader of a region tensor is a
   // candidate, taken when its kind fits and everything it reads is made
@@ -184,8 +199,8 @@ class RegionBuilder {
   const std::function<bool(const std::vector<size_t>&)>& parallel_;
   const size_t first_;
   const bool with_binary_;
-  std::vector<int> link_of_;  // tensor -> the link writing it, or -1
-  std::vector<bool> member_;  // op -> in the region
+  std::vector<int>& link_of_;  // RegionMarks::link_of
+  std::vector<bool>& member_;  // RegionMarks::member
   std::vector<size_t> members_;
   std::vector<fast::RegionLink> links_;
   std::vector<int32_t> link_tensor_;  // per link: the tensor it writes
@@ -206,6 +221,7 @@ void FuseConvRegions(CpuProgram& p, const fast::FastEngine& engine, const std::v
   for (const std::optional<ActivationTail>& t : tails)
     if (t)
       for (size_t a : t->ops) in_tail[a] = true;
+  RegionMarks marks(p.graph.tensors.size(), op_count);
   for (size_t o = 0; o < op_count; ++o) {
     if (!IsConvOrPool(p.graph.ops[o].type) || p.fused_into[o] >= 0 || p.fast_ops[o] || in_tail[o]) continue;
     // A region the fast kernels refuse (a binary op in a layout oneDNN has
@@ -213,7 +229,7 @@ void FuseConvRegions(CpuProgram& p, const fast::FastEngine& engine, const std::v
     // the chain it would have been; failing that, its ops are prepared one
     // by one.
     for (bool with_binary : {true, false}) {
-      RegionBuilder region(p, readers, tails, producer, in_tail, parallel, o, with_binary);
+      RegionBuilder region(p, readers, tails, producer, in_tail, parallel, marks, o, with_binary);
       region.Grow();
       if (region.link_count() < 2) break;  // a single op is prepared on its own
       std::vector<int32_t> outputs;

@@ -141,25 +141,6 @@ class DnnlEngine : public FastEngine {
 
 }  // namespace
 
-std::unique_ptr<FastOp> FastEngine::PrepareChain(std::span<const ChainLink> links, std::string* why_not) const {
-  std::vector<RegionLink> region;
-  for (size_t k = 0; k < links.size(); ++k) {
-    const ChainLink& l = links[k];
-    if (l.inputs.empty() || l.outputs.size() != 1 || (k > 0 && l.inputs[0].shape != links[k - 1].outputs[0].shape)) {
-      if (why_not) *why_not = absl::StrCat("chain: link ", k, " does not connect to the one before");
-      return nullptr;
-    }
-    const GroupOperand from = k == 0 ? GroupOperand{-1, 0} : GroupOperand{static_cast<int>(k) - 1, -1};
-    region.push_back({l.op_type, l.attrs, l.inputs, {from}, l.outputs[0], k + 1 == links.size() ? 0 : -1});
-  }
-  if (region.empty()) {
-    if (why_not) *why_not = "chain: no links";
-    return nullptr;
-  }
-  const TensorRef input = region[0].inputs[0];
-  return PrepareRegion(region, {&input, 1}, why_not);
-}
-
 absl::StatusOr<std::unique_ptr<FastEngine>> FastEngine::Create(int threads) {
   if (threads < 1) return absl::InvalidArgumentError(absl::StrCat("fast kernels: threads must be >= 1, not ", threads));
   try {

@@ -117,14 +117,6 @@ class FastOpState {
   virtual ~FastOpState() = default;
 };
 
-// One op of a chain (see FastEngine::PrepareChain).
-struct ChainLink {
-  int32_t op_type = 0;
-  Attributes attrs;
-  std::vector<TensorRef> inputs;   // as for Prepare
-  std::vector<TensorRef> outputs;
-};
-
 // One op of a fused elementwise group (see
 // FastEngine::PrepareElementwiseGroup). Each operand is an input of the
 // group (`link` < 0: group input `input`) or the output of an earlier link.
@@ -173,13 +165,6 @@ class FastEngine {
                                           std::span<const TensorRef> inputs,
                                           std::span<const TensorRef> outputs,
                                           std::string* why_not) const = 0;
-
-  // A chain of CONV_2D / MAX_POOL_2D / AVG_POOL_2D / GLOBAL_AVG_POOL ops,
-  // each reading the previous one's output (its other inputs constant), as
-  // one fast op: the region (below) whose links each read the one before.
-  // The op's input 0 is the first link's input 0, its output 0 the last
-  // link's output. nullptr (why_not) when any link is not handled.
-  std::unique_ptr<FastOp> PrepareChain(std::span<const ChainLink> links, std::string* why_not) const;
 
   // A region: 4-D f32 convolutions, pools and ADD/SUB/MUL/DIV (the second
   // operand of the output's shape, one value per channel, or one value)

@@ -558,7 +558,29 @@ struct RunProfile {
   // CompileOptions::background_warmup: the plan this run used, "cpu" or
   // "accelerated" (the switch happens between runs); "" otherwise.
   std::string warmup_plan;
+  // Bytes copied between the app's buffers and the run context's own: all
+  // inputs and outputs for Run/RunInto; for RunBound only the bindings
+  // that are copied (0 on a zero-copy path).
+  uint64_t io_copy_bytes = 0;
 };
+
+// The app's own memory for one model input or output, by buffer type
+// (RunContext::Bind): host memory by address (TSR_BUFFER_TYPE_HOST), or a
+// dma-buf by fd and offset (TSR_BUFFER_TYPE_DMABUF). Borrowed until
+// unbound, rebound, or the run context is destroyed; the fd stays the
+// app's (the runtime maps it, and the libraries dup what they keep).
+struct AppBuffer {
+  int32_t buffer_type = TSR_BUFFER_TYPE_HOST;
+  void* host_address = nullptr;
+  int32_t fd = -1;
+  uint64_t offset = 0;
+  size_t size = 0;  // at least the tensor's byte_size
+};
+enum class IoKind { kInput = 0, kOutput = 1 };
+// kZeroCopy: every partition that reads (writes) the tensor uses the app's
+// buffer in place. kCopied: one cannot (a type it does not accept, an
+// alignment it needs), so each run copies, as RunInto does.
+enum class BindingMode { kZeroCopy = 0, kCopied = 1 };
 
 // One thread's way of running a CompiledModel. Not internally synchronized:
 // give each thread its own (they share the model's loaded executables).
@@ -591,6 +613,16 @@ class RunContext {
   // within timeout_ns (it goes on: wait again); UINT64_MAX waits for ever.
   // TSR_FAILED_PRECONDITION when no run was started.
   Status Wait(uint64_t timeout_ns = UINT64_MAX);
+
+  // App buffers by type (docs/app-guide.md, "Your own buffers"): bind each
+  // input and output once, then RunBound per frame. Binding again swaps
+  // the buffer (the libraries' invocations are re-attached, nothing is
+  // re-created). While anything is bound, Run/RunInto refuse: they would
+  // write into the bound memory. Not with CompileOptions::background_warmup
+  // (two plans, one set of bindings).
+  Result<BindingMode> Bind(IoKind kind, size_t index, const AppBuffer& buffer);
+  Status Unbind(IoKind kind, size_t index);
+  Status RunBound(RunProfile* profile = nullptr);
 
   struct Impl;  // an incomplete type to apps
   explicit RunContext(std::unique_ptr<Impl> impl);

@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define TSR_APP_API_VERSION 6
+#define TSR_APP_API_VERSION 7
 
 typedef struct tsr_app_environment_s* tsr_app_environment;
 typedef struct tsr_app_model_s* tsr_app_model;
@@ -207,7 +207,7 @@ void tsr_app_run_context_destroy(tsr_app_run_context context); /* accepts NULL *
  * and must hold its byte_size. Buffers are borrowed for the call. */
 tsr_status tsr_app_run(tsr_app_run_context context, const void* const* inputs, size_t input_count,
                        void* const* outputs, size_t output_count);
-/* App API 6: the same run, started on the context's worker thread; returns
+/* App API 7: the same run, started on the context's worker thread; returns
  * once it is under way (or with the error of a bad argument). The arrays
  * are read during the call; the memory they point to stays borrowed until
  * tsr_app_run_wait returns anything but TSR_DEADLINE_EXCEEDED. One run at a
@@ -215,12 +215,36 @@ tsr_status tsr_app_run(tsr_app_run_context context, const void* const* inputs, s
  * TSR_FAILED_PRECONDITION until then. Works over any dispatch libraries. */
 tsr_status tsr_app_run_async(tsr_app_run_context context, const void* const* inputs, size_t input_count,
                              void* const* outputs, size_t output_count);
-/* App API 6: waits up to timeout_ns (UINT64_MAX: for ever) for the run
+/* App API 7: waits up to timeout_ns (UINT64_MAX: for ever) for the run
  * tsr_app_run_async started. Returns its status (and text, as tsr_app_run
  * would), or TSR_DEADLINE_EXCEEDED when it is still going (wait again), or
  * TSR_FAILED_PRECONDITION when none was started. tsr_app_run_context_destroy
  * waits for a run in flight. */
 tsr_status tsr_app_run_wait(tsr_app_run_context context, uint64_t timeout_ns);
+
+/* since API 6. The app's own buffer for one input or output, by type:
+ * TSR_BUFFER_TYPE_HOST (host_address) or TSR_BUFFER_TYPE_DMABUF (fd and
+ * offset; the fd stays the app's). Borrowed until unbound, rebound or the
+ * run context is destroyed. */
+typedef struct tsr_app_buffer {
+  uint32_t struct_size;   /* sizeof(tsr_app_buffer) */
+  int32_t buffer_type;    /* tsr_buffer_type */
+  void* host_address;
+  int32_t fd;
+  uint32_t reserved0;     /* 0 */
+  uint64_t offset;
+  uint64_t size_bytes;    /* at least the tensor's byte_size */
+} tsr_app_buffer;
+#define TSR_APP_BINDING_ZERO_COPY 0  /* every partition uses the buffer in place */
+#define TSR_APP_BINDING_COPIED 1     /* one cannot (type, alignment): each run copies */
+/* Binds input or output `index` (io_kind TSR_APP_IO_INPUT / _OUTPUT) to
+ * `buffer`; binding again swaps buffers without re-creating anything.
+ * *out_mode (may be NULL) receives TSR_APP_BINDING_*. buffer NULL unbinds.
+ * While anything is bound tsr_app_run refuses; run with tsr_app_run_bound. */
+tsr_status tsr_app_run_context_bind(tsr_app_run_context context, int32_t io_kind, size_t index,
+                                    const tsr_app_buffer* buffer, int32_t* out_mode);
+/* One synchronous run on the bound buffers: every input and output bound. */
+tsr_status tsr_app_run_bound(tsr_app_run_context context);
 
 #ifdef __cplusplus
 } /* extern "C" */
