@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "async_run.h"
 #include "compile/background_warmup.h"
 #include "compile/cached_compile.h"
 #include "compile/compile_driver.h"
@@ -100,6 +101,15 @@ struct RunContext::Impl {
   Status RunBoundBuffers(RunProfile* profile);
   // The runtime's profile in the app's terms.
   void Translate(const tessera::RunProfile& internal, WarmupPlan used, RunProfile* profile) const;
+  // An asynchronous run in flight owns the views: every other run waits
+  // its turn (FAILED_PRECONDITION until Wait collected it).
+  Status CheckIdle(const char* call) const;
+  // The one start of RunAsync and tsr_app_run_async, once the views are set.
+  void StartAsync(RunProfile* profile);
+  Status WaitAsync(uint64_t timeout_ns);
+  // RunAsync's worker, made on the first RunAsync; declared last, so it is
+  // joined before the context it runs on goes.
+  std::unique_ptr<AsyncRunner> async;
 };
 // tsr_app_run's way to the views: it holds raw pointers, not Tensors.
 struct RunContextAccess {

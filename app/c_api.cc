@@ -298,28 +298,46 @@ tsr_status tsr_app_run_context_create(tsr_app_compiled_model compiled, tsr_app_r
 
 void tsr_app_run_context_destroy(tsr_app_run_context context) { delete context; }
 
+namespace {
+
+// tsr_app_run's and tsr_app_run_async's checks: the views of `context` set
+// from the caller's pointers, or the error.
+tsr_status SetViews(const char* call, tsr_app_run_context context, const void* const* inputs, size_t input_count,
+                    void* const* outputs, size_t output_count) {
+  // The messages are built on failure only.
+  if (context == nullptr) return Fail(TSR_INVALID_ARGUMENT, std::string(call) + ": NULL context");
+  const tsr_app_compiled_model m = context->compiled;
+  if (input_count != m->inputs.size() || output_count != m->outputs.size())
+    return Fail(TSR_INVALID_ARGUMENT, std::string(call) + ": the model takes " + std::to_string(m->inputs.size()) +
+                                          " inputs and gives " + std::to_string(m->outputs.size()) + " outputs, got " +
+                                          std::to_string(input_count) + " and " + std::to_string(output_count));
+  // Straight onto the run context's views: no Tensor is made, so a
+  // steady-state call allocates nothing (issue 11).
+  tessera::app::RunContext::Impl* impl = tessera::app::RunContextAccess::Of(context->context);
+  if (impl == nullptr) return Fail(TSR_FAILED_PRECONDITION, std::string(call) + ": the run context was moved from");
+  // A run in flight reads the views: they stay until it is collected.
+  if (const tessera::app::Status idle = impl->CheckIdle(call); !idle.ok()) return Fail(idle);
+  for (size_t i = 0; i < input_count; ++i) {
+    if (inputs == nullptr || inputs[i] == nullptr)
+      return Fail(TSR_INVALID_ARGUMENT, std::string(call) + ": input " + std::to_string(i) + " is NULL");
+    impl->input_views[i] = {static_cast<const uint8_t*>(inputs[i]), m->inputs[i].byte_size()};
+  }
+  for (size_t i = 0; i < output_count; ++i) {
+    if (outputs == nullptr || outputs[i] == nullptr)
+      return Fail(TSR_INVALID_ARGUMENT, std::string(call) + ": output " + std::to_string(i) + " is NULL");
+    impl->output_views[i] = {static_cast<uint8_t*>(outputs[i]), m->outputs[i].byte_size()};
+  }
+  return TSR_OK;
+}
+
+}  // namespace
+
 tsr_status tsr_app_run(tsr_app_run_context context, const void* const* inputs, size_t input_count,
                        void* const* outputs, size_t output_count) {
   return Guarded("tsr_app_run", [&]() -> tsr_status {
-    if (context == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run: NULL context");
-    const tsr_app_compiled_model m = context->compiled;
-    if (input_count != m->inputs.size() || output_count != m->outputs.size())
-      return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run: the model takes " + std::to_string(m->inputs.size()) +
-                                            " inputs and gives " + std::to_string(m->outputs.size()) + " outputs, got " +
-                                            std::to_string(input_count) + " and " + std::to_string(output_count));
-    // Straight onto the run context's views: no Tensor is made, so a
-    // steady-state call allocates nothing (issue 11).
-    tessera::app::RunContext::Impl* impl = tessera::app::RunContextAccess::Of(context->context);
-    if (impl == nullptr) return Fail(TSR_FAILED_PRECONDITION, "tsr_app_run: the run context was moved from");
-    for (size_t i = 0; i < input_count; ++i) {
-      if (inputs == nullptr || inputs[i] == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run: input " + std::to_string(i) + " is NULL");
-      impl->input_views[i] = {static_cast<const uint8_t*>(inputs[i]), m->inputs[i].byte_size()};
-    }
-    for (size_t i = 0; i < output_count; ++i) {
-      if (outputs == nullptr || outputs[i] == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run: output " + std::to_string(i) + " is NULL");
-      impl->output_views[i] = {static_cast<uint8_t*>(outputs[i]), m->outputs[i].byte_size()};
-    }
-    const tessera::app::Status s = impl->RunViews(nullptr);
+    if (tsr_status code = SetViews("tsr_app_run", context, inputs, input_count, outputs, output_count); code != TSR_OK)
+      return code;
+    const tessera::app::Status s = tessera::app::RunContextAccess::Of(context->context)->RunViews(nullptr);
     if (!s.ok()) return Fail(s);
     return TSR_OK;
   });
@@ -356,6 +374,28 @@ tsr_status tsr_app_run_bound(tsr_app_run_context context) {
     if (context == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run_bound: NULL context");
     const tessera::app::Status s = context->context.RunBound(nullptr);
     return s.ok() ? TSR_OK : Fail(s);
+  });
+}
+
+tsr_status tsr_app_run_async(tsr_app_run_context context, const void* const* inputs, size_t input_count,
+                             void* const* outputs, size_t output_count) {
+  return Guarded("tsr_app_run_async", [&]() -> tsr_status {
+    if (tsr_status code = SetViews("tsr_app_run_async", context, inputs, input_count, outputs, output_count);
+        code != TSR_OK)
+      return code;
+    tessera::app::RunContextAccess::Of(context->context)->StartAsync(nullptr);
+    return TSR_OK;
+  });
+}
+
+tsr_status tsr_app_run_wait(tsr_app_run_context context, uint64_t timeout_ns) {
+  return Guarded("tsr_app_run_wait", [&]() -> tsr_status {
+    if (context == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run_wait: NULL context");
+    tessera::app::RunContext::Impl* impl = tessera::app::RunContextAccess::Of(context->context);
+    if (impl == nullptr) return Fail(TSR_FAILED_PRECONDITION, "tsr_app_run_wait: the run context was moved from");
+    const tessera::app::Status s = impl->WaitAsync(timeout_ns);
+    if (!s.ok()) return Fail(s.code(), "tsr_app_run_wait: " + s.message());
+    return TSR_OK;
   });
 }
 

@@ -32,6 +32,7 @@ Result<RunContext> RunContext::Create(const CompiledModel& model) {
 
 Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, RunProfile* profile) {
   if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  if (Status s = impl_->CheckIdle("Run"); !s.ok()) return s;
   // Owned outputs, then the one run path.
   const tessera::Graph& graph = impl_->model->loaded->graph();
   std::vector<Tensor> outputs;
@@ -62,6 +63,43 @@ Status CheckTensor(const char* kind, size_t i, const tessera::Tensor& want, cons
 
 Status RunContext::RunInto(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunProfile* profile) {
   if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  Status s = impl_->CheckIdle("RunInto");
+  if (s.ok()) s = SetViews(inputs, outputs);
+  if (!s.ok()) return s;
+  return impl_->RunViews(profile);
+}
+
+Status RunContext::RunAsync(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunProfile* profile) {
+  if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  Status s = impl_->CheckIdle("RunAsync");
+  if (s.ok()) s = SetViews(inputs, outputs);
+  if (!s.ok()) return s;
+  impl_->StartAsync(profile);
+  return Status();
+}
+
+Status RunContext::Wait(uint64_t timeout_ns) {
+  if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  return impl_->WaitAsync(timeout_ns);
+}
+
+Status RunContext::Impl::CheckIdle(const char* call) const {
+  if (async == nullptr || !async->busy()) return Status();
+  return Status(TSR_FAILED_PRECONDITION,
+                absl::StrCat(call, ": an asynchronous run of this context is in flight; Wait for it first"));
+}
+
+void RunContext::Impl::StartAsync(RunProfile* profile) {
+  if (async == nullptr) async = std::make_unique<AsyncRunner>(this);
+  async->Start(profile);
+}
+
+Status RunContext::Impl::WaitAsync(uint64_t timeout_ns) {
+  if (async == nullptr) return Status(TSR_FAILED_PRECONDITION, "no asynchronous run to wait for (RunAsync first)");
+  return async->Wait(timeout_ns);
+}
+
+Status RunContext::SetViews(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs) {
   const tessera::Graph& graph = impl_->model->loaded->graph();
   if (inputs.size() != graph.inputs.size() || outputs.size() != graph.outputs.size())
     return Status(TSR_INVALID_ARGUMENT, absl::StrCat("the model takes ", graph.inputs.size(), " inputs and gives ",
@@ -79,7 +117,7 @@ Status RunContext::RunInto(const std::vector<Tensor>& inputs, std::vector<Tensor
     if (!s.ok()) return s;
     impl_->output_views[i] = {static_cast<uint8_t*>(outputs[i].data()), t.byte_size()};
   }
-  return impl_->RunViews(profile);
+  return Status();
 }
 
 Status RunContext::Impl::RunViews(RunProfile* profile) {
@@ -125,6 +163,7 @@ void RunContext::Impl::Translate(const tessera::RunProfile& internal, WarmupPlan
 
 Result<BindingMode> RunContext::Bind(IoKind kind, size_t index, const AppBuffer& buffer) {
   if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  if (Status s = impl_->CheckIdle("Bind"); !s.ok()) return s;
   if (impl_->model->warmup != nullptr)
     return Status(TSR_FAILED_PRECONDITION,
                   "Bind: this model warms up in the background (two plans, switched between runs); bind buffers to a "
@@ -138,12 +177,14 @@ Result<BindingMode> RunContext::Bind(IoKind kind, size_t index, const AppBuffer&
 
 Status RunContext::Unbind(IoKind kind, size_t index) {
   if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  if (Status s = impl_->CheckIdle("Unbind"); !s.ok()) return s;
   const absl::Status s = impl_->context->Unbind(kind == IoKind::kOutput ? TSR_IO_OUTPUT : TSR_IO_INPUT, index);
   return s.ok() ? Status() : FromAbsl(s);
 }
 
 Status RunContext::RunBound(RunProfile* profile) {
   if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  if (Status s = impl_->CheckIdle("RunBound"); !s.ok()) return s;
   return impl_->RunBoundBuffers(profile);
 }
 

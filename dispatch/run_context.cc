@@ -88,7 +88,7 @@ absl::Status RunContext::Materialize() {
       RETURN_IF_ERROR(s.Check(s.api()->attach_output(invocations_[k], i, b), "attach_output"));
     }
   }
-  return absl::OkStatus();
+  return MakeTimelines();
 }
 
 absl::StatusOr<tsr_buffer> RunContext::BufferIn(int32_t index, int32_t session) {
@@ -233,17 +233,25 @@ absl::Status RunContext::RunInto(std::span<const std::span<const uint8_t>> input
 absl::Status RunContext::RunSteps(RunProfile* profile) {
   if (profile != nullptr) *profile = RunProfile{};
   fallbacks_.clear();
+  // Whatever way the run ends, nothing queued outlives it (a no-op when
+  // every step finished, and on a run without async steps).
+  struct DrainOnExit {
+    RunContext* c;
+    ~DrainOnExit() { c->DrainAsync(); }
+  } drain{this};
   const std::vector<LoadedStep>& steps = model_->steps();
   for (size_t k = 0; k < steps.size(); ++k) {
     const LoadedStep& step = steps[k];
+    RETURN_IF_ERROR(BeforeStep(k, profile));
     for (const LoadedStep::Conversion& c : step.conversions_before) {
       const Clock::time_point start = Clock::now();
       RETURN_IF_ERROR(Convert(c));
       conversions_[c.record].host_time_us = MicrosSince(start);
       conversions_[c.record].start_us = std::chrono::duration<double, std::micro>(start - run_start_).count();
     }
-    RETURN_IF_ERROR(RunStep(k, profile));
+    RETURN_IF_ERROR(IssueStep(k, profile));
   }
+  RETURN_IF_ERROR(SettleAll(profile));
   if (profile != nullptr) {
     profile->conversions = conversions_;
     profile->fallbacks = fallbacks_;
@@ -253,6 +261,7 @@ absl::Status RunContext::RunSteps(RunProfile* profile) {
 
 RunContext::~RunContext() {
   const std::vector<LoadedStep>& steps = model_->steps();
+  DestroyTimelines();     // waits for anything still queued on them
   cpu_contexts_.clear();  // their own buffers and invocations, in their own libraries
   ReleaseBindings();      // the app's buffers, before the invocations that hold them
   for (size_t k = 0; k < invocations_.size(); ++k)

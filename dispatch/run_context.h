@@ -7,6 +7,7 @@
 #define TESSERA_DISPATCH_RUN_CONTEXT_H_
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -14,10 +15,12 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "graph/host_tensor.h"
 #include "loaded_model.h"
 #include "resilience_policy.h"
+#include "step_schedule.h"
 
 namespace tessera {
 
@@ -85,6 +88,9 @@ class RunContext {
   // borrowed for the call. A steady-state run with profile == nullptr
   // allocates nothing here (issue 11): the buffers are checked and copied
   // in and out, and error text is built only on failure.
+  // Steps of a library with the async table (ABI 1.2) are queued with
+  // invoke_async and overlap the steps after them that do not read their
+  // outputs; the run returns once every step finished (docs/abi.md).
   absl::Status RunInto(std::span<const std::span<const uint8_t>> inputs, std::span<const std::span<uint8_t>> outputs,
                        RunProfile* profile = nullptr);
 
@@ -106,6 +112,15 @@ class RunContext {
   const std::vector<ConversionRecord>& conversions() const { return conversions_; }
   // What the resilience policy did in the last run (also in its profile).
   const std::vector<FallbackRecord>& fallbacks() const { return fallbacks_; }
+  // On (the default): steps of libraries with the async table are queued
+  // as above. Off: every step runs synchronously in plan order, as with no
+  // async library (the reference an async run must equal byte for byte).
+  void SetAsynchronous(bool on);
+  // Tests only: called on the running thread before (done = false) and
+  // after (done = true) each step that runs on the host thread while some
+  // steps of the run are asynchronous; an overlap proof holds a queued step
+  // there.
+  void SetHostStepHookForTest(std::function<void(size_t step, bool done)> hook) { host_step_hook_ = std::move(hook); }
 
  private:
   struct Storage {
@@ -174,6 +189,34 @@ class RunContext {
   const std::string& PlanVendor(size_t step) const;
   void RecordDeviceStep(size_t step, std::chrono::steady_clock::time_point start, double host_time_us,
                         RunProfile* profile);
+  // The policy's loop from attempt `attempt` on (RunStep starts at 1; an
+  // asynchronous failure continues at 2).
+  absl::Status RunStepFrom(size_t step, int32_t attempt, FailureClass last, std::string last_reason,
+                           RunProfile* profile);
+
+  // run_context_async.cc: steps on libraries with the async table.
+  struct AsyncStep {
+    tsr_timeline timeline = nullptr;  // this context's, for this step; each run signals value + 1
+    uint64_t value = 0;               // the point the last issue signals
+    bool pending = false;             // issued this run and not yet settled
+    bool failed = false;              // its last asynchronous attempt failed (and was dealt with)
+    std::chrono::steady_clock::time_point issued;
+    absl::InlinedVector<int32_t, 4> waited;  // producers it waits on in the library (not on the host)
+  };
+  absl::Status MakeTimelines();
+  // Before step k's conversions: the host waits for what they read or rewrite.
+  absl::Status BeforeStep(size_t step, RunProfile* profile);
+  // Runs step k on the host, or queues it (async library) behind its producers.
+  absl::Status IssueStep(size_t step, RunProfile* profile);
+  // Waits for a queued step, then its profile, or the policy on its failure.
+  absl::Status Settle(size_t step, RunProfile* profile);
+  absl::Status SettleAll(RunProfile* profile);
+  absl::Status AsyncFailure(size_t step, tsr_status code, bool overran, double elapsed_us, RunProfile* profile);
+  absl::Status RenewTimeline(size_t step);
+  // After a failed run: waits out whatever is still queued (it borrows this
+  // context's buffers) and renews failed timelines. No-op when idle.
+  void DrainAsync();
+  void DestroyTimelines();
 
   std::shared_ptr<const LoadedModel> model_;
   std::vector<Storage> storages_;
@@ -183,6 +226,9 @@ class RunContext {
   std::vector<FallbackRecord> fallbacks_;
   std::chrono::steady_clock::time_point run_start_;  // of the run in progress: profile timestamps count from it
   std::vector<std::unique_ptr<RunContext>> cpu_contexts_;  // per step, made when its cpu plan first runs
+  StepSchedule schedule_;
+  std::vector<AsyncStep> async_;  // per step, when schedule_.any_async
+  std::function<void(size_t, bool)> host_step_hook_;
   std::vector<Binding> input_bindings_, output_bindings_;  // per graph input / output
   size_t bound_count_ = 0;
 };

@@ -60,12 +60,17 @@ absl::Status RunContext::RunStep(size_t k, RunProfile* profile) {
   if (s.lost())
     return Recover(k, TSR_DEVICE_LOST, FailureClass::kDeviceLost, 0,
                    absl::StrCat(s.library().vendor, " was lost in an earlier step or run: ", s.lost_reason()), profile);
+  return RunStepFrom(k, 1, FailureClass::kTransient, {}, profile);
+}
+
+absl::Status RunContext::RunStepFrom(size_t k, int32_t first_attempt, FailureClass last, std::string last_reason,
+                                     RunProfile* profile) {
+  const LoadedStep& step = model_->steps()[k];
+  const DeviceSession& s = Session(step.session);
   const ResiliencePolicy& policy = model_->policy();
   const double deadline_us = s.library().vendor == policy.last_resort_vendor ? 0.0 : policy.deadline_ms * 1000.0;
   const int32_t max_attempts = 1 + std::max<int32_t>(0, policy.max_retries);
-  FailureClass last = FailureClass::kTransient;
-  std::string last_reason;
-  for (int32_t attempt = 1;; ++attempt) {
+  for (int32_t attempt = first_attempt;; ++attempt) {
     const Clock::time_point start = Clock::now();
     const tsr_status code = s.api()->invoke(invocations_[k]);
     const double elapsed = MicrosSince(start);

@@ -36,7 +36,7 @@ absl::Status Count(const std::map<std::string, std::string>& kv, const char* key
 }  // namespace
 
 const char* const kDspOptionKeys[] = {"refuse_load", "fail_compile_op", "fail_invoke", "fail_after", "latency_us",
-                                      "corrupt", "device_lost_after", "hang_invoke", "hang_ms", nullptr};
+                                      "corrupt", "device_lost_after", "hang_invoke", "hang_ms", "hold_invoke", "hold_file", nullptr};
 
 int32_t OpTypeFromName(const std::string& name) {
   for (int32_t t = TSR_OP_UNKNOWN + 1; t < TSR_OP_COUNT_V1_4; ++t)
@@ -73,7 +73,12 @@ absl::StatusOr<DspOptions> ParseDspOptions(const tsr_key_value* options, size_t 
   if (s.ok()) s = Count(*kv, "hang_invoke", kMaxCount, &o.hang_invoke);
   // Bounded at 10 s so a hung invoke can never hold a test run forever.
   if (s.ok()) s = Count(*kv, "hang_ms", 10'000, &o.hang_ms);
+  if (s.ok()) s = Count(*kv, "hold_invoke", kMaxCount, &o.hold_invoke);
   if (!s.ok()) return s;
+  if (auto it = kv->find("hold_file"); it != kv->end()) o.hold_file = it->second;
+  if (o.hold_invoke > 0 && o.hold_file.empty())
+    return absl::InvalidArgumentError("option 'mock_dsp.hold_invoke' needs 'mock_dsp.hold_file' (the path that "
+                                      "releases the held invoke)");
   return o;
 }
 

@@ -23,6 +23,11 @@ struct DspOptions {
   int64_t device_lost_after = -1; // invokes after the Nth return TSR_DEVICE_LOST (0: all); -1 = never
   int64_t hang_invoke = 0;        // the Nth invoke hangs for hang_ms, then fails
   int64_t hang_ms = 2000;         // bounded, so no test waits forever
+  // A test hook for overlap proofs: the Nth invoke creates "<hold_file>.held"
+  // and then waits until hold_file exists (at most hang_ms, then it fails):
+  // something outside the DSP releases it. 0 = never.
+  int64_t hold_invoke = 0;
+  std::string hold_file;
 };
 
 // Every key this plugin knows, for messages.

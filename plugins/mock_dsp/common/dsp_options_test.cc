@@ -50,5 +50,13 @@ TEST(DspOptions, BadValuesNameTheOption) {
   EXPECT_THAT(Parse({{"mock_dsp.nope", "1"}}).status().message(), HasSubstr("unknown option 'mock_dsp.nope'"));
 }
 
+TEST(DspOptions, AHoldNeedsTheFileThatReleasesIt) {
+  absl::StatusOr<DspOptions> o = Parse({{"mock_dsp.hold_invoke", "2"}, {"mock_dsp.hold_file", "/tmp/release"}});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->hold_invoke, 2);
+  EXPECT_EQ(o->hold_file, "/tmp/release");
+  EXPECT_THAT(Parse({{"mock_dsp.hold_invoke", "1"}}).status().message(), HasSubstr("needs 'mock_dsp.hold_file'"));
+}
+
 }  // namespace
 }  // namespace tessera::mock_dsp

@@ -22,6 +22,7 @@
 #include "common/dsp_options.h"
 #include "common/dsp_soc.h"
 #include "compiled_result.h"
+#include "dispatch/dsp_async.h"
 #include "dispatch/dsp_layouts.h"
 #include "runtime/dsp_program.h"
 #include "runtime/fault_injector.h"
@@ -41,6 +42,10 @@ struct tsr_device_context_s {
   // fault (a retry, a cpu fallback, a lost device) is caught here and
   // logged as an error (docs/resilience.md: "never leaks").
   std::atomic<int64_t> live_executables{0}, live_invocations{0}, live_buffers{0};
+  // The async queue and its worker (dsp_async.h), made with the first
+  // timeline; declared last so it is joined before the rest goes.
+  std::mutex async_lock;
+  std::unique_ptr<tessera::mock_dsp::AsyncQueue> async;
 };
 
 struct tsr_executable_s {
@@ -149,6 +154,7 @@ void DestroyContext(tsr_device_context c) {
                                           " invocations and ", b, " buffers still live (the host leaked them)");
     c->log(c->log_user_data, TSR_LOG_ERROR, text.c_str());
   }
+  c->async.reset();  // joins the worker before the kernels' context goes
   delete c;
 }
 
@@ -304,6 +310,70 @@ tsr_status Invoke(tsr_invocation inv) {
   if (Fault f = faults.AfterInvoke(); !f.ok()) return Report(f);
   return TSR_OK;
 }
+
+// The async table (dsp_async.h): the worker runs Invoke itself, so an
+// asynchronous invoke meets the same faults and keeps the same timing and
+// metrics as a synchronous one.
+tsr_status RunQueued(tsr_invocation inv, std::string* error) {
+  const tsr_status code = Invoke(inv);
+  if (code != TSR_OK) *error = kit::LastErrorMessage();
+  return code;
+}
+
+tsr_status CreateTimeline(tsr_device_context ctx, uint64_t initial_value, tsr_timeline* out) {
+  if (ctx == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "create_timeline: NULL context");
+  AsyncQueue* queue = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(ctx->async_lock);
+    if (ctx->async == nullptr) ctx->async = std::make_unique<AsyncQueue>(RunQueued);
+    queue = ctx->async.get();
+  }
+  return queue->CreateTimeline(initial_value, out);
+}
+
+void DestroyTimeline(tsr_timeline t) {
+  if (t != nullptr) t->queue->DestroyTimeline(t);
+}
+
+tsr_status InvokeAsync(tsr_invocation inv, const tsr_timeline_point* waits, size_t wait_count, tsr_timeline_point signal) {
+  if (inv == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "invoke_async: NULL invocation");
+  tsr_device_context ctx = inv->executable->context;
+  AsyncQueue* queue = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(ctx->async_lock);
+    queue = ctx->async.get();
+  }
+  if (queue == nullptr)
+    return kit::ReportError(TSR_INVALID_ARGUMENT, "invoke_async: the signal timeline is not one of this device context "
+                                                  "(it has none)");
+  return queue->Enqueue(inv, waits, wait_count, signal);
+}
+
+tsr_status WaitTimeline(tsr_timeline_point point, uint64_t timeout_ns) {
+  if (point.timeline == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "wait: NULL timeline");
+  return point.timeline->queue->Wait(point, timeout_ns);
+}
+
+tsr_status QueryTimeline(tsr_timeline t, uint64_t* out_value, tsr_status* out_failure, char* out_text, size_t capacity,
+                         size_t* out_length) {
+  if (t == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "query: NULL timeline");
+  return t->queue->Query(t, out_value, out_failure, out_text, capacity, out_length);
+}
+
+tsr_status SignalTimeline(tsr_timeline_point point) {
+  if (point.timeline == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "signal: NULL timeline");
+  return point.timeline->queue->Signal(point);
+}
+
+const tsr_dispatch_async_api kAsyncApi = {
+    .header = {sizeof(tsr_dispatch_async_api), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR},
+    .create_timeline = CreateTimeline,
+    .destroy_timeline = DestroyTimeline,
+    .invoke_async = InvokeAsync,
+    .wait = WaitTimeline,
+    .query = QueryTimeline,
+    .signal = SignalTimeline,
+};
 
 // Descriptors are fixed per library; values per invoke.
 constexpr kit::MetricDescriptor kMetrics[] = {
@@ -477,7 +547,7 @@ const tsr_dispatch_api kApi = {
     .buffer_layout_count = BufferLayoutCount,
     .get_buffer_layout = GetBufferLayout,
     .convert_buffer = ConvertBuffer,
-    .async = nullptr,
+    .async = &kAsyncApi,
     .executable_metric_count = ExecutableMetricCount,
     .executable_metric_info = ExecutableMetricInfo,
     .invocation_metric_values = InvocationMetricValues,

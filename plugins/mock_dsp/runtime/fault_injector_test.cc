@@ -1,5 +1,10 @@
 #include "runtime/fault_injector.h"
 
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -47,6 +52,27 @@ TEST(FaultInjector, CorruptAndHangReportTheirCodes) {
   const Fault h = hang.BeforeInvoke();
   EXPECT_EQ(h.code, TSR_DEADLINE_EXCEEDED);
   EXPECT_THAT(h.message, HasSubstr("hung for 1 ms"));
+}
+
+// A hold says it began (PATH.held) and ends when PATH exists; unreleased,
+// it fails after hang_ms, naming the file.
+TEST(FaultInjector, AHoldWaitsForItsFile) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("dsp_hold_" + std::to_string(getpid()))).string();
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + ".held");
+  FaultInjector unreleased(DspOptions{.hang_ms = 1, .hold_invoke = 1, .hold_file = path});
+  const Fault f = unreleased.BeforeInvoke();
+  EXPECT_EQ(f.code, TSR_DEADLINE_EXCEEDED);
+  EXPECT_THAT(f.message, HasSubstr("never released"));
+  EXPECT_THAT(f.message, HasSubstr(path));
+  EXPECT_TRUE(std::filesystem::exists(path + ".held"));
+  std::ofstream(path).flush();
+  FaultInjector released(DspOptions{.hang_ms = 1, .hold_invoke = 1, .hold_file = path});
+  EXPECT_TRUE(released.BeforeInvoke().ok());
+  EXPECT_TRUE(released.BeforeInvoke().ok());  // only the Nth holds
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + ".held");
 }
 
 }  // namespace

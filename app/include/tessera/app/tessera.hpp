@@ -604,6 +604,19 @@ class RunContext {
   // runs make a steady-state run with profile == nullptr allocate nothing
   // in Tessera (docs/app-guide.md).
   Status RunInto(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunProfile* profile = nullptr);
+  // The same run, started on this context's worker thread: returns once it
+  // is under way (or with the error of a bad tensor). The tensors' memory
+  // and the profile are borrowed until Wait returns the run's status; one
+  // run at a time per context (Run, RunInto and RunAsync fail with
+  // TSR_FAILED_PRECONDITION until Wait collected it). Works over any
+  // dispatch libraries; steps of libraries with the async table overlap
+  // inside every run anyway (docs/app-guide.md).
+  Status RunAsync(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunProfile* profile = nullptr);
+  // The status of the run RunAsync started, once it ended; the context is
+  // then free for the next run. TSR_DEADLINE_EXCEEDED when it did not end
+  // within timeout_ns (it goes on: wait again); UINT64_MAX waits for ever.
+  // TSR_FAILED_PRECONDITION when no run was started.
+  Status Wait(uint64_t timeout_ns = UINT64_MAX);
 
   // App buffers by type (docs/app-guide.md, "Your own buffers"): bind each
   // input and output once, then RunBound per frame. Binding again swaps
@@ -620,6 +633,7 @@ class RunContext {
 
  private:
   friend struct RunContextAccess;  // the library's own: tsr_app_run runs on raw pointers
+  Status SetViews(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs);
   std::unique_ptr<Impl> impl_;
 };
 

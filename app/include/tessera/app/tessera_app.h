@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define TSR_APP_API_VERSION 6
+#define TSR_APP_API_VERSION 7
 
 typedef struct tsr_app_environment_s* tsr_app_environment;
 typedef struct tsr_app_model_s* tsr_app_model;
@@ -207,6 +207,20 @@ void tsr_app_run_context_destroy(tsr_app_run_context context); /* accepts NULL *
  * and must hold its byte_size. Buffers are borrowed for the call. */
 tsr_status tsr_app_run(tsr_app_run_context context, const void* const* inputs, size_t input_count,
                        void* const* outputs, size_t output_count);
+/* App API 7: the same run, started on the context's worker thread; returns
+ * once it is under way (or with the error of a bad argument). The arrays
+ * are read during the call; the memory they point to stays borrowed until
+ * tsr_app_run_wait returns anything but TSR_DEADLINE_EXCEEDED. One run at a
+ * time per context: tsr_app_run and tsr_app_run_async fail with
+ * TSR_FAILED_PRECONDITION until then. Works over any dispatch libraries. */
+tsr_status tsr_app_run_async(tsr_app_run_context context, const void* const* inputs, size_t input_count,
+                             void* const* outputs, size_t output_count);
+/* App API 7: waits up to timeout_ns (UINT64_MAX: for ever) for the run
+ * tsr_app_run_async started. Returns its status (and text, as tsr_app_run
+ * would), or TSR_DEADLINE_EXCEEDED when it is still going (wait again), or
+ * TSR_FAILED_PRECONDITION when none was started. tsr_app_run_context_destroy
+ * waits for a run in flight. */
+tsr_status tsr_app_run_wait(tsr_app_run_context context, uint64_t timeout_ns);
 
 /* since API 6. The app's own buffer for one input or output, by type:
  * TSR_BUFFER_TYPE_HOST (host_address) or TSR_BUFFER_TYPE_DMABUF (fd and
