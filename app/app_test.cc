@@ -4,6 +4,7 @@
 // model, many threads over one model, and clear errors.
 #include "tessera/app/tessera.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -249,6 +250,97 @@ TEST(AppApi, BadInputGivesClearErrors) {
   EXPECT_EQ(Tensor::Wrap(huge, small, sizeof(small)).status().code(), TSR_INVALID_ARGUMENT);
   EXPECT_EQ((TensorInfo{"h", TSR_DTYPE_F16, {3, 5}}.byte_size()), 30u);
   std::remove(path.c_str());
+}
+
+// ONNX bytes written by hand (onnx.proto field numbers): y = x * S
+// (elementwise), x [1, 2048], S [2048] f32 as raw_data, 8 KiB: a large
+// initializer, imported as a view of the file's bytes, and above the cpu
+// plugin's 4 KiB for an external constant, so the kernels read it where the
+// compiled graph has it (without AlignConstants, UBSan reports a misaligned
+// load in the reference Mul). The graph's name
+// pads S's payload to an odd offset, so that view is misaligned (a file
+// this small is read into page-aligned memory, a larger one mapped: either
+// way the address keeps the offset's parity).
+std::vector<uint8_t> Bytes(const std::string& s) { return std::vector<uint8_t>(s.begin(), s.end()); }
+std::vector<uint8_t> Cat(std::initializer_list<std::vector<uint8_t>> parts) {
+  std::vector<uint8_t> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+std::vector<uint8_t> Varint(uint64_t v) {
+  std::vector<uint8_t> out;
+  for (; v >= 0x80; v >>= 7) out.push_back(static_cast<uint8_t>(v | 0x80));
+  out.push_back(static_cast<uint8_t>(v));
+  return out;
+}
+std::vector<uint8_t> VInt(uint32_t field, uint64_t v) { return Cat({Varint(uint64_t{field} << 3), Varint(v)}); }
+std::vector<uint8_t> Ld(uint32_t field, const std::vector<uint8_t>& b) {
+  return Cat({Varint((uint64_t{field} << 3) | 2), Varint(b.size()), b});
+}
+std::vector<uint8_t> ValueInfo(const std::string& name, std::vector<int64_t> dims) {
+  std::vector<uint8_t> shape;
+  for (int64_t d : dims) shape = Cat({shape, Ld(1, VInt(1, static_cast<uint64_t>(d)))});
+  return Cat({Ld(1, Bytes(name)), Ld(2, Ld(1, Cat({VInt(1, 1), Ld(2, shape)})))});
+}
+constexpr int kOddN = 2048;
+float OddS(int i) { return static_cast<float>((i * 7) % 9 - 4) * 0.125f; }
+float OddX(int i) { return static_cast<float>(i % 5 - 2); }
+std::vector<uint8_t> OddOffsetOnnxMul() {
+  std::vector<uint8_t> raw(kOddN * 4);
+  for (int i = 0; i < kOddN; ++i) {
+    const float v = OddS(i);
+    std::memcpy(raw.data() + 4 * i, &v, 4);
+  }
+  for (std::string name = "g";; name += "g") {
+    const std::vector<uint8_t> node = Cat({Ld(1, Bytes("x")), Ld(1, Bytes("S")), Ld(2, Bytes("y")), Ld(4, Bytes("Mul"))});
+    const std::vector<uint8_t> init = Cat({VInt(1, kOddN), VInt(2, 1), Ld(8, Bytes("S")), Ld(9, raw)});
+    const std::vector<uint8_t> graph = Cat({Ld(1, node), Ld(2, Bytes(name)), Ld(5, init),
+                                            Ld(11, ValueInfo("x", {1, kOddN})), Ld(12, ValueInfo("y", {1, kOddN}))});
+    const std::vector<uint8_t> model = Cat({VInt(1, 8), Ld(8, VInt(2, 13)), Ld(7, graph)});
+    const size_t offset = static_cast<size_t>(std::search(model.begin(), model.end(), raw.begin(), raw.end()) - model.begin());
+    if (offset % 2 == 1) return model;
+  }
+}
+
+// Compiles and runs `model` on the cpu with `kernels` (the elementwise
+// kernels read constants through typed pointers: under UBSan a misaligned
+// one is a report), checks y = x * S exactly.
+void ExpectOddMulRuns(const Environment& env, const Model& model, const std::string& kernels) {
+  Result<CompiledModel> compiled = CompiledModel::Compile(
+      env, model, {.accelerators = {"cpu"}, .plugin_options = {{"cpu.kernels", kernels}}});
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  Tensor x = Tensor::Allocate(compiled->inputs()[0]);
+  for (int i = 0; i < kOddN; ++i) x.as<float>()[i] = OddX(i);
+  Result<RunContext> context = RunContext::Create(*compiled);
+  ASSERT_TRUE(context.ok());
+  Result<std::vector<Tensor>> y = context->Run({x});
+  ASSERT_TRUE(y.ok()) << y.status().message();
+  for (int i = 0; i < kOddN; ++i) EXPECT_EQ((*y)[0].as<float>()[i], OddX(i) * OddS(i)) << i;
+}
+
+// An .onnx's large initializers stay in the file (views at any alignment);
+// compiling copies the misaligned ones for the kernels, and the compiled
+// model outlives the Model it came from.
+TEST(AppApi, RunsAnOnnxModelWhoseWeightsSitAtAnOddOffset) {
+  Environment env = Env();
+  const std::vector<uint8_t> onnx = OddOffsetOnnxMul();
+  const std::string path = (fs::temp_directory_path() / ("odd_" + std::to_string(getpid()) + ".onnx")).string();
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(onnx.data()), onnx.size());
+  const std::string saved = path + ".tsr";
+  {
+    Result<Model> from_file = Model::Load(path);
+    ASSERT_TRUE(from_file.ok()) << from_file.status().message();
+    for (const char* k : {"reference", "fast"}) ExpectOddMulRuns(env, *from_file, k);
+    ASSERT_TRUE(from_file->Save(saved).ok());
+  }
+  Result<Model> from_memory = Model::FromMemory(onnx.data(), onnx.size(), {.format = ModelFormat::kOnnx});
+  ASSERT_TRUE(from_memory.ok()) << from_memory.status().message();
+  for (const char* k : {"reference", "fast"}) ExpectOddMulRuns(env, *from_memory, k);
+  Result<Model> tsr = Model::Load(saved);
+  ASSERT_TRUE(tsr.ok()) << tsr.status().message();
+  for (const char* k : {"reference", "fast"}) ExpectOddMulRuns(env, *tsr, k);
+  std::remove(path.c_str());
+  std::remove(saved.c_str());
 }
 
 #ifdef TSR_TEST_ONNX_NODE_DIR

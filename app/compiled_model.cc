@@ -188,6 +188,19 @@ absl::Status CompileInto(CompiledModel::Impl& impl, const Model& model, const Co
   return absl::OkStatus();
 }
 
+// The model, its constants all aligned: kernels (the compilers' constant
+// folding and packing, the cpu plans, the reference interpreter of
+// quantize) read them through typed pointers, and an ONNX file's large
+// initializers are views of the file at any offset (graph/graph.h,
+// kConstantAlignment). Those are copied here, once per compile, in a copy of
+// the graph: the Model itself stays as loaded, shared and immutable.
+Model AlignedForKernels(const Model& model) {
+  if (!HasUnalignedConstants(model.impl()->graph)) return model;
+  auto impl = std::make_shared<Model::Impl>(*model.impl());
+  AlignConstants(impl->graph);
+  return Model(std::move(impl));
+}
+
 }  // namespace
 
 size_t PartitionReport::fallback_op_count() const {
@@ -198,8 +211,9 @@ size_t PartitionReport::fallback_op_count() const {
   return static_cast<size_t>(std::unique(ops.begin(), ops.end()) - ops.begin());
 }
 
-Result<CompiledModel> CompiledModel::Compile(const Environment& environment, const Model& model,
+Result<CompiledModel> CompiledModel::Compile(const Environment& environment, const Model& loaded_model,
                                              const CompileOptions& options) {
+  const Model model = AlignedForKernels(loaded_model);
   auto impl = std::make_shared<Impl>();
   impl->environment = environment.impl();
   absl::StatusOr<tessera::CompileOptions> internal = InternalOptions(options, model, impl->environment->soc_directory);

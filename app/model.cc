@@ -112,7 +112,10 @@ Result<Model> LoadTimed(const std::string& path, std::span<const uint8_t> view,
     std::vector<onnx_import::OptimizationStats> passes;
     graph = ImportOnnx(options, *import, passes, [&](const onnx_import::ImportOptions& o,
                                                      std::vector<onnx_import::OptimizationStats>& out) {
-      return from_file ? onnx_import::ImportOnnxFile(path, o, &out) : onnx_import::ImportOnnxBytes(view, o, "onnx_model", &out);
+      // In place: the graph's large constants are views of the mapped file
+      // or of `owner`, not copies (onnx_importer.h).
+      return from_file ? onnx_import::ImportOnnxFile(path, o, &out)
+                       : onnx_import::ImportOnnxShared(view, owner, o, "onnx_model", &out);
     });
     for (const onnx_import::OptimizationStats& p : passes) impl->optimizations.push_back({p.pass, p.changed, p.ops_removed});
   }

@@ -1,6 +1,9 @@
 #include "graph/graph.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
 
 #include "base/dtype.h"
 #include "checked_math.h"
@@ -33,6 +36,16 @@ void Graph::KeepAlive(std::shared_ptr<const void> storage) {
   storage_.push_back(std::move(storage));
 }
 
+std::span<const uint8_t> Graph::AdoptAlignedCopy(std::span<const uint8_t> bytes) {
+  constexpr size_t kAlign = 64;
+  const size_t rounded = (bytes.size() + kAlign - 1) / kAlign * kAlign;
+  void* p = std::aligned_alloc(kAlign, rounded == 0 ? kAlign : rounded);
+  if (p == nullptr) throw std::bad_alloc();
+  if (!bytes.empty()) std::memcpy(p, bytes.data(), bytes.size());
+  storage_.push_back(std::shared_ptr<const void>(p, [](const void* q) { std::free(const_cast<void*>(q)); }));
+  return {static_cast<const uint8_t*>(p), bytes.size()};
+}
+
 uint32_t Graph::NextOpId() const {
   uint32_t next = 0;
   for (const Op& op : ops) next = std::max(next, op.id + 1);
@@ -59,6 +72,25 @@ std::optional<std::string> Graph::FindMetadata(const std::string& key) const {
   for (const auto& [k, v] : metadata)
     if (k == key) return v;
   return std::nullopt;
+}
+
+bool IsAlignedConstant(std::span<const uint8_t> data) {
+  return data.empty() || reinterpret_cast<uintptr_t>(data.data()) % kConstantAlignment == 0;
+}
+
+bool HasUnalignedConstants(const Graph& graph) {
+  return std::any_of(graph.tensors.begin(), graph.tensors.end(),
+                     [](const Tensor& t) { return t.is_constant && !IsAlignedConstant(t.data); });
+}
+
+size_t AlignConstants(Graph& graph) {
+  size_t copied = 0;
+  for (Tensor& t : graph.tensors) {
+    if (!t.is_constant || IsAlignedConstant(t.data)) continue;
+    copied += t.data.size();
+    t.data = graph.AdoptAlignedCopy(t.data);
+  }
+  return copied;
 }
 
 }  // namespace tessera

@@ -26,13 +26,26 @@ struct Quantization {
   bool quantized() const { return !scales.empty(); }
 };
 
+// Where constant bytes start. A graph built in memory holds them in
+// heap vectors (operator new: 16-byte aligned) and a loaded .tsr at 64-byte
+// aligned offsets of a page-aligned mapping, so code that runs kernels on
+// constants may read them through typed pointers. A graph imported from
+// an ONNX file is the exception: its large initializers are views of the
+// file's raw_data at whatever offset the file has them (onnx/onnx_importer.h,
+// ImportOnnxFile). Such a graph may be written (the .tsr writer places every
+// constant 64-byte aligned), inspected, or read element by element through
+// memcpy (LoadElement), as the importer and its passes do; anything that
+// hands constants to kernels calls AlignConstants first.
+inline constexpr size_t kConstantAlignment = 16;
+
 struct Tensor {
   std::string name;
   int32_t dtype = 0;               // tsr_dtype
   std::vector<int64_t> shape;
   Quantization quant;
   bool is_constant = false;
-  std::span<const uint8_t> data;   // constant bytes (into graph storage)
+  // Constant bytes (into graph storage); see kConstantAlignment.
+  std::span<const uint8_t> data;
 
   int64_t element_count() const;
   size_t byte_size() const;
@@ -119,6 +132,9 @@ class Graph {
   std::span<const uint8_t> AdoptBytes(std::vector<uint8_t> bytes);
   // Keeps `storage` (e.g. a memory map) alive as long as this graph.
   void KeepAlive(std::shared_ptr<const void> storage);
+  // A copy of `bytes` at a 64-byte aligned address, in storage the graph
+  // co-owns.
+  std::span<const uint8_t> AdoptAlignedCopy(std::span<const uint8_t> bytes);
 
   uint32_t NextOpId() const;       // one past the largest op id
   // -1 when no op produces it (a graph input or a constant).
@@ -129,6 +145,14 @@ class Graph {
  private:
   std::vector<std::shared_ptr<const void>> storage_;
 };
+
+// True when `data` is empty or starts at a multiple of kConstantAlignment.
+bool IsAlignedConstant(std::span<const uint8_t> data);
+// True when some constant of `graph` is not aligned.
+bool HasUnalignedConstants(const Graph& graph);
+// Copies every constant that is not aligned into storage the graph owns;
+// returns how many bytes it copied.
+size_t AlignConstants(Graph& graph);
 
 }  // namespace tessera
 

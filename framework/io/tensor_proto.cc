@@ -369,10 +369,17 @@ const char* OnnxDataTypeName(int32_t onnx_type) {
 
 namespace {
 
-absl::StatusOr<HostTensor> ParseUnguarded(std::span<const uint8_t> bytes) {
+// With `external_raw`: raw_data is those bytes (never copied; t.data stays
+// empty), and `bytes` may not carry one of its own.
+absl::StatusOr<HostTensor> ParseUnguarded(std::span<const uint8_t> bytes,
+                                          std::optional<std::span<const uint8_t>> external_raw = std::nullopt) {
   absl::StatusOr<RawFields> fields = ReadFields(bytes);
   if (!fields.ok()) return fields.status();
   RawFields& f = *fields;
+  if (external_raw) {
+    if (f.raw_data) return absl::InvalidArgumentError("TensorProto carries raw_data twice");
+    f.raw_data = *external_raw;
+  }
 
   if (!f.data_type || *f.data_type == kOnnxUndefined)
     return absl::InvalidArgumentError("TensorProto has no data_type (UNDEFINED)");
@@ -417,11 +424,12 @@ absl::StatusOr<HostTensor> ParseUnguarded(std::span<const uint8_t> bytes) {
     if (f.raw_data->size() % esize != 0 || f.raw_data->size() / esize != count)
       return absl::InvalidArgumentError(absl::StrCat("raw_data holds ", f.raw_data->size(), " bytes, dims need ", count,
                                                      " elements of ", esize, " bytes (", count * esize, ")"));
-    t.data.assign(f.raw_data->begin(), f.raw_data->end());
     if (*dtype == TSR_DTYPE_BOOL)
-      for (size_t i = 0; i < t.data.size(); ++i)
-        if (t.data[i] > 1)
-          return absl::InvalidArgumentError(absl::StrCat("bool raw_data[", i, "] = ", int{t.data[i]}, " is not 0 or 1"));
+      for (size_t i = 0; i < f.raw_data->size(); ++i)
+        if ((*f.raw_data)[i] > 1)
+          return absl::InvalidArgumentError(
+              absl::StrCat("bool raw_data[", i, "] = ", int{(*f.raw_data)[i]}, " is not 0 or 1"));
+    if (!external_raw) t.data.assign(f.raw_data->begin(), f.raw_data->end());
     return t;
   }
   if (typed.empty()) {
@@ -460,6 +468,10 @@ absl::StatusOr<HostTensor> ParseUnguarded(std::span<const uint8_t> bytes) {
 
 absl::StatusOr<HostTensor> ParseTensorProto(std::span<const uint8_t> bytes) {
   return CatchAsStatus("reading a TensorProto", [&] { return ParseUnguarded(bytes); });
+}
+
+absl::StatusOr<HostTensor> ParseTensorProtoHeader(std::span<const uint8_t> bytes, std::span<const uint8_t> raw_data) {
+  return CatchAsStatus("reading a TensorProto", [&] { return ParseUnguarded(bytes, raw_data); });
 }
 
 std::vector<uint8_t> SerializeTensorProto(const HostTensor& t) {

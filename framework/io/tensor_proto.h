@@ -30,6 +30,13 @@ namespace tessera {
 // Decodes one serialized TensorProto. The element count must match dims.
 absl::StatusOr<HostTensor> ParseTensorProto(std::span<const uint8_t> bytes);
 
+// The same checks for a TensorProto whose raw_data was taken out of
+// `bytes` and is `raw_data` (bytes the caller keeps, e.g. a mapped file):
+// `bytes` must carry no raw_data and no typed data of its own. The result
+// has every field but data, which stays empty: the caller references
+// `raw_data` instead of a copy.
+absl::StatusOr<HostTensor> ParseTensorProtoHeader(std::span<const uint8_t> bytes, std::span<const uint8_t> raw_data);
+
 // Encodes dims, data_type, name and raw_data (in field-number order, dims
 // unpacked as protobuf itself writes proto2). A tensor whose dtype has no
 // ONNX equivalent is written with data_type 0 (UNDEFINED); use

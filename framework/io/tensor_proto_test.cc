@@ -531,6 +531,41 @@ TEST(TensorProtoTest, TensorSetRoundTrip) {
 // Robustness
 // ---------------------------------------------------------------------------
 
+// ParseTensorProtoHeader: raw_data held elsewhere (the ONNX importer's
+// payloads, model_scanner.h), checked as if it were in the message, never
+// copied.
+TEST(TensorProtoTest, HeaderWithRawDataHeldElsewhere) {
+  Pb header;
+  header.VarintField(1, 2).VarintField(1, 2).VarintField(2, 1).Str(8, "w");
+  const std::vector<uint8_t> raw = RawBytes(std::vector<float>{1, 2, 3, 4});
+  absl::StatusOr<HostTensor> t = ParseTensorProtoHeader(header.b, raw);
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ(t->name, "w");
+  EXPECT_EQ(t->dtype, TSR_DTYPE_F32);
+  EXPECT_EQ(t->shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_TRUE(t->data.empty());
+  // The same tensor with its raw_data inside parses to the same, with data.
+  Pb whole = header;
+  whole.Bytes(9, raw);
+  absl::StatusOr<HostTensor> full = ParseTensorProto(whole.b);
+  ASSERT_TRUE(full.ok());
+  EXPECT_EQ(full->data, raw);
+  // Every check ParseTensorProto makes on raw_data.
+  EXPECT_THAT(ParseTensorProtoHeader(header.b, std::span<const uint8_t>(raw).first(12)).status().message(),
+              HasSubstr("raw_data holds 12 bytes, dims need 4 elements"));
+  EXPECT_THAT(ParseTensorProtoHeader(whole.b, raw).status().message(), HasSubstr("raw_data twice"));
+  Pb typed = header;
+  for (int i = 0; i < 4; ++i) typed.Fixed32Field(4, FloatBits(1.0f));
+  EXPECT_THAT(ParseTensorProtoHeader(typed.b, raw).status().message(), HasSubstr("both raw_data and float_data"));
+  Pb bools;
+  bools.VarintField(1, 3).VarintField(2, 9);
+  EXPECT_TRUE(ParseTensorProtoHeader(bools.b, std::vector<uint8_t>{0, 1, 1}).ok());
+  EXPECT_THAT(ParseTensorProtoHeader(bools.b, std::vector<uint8_t>{0, 3, 1}).status().message(),
+              HasSubstr("bool raw_data[1] = 3 is not 0 or 1"));
+  // No raw_data anywhere: as ParseTensorProto, the typed data or nothing.
+  EXPECT_THAT(ParseTensorProtoHeader(header.b, {}).status().message(), HasSubstr("holds no data"));
+}
+
 TEST(TensorProtoTest, RandomMutationsAndTruncationsNeverCrash) {
   std::vector<std::vector<uint8_t>> seeds;
   for (const DTypeCase& c : kDTypes) seeds.push_back(SerializeTensorProto(MakeTensor(c.dtype, {2, 3}, c.size, 1)));

@@ -15,12 +15,16 @@
 #include "graph/host_tensor.h"
 #include "onnx.pb.h"
 #include "onnx/import_context.h"
+#include "onnx/initializers.h"
 
 namespace tessera::onnx_import {
 
 class Node {
  public:
-  Node(const onnx::NodeProto& proto, std::vector<int32_t> inputs) : proto_(proto), inputs_(std::move(inputs)) {}
+  // `payloads`: where tensor attributes whose raw_data the parse left out
+  // find it (ImportContext::payloads()).
+  Node(const onnx::NodeProto& proto, std::vector<int32_t> inputs, const ModelPayloads* payloads = nullptr)
+      : proto_(proto), inputs_(std::move(inputs)), payloads_(payloads) {}
 
   const std::string& op_type() const { return proto_.op_type(); }
   size_t input_count() const { return inputs_.size(); }
@@ -39,6 +43,9 @@ class Node {
   std::vector<int64_t> Ints(const std::string& name) const;
   std::vector<float> Floats(const std::string& name) const;
   absl::StatusOr<HostTensor> TensorAttr(const std::string& name) const;
+  // The same, a large raw_data left a view into the model's bytes (for
+  // ImportContext::AddConstant; Constant's value).
+  absl::StatusOr<ConvertedTensor> TensorAttrView(const std::string& name) const;
   const onnx::AttributeProto* Find(const std::string& name) const;
   const absl::Status& error() const { return error_; }
 
@@ -46,6 +53,7 @@ class Node {
   void Fail(const std::string& message) const;
   const onnx::NodeProto& proto_;
   std::vector<int32_t> inputs_;
+  const ModelPayloads* payloads_;
   mutable absl::Status error_;
 };
 

@@ -35,7 +35,10 @@ HostTensor Floats32(std::vector<int64_t> shape, const std::vector<float>& values
 Outputs Constant(ImportContext& ctx, const Node& n) {
   HostTensor h;
   if (n.Has("value")) {
-    ASSIGN_OR_RETURN(h, n.TensorAttr("value"));
+    // A large value stays where it is in the model's bytes.
+    ASSIGN_OR_RETURN(ConvertedTensor value, n.TensorAttrView("value"));
+    value.host.name.clear();
+    return std::vector<int32_t>{ctx.AddConstant(std::move(value))};
   } else if (n.Has("value_float")) {
     h = Floats32({}, {n.Float("value_float", 0)});
   } else if (n.Has("value_floats")) {

@@ -46,6 +46,25 @@ int32_t ImportContext::AddConstant(HostTensor h, Quantization quant) {
   return AddTensor(std::move(t));
 }
 
+int32_t ImportContext::AddConstant(ConvertedTensor c) {
+  if (!c.view) return AddConstant(std::move(c.host));
+  if (payloads_ == nullptr || payloads_->owner == nullptr) {
+    c.host.data.assign(c.view->begin(), c.view->end());
+    return AddConstant(std::move(c.host));
+  }
+  if (!keeps_payload_owner_) {
+    graph_.KeepAlive(payloads_->owner);
+    keeps_payload_owner_ = true;
+  }
+  Tensor t;
+  t.name = c.host.name.empty() ? NewName("const") : c.host.name;
+  t.dtype = c.host.dtype;
+  t.shape = std::move(c.host.shape);
+  t.is_constant = true;
+  t.data = *c.view;
+  return AddTensor(std::move(t));
+}
+
 absl::StatusOr<size_t> ImportContext::FoldedBytes(int32_t dtype, const std::vector<int64_t>& shape,
                                                   absl::string_view what) const {
   const size_t elem = DTypeSize(dtype);
@@ -97,8 +116,27 @@ absl::StatusOr<std::vector<int32_t>> ImportContext::Fold(int32_t op_type, const 
                                                          const std::map<int32_t, Attribute>& attrs,
                                                          const std::vector<TensorType>& outputs,
                                                          const std::vector<Quantization>& quants) {
+  // The reference kernels read constants through typed pointers: one that
+  // is a view into the ONNX file at an odd offset is copied for the fold
+  // (graph/graph.h, kConstantAlignment).
+  Graph scratch;  // owns the aligned copies for the fold
+  std::vector<Tensor> aligned;
+  aligned.reserve(inputs.size());
   std::vector<const Tensor*> in;
-  for (int32_t t : inputs) in.push_back(t < 0 ? nullptr : &graph_.tensors[t]);
+  for (int32_t t : inputs) {
+    if (t < 0) {
+      in.push_back(nullptr);
+      continue;
+    }
+    const Tensor& x = graph_.tensors[t];
+    if (IsAlignedConstant(x.data)) {
+      in.push_back(&x);
+      continue;
+    }
+    aligned.push_back(x);
+    aligned.back().data = scratch.AdoptAlignedCopy(x.data);
+    in.push_back(&aligned.back());
+  }
   ASSIGN_OR_RETURN(std::vector<HostTensor> results,
                    FoldConstantOp(op_type, attrs, in, outputs, quants, max_folded_bytes_));
   ++folded_ops_;

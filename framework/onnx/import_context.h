@@ -16,6 +16,7 @@
 #include "graph/graph.h"
 #include "graph/host_tensor.h"
 #include "graph/shape_inference.h"
+#include "onnx/initializers.h"
 
 namespace tessera::onnx_import {
 
@@ -44,6 +45,15 @@ class ImportContext {
 
   int32_t AddInput(const std::string& name, int32_t dtype, std::vector<int64_t> shape);
   int32_t AddConstant(HostTensor t, Quantization quant = {});
+  // A converted initializer or attribute tensor: a view into the model's
+  // bytes stays one when payloads().owner keeps them (the graph then keeps
+  // the owner alive), and is copied otherwise.
+  int32_t AddConstant(ConvertedTensor t);
+
+  // The raw_data payloads left out of the parse (set before any tensor is
+  // converted); null when the parse kept them all.
+  void set_payloads(const ModelPayloads* payloads) { payloads_ = payloads; }
+  const ModelPayloads* payloads() const { return payloads_; }
   // Rank-0 constant of `dtype` holding `value` (converted like CAST).
   int32_t Scalar(int32_t dtype, double value);
   // Constant of `dtype` and `shape` filled with `value`; fails when its
@@ -130,6 +140,8 @@ class ImportContext {
   int64_t opset_;
   int64_t max_folded_bytes_;
   Graph graph_;
+  const ModelPayloads* payloads_ = nullptr;
+  bool keeps_payload_owner_ = false;
   std::map<std::string, int32_t> values_;
   std::map<int32_t, HostTensor> freezable_;
   std::string node_label_ = "onnx";

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "io/tensor_proto.h"
+#include "onnx/model_scanner.h"
 #include "tessera/common.h"
 
 namespace tessera::onnx_import {
@@ -33,20 +34,46 @@ int32_t OnnxFromDType(int32_t dtype) {
   }
 }
 
-absl::StatusOr<HostTensor> ConvertTensorProto(const onnx::TensorProto& proto) {
+absl::StatusOr<ConvertedTensor> ConvertTensorProtoView(const onnx::TensorProto& proto, const ModelPayloads* payloads) {
   absl::StatusOr<int32_t> dtype = DTypeFromOnnx(proto.data_type());
   if (!dtype.ok())
     return absl::UnimplementedError(absl::StrCat("tensor '", proto.name(), "': ", dtype.status().message()));
   if (proto.data_location() == onnx::TensorProto::EXTERNAL || proto.external_data_size() > 0)
     return absl::UnimplementedError(absl::StrCat("tensor '", proto.name(), "': external data unsupported"));
+  absl::StatusOr<std::optional<uint64_t>> marker = FindPayloadMarker(proto.unknown_fields());
+  if (!marker.ok())
+    return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(), "': ", marker.status().message()));
   // The wire decoder of framework/io validates counts against dims and
-  // handles raw_data and every typed field: reuse it.
+  // handles raw_data and every typed field: reuse it. What protobuf parsed
+  // is small here: a large raw_data was left out (a marker instead).
   const std::string wire = proto.SerializeAsString();
-  absl::StatusOr<HostTensor> t =
-      ParseTensorProto(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(wire.data()), wire.size()));
+  const std::span<const uint8_t> wire_bytes(reinterpret_cast<const uint8_t*>(wire.data()), wire.size());
+  ConvertedTensor out;
+  absl::StatusOr<HostTensor> t;
+  if (*marker) {
+    if (payloads == nullptr || **marker >= payloads->bytes.size())
+      return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(), "': unknown payload marker ", **marker));
+    // A marker and a raw_data too: a message field given twice and merged,
+    // the two raw_data from different occurrences. Which protobuf would keep
+    // is not known here.
+    if (proto.has_raw_data())
+      return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(), "': raw_data given more than once"));
+    out.view = payloads->bytes[**marker];
+    t = ParseTensorProtoHeader(wire_bytes, *out.view);
+  } else {
+    t = ParseTensorProto(wire_bytes);
+  }
   if (!t.ok())
     return absl::InvalidArgumentError(absl::StrCat("tensor '", proto.name(), "': ", t.status().message()));
-  return t;
+  out.host = *std::move(t);
+  return out;
+}
+
+absl::StatusOr<HostTensor> ConvertTensorProto(const onnx::TensorProto& proto, const ModelPayloads* payloads) {
+  absl::StatusOr<ConvertedTensor> t = ConvertTensorProtoView(proto, payloads);
+  if (!t.ok()) return t.status();
+  if (t->view) t->host.data.assign(t->view->begin(), t->view->end());
+  return std::move(t->host);
 }
 
 }  // namespace tessera::onnx_import

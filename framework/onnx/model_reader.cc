@@ -1,9 +1,9 @@
 #include "onnx/model_reader.h"
 
-#include <fstream>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "onnx/model_scanner.h"
 #include "onnx/onnx_importer.h"
 
 namespace tessera::onnx_import {
@@ -19,20 +19,30 @@ absl::StatusOr<onnx::ModelProto> ParseModel(std::span<const uint8_t> bytes) {
   return model;
 }
 
-absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) return absl::InvalidArgumentError(absl::StrCat("cannot read '", path, "'"));
-  // protobuf parses at most 2 GiB: refuse a larger file before reading it.
-  if (size > std::numeric_limits<int>::max())
-    return absl::InvalidArgumentError(absl::StrCat("'", path, "' is larger than 2 GiB (external data is not supported)"));
-  in.seekg(0, std::ios::beg);
-  std::vector<uint8_t> bytes(static_cast<size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
-    return absl::InvalidArgumentError(absl::StrCat("cannot read '", path, "'"));
-  return bytes;
+absl::StatusOr<ParsedModel> ParseModelElided(std::span<const uint8_t> bytes, uint64_t min_payload_bytes) {
+  if (bytes.empty()) return absl::InvalidArgumentError("empty ONNX file");
+  if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    return absl::InvalidArgumentError("ONNX file larger than 2 GiB (external data is not supported)");
+  ParsedModel parsed;
+  if (min_payload_bytes == std::numeric_limits<uint64_t>::max()) {
+    absl::StatusOr<onnx::ModelProto> model = ParseModel(bytes);
+    if (!model.ok()) return model.status();
+    parsed.proto = *std::move(model);
+    return parsed;
+  }
+  absl::StatusOr<ScannedModel> scanned = ScanModel(bytes, min_payload_bytes);
+  if (!scanned.ok()) return scanned.status();
+  // Markers can outgrow the tiny raw_data they replace (min_payload_bytes
+  // near 0): the protobuf limit applies to what is parsed.
+  const std::span<const uint8_t> parse = scanned->stripped.empty() ? bytes : std::span<const uint8_t>(scanned->stripped);
+  if (parse.size() > static_cast<size_t>(std::numeric_limits<int>::max()))
+    return absl::InvalidArgumentError("ONNX model larger than 2 GiB without its tensor data");
+  absl::StatusOr<onnx::ModelProto> model = ParseModel(parse);
+  if (!model.ok()) return model.status();
+  parsed.proto = *std::move(model);
+  scanned->stripped = {};
+  for (const ScannedModel::Payload& p : scanned->payloads) parsed.payloads.push_back(bytes.subspan(p.offset, p.size));
+  return parsed;
 }
 
 absl::StatusOr<int64_t> DefaultDomainOpset(const onnx::ModelProto& model) {

@@ -5,14 +5,26 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "onnx.pb.h"
 
 namespace tessera::onnx_import {
 
+// The whole model through libprotobuf, every raw_data copied into it.
 absl::StatusOr<onnx::ModelProto> ParseModel(std::span<const uint8_t> bytes);
-absl::StatusOr<std::vector<uint8_t>> ReadFileBytes(const std::string& path);
+
+// A model parsed without its large raw_data payloads (model_scanner.h):
+// each TensorProto that had one carries a marker instead, the index of its
+// bytes in `payloads` (spans of the parsed bytes, never copied).
+struct ParsedModel {
+  onnx::ModelProto proto;
+  std::vector<std::span<const uint8_t>> payloads;
+};
+// raw_data payloads of at least `min_payload_bytes` bytes stay out of the
+// parse (0: all of them; UINT64_MAX: none, ParseModel's result).
+absl::StatusOr<ParsedModel> ParseModelElided(std::span<const uint8_t> bytes, uint64_t min_payload_bytes);
 
 // The default-domain ("" or "ai.onnx") opset version; an error when it is
 // missing or outside kMinOpset..kMaxOpset.

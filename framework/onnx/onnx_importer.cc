@@ -17,6 +17,7 @@
 #include "compile/tensor_pruning.h"
 #include "graph/graph_budgets.h"
 #include "graph/graph_verifier.h"
+#include "model/mapped_file.h"
 #include "checked_math.h"
 #include "onnx/constant_folding.h"
 #include "onnx/converters.h"
@@ -93,7 +94,13 @@ std::vector<float> Node::Floats(const std::string& name) const {
 absl::StatusOr<HostTensor> Node::TensorAttr(const std::string& name) const {
   const onnx::AttributeProto* a = Find(name);
   if (a == nullptr || !a->has_t()) return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "' must be a tensor"));
-  return ConvertTensorProto(a->t());
+  return ConvertTensorProto(a->t(), payloads_);
+}
+
+absl::StatusOr<ConvertedTensor> Node::TensorAttrView(const std::string& name) const {
+  const onnx::AttributeProto* a = Find(name);
+  if (a == nullptr || !a->has_t()) return absl::InvalidArgumentError(absl::StrCat("attribute '", name, "' must be a tensor"));
+  return ConvertTensorProtoView(a->t(), payloads_);
 }
 
 // ---- shared helpers ---------------------------------------------------------
@@ -340,7 +347,7 @@ absl::Status ImportNode(const onnx::NodeProto& node, int index, ImportContext& c
   }
   ctx.SetCurrentNode(node.name().empty() ? absl::StrCat(node.op_type(), "_", index) : node.name());
   const int32_t first_new = static_cast<int32_t>(ctx.graph().tensors.size());
-  Node n(node, std::move(inputs));
+  Node n(node, std::move(inputs), ctx.payloads());
   absl::StatusOr<std::vector<int32_t>> outputs = it->second(ctx, n);
   if (!n.error().ok()) return WithPrefix(n.error(), label);
   if (!outputs.ok()) return WithPrefix(outputs.status(), label);
@@ -377,9 +384,9 @@ absl::StatusOr<std::vector<int32_t>> ImportSubgraph(const onnx::GraphProto& g, I
                                                      " nodes (the unrolling limit)"));
   ctx.subgraph_nodes += g.node_size();
   for (const onnx::TensorProto& init : g.initializer()) {
-    ASSIGN_OR_RETURN(HostTensor h, ConvertTensorProto(init));
-    h.name = ctx.scope() + init.name();
-    ctx.Bind(init.name(), ctx.AddConstant(std::move(h)));
+    ASSIGN_OR_RETURN(ConvertedTensor c, ConvertTensorProtoView(init, ctx.payloads()));
+    c.host.name = ctx.scope() + init.name();
+    ctx.Bind(init.name(), ctx.AddConstant(std::move(c)));
   }
   if (ctx.subgraph_depth == 0) ctx.unroll_base = ctx.folded_bytes();
   ++ctx.subgraph_depth;
@@ -428,20 +435,25 @@ absl::StatusOr<int64_t> OpsetOrProblem(const onnx::ModelProto& model, Diagnostic
   return std::clamp<int64_t>(version < 0 ? kMaxOpset : version, kMinLegacyOpset, kMaxOpset);
 }
 
-absl::StatusOr<Graph> ImportUnguarded(std::span<const uint8_t> bytes, const ImportOptions& options,
-                                      const std::string& fallback_name, std::vector<OptimizationStats>& report,
-                                      DiagnosticsCollector& diag) {
-  ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModel(bytes));
+// `owner`, when not null, owns `bytes`: large tensors then stay views of
+// them (the graph keeps `owner`); otherwise they are copied.
+absl::StatusOr<Graph> ImportUnguarded(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner,
+                                      const ImportOptions& options, const std::string& fallback_name,
+                                      std::vector<OptimizationStats>& report, DiagnosticsCollector& diag) {
+  ASSIGN_OR_RETURN(ParsedModel parsed, ParseModelElided(bytes, options.large_payload_bytes));
+  const onnx::ModelProto& model = parsed.proto;
+  ModelPayloads payloads{std::move(parsed.payloads), std::move(owner)};
   const onnx::GraphProto& g = model.graph();
   ASSIGN_OR_RETURN(int64_t opset, OpsetOrProblem(model, diag));
   if (options.max_folded_constant_bytes < 0)
     return absl::InvalidArgumentError("max_folded_constant_bytes must not be negative");
   ImportContext ctx(opset, options.max_folded_constant_bytes);
+  ctx.set_payloads(&payloads);
   if (g.sparse_initializer_size() > 0) return absl::UnimplementedError("sparse initializers unsupported");
   for (const onnx::TensorProto& init : g.initializer()) {
-    ASSIGN_OR_RETURN(HostTensor h, ConvertTensorProto(init));
-    h.name = init.name();
-    ctx.Bind(init.name(), ctx.AddConstant(std::move(h)));
+    ASSIGN_OR_RETURN(ConvertedTensor c, ConvertTensorProtoView(init, &payloads));
+    c.host.name = init.name();
+    ctx.Bind(init.name(), ctx.AddConstant(std::move(c)));
   }
   RETURN_IF_ERROR(ImportInputs(g, options, ctx, diag));
   // Every node is tried: a problem is recorded and its outputs go missing.
@@ -505,16 +517,18 @@ absl::StatusOr<Graph> ImportUnguarded(std::span<const uint8_t> bytes, const Impo
 
 }  // namespace
 
-absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const ImportOptions& options,
-                                      const std::string& fallback_name,
-                                      std::vector<OptimizationStats>* out_optimizations) {
+namespace {
+
+absl::StatusOr<Graph> ImportGuarded(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner,
+                                    const ImportOptions& options, const std::string& fallback_name,
+                                    std::vector<OptimizationStats>* out_optimizations) {
   std::vector<OptimizationStats> report;
   DiagnosticsCollector diag;
   if (options.out_diagnostics != nullptr) options.out_diagnostics->clear();
   absl::StatusOr<Graph> g =
       CatchAsStatus("ONNX import", [&]() -> absl::StatusOr<Graph> {
         RETURN_IF_ERROR(CheckBudget(options.budgets, &Budgets::max_model_bytes, bytes.size(), "the model file"));
-        ASSIGN_OR_RETURN(Graph imported, ImportUnguarded(bytes, options, fallback_name, report, diag));
+        ASSIGN_OR_RETURN(Graph imported, ImportUnguarded(bytes, owner, options, fallback_name, report, diag));
         RETURN_IF_ERROR(CheckGraphBudgets(imported, options.budgets));
         return imported;
       });
@@ -523,12 +537,27 @@ absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const Impo
   return g;
 }
 
+}  // namespace
+
+absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const ImportOptions& options,
+                                      const std::string& fallback_name,
+                                      std::vector<OptimizationStats>* out_optimizations) {
+  return ImportGuarded(bytes, nullptr, options, fallback_name, out_optimizations);
+}
+
+absl::StatusOr<Graph> ImportOnnxShared(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner,
+                                       const ImportOptions& options, const std::string& fallback_name,
+                                       std::vector<OptimizationStats>* out_optimizations) {
+  return ImportGuarded(bytes, std::move(owner), options, fallback_name, out_optimizations);
+}
+
 absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options,
                                      std::vector<OptimizationStats>* out_optimizations) {
   RETURN_IF_ERROR(CheckModelFileBudget(options.budgets, path));
-  ASSIGN_OR_RETURN(std::vector<uint8_t> bytes,
-                   CatchAsStatus(absl::StrCat("reading '", path, "'"), [&] { return ReadFileBytes(path); }));
-  absl::StatusOr<Graph> g = ImportOnnxBytes(bytes, options, "onnx_model", out_optimizations);
+  ASSIGN_OR_RETURN(std::shared_ptr<const MappedFile> file,
+                   CatchAsStatus(absl::StrCat("reading '", path, "'"), [&] { return MappedFile::Open(path); }));
+  const std::span<const uint8_t> bytes = file->bytes();
+  absl::StatusOr<Graph> g = ImportOnnxShared(bytes, std::move(file), options, "onnx_model", out_optimizations);
   if (!g.ok()) {
     absl::Status named(g.status().code(), absl::StrCat("'", path, "': ", g.status().message()));
     // The payload (IsDynamicInputsError) survives the prefix.

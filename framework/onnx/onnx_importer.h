@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -47,6 +48,9 @@ inline constexpr int64_t kMaxOpset = 21;
 // A tiny file can ask for terabytes; past the budget the import fails at
 // once, before anything is allocated (docs/reliability.md).
 inline constexpr int64_t kDefaultMaxFoldedConstantBytes = int64_t{256} << 20;
+
+// ImportOptions::large_payload_bytes by default.
+inline constexpr uint64_t kDefaultLargePayloadBytes = 1024;
 
 // One group of problems that stop the import (docs/onnx_import.md#diagnostics).
 struct ImportDiagnostic {
@@ -102,13 +106,35 @@ struct ImportOptions {
   // When given: cleared, then on a failed import every problem found
   // (grouped; empty when the file could not be read at all).
   std::vector<ImportDiagnostic>* out_diagnostics = nullptr;
+  // Tensor payloads (TensorProto.raw_data of initializers and of tensor
+  // attributes) of at least this many bytes are left out of the protobuf
+  // parse and taken from the model's bytes (onnx/model_scanner.h): in place
+  // by ImportOnnxFile and ImportOnnxShared, copied once by ImportOnnxBytes.
+  // 0 takes every one so; UINT64_MAX none (every tensor through protobuf,
+  // as imports did before; tests compare the two).
+  uint64_t large_payload_bytes = kDefaultLargePayloadBytes;
 };
 
 // `out_optimizations`, when given, receives one entry per optimization
 // pass (constant folding first) on success.
+//
+// Memory: ImportOnnxBytes copies each tensor's bytes once into the graph
+// (the caller keeps `bytes`). ImportOnnxFile maps the file and
+// ImportOnnxShared takes bytes that `owner` keeps alive: their large
+// tensors (ImportOptions::large_payload_bytes) are views of those bytes,
+// not copies, and the graph keeps the mapping (or `owner`) alive. Those
+// views sit where the file has them, at any alignment: see
+// kConstantAlignment in graph/graph.h before handing the graph's constants
+// to kernels. As for a loaded .tsr, a file mapped (above
+// MappedFile::kCopyBelowBytes) must not be truncated while the graph lives
+// (docs/reliability.md, section 9).
 absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t> bytes, const ImportOptions& options = {},
                                       const std::string& fallback_name = "onnx_model",
                                       std::vector<OptimizationStats>* out_optimizations = nullptr);
+absl::StatusOr<Graph> ImportOnnxShared(std::span<const uint8_t> bytes, std::shared_ptr<const void> owner,
+                                       const ImportOptions& options = {},
+                                       const std::string& fallback_name = "onnx_model",
+                                       std::vector<OptimizationStats>* out_optimizations = nullptr);
 absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options = {},
                                      std::vector<OptimizationStats>* out_optimizations = nullptr);
 

@@ -7,6 +7,10 @@ absl::StatusOr<Graph> ImportOnnxBytes(std::span<const uint8_t>, const ImportOpti
                                       std::vector<OptimizationStats>*) {
   return absl::UnimplementedError("this tessera was built without ONNX import (install libonnx-dev, libprotobuf-dev, protobuf-compiler)");
 }
+absl::StatusOr<Graph> ImportOnnxShared(std::span<const uint8_t>, std::shared_ptr<const void>, const ImportOptions& options,
+                                       const std::string& name, std::vector<OptimizationStats>* out_optimizations) {
+  return ImportOnnxBytes({}, options, name, out_optimizations);
+}
 absl::StatusOr<Graph> ImportOnnxFile(const std::string& path, const ImportOptions& options,
                                      std::vector<OptimizationStats>* out_optimizations) {
   return ImportOnnxBytes({}, options, path, out_optimizations);
