@@ -105,25 +105,27 @@ struct Context {
 // end (see PlanWithPolicy), instead of per candidate.
 struct Candidate {
   ClaimOverlay claims;
+  std::vector<int32_t> accelerators;  // per op; the plan's placements stay empty until it is kept
   PartitionPlan plan;
   PlanCost cost;
 };
 
 absl::StatusOr<Candidate> Evaluate(const Context& ctx, ClaimOverlay claims) {
   const Graph& g = ctx.model.graph();
-  std::vector<OpPlacement> placements;
-  if (!claims.Place(&placements)) {
+  std::vector<int32_t> accelerators;
+  if (!claims.Place(&accelerators)) {
     // An op nobody claims: the error names every refusal, so build it from
     // the full claims (a failing candidate is rare and never kept).
+    std::vector<OpPlacement> placements;
     absl::Status placed = PlaceOps(g, claims.Materialize(ctx.reasons), &placements);
     return placed.ok() ? absl::InternalError("claim overlay and claims disagree on a placement") : placed;
   }
-  absl::StatusOr<PartitionPlan> plan = GroupPlacedOps(ctx.model.operands(), std::move(placements), ctx.vendors);
+  absl::StatusOr<PartitionPlan> plan = GroupPlacedOps(ctx.model.operands(), accelerators, ctx.vendors);
   if (!plan.ok()) return plan.status();
   // Costs read the claims of the accelerators that run each op, which no
   // withdrawal touched: the caller's own.
   PlanCost cost = ctx.model.Cost(*plan, claims.base(), nullptr);
-  return Candidate{std::move(claims), *std::move(plan), std::move(cost)};
+  return Candidate{std::move(claims), std::move(accelerators), *std::move(plan), std::move(cost)};
 }
 
 bool IsFallback(const PlanCostModel& model, const PlannedPartition& part) {
@@ -452,6 +454,7 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
     result.claims = ClaimsPtr(std::shared_ptr<const Claims>(), &claims);  // not copied, not owned
   }
   result.plan = std::move(chosen->plan);
+  result.plan.placements = PlacementsOf(chosen->accelerators);
   RecordRefusals(*result.claims, &result.plan.placements);
   return result;
 }
