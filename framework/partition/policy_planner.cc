@@ -128,6 +128,13 @@ absl::StatusOr<Candidate> Evaluate(const Context& ctx, ClaimOverlay claims) {
   return Candidate{std::move(claims), std::move(accelerators), *std::move(plan), std::move(cost)};
 }
 
+// Frees a candidate's plan, placement and costs (its claims are shared).
+void Release(Candidate& c) {
+  c.accelerators = {};
+  c.plan = {};
+  c.cost = {};
+}
+
 bool IsFallback(const PlanCostModel& model, const PlannedPartition& part) {
   return model.accelerators()[part.accelerator].fallback;
 }
@@ -446,6 +453,14 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
   result.greedy_us = final_us(*greedy);
   if (cpu.ok()) result.cpu_only_us = final_us(*cpu);
   result.cost = whole ? whole_cost(*chosen) : std::move(chosen->cost);
+  // The candidates not kept are done with: free them before the kept plan's
+  // claims and refusals are built, so that those reuse their memory (and
+  // the step's peak does not hold both). At 1M ops the greedy plan alone
+  // is over 100 MB, and what is built next would be fresh pages.
+  for (Candidate* c : {greedy.ok() ? &*greedy : nullptr, cpu.ok() ? &*cpu : nullptr,
+                       constrained.has_value() ? &*constrained : nullptr, refined.has_value() ? &*refined : nullptr,
+                       again.has_value() ? &*again : nullptr})
+    if (c != nullptr && c != chosen) Release(*c);
   // The kept plan's claims, with the policy's withdrawals written in (the
   // caller's own when it withdrew nothing), and its refusals from them.
   if (chosen->claims.withdrew_any()) {
