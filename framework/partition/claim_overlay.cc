@@ -1,5 +1,6 @@
 #include "partition/claim_overlay.h"
 
+#include "partition/partitioner.h"
 #include "tessera/ops.h"
 
 namespace tessera {
@@ -41,14 +42,13 @@ void ClaimOverlay::Withdraw(size_t a, int32_t op, int32_t reason) {
   (*w)[static_cast<size_t>(op)] = reason + 1;
 }
 
-bool ClaimOverlay::Place(std::vector<OpPlacement>* placements) const {
+bool ClaimOverlay::Place(std::vector<int32_t>* accelerators) const {
   if (!shape_->sizes_match) return false;
   const size_t op_count = shape_->op_count;
   // Each accelerator's two arrays, looked up once rather than through the
   // shape's and the overlay's pointers for every op and accelerator; and
-  // the placements written in one pass (appended, not first filled with
-  // defaults and then set): a placement is 32 bytes, a million of them
-  // more than the caches hold.
+  // the answers appended in one pass (not first filled with defaults and
+  // then set).
   struct Source {
     const uint8_t* supported;
     const int32_t* withdrawn;  // null: nothing of this accelerator withdrawn
@@ -58,8 +58,8 @@ bool ClaimOverlay::Place(std::vector<OpPlacement>* placements) const {
   for (size_t a = 0; a < base_->size(); ++a)
     sources.push_back({shape_->supported[a].data(), withdrawn_[a] != nullptr ? withdrawn_[a]->data() : nullptr});
   const uint8_t* dispatch = shape_->dispatch.data();
-  placements->clear();
-  placements->reserve(op_count);
+  accelerators->clear();
+  accelerators->reserve(op_count);
   for (size_t o = 0; o < op_count; ++o) {
     int32_t acc = -1;
     if (!dispatch[o]) {
@@ -71,9 +71,16 @@ bool ClaimOverlay::Place(std::vector<OpPlacement>* placements) const {
       }
       if (acc < 0) return false;
     }
-    placements->emplace_back().accelerator = acc;
+    accelerators->push_back(acc);
   }
   return true;
+}
+
+bool ClaimOverlay::Place(std::vector<OpPlacement>* placements) const {
+  std::vector<int32_t> accelerators;
+  const bool placed = Place(&accelerators);
+  *placements = PlacementsOf(accelerators);
+  return placed;
 }
 
 std::vector<AcceleratorClaims> ClaimOverlay::Materialize(const WithdrawalReasons& reasons) const {

@@ -60,10 +60,14 @@ class ClaimOverlay {
   // withdrawal of the same claim replaces the earlier one.
   void Withdraw(size_t a, int32_t op, int32_t reason);
 
-  // Each op's first supporting accelerator in priority order, without
-  // refusals (DISPATCH ops stay at -1). False when an op has none (the
-  // placements are then incomplete): the caller asks PlaceOps over
-  // Materialize() for the error.
+  // Each op's first supporting accelerator in priority order, one int32 per
+  // op (DISPATCH ops stay at -1). False when an op has none (the answers
+  // are then incomplete): the caller asks PlaceOps over Materialize() for
+  // the error. Candidates plan with these alone: a placement with room for
+  // refusals is 32 bytes, and a million of them were fresh pages that only
+  // the kept plan needs (PlacementsOf).
+  bool Place(std::vector<int32_t>* accelerators) const;
+  // The same as placements without refusals.
   bool Place(std::vector<OpPlacement>* placements) const;
 
   // The claims as a copy of `base` with the withdrawals written in.

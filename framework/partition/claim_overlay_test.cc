@@ -80,6 +80,46 @@ TEST(ClaimOverlay, WithdrawalsMaterializeAsRefusedClaims) {
   EXPECT_EQ(grouped->op_partition, planned->op_partition);
 }
 
+// The compact placement (one accelerator index per op) groups as the
+// placements do. Chain 0 -> 1 -> 2 -> 3 with op 2 refused by `a`, worked by
+// hand: ops 0 and 1 share a's partition, op 2 is the cpu's, and op 3 cannot
+// join {0, 1} (that partition feeds op 2, which feeds op 3: a cycle), so it
+// opens a third partition.
+TEST(ClaimOverlay, CompactPlacementGroupsAsThePlacementsDo) {
+  const Graph g = Chain(4);
+  const auto base = Claims(4);
+  ClaimOverlay overlay(GraphOperands(g), base);
+  std::vector<int32_t> accelerators;
+  ASSERT_TRUE(overlay.Place(&accelerators));
+  EXPECT_EQ(accelerators, (std::vector<int32_t>{0, 0, 1, 0}));
+  auto compact = GroupPlacedOps(GraphOperands(g), accelerators, {"a", "cpu"});
+  ASSERT_TRUE(compact.ok()) << compact.status();
+  ASSERT_EQ(compact->partitions.size(), 3u);
+  EXPECT_EQ(compact->partitions[0].ops, (std::vector<int32_t>{0, 1}));
+  EXPECT_EQ(compact->partitions[0].vendor, "a");
+  EXPECT_EQ(compact->partitions[1].ops, (std::vector<int32_t>{2}));
+  EXPECT_EQ(compact->partitions[1].vendor, "cpu");
+  EXPECT_EQ(compact->partitions[2].ops, (std::vector<int32_t>{3}));
+  EXPECT_EQ(compact->op_partition, (std::vector<int32_t>{0, 0, 1, 2}));
+  EXPECT_TRUE(compact->placements.empty());  // the caller's to fill
+  // PlacementsOf: the same accelerators, no refusals.
+  const std::vector<OpPlacement> placements = PlacementsOf(accelerators);
+  ASSERT_EQ(placements.size(), 4u);
+  for (size_t o = 0; o < 4; ++o) {
+    EXPECT_EQ(placements[o].accelerator, accelerators[o]) << o;
+    EXPECT_TRUE(placements[o].refusals.empty()) << o;
+  }
+  // And the one-vendor shortcut holds for the compact form too.
+  auto one = GroupPlacedOps(GraphOperands(g), std::vector<int32_t>(4, 1), {"a", "cpu"});
+  ASSERT_TRUE(one.ok());
+  ASSERT_EQ(one->partitions.size(), 1u);
+  EXPECT_EQ(one->partitions[0].ops, (std::vector<int32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(one->partitions[0].vendor, "cpu");
+  // An unplaced op that is no DISPATCH, and a list of the wrong length, fail.
+  EXPECT_FALSE(GroupPlacedOps(GraphOperands(g), std::vector<int32_t>{0, 0, -1, 0}, {"a", "cpu"}).ok());
+  EXPECT_FALSE(GroupPlacedOps(GraphOperands(g), std::vector<int32_t>{0, 0}, {"a", "cpu"}).ok());
+}
+
 TEST(ClaimOverlay, CopiesShareUntilOneWithdraws) {
   const Graph g = Chain(3);
   const auto base = Claims(3);

@@ -52,13 +52,18 @@ namespace {
 // partition, or it is the newest of its vendor), so build that plan without
 // the unit DAG. This is the cpu-only plan of every model the fallback claims
 // whole. The placements are left to the caller; nullopt otherwise.
-std::optional<PartitionPlan> OnePartition(const std::vector<OpPlacement>& placements,
+struct AcceleratorOfPlacement {
+  const std::vector<OpPlacement>& placements;
+  int32_t operator()(size_t o) const { return placements[o].accelerator; }
+};
+
+template <typename AcceleratorOf>
+std::optional<PartitionPlan> OnePartition(size_t op_count, const AcceleratorOf& accelerator_of,
                                           const std::vector<std::string>& vendors) {
-  const size_t op_count = placements.size();
-  const int32_t first = op_count > 0 ? placements[0].accelerator : -1;
+  const int32_t first = op_count > 0 ? accelerator_of(0) : -1;
   if (first < 0 || static_cast<size_t>(first) >= vendors.size()) return std::nullopt;
   for (size_t o = 1; o < op_count; ++o)
-    if (placements[o].accelerator != first) return std::nullopt;
+    if (accelerator_of(o) != first) return std::nullopt;
   PartitionPlan plan;
   plan.partitions.push_back({first, vendors[first], std::vector<int32_t>(op_count)});
   std::iota(plan.partitions[0].ops.begin(), plan.partitions[0].ops.end(), 0);
@@ -118,23 +123,25 @@ absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vect
   std::vector<std::string> vendors;
   for (const AcceleratorClaims& a : claims) vendors.push_back(a.vendor);
   // The one-partition plan needs no operand lists: do not build them.
-  if (std::optional<PartitionPlan> one = OnePartition(placements, vendors); one.has_value()) {
+  if (std::optional<PartitionPlan> one = OnePartition(placements.size(), AcceleratorOfPlacement{placements}, vendors);
+      one.has_value()) {
     one->placements = std::move(placements);
     return *std::move(one);
   }
   return GroupPlacedOps(GraphOperands(graph), std::move(placements), vendors);
 }
 
-absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std::vector<OpPlacement> placements,
-                                             const std::vector<std::string>& vendors) {
+namespace {
+
+// The grouping (see the comment at the top) over accelerator_of(o), the
+// accelerator op o was placed on; the plan's placements are the caller's.
+template <typename AcceleratorOf>
+absl::StatusOr<PartitionPlan> Group(const GraphOperands& operands, const AcceleratorOf& accelerator_of,
+                                    const std::vector<std::string>& vendors) {
   const size_t op_count = operands.op_count();
-  if (placements.size() != op_count) return absl::InternalError("placements do not cover the graph");
-  PartitionPlan plan;
-  plan.placements = std::move(placements);
-  if (std::optional<PartitionPlan> one = OnePartition(plan.placements, vendors); one.has_value()) {
-    one->placements = std::move(plan.placements);
+  if (std::optional<PartitionPlan> one = OnePartition(op_count, accelerator_of, vendors); one.has_value())
     return *std::move(one);
-  }
+  PartitionPlan plan;
   plan.op_partition.assign(op_count, -1);
   // 2. Grouping, in topological order (see the comment at the top).
   const std::vector<int32_t>& producer = operands.producer();
@@ -158,7 +165,7 @@ absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std:
     std::sort(input_units.begin(), input_units.end());
     input_units.erase(std::unique(input_units.begin(), input_units.end()), input_units.end());
     int32_t target = -1;
-    const int32_t acc = plan.placements[o].accelerator;
+    const int32_t acc = accelerator_of(o);
     if (!dispatch && (acc < 0 || static_cast<size_t>(acc) >= vendors.size()))
       return absl::InternalError(absl::StrCat("op ", o, " is placed on no known accelerator"));
     if (!dispatch) {
@@ -234,6 +241,29 @@ absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std:
   plan.order.reserve(order.size());
   for (int32_t u : order) plan.order.push_back({unit_partition[u], unit_dispatch_op[u]});
   return plan;
+}
+
+}  // namespace
+
+absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std::vector<OpPlacement> placements,
+                                             const std::vector<std::string>& vendors) {
+  if (placements.size() != operands.op_count()) return absl::InternalError("placements do not cover the graph");
+  absl::StatusOr<PartitionPlan> plan = Group(operands, AcceleratorOfPlacement{placements}, vendors);
+  if (plan.ok()) plan->placements = std::move(placements);
+  return plan;
+}
+
+absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std::span<const int32_t> accelerators,
+                                             const std::vector<std::string>& vendors) {
+  if (accelerators.size() != operands.op_count()) return absl::InternalError("placements do not cover the graph");
+  return Group(operands, [accelerators](size_t o) { return accelerators[o]; }, vendors);
+}
+
+std::vector<OpPlacement> PlacementsOf(std::span<const int32_t> accelerators) {
+  std::vector<OpPlacement> placements;
+  placements.reserve(accelerators.size());
+  for (int32_t a : accelerators) placements.emplace_back().accelerator = a;
+  return placements;
 }
 
 }  // namespace tessera

@@ -5,6 +5,7 @@
 #ifndef TESSERA_FRAMEWORK_PARTITION_PARTITIONER_H_
 #define TESSERA_FRAMEWORK_PARTITION_PARTITIONER_H_
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,14 @@ void RecordRefusals(const std::vector<AcceleratorClaims>& claims, std::vector<Op
 // included, are kept in the plan as given.
 absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std::vector<OpPlacement> placements,
                                              const std::vector<std::string>& vendors);
+// The same grouping from one accelerator index per op (-1: DISPATCH). The
+// plan's placements are left empty: a policy candidate needs none until it
+// is kept (then PlacementsOf and RecordRefusals fill them).
+absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std::span<const int32_t> accelerators,
+                                             const std::vector<std::string>& vendors);
+// Placements without refusals, one per op: placements[o].accelerator is
+// accelerators[o].
+std::vector<OpPlacement> PlacementsOf(std::span<const int32_t> accelerators);
 
 }  // namespace tessera
 

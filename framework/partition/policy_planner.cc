@@ -105,25 +105,34 @@ struct Context {
 // end (see PlanWithPolicy), instead of per candidate.
 struct Candidate {
   ClaimOverlay claims;
+  std::vector<int32_t> accelerators;  // per op; the plan's placements stay empty until it is kept
   PartitionPlan plan;
   PlanCost cost;
 };
 
 absl::StatusOr<Candidate> Evaluate(const Context& ctx, ClaimOverlay claims) {
   const Graph& g = ctx.model.graph();
-  std::vector<OpPlacement> placements;
-  if (!claims.Place(&placements)) {
+  std::vector<int32_t> accelerators;
+  if (!claims.Place(&accelerators)) {
     // An op nobody claims: the error names every refusal, so build it from
     // the full claims (a failing candidate is rare and never kept).
+    std::vector<OpPlacement> placements;
     absl::Status placed = PlaceOps(g, claims.Materialize(ctx.reasons), &placements);
     return placed.ok() ? absl::InternalError("claim overlay and claims disagree on a placement") : placed;
   }
-  absl::StatusOr<PartitionPlan> plan = GroupPlacedOps(ctx.model.operands(), std::move(placements), ctx.vendors);
+  absl::StatusOr<PartitionPlan> plan = GroupPlacedOps(ctx.model.operands(), accelerators, ctx.vendors);
   if (!plan.ok()) return plan.status();
   // Costs read the claims of the accelerators that run each op, which no
   // withdrawal touched: the caller's own.
   PlanCost cost = ctx.model.Cost(*plan, claims.base(), nullptr);
-  return Candidate{std::move(claims), *std::move(plan), std::move(cost)};
+  return Candidate{std::move(claims), std::move(accelerators), *std::move(plan), std::move(cost)};
+}
+
+// Frees a candidate's plan, placement and costs (its claims are shared).
+void Release(Candidate& c) {
+  c.accelerators = {};
+  c.plan = {};
+  c.cost = {};
 }
 
 bool IsFallback(const PlanCostModel& model, const PlannedPartition& part) {
@@ -444,6 +453,14 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
   result.greedy_us = final_us(*greedy);
   if (cpu.ok()) result.cpu_only_us = final_us(*cpu);
   result.cost = whole ? whole_cost(*chosen) : std::move(chosen->cost);
+  // The candidates not kept are done with: free them before the kept plan's
+  // claims and refusals are built, so that those reuse their memory (and
+  // the step's peak does not hold both). At 1M ops the greedy plan alone
+  // is over 100 MB, and what is built next would be fresh pages.
+  for (Candidate* c : {greedy.ok() ? &*greedy : nullptr, cpu.ok() ? &*cpu : nullptr,
+                       constrained.has_value() ? &*constrained : nullptr, refined.has_value() ? &*refined : nullptr,
+                       again.has_value() ? &*again : nullptr})
+    if (c != nullptr && c != chosen) Release(*c);
   // The kept plan's claims, with the policy's withdrawals written in (the
   // caller's own when it withdrew nothing), and its refusals from them.
   if (chosen->claims.withdrew_any()) {
@@ -452,6 +469,7 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
     result.claims = ClaimsPtr(std::shared_ptr<const Claims>(), &claims);  // not copied, not owned
   }
   result.plan = std::move(chosen->plan);
+  result.plan.placements = PlacementsOf(chosen->accelerators);
   RecordRefusals(*result.claims, &result.plan.placements);
   return result;
 }
