@@ -26,14 +26,17 @@ namespace {
 
 using ::testing::HasSubstr;
 
-constexpr int kCount = 64;  // [4,16] f32
+// [4,32] f32: each row is 128 bytes, one whole TCM line, so the DSP's
+// padded-row layout (docs/mock_dsp.md, "TCM layout") is the dense one and
+// the buffers here are filled and read densely.
+constexpr int kCount = 128;
 constexpr uint64_t kForever = UINT64_MAX;
 
 float X(int i) { return static_cast<float>(i % 13 - 6) * 0.25f; }
 
 Graph SinModel() {
   ModelBuilder b("dsp_async_table");
-  const int32_t x = b.Input("x", TSR_DTYPE_F32, {4, 16});
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {4, 32});
   b.Output(b.Op(TSR_OP_SIN, {x}, {}, {.name = "out"}));
   return *std::move(b).Build();
 }

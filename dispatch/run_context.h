@@ -171,6 +171,9 @@ class RunContext {
   // The steps in order with the conversions before each (RunInto's and
   // RunBound's middle).
   absl::Status RunSteps(RunProfile* profile);
+  // Graph output i into the app's dense bytes, timing the app-side
+  // conversion when the plan has one (RunInto's and RunBound's).
+  absl::Status ReadOutput(size_t i, std::span<uint8_t> bytes);
   // run_context_bindings.cc.
   absl::StatusOr<BindingMode> Bind(bool output, size_t index, const AppBuffer& buffer);
   absl::Status Release(Binding& binding, int32_t storage);

@@ -250,21 +250,18 @@ absl::Status RunContext::RunBound(RunProfile* profile) {
   RETURN_IF_ERROR(RunSteps(profile));
   for (size_t i = 0; i < output_bindings_.size(); ++i) {
     const Binding& b = output_bindings_[i];
-    const Tensor& tensor = graph.tensors[graph.outputs[i]];
     if (b.mode == BindingMode::kZeroCopy) continue;
-    copied += tensor.byte_size();
-    if (tensor.is_constant) {
-      std::memcpy(b.address, tensor.data.data(), tensor.byte_size());
-      continue;
-    }
     // An output whose storage is a zero-copy bound input (a graph input
     // returned as is) is read from there.
-    RETURN_IF_ERROR(ReadDense(model_->primary_storage(graph.outputs[i]), {b.address, tensor.byte_size()}));
+    const size_t bytes = graph.tensors[graph.outputs[i]].byte_size();
+    RETURN_IF_ERROR(ReadOutput(i, {b.address, bytes}));
+    copied += bytes;
   }
   if (profile != nullptr) {
     profile->total_us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - run_start_).count();
     profile->io_copy_bytes = copied;
+    profile->conversions = conversions_;
   }
   return absl::OkStatus();
 }
