@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "compile/compile_driver.h"
-#include "fc_add_model_for_test.h"
+#include "fc_add_on_npu_for_test.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "plugin_host/bundled_plugins_for_test.h"
@@ -59,19 +59,9 @@ class Bindings : public ::testing::Test {
  protected:
   void SetUp() override {
     if (registry_.FindCompilerByName("npu") == nullptr) GTEST_SKIP() << "npu not built";
-    CompileOptions options;
-    options.accelerators = {"npu", "cpu"};
-    options.partitioning.policy = PartitionPolicy::kGreedy;
-    absl::StatusOr<CompiledModel> compiled = CompileGraph(FcAddModelForTest("bindings"), registry_, options);
-    ASSERT_TRUE(compiled.ok()) << compiled.status();
-    compiled_ = std::move(*compiled);
+    const absl::Status loaded = LoadFcAddOnNpuForTest("bindings", registry_, &compiled_, &context_);
+    ASSERT_TRUE(loaded.ok()) << loaded;
     for (const Op& op : compiled_.graph.ops) ASSERT_EQ(op.dispatch->vendor, "systolic_npu");
-    absl::StatusOr<std::shared_ptr<const LoadedModel>> model =
-        LoadedModel::Create(compiled_.graph, compiled_.jit_slots, registry_, {});
-    ASSERT_TRUE(model.ok()) << model.status();
-    absl::StatusOr<std::unique_ptr<RunContext>> context = RunContext::Create(*model);
-    ASSERT_TRUE(context.ok()) << context.status();
-    context_ = *std::move(context);
     const std::vector<float> x = FcAddInputForTest();
     std::memcpy(in_.p, x.data(), kInputBytes);
   }

@@ -8,7 +8,7 @@
 
 #include "allocation_counter.h"
 #include "compile/compile_driver.h"
-#include "fc_add_model_for_test.h"
+#include "fc_add_on_npu_for_test.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "plugin_host/bundled_plugins_for_test.h"
@@ -23,18 +23,8 @@ class RunInto : public ::testing::Test {
  protected:
   void SetUp() override {
     if (registry_.FindCompilerByName("npu") == nullptr) GTEST_SKIP() << "npu not built";
-    CompileOptions options;
-    options.accelerators = {"npu", "cpu"};
-    options.partitioning.policy = PartitionPolicy::kGreedy;
-    absl::StatusOr<CompiledModel> compiled = CompileGraph(FcAddModelForTest("run_into"), registry_, options);
-    ASSERT_TRUE(compiled.ok()) << compiled.status();
-    compiled_ = std::move(*compiled);
-    absl::StatusOr<std::shared_ptr<const LoadedModel>> model =
-        LoadedModel::Create(compiled_.graph, compiled_.jit_slots, registry_, {});
-    ASSERT_TRUE(model.ok()) << model.status();
-    absl::StatusOr<std::unique_ptr<RunContext>> context = RunContext::Create(*model);
-    ASSERT_TRUE(context.ok()) << context.status();
-    context_ = *std::move(context);
+    const absl::Status loaded = LoadFcAddOnNpuForTest("run_into", registry_, &compiled_, &context_);
+    ASSERT_TRUE(loaded.ok()) << loaded;
   }
 
   std::vector<std::span<const uint8_t>> Inputs() const {

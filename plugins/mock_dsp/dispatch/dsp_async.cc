@@ -1,4 +1,4 @@
-#include "dispatch/dsp_async.h"
+#include "dsp_async.h"
 
 #include <chrono>
 #include <limits>

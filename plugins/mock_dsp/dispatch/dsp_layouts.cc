@@ -1,4 +1,4 @@
-#include "dispatch/dsp_layouts.h"
+#include "dsp_layouts.h"
 
 #include <algorithm>
 #include <cstring>

@@ -3,7 +3,7 @@
 // r * 128 + j * 4 (r counts rows over all outer dims). The kernels read and
 // write it in place, a program's graph inputs and outputs keep it, and
 // convert_buffer's row relayout moves between it and dense.
-#include "dispatch/dsp_layouts.h"
+#include "dsp_layouts.h"
 
 #include <cstring>
 #include <vector>
