@@ -186,8 +186,6 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
                                                         op.outputs.size()));
     for (int io = 0; io < 2; ++io) {
       const std::vector<int32_t>& tensors = io == 0 ? op.inputs : op.outputs;
-      auto& types = io == 0 ? step->input_types : step->output_types;
-      auto& sizes = io == 0 ? step->input_sizes : step->output_sizes;
       auto& alignments = io == 0 ? step->input_alignments : step->output_alignments;
       auto& layouts = io == 0 ? step->input_layouts : step->output_layouts;
       for (size_t i = 0; i < tensors.size(); ++i) {
@@ -208,8 +206,6 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
         if ((req.alignment & (req.alignment - 1)) != 0)
           return absl::FailedPreconditionError(absl::StrCat(what, " ask for alignment ", req.alignment,
                                                             ", which is not a power of two (or 0)"));
-        types.emplace_back(req.buffer_types, req.buffer_types + req.buffer_type_count);
-        sizes.push_back(std::max<uint64_t>(req.size_bytes, t.byte_size()));
         alignments.push_back(req.alignment);
         ASSIGN_OR_RETURN(std::vector<BufferLayout> alternatives,
                          QueryLayouts(s, step->executable, io == 0 ? TSR_IO_INPUT : TSR_IO_OUTPUT, i, req, t.shape,

@@ -86,8 +86,6 @@ struct LoadedStep {
   int32_t session = -1;   // index into sessions
   tsr_executable executable = nullptr;
   DeclaredNumerics numerics;
-  std::vector<std::vector<int32_t>> input_types, output_types;
-  std::vector<uint64_t> input_sizes, output_sizes;       // minimum bytes
   std::vector<uint32_t> input_alignments, output_alignments;
   // Every layout each input/output accepts, most preferred first (canonical).
   std::vector<std::vector<BufferLayout>> input_layouts, output_layouts;
