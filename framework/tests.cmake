@@ -69,6 +69,10 @@ tessera_test(shape_inference_test
   SOURCES ${TSR_FW}/graph/shape_inference_test.cc
   LIBS tessera_framework tessera_io)
 
+tessera_test(plugin_log_test
+  SOURCES ${TSR_FW}/plugin_host/plugin_log_test.cc
+  LIBS tessera_framework)
+
 tessera_test(graph_view_impl_test
   SOURCES ${TSR_FW}/plugin_host/graph_view_impl_test.cc
   LIBS tessera_framework tessera_io)

@@ -11,10 +11,11 @@
 namespace tessera {
 namespace {
 
-int32_t Threshold() {
+// TESSERA_LOG_LEVEL, or -1 when unset (or unreadable: setuid).
+int32_t EnvironmentThreshold() {
   static const int32_t level = [] {
     const char* v = EnvironmentOverride("TESSERA_LOG_LEVEL");
-    if (v == nullptr) return static_cast<int32_t>(TSR_LOG_WARNING);
+    if (v == nullptr) return -1;
     if (std::strcmp(v, "debug") == 0) return static_cast<int32_t>(TSR_LOG_DEBUG);
     if (std::strcmp(v, "info") == 0) return static_cast<int32_t>(TSR_LOG_INFO);
     if (std::strcmp(v, "error") == 0) return static_cast<int32_t>(TSR_LOG_ERROR);
@@ -41,7 +42,7 @@ PluginLogHandler& Handler() {
   return handler;
 }
 int32_t& HandlerThreshold() {
-  static int32_t threshold = -1;  // -1: TESSERA_LOG_LEVEL decides
+  static int32_t threshold = -1;  // -1: warning
   return threshold;
 }
 
@@ -59,7 +60,11 @@ void PluginLogSink(void* user_data, int32_t severity, const char* message) {
   // One lock: whole lines, even from several plugin threads, and a handler
   // that is not replaced while it runs.
   std::lock_guard<std::mutex> lock(HandlerLock());
-  const int32_t threshold = HandlerThreshold() >= 0 ? HandlerThreshold() : Threshold();
+  // The operator's TESSERA_LOG_LEVEL wins over the app's level: it is how
+  // a shipped app's plugin lines are seen without rebuilding it.
+  const int32_t threshold = EnvironmentThreshold() >= 0 ? EnvironmentThreshold()
+                            : HandlerThreshold() >= 0   ? HandlerThreshold()
+                                                        : static_cast<int32_t>(TSR_LOG_WARNING);
   if (severity < threshold) return;
   if (Handler()) {
     Handler()(vendor, severity, message);

@@ -14,8 +14,8 @@ namespace tessera {
 void PluginLogSink(void* user_data, int32_t severity, const char* message);
 
 // Where PluginLogSink sends lines instead of stderr (an app's logger), and
-// the lowest severity it passes (tsr_log_severity; -1 = TESSERA_LOG_LEVEL
-// decides). Process-wide; an empty handler restores stderr. The handler is
+// the lowest severity it passes (tsr_log_severity; -1 = warning). A set
+// TESSERA_LOG_LEVEL overrides `min_severity`. Process-wide; an empty handler restores stderr. The handler is
 // called under a lock, one line at a time, and must not log back into it.
 using PluginLogHandler = std::function<void(const char* vendor, int32_t severity, const char* message)>;
 void SetPluginLogHandler(PluginLogHandler handler, int32_t min_severity);

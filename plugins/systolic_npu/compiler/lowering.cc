@@ -8,6 +8,7 @@
 #include "compiler/convert_op_layers.h"
 #include "compiler/div_by_constant.h"
 #include "compiler/gemm_family_layers.h"
+#include "compiler/layer_tuner.h"
 #include "compiler/op_reading.h"
 #include "compiler/vector_op_layers.h"
 #include "tessera/ops.h"
@@ -96,6 +97,14 @@ Region IoRegion(RegionKind kind, uint32_t io, const SnapshotTensor& t) {
   return r;
 }
 
+absl::StatusOr<LayerTuning> Tune(const GraphSnapshot& g, size_t op_index, const SystolicNpuConfig& npu,
+                                  const LoweringOptions& opt) {
+  if (opt.memo != nullptr) return opt.memo->Tune(g, op_index, npu, opt.dataflow, opt.tally);
+  absl::StatusOr<LayerTuning> t = TuneLayer(g, op_index, npu, opt.dataflow);
+  if (t.ok() && opt.tally != nullptr) Count(*t, /*hit=*/false, *opt.tally);
+  return t;
+}
+
 }  // namespace
 
 const char* OpName(int32_t t) {
@@ -178,12 +187,17 @@ absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConf
     if (b == OperandPlacement::kDram) r.bias = ref(op.inputs[2]);
     return r;
   };
-  const TilerOptions topt{opt.dataflow};
   for (size_t i = 0; i < g.ops.size(); ++i) {
     const SnapshotOp& op = g.ops[i];
     Why why;
     absl::Status s = Check(g, op, &why);
     if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat("systolic_npu: op ", op.id, ": ", s.message()));
+    TilerOptions topt{opt.dataflow, opt.free_tile_cap};
+    if (opt.tune && IsGemmFamily(op.type)) {
+      absl::StatusOr<LayerTuning> tuned = Tune(g, i, npu, opt);
+      if (!tuned.ok()) return tuned.status();
+      topt = tuned->options;
+    }
     for (int32_t t : op.inputs)
       if (t >= 0 && !where.count(t) && !g.tensors.at(t).is_constant)
         return absl::InvalidArgumentError(absl::StrCat("systolic_npu: op ", op.id, " reads tensor '",
@@ -276,9 +290,7 @@ absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConf
   return p;
 }
 
-absl::StatusOr<RunMetrics> EstimateOp(const GraphSnapshot& g, size_t op_index,
-                                      const SystolicNpuConfig& npu, const LoweringOptions& opt,
-                                      Overlap overlap) {
+GraphSnapshot SingleOpGraph(const GraphSnapshot& g, size_t op_index) {
   const SnapshotOp& op = g.ops.at(op_index);
   GraphSnapshot sub;
   std::map<int32_t, int32_t> remap;
@@ -302,7 +314,13 @@ absl::StatusOr<RunMetrics> EstimateOp(const GraphSnapshot& g, size_t op_index,
     sub.outputs.push_back(t);
   }
   sub.ops.push_back(copy);
-  auto p = LowerGraph(sub, npu, opt, "estimate");
+  return sub;
+}
+
+absl::StatusOr<RunMetrics> EstimateOp(const GraphSnapshot& g, size_t op_index,
+                                      const SystolicNpuConfig& npu, const LoweringOptions& opt,
+                                      Overlap overlap) {
+  auto p = LowerGraph(SingleOpGraph(g, op_index), npu, opt, "estimate");
   if (!p.ok()) return p.status();
   return EstimateEntry(*p, p->entries[0], npu, overlap);
 }

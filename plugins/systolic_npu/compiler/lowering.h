@@ -26,8 +26,27 @@
 
 namespace tessera::systolic {
 
+class TuningMemo;
+
+// What the layer tuner did while lowering (compiler/layer_tuner.h).
+struct TuningTally {
+  int layers = 0;          // GEMM-family layers tuned
+  int remembered = 0;      // of them, answered from the TuningMemo
+  int candidates = 0;      // tilings scored, over the layers searched now
+  uint64_t rule_cycles = 0, tuned_cycles = 0;  // the layers alone, summed
+};
+
 struct LoweringOptions {
   Dataflow dataflow = Dataflow::kWeightStationary;
+  // Search every GEMM-family layer's tiling (dataflow x tile size) for the
+  // fewest modelled cycles instead of applying `dataflow` and the largest
+  // tile (option systolic_npu.tune=search).
+  bool tune = false;
+  TuningTally* tally = nullptr;  // optional: counts of the search
+  TuningMemo* memo = nullptr;    // optional: searches to reuse and keep
+  // TilerOptions::free_tile_cap of every GEMM-family layer when not tuning
+  // (the tuner's candidates); 0 = the largest tile that fits.
+  int64_t free_tile_cap = 0;
 };
 
 struct OpSupport {
@@ -55,6 +74,10 @@ absl::StatusOr<RunMetrics> EstimateOp(const kit::GraphSnapshot& g, size_t op_ind
                                       const LoweringOptions& options, Overlap overlap);
 
 const char* OpName(int32_t op_type);
+
+// The one-op partition of `op_index`: the op, its tensors, its non-constant
+// inputs as partition inputs and its outputs as partition outputs.
+kit::GraphSnapshot SingleOpGraph(const kit::GraphSnapshot& g, size_t op_index);
 
 }  // namespace tessera::systolic
 

@@ -214,6 +214,12 @@ struct ConvertLayer {
 
 struct TilerOptions {
   Dataflow dataflow = Dataflow::kWeightStationary;
+  // Caps the GEMM tile along the dimension the rule sizes to fill SRAM
+  // (M rows under WS and IS, K under OS); 0 = the rule: the largest tile
+  // that fits. Smaller tiles start the DMA/compute pipeline sooner and
+  // cost more weight reloads; the layer tuner (compiler/layer_tuner.h)
+  // weighs the two with the cycle model.
+  int64_t free_tile_cap = 0;
 };
 
 // Emit the layer into `entry` (regions must already exist and be large

@@ -55,6 +55,12 @@ absl::StatusOr<GemmTiles> ChooseTiles(const GemmCore& g, const SystolicNpuConfig
                               static_cast<int64_t>(sm.w_half / (t.nt * es))});
     if (static_cast<uint64_t>(t.mt * t.nt) * 4 > sm.acc_half) t.kt = 0;
   }
+  if (opt.free_tile_cap > 0) {
+    int64_t& free = opt.dataflow == Dataflow::kOutputStationary ? t.kt : t.mt;
+    free = std::min(free, opt.free_tile_cap);
+    if (opt.dataflow == Dataflow::kInputStationary)
+      t.resident_input = static_cast<uint64_t>(t.mt * g.K) * es <= sm.in_half;
+  }
   if (t.mt <= 0 || t.kt <= 0)
     return absl::ResourceExhaustedError(absl::StrCat(
         "systolic_npu tiler: a ", g.M, "x", g.K, "x", g.N, " GEMM tile does not fit the SRAM banks"));

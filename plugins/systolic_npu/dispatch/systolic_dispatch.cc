@@ -9,6 +9,7 @@
 //   mode     = fast | cycle_stepped   matrix-unit execution (same bits, same metrics)
 //   overlap  = default | none         cycle-model convention of the metrics
 //   dataflow = ws | os | is           compile-time; accepted and ignored here
+//   tune     = off | search           compile-time; accepted and ignored here
 //
 // Metrics of the last invoke: cycles_total, cycles_compute, cycles_dma_stall,
 // macs, utilization, sram_read_bytes, sram_write_bytes, dram_read_bytes,
@@ -91,6 +92,7 @@ const tsr_dispatch_info kInfo = {
 const std::map<std::string, std::set<std::string>> kOptions = {
     {"dataflow", {"ws", "os", "is"}},
     {"overlap", {"default", "none"}},
+    {"tune", {"off", "search"}},
     {"mode", {"fast", "cycle_stepped"}},
 };
 
