@@ -6,8 +6,12 @@ clock at the first byte of its stdout: the JSON is printed right after the
 first run, before the process waits for anything else (with --warmup
 background, for its worker). Median of REPS runs.
 
-    python3 bench/cold_start_bench.py [BUILD_DIR] [REPS] [ACCELERATORS]
-                                      (default: build 7 npu,cpu)
+    python3 bench/cold_start_bench.py [BUILD_DIR] [REPS] [ACCELERATORS] [DEMO_MODEL]
+                                      (default: build 7 npu,cpu attention)
+
+The "tuned" cases add --option systolic_npu.tune=search (the NPU compiler's
+layer search, compiler/layer_tuner.h): the compile work AOT pays once and
+JIT at every start.
 """
 import os
 import shutil
@@ -20,9 +24,11 @@ import time
 BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
 REPS = int(sys.argv[2]) if len(sys.argv) > 2 else 7
 ACCELERATORS = sys.argv[3] if len(sys.argv) > 3 else "npu,cpu"
+DEMO_MODEL = sys.argv[4] if len(sys.argv) > 4 else "attention"
 TESSERA = os.path.join(BUILD, "bin", "tessera")
 # greedy: the NPU gets every op it claims, so its compile is in the figures
 COMPILE = ["--accelerators", ACCELERATORS, "--policy", "greedy"]
+TUNED = COMPILE + ["--option", "systolic_npu.tune=search"]
 
 
 def first_result_ms(args):
@@ -38,12 +44,14 @@ def first_result_ms(args):
 
 def main():
     work = tempfile.mkdtemp(prefix="tessera_cold_start_")
-    model = os.path.join(work, "attention.tsr")
-    aot = os.path.join(work, "attention.aot.tsr")
+    model = os.path.join(work, "model.tsr")
+    aot = os.path.join(work, "model.aot.tsr")
+    aot_tuned = os.path.join(work, "model.aot.tuned.tsr")
     cache = os.path.join(work, "cache")
-    subprocess.run([TESSERA, "demo", "--model", "attention", "--accelerators", "cpu", "--save-model", model],
+    subprocess.run([TESSERA, "demo", "--model", DEMO_MODEL, "--accelerators", "cpu", "--save-model", model],
                    check=True, stdout=subprocess.DEVNULL)
     subprocess.run([TESSERA, "compile", model, "-o", aot] + COMPILE, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([TESSERA, "compile", model, "-o", aot_tuned] + TUNED, check=True, stdout=subprocess.DEVNULL)
     subprocess.run([TESSERA, "run", model, "--random", "--cache-dir", cache] + COMPILE, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # warms the cache
     cases = [
@@ -53,6 +61,8 @@ def main():
         ("JIT", ["run", model, "--random", "--json", "--mode", "jit"] + COMPILE),
         ("JIT + --warmup background", ["run", model, "--random", "--json", "--mode", "jit", "--warmup", "background"]
          + COMPILE),
+        ("AOT, tuned (compiled .tsr)", ["run", aot_tuned, "--random", "--json"]),
+        ("JIT, tuned", ["run", model, "--random", "--json", "--mode", "jit"] + TUNED),
     ]
     print("| case | first result, median ms | min ms |")
     print("|---|---|---|")

@@ -1,6 +1,7 @@
 // The layer tuner's search (see layer_tuner.h).
 #include "compiler/layer_tuner.h"
 
+#include <chrono>
 #include <optional>
 #include <vector>
 
@@ -117,6 +118,8 @@ void Count(const LayerTuning& t, bool hit, TuningTally& tally) {
     tally.candidates += t.candidates;
   tally.rule_cycles += t.rule_cycles;
   tally.tuned_cycles += t.tuned_cycles;
+  ++tally.chosen[static_cast<int>(t.options.dataflow)];
+  if (t.options.free_tile_cap > 0) ++tally.capped;
 }
 
 absl::StatusOr<LayerTuning> TuningMemo::Tune(const kit::GraphSnapshot& g, size_t op_index,
@@ -130,12 +133,23 @@ absl::StatusOr<LayerTuning> TuningMemo::Tune(const kit::GraphSnapshot& g, size_t
       return it->second;
     }
   }
+  const auto started = std::chrono::steady_clock::now();
   absl::StatusOr<LayerTuning> t = TuneLayer(g, op_index, npu, rule_dataflow);
   if (!t.ok()) return t.status();
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   if (tally != nullptr) Count(*t, /*hit=*/false, *tally);
   std::lock_guard<std::mutex> lock(mu_);
-  done_.emplace(key, *t);
+  if (done_.emplace(key, *t).second) {
+    ++totals_.layers;
+    totals_.candidates += t->candidates;
+  }
+  totals_.search_ms += ms;
   return t;
+}
+
+TuningMemo::Totals TuningMemo::totals() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return totals_;
 }
 
 }  // namespace tessera::systolic

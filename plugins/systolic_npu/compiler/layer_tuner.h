@@ -48,9 +48,17 @@ class TuningMemo {
   absl::StatusOr<LayerTuning> Tune(const kit::GraphSnapshot& g, size_t op_index, const SystolicNpuConfig& npu,
                                    Dataflow rule_dataflow, TuningTally* tally);
 
+  // What the searches of this memo's life cost.
+  struct Totals {
+    int layers = 0, candidates = 0;
+    double search_ms = 0;
+  };
+  Totals totals() const;
+
  private:
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::map<std::string, LayerTuning> done_;
+  Totals totals_;
 };
 
 // Adds one search (hit: remembered, no tilings scored now) to `tally`.

@@ -128,8 +128,10 @@ OpSupport CheckOpSupport(const GraphSnapshot& g, const SnapshotOp& op) {
   return OpSupport{false, why.reason, absl::StrCat("systolic_npu: ", s.message())};
 }
 
-absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConfig& npu,
-                                   const LoweringOptions& opt, const std::string& name) {
+namespace {
+
+absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpuConfig& npu,
+                                       const LoweringOptions& opt, const std::string& name) {
   Program p;
   p.target = TargetInfo::FromSoc(npu);
   EntryPoint e;
@@ -288,6 +290,27 @@ absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConf
   if (absl::Status v = VerifyProgram(p, npu); !v.ok())
     return absl::InternalError(absl::StrCat("systolic_npu: generated code failed verification: ", v.message()));
   return p;
+}
+
+}  // namespace
+
+absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConfig& npu,
+                                   const LoweringOptions& opt, const std::string& name) {
+  absl::StatusOr<Program> p = LowerEachLayer(g, npu, opt, name);
+  if (!opt.tune || !p.ok()) return p;
+  // The search scores each layer alone; in the whole program one layer's
+  // DMA overlaps the next one's compute, which can reverse a small gain.
+  // The rule's program is kept when the whole tuned one is not faster.
+  LoweringOptions rule = opt;
+  rule.tune = false;
+  rule.tally = nullptr;
+  absl::StatusOr<Program> r = LowerEachLayer(g, npu, rule, name);
+  if (!r.ok()) return p;  // only the tuned tiling fits
+  const uint64_t tuned = EstimateEntry(*p, p->entries[0], npu, Overlap::kDefault).cycles_total;
+  const uint64_t plain = EstimateEntry(*r, r->entries[0], npu, Overlap::kDefault).cycles_total;
+  if (tuned < plain) return p;
+  if (opt.tally != nullptr) ++opt.tally->programs_kept_rule;
+  return r;
 }
 
 GraphSnapshot SingleOpGraph(const GraphSnapshot& g, size_t op_index) {

@@ -34,13 +34,20 @@ struct TuningTally {
   int remembered = 0;      // of them, answered from the TuningMemo
   int candidates = 0;      // tilings scored, over the layers searched now
   uint64_t rule_cycles = 0, tuned_cycles = 0;  // the layers alone, summed
+  int chosen[kDataflowCount] = {};             // layers per winning dataflow
+  int capped = 0;                              // of them, with a capped tile
+  // Lowerings whose whole tuned program was not faster than the rule's, so
+  // the rule's was kept (LowerGraph).
+  int programs_kept_rule = 0;
 };
 
 struct LoweringOptions {
   Dataflow dataflow = Dataflow::kWeightStationary;
   // Search every GEMM-family layer's tiling (dataflow x tile size) for the
   // fewest modelled cycles instead of applying `dataflow` and the largest
-  // tile (option systolic_npu.tune=search).
+  // tile (option systolic_npu.tune=search). The whole program is then
+  // compared with the rule's, and the rule's kept unless the tuned one is
+  // faster.
   bool tune = false;
   TuningTally* tally = nullptr;  // optional: counts of the search
   TuningMemo* memo = nullptr;    // optional: searches to reuse and keep
