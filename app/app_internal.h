@@ -82,9 +82,25 @@ struct CompiledModel::Impl {
   // background_warmup: the accelerated plan's verdicts, once it is ready.
   mutable std::once_flag accelerated_compatibility_once;
   mutable std::vector<BytecodeCompatibility> accelerated_compatibility;
+  // background_warmup: the accelerated plan's partition report, once it is
+  // ready (AcceleratedReport() builds it).
+  mutable std::once_flag accelerated_report_once;
+  mutable tessera::PartitionReport accelerated_internal_report;
+  mutable PartitionReport accelerated_report;
+  // The accelerated plan's report once a background warm-up has switched
+  // to it, else nullptr.
+  const tessera::PartitionReport* AcceleratedReport() const;
   // A precompiled model, a cache hit and a warm-up's cpu plan were not
   // partitioned here: they report no partitioning (see the report's users).
-  bool NoPartitioningHere() const { return precompiled || cache_report.hit || warmup != nullptr; }
+  // A warm-up that has switched reports its accelerated plan's.
+  bool NoPartitioningHere() const {
+    return precompiled || cache_report.hit || (warmup != nullptr && AcceleratedReport() == nullptr);
+  }
+  // The report the JSON, text and picture are written from.
+  const tessera::PartitionReport& InternalReport() const {
+    const tessera::PartitionReport* accelerated = AcceleratedReport();
+    return accelerated != nullptr ? *accelerated : internal_report;
+  }
 };
 
 struct RunContext::Impl {

@@ -288,7 +288,20 @@ std::vector<TensorInfo> CompiledModel::outputs() const {
   return TensorInfos(impl_->compiled.graph, impl_->compiled.graph.outputs);
 }
 bool CompiledModel::was_precompiled() const { return impl_->precompiled; }
-const PartitionReport& CompiledModel::partition_report() const { return impl_->report; }
+const tessera::PartitionReport* CompiledModel::Impl::AcceleratedReport() const {
+  if (warmup == nullptr) return nullptr;
+  const tessera::CompiledModel* accelerated = warmup->accelerated_model();
+  if (accelerated == nullptr) return nullptr;
+  std::call_once(accelerated_report_once, [&] {
+    accelerated_internal_report = BuildPartitionReport(*accelerated);
+    accelerated_report = ToPublic(accelerated_internal_report);
+  });
+  return &accelerated_internal_report;
+}
+
+const PartitionReport& CompiledModel::partition_report() const {
+  return impl_->AcceleratedReport() != nullptr ? impl_->accelerated_report : impl_->report;
+}
 const CompileCacheInfo& CompiledModel::cache_info() const { return impl_->cache; }
 const std::vector<BytecodeCompatibility>& CompiledModel::compatibility() const {
   if (impl_->warmup == nullptr) return impl_->compatibility;
@@ -316,19 +329,21 @@ Status CompiledModel::WaitForAccelerated() const {
 std::string CompiledModel::partition_report_json() const {
   if (impl_->NoPartitioningHere()) return "";
   JsonWriter j;
-  WritePartitionReportJson(impl_->internal_report, j);
+  WritePartitionReportJson(impl_->InternalReport(), j);
   return j.str();
 }
 
 std::string CompiledModel::partition_report_text() const {
-  return impl_->NoPartitioningHere() ? "" : FormatPartitionReport(impl_->internal_report);
+  return impl_->NoPartitioningHere() ? "" : FormatPartitionReport(impl_->InternalReport());
 }
 
 Result<std::string> CompiledModel::partition_picture(PictureFormat format) const {
   if (impl_->NoPartitioningHere())
     return Status(TSR_FAILED_PRECONDITION, "this model was not partitioned here (precompiled, a compile-cache hit or a warm-up's cpu plan): nothing to draw");
-  return format == PictureFormat::kDot ? PlanPictureDot(impl_->compiled, impl_->internal_report)
-                                       : PlanPictureHtml(impl_->compiled, impl_->internal_report);
+  const tessera::CompiledModel& plan =
+      impl_->AcceleratedReport() != nullptr ? *impl_->warmup->accelerated_model() : impl_->compiled;
+  return format == PictureFormat::kDot ? PlanPictureDot(plan, impl_->InternalReport())
+                                       : PlanPictureHtml(plan, impl_->InternalReport());
 }
 
 std::string CompiledModel::quantization_report_json() const {

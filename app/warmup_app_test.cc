@@ -44,12 +44,16 @@ std::vector<float> RunOnce(RunContext& context) {
   return std::vector<float>(z, z + 32);
 }
 
+// SinTimesX on dsp,cpu, JIT with a background warm-up.
+Result<CompiledModel> CompileWarming(const Environment& env) {
+  return CompiledModel::Compile(env, SinTimesX(),
+                                {.accelerators = {"dsp", "cpu"}, .mode = CompileMode::kJit, .soc = "ref-phone",
+                                 .policy = "greedy", .background_warmup = true});
+}
+
 TEST(AppWarmup, RunsBeforeAndAfterTheBackgroundCompileAgree) {
   Environment env = Env();
-  Result<CompiledModel> compiled = CompiledModel::Compile(
-      env, SinTimesX(),
-      {.accelerators = {"dsp", "cpu"}, .mode = CompileMode::kJit, .soc = "ref-phone", .policy = "greedy",
-       .background_warmup = true});
+  Result<CompiledModel> compiled = CompileWarming(env);
   ASSERT_TRUE(compiled.ok()) << compiled.status().message();
   Result<RunContext> context = RunContext::Create(*compiled);
   ASSERT_TRUE(context.ok());
@@ -63,6 +67,27 @@ TEST(AppWarmup, RunsBeforeAndAfterTheBackgroundCompileAgree) {
   const std::vector<float> later = RunOnce(*context);
   // mock_dsp computes f32 (docs/mock_dsp.md): a few ulps of sin apart at most.
   for (int i = 0; i < 32; ++i) EXPECT_NEAR(later[i], first[i], 1e-5f + 1e-5f * std::abs(first[i]));
+}
+
+// Before the switch nothing was partitioned here; after it the report is
+// the accelerated plan's: one DSP partition of both ops, and its JSON.
+TEST(AppWarmup, TheReportIsTheAcceleratedPlansOnceSwitched) {
+  Environment env = Env();
+  Result<CompiledModel> compiled = CompileWarming(env);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  if (!compiled->accelerated()) {
+    EXPECT_TRUE(compiled->partition_report().partitions.empty());
+    EXPECT_EQ(compiled->partition_report_json(), "");
+  }
+  ASSERT_TRUE(compiled->WaitForAccelerated().ok());
+  const PartitionReport& report = compiled->partition_report();
+  ASSERT_EQ(report.partitions.size(), 1u);
+  EXPECT_EQ(report.partitions[0].vendor, "mock_dsp");
+  EXPECT_EQ(report.partitions[0].op_ids.size(), 2u);
+  EXPECT_EQ(report.partitions[0].mode, "jit");
+  EXPECT_NE(compiled->partition_report_json().find("\"vendor\":\"mock_dsp\""), std::string::npos)
+      << compiled->partition_report_json();
+  EXPECT_TRUE(compiled->partition_picture(CompiledModel::PictureFormat::kDot).ok());
 }
 
 TEST(AppWarmup, AotIsRefused) {

@@ -11,6 +11,7 @@
 
 namespace tessera {
 namespace {
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 namespace fs = std::filesystem;
@@ -110,6 +111,47 @@ TEST_F(CliCache, BackgroundWarmupReportsThePlanItAnsweredOn) {
   EXPECT_TRUE(on_cpu != on_accelerated) << r.output;
   // The report waits for the worker: the plan it switched to is named.
   EXPECT_THAT(r.output, HasSubstr("\"switched_to\":\"accelerated\"}"));
+}
+
+// The first result does not wait for the compile: the DSP's compile is
+// held (mock_dsp.hold_compile) until this test releases it, so it cannot
+// end before the release, and the text report of the first run must
+// arrive before the release. (Were the report to wait for the compile, it
+// would come only after hang_ms, from a failed compile.) Then the process
+// ends on the accelerated plan.
+TEST_F(CliCache, TheTextReportIsTheFirstResultAndArrivesWhileTheCompileIsHeld) {
+  const std::string hold = (work / "release").string();
+  const char* dir = std::getenv("TESSERA_BUILD_DIR");
+  const std::string cmd = std::string(dir ? dir : ".") + "/bin/tessera run " + model +
+                          " --random --mode jit --warmup background --accelerators dsp,cpu --policy greedy"
+                          " --option mock_dsp.hold_compile=1 --option mock_dsp.hang_ms=10000 --option mock_dsp.hold_file=" +
+                          hold + " 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string before, line;
+  char buf[4096];
+  bool report = false;
+  while (!report && std::fgets(buf, sizeof(buf), pipe) != nullptr) {
+    line = buf;
+    before += line;
+    report = line.rfind("run: ", 0) == 0;
+  }
+  const bool released = fs::exists(hold);  // at the report: nothing has released the compile
+  std::ofstream(hold).flush();
+  std::string after;
+  while (std::fgets(buf, sizeof(buf), pipe) != nullptr) after += buf;
+  const int status = ::pclose(pipe);
+  ASSERT_TRUE(report) << before;
+  EXPECT_FALSE(released);
+  EXPECT_TRUE(fs::exists(hold + ".held")) << "the DSP compile never ran";
+  EXPECT_THAT(before, HasSubstr("this run used the cpu plan"));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << before << after;
+  EXPECT_THAT(after, HasSubstr("warm-up: the accelerated plan is ready; later runs of this model use it:")) << after;
+  // The DSP compile ended by its release, not by running out of hang_ms
+  // (after which its ops would have moved to the cpu): the accelerated
+  // plan's report shows the DSP's partitions.
+  EXPECT_THAT(after, ContainsRegex("mock_dsp +1 ops .*\\[RELU\\]")) << after;
+  EXPECT_THAT(after, ContainsRegex("mock_dsp +1 ops .*\\[SOFTMAX\\]")) << after;
 }
 
 TEST_F(CliCache, AModelCompiledForAnotherSocIsRefusedAndRunsForItsOwn) {

@@ -53,12 +53,17 @@ absl::Status Run(const Args& args) {
         *trace, std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(json.data()), json.size())));
   }
   const app::ProfileSummary summary = app::SummarizeProfile(profile, compiled);
-  // The process waits for a background warm-up's compile anyway; waiting
-  // before the report lets `compatibility` give the verdicts of the plan
-  // the model switched to, as a foreground compile reports its own.
-  const app::Status warmed = compiled.WaitForAccelerated();
+  // The process waits for a background warm-up's compile anyway. The JSON
+  // report waits first, so that `switched_to` and `compatibility` describe
+  // the plan the model switched to, as a foreground compile reports its
+  // own; the text report is the first result, printed as soon as the first
+  // run returns, and the wait follows it.
+  const bool json = args.Has("json");
+  const bool warming = !profile.warmup_plan.empty();
+  app::Status warmed;
+  if (json) warmed = compiled.WaitForAccelerated();
 
-  if (args.Has("json")) {
+  if (json) {
     JsonWriter j;
     j.BeginObject().Field("model", path).Field("precompiled", precompiled);
     if (!profile.warmup_plan.empty())
@@ -102,6 +107,12 @@ absl::Status Run(const Args& args) {
                               TerminalLayout::kText);
   }
   std::cout << std::flush;
+  if (!json && warming) {
+    warmed = compiled.WaitForAccelerated();
+    if (warmed.ok())
+      std::cout << "warm-up: the accelerated plan is ready; later runs of this model use it:\n"
+                << TerminalSafe(compiled.partition_report_text(), TerminalLayout::kText);
+  }
   if (!warmed.ok())
     std::cerr << "tessera: warning: " << TerminalSafe(warmed.message(), TerminalLayout::kText) << "\n";
   return CheckStrict(args, compiled.partition_report());

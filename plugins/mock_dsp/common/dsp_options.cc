@@ -36,7 +36,8 @@ absl::Status Count(const std::map<std::string, std::string>& kv, const char* key
 }  // namespace
 
 const char* const kDspOptionKeys[] = {"refuse_load", "fail_compile_op", "fail_invoke", "fail_after", "latency_us",
-                                      "corrupt", "device_lost_after", "hang_invoke", "hang_ms", "hold_invoke", "hold_file", nullptr};
+                                      "corrupt", "device_lost_after", "hang_invoke", "hang_ms", "hold_invoke", "hold_compile", "hold_file",
+                                      nullptr};
 
 int32_t OpTypeFromName(const std::string& name) {
   for (int32_t t = TSR_OP_UNKNOWN + 1; t < TSR_OP_COUNT_V1_4; ++t)
@@ -53,11 +54,13 @@ absl::StatusOr<DspOptions> ParseDspOptions(const tsr_key_value* options, size_t 
   for (const char* const* k = kDspOptionKeys; *k != nullptr; ++k) allowed[*k] = {};
   allowed["refuse_load"] = {"0", "1"};
   allowed["corrupt"] = {"0", "1"};
+  allowed["hold_compile"] = {"0", "1"};
   absl::StatusOr<std::map<std::string, std::string>> kv = kit::ParseVendorOptions(options, count, kDspVendor, allowed);
   if (!kv.ok()) return kv.status();
   DspOptions o;
   o.refuse_load = kv->count("refuse_load") && kv->at("refuse_load") == "1";
   o.corrupt = kv->count("corrupt") && kv->at("corrupt") == "1";
+  o.hold_compile = kv->count("hold_compile") && kv->at("hold_compile") == "1";
   if (auto it = kv->find("fail_compile_op"); it != kv->end()) {
     o.fail_compile_op = OpTypeFromName(it->second);
     if (o.fail_compile_op == 0 || o.fail_compile_op == TSR_OP_DISPATCH)
@@ -76,9 +79,10 @@ absl::StatusOr<DspOptions> ParseDspOptions(const tsr_key_value* options, size_t 
   if (s.ok()) s = Count(*kv, "hold_invoke", kMaxCount, &o.hold_invoke);
   if (!s.ok()) return s;
   if (auto it = kv->find("hold_file"); it != kv->end()) o.hold_file = it->second;
-  if (o.hold_invoke > 0 && o.hold_file.empty())
-    return absl::InvalidArgumentError("option 'mock_dsp.hold_invoke' needs 'mock_dsp.hold_file' (the path that "
-                                      "releases the held invoke)");
+  if ((o.hold_invoke > 0 || o.hold_compile) && o.hold_file.empty())
+    return absl::InvalidArgumentError(absl::StrCat("option 'mock_dsp.", o.hold_compile ? "hold_compile" : "hold_invoke",
+                                                   "' needs 'mock_dsp.hold_file' (the path that releases the held ",
+                                                   o.hold_compile ? "compile" : "invoke", ")"));
   return o;
 }
 

@@ -27,6 +27,10 @@ struct DspOptions {
   // and then waits until hold_file exists (at most hang_ms, then it fails):
   // something outside the DSP releases it. 0 = never.
   int64_t hold_invoke = 0;
+  // The same for every compile call (1): what a slow vendor compile looks
+  // like to a background warm-up, for the test that its first run answers
+  // before the compile ends.
+  bool hold_compile = false;
   std::string hold_file;
 };
 

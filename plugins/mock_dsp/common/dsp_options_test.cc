@@ -56,6 +56,12 @@ TEST(DspOptions, AHoldNeedsTheFileThatReleasesIt) {
   EXPECT_EQ(o->hold_invoke, 2);
   EXPECT_EQ(o->hold_file, "/tmp/release");
   EXPECT_THAT(Parse({{"mock_dsp.hold_invoke", "1"}}).status().message(), HasSubstr("needs 'mock_dsp.hold_file'"));
+  absl::StatusOr<DspOptions> c = Parse({{"mock_dsp.hold_compile", "1"}, {"mock_dsp.hold_file", "/tmp/release"}});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->hold_compile);
+  EXPECT_THAT(Parse({{"mock_dsp.hold_compile", "1"}}).status().message(),
+              HasSubstr("option 'mock_dsp.hold_compile' needs 'mock_dsp.hold_file'"));
+  EXPECT_FALSE(Parse({{"mock_dsp.hold_compile", "2"}, {"mock_dsp.hold_file", "/tmp/release"}}).ok());
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "common/dsp_contract.h"
 #include "common/dsp_options.h"
 #include "common/dsp_soc.h"
+#include "common/hold_file.h"
 #include "common/op_support.h"
 #include "compiled_result.h"
 #include "entry_point.h"
@@ -156,6 +157,11 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
     if (plugin == nullptr || view == nullptr || out == nullptr || (partition_count > 0 && partitions == nullptr))
       return absl::InvalidArgumentError("compile: NULL argument");
     if (absl::Status s = RequireJit(options, "compile"); !s.ok()) return s;
+    if (plugin->options.hold_compile && !HoldUntilReleased(plugin->options.hold_file, plugin->options.hang_ms))
+      return absl::DeadlineExceededError(absl::StrCat("mock_dsp: compile was held ", plugin->options.hang_ms,
+                                                      " ms and never released (fault injection: "
+                                                      "mock_dsp.hold_compile=1, nothing created ",
+                                                      plugin->options.hold_file, ")"));
     const uint32_t flags = TSR_ABI_HAS_FIELD(options, tsr_compile_options, flags) ? options->flags : 0;
     absl::StatusOr<std::vector<kit::PartitionCode>> code =
         kit::CompileEach(partition_count, flags, [&](size_t p) -> absl::StatusOr<kit::PartitionCode> {

@@ -1,11 +1,10 @@
 #include "runtime/fault_injector.h"
 
 #include <chrono>
-#include <filesystem>
-#include <fstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/hold_file.h"
 
 namespace tessera::mock_dsp {
 
@@ -33,16 +32,10 @@ Fault FaultInjector::BeforeInvoke() {
   if (options_.hold_invoke > 0 && n == options_.hold_invoke) {
     // Tell the outside the invoke is in progress, then wait for its
     // release: an overlap test proves something else ran meanwhile.
-    std::error_code ignored;
-    std::ofstream(options_.hold_file + ".held").flush();
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(options_.hang_ms);
-    while (!std::filesystem::exists(options_.hold_file, ignored)) {
-      if (std::chrono::steady_clock::now() >= until)
-        return {TSR_DEADLINE_EXCEEDED, absl::StrCat("mock_dsp: invoke ", n, " was held ", options_.hang_ms,
-                                                    " ms and never released (fault injection: mock_dsp.hold_invoke=",
-                                                    options_.hold_invoke, ", nothing created ", options_.hold_file, ")")};
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-    }
+    if (!HoldUntilReleased(options_.hold_file, options_.hang_ms))
+      return {TSR_DEADLINE_EXCEEDED, absl::StrCat("mock_dsp: invoke ", n, " was held ", options_.hang_ms,
+                                                  " ms and never released (fault injection: mock_dsp.hold_invoke=",
+                                                  options_.hold_invoke, ", nothing created ", options_.hold_file, ")")};
   }
   if (options_.fail_invoke > 0 && n == options_.fail_invoke)
     return {TSR_UNAVAILABLE, absl::StrCat("mock_dsp: invoke ", n, " failed (fault injection: mock_dsp.fail_invoke=",

@@ -443,9 +443,12 @@ class CompiledModel {
   std::vector<TensorInfo> outputs() const;
   bool was_precompiled() const;
   // Empty partitions for a precompiled model (nothing was partitioned here).
+  // background_warmup: empty while runs use the cpu plan; once they use the
+  // accelerated plan (accelerated()), that plan's report, fallbacks included.
   const PartitionReport& partition_report() const;
   // The same report as `tessera partition` prints it: one JSON object
-  // (`--json`), or text for people. Empty for a precompiled model.
+  // (`--json`), or text for people. Empty for a precompiled model (and a
+  // warm-up's cpu plan, as above).
   std::string partition_report_json() const;
   std::string partition_report_text() const;
   // The plan as a picture (docs/partitioning.md §7): Graphviz dot, or one
