@@ -506,8 +506,7 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
     result.claims = ClaimsPtr(std::shared_ptr<const Claims>(), &claims);  // not copied, not owned
   }
   result.plan = std::move(chosen->plan);
-  result.plan.placements = PlacementsOf(chosen->accelerators);
-  RecordRefusals(*result.claims, &result.plan.placements);
+  result.plan.placements = PlacementsOf(chosen->accelerators, *result.claims);
   return result;
 }
 
