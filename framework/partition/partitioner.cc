@@ -105,24 +105,15 @@ absl::Status PlaceOps(const Graph& graph, const std::vector<AcceleratorClaims>& 
   return absl::OkStatus();
 }
 
-namespace {
-
-// Op o's refusals on accelerator `accelerator`: every claim before it.
-void AddRefusals(const std::vector<AcceleratorClaims>& claims, size_t o, OpPlacement& place) {
-  if (place.accelerator <= 0) return;  // DISPATCH, or the first accelerator took it
-  place.refusals.reserve(static_cast<size_t>(place.accelerator));
-  // In place: no temporary Refusal to move (half a million refused ops
-  // on a million-op chain that alternates vendors).
-  for (int32_t a = 0; a < place.accelerator; ++a) place.refusals.emplace_back(claims[a].vendor, claims[a].claims[o]);
-}
-
-}  // namespace
-
 void RecordRefusals(const std::vector<AcceleratorClaims>& claims, std::vector<OpPlacement>* placements) {
   for (size_t o = 0; o < placements->size(); ++o) {
     OpPlacement& place = (*placements)[o];
     place.refusals.clear();
-    AddRefusals(claims, o, place);
+    if (place.accelerator <= 0) continue;  // DISPATCH, or the first accelerator took it
+    place.refusals.reserve(static_cast<size_t>(place.accelerator));
+    // In place: no temporary Refusal to move (half a million refused ops
+    // on a million-op chain that alternates vendors).
+    for (int32_t a = 0; a < place.accelerator; ++a) place.refusals.emplace_back(claims[a].vendor, claims[a].claims[o]);
   }
 }
 
@@ -272,18 +263,6 @@ std::vector<OpPlacement> PlacementsOf(std::span<const int32_t> accelerators) {
   std::vector<OpPlacement> placements;
   placements.reserve(accelerators.size());
   for (int32_t a : accelerators) placements.emplace_back().accelerator = a;
-  return placements;
-}
-
-std::vector<OpPlacement> PlacementsOf(std::span<const int32_t> accelerators,
-                                      const std::vector<AcceleratorClaims>& claims) {
-  std::vector<OpPlacement> placements;
-  placements.reserve(accelerators.size());
-  for (size_t o = 0; o < accelerators.size(); ++o) {
-    OpPlacement& place = placements.emplace_back();
-    place.accelerator = accelerators[o];
-    AddRefusals(claims, o, place);
-  }
   return placements;
 }
 

@@ -44,10 +44,6 @@ absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std:
 // Placements without refusals, one per op: placements[o].accelerator is
 // accelerators[o].
 std::vector<OpPlacement> PlacementsOf(std::span<const int32_t> accelerators);
-// The same with the refusals RecordRefusals would add, in one pass: each
-// placement is written once (at a million ops, 32 MB not walked twice).
-std::vector<OpPlacement> PlacementsOf(std::span<const int32_t> accelerators,
-                                      const std::vector<AcceleratorClaims>& claims);
 
 }  // namespace tessera
 

@@ -96,7 +96,6 @@ class GainModel {
 
 // What one PlanWithPolicy call shares between its candidates: the caller's
 // claims, the vendor names, and the texts of every withdrawal made.
-using ClaimsPtr = std::shared_ptr<const Claims>;
 
 struct Context {
   const PlanCostModel& model;
@@ -390,6 +389,23 @@ absl::StatusOr<std::optional<Candidate>> Refine(Context& ctx, const Candidate& s
 
 }  // namespace
 
+PolicyWithdrawals::PolicyWithdrawals(std::vector<std::shared_ptr<const std::vector<int32_t>>> withdrawn,
+                                     std::shared_ptr<const WithdrawalReasons> reasons)
+    : withdrawn_(std::move(withdrawn)), reasons_(std::move(reasons)) {}
+
+void PolicyWithdrawals::ApplyTo(std::vector<AcceleratorClaims>* claims) const {
+  for (size_t a = 0; a < withdrawn_.size() && a < claims->size(); ++a) {
+    if (withdrawn_[a] == nullptr) continue;
+    const std::vector<int32_t>& w = *withdrawn_[a];
+    std::vector<OpClaim>& out = (*claims)[a].claims;
+    for (size_t o = 0; o < w.size() && o < out.size(); ++o) {
+      if (w[o] == 0) continue;
+      const WithdrawalReason& r = (*reasons_)[w[o] - 1];
+      out[o] = OpClaim{false, r.code, r.detail};
+    }
+  }
+}
+
 const char* PartitionPolicyName(PartitionPolicy policy) {
   switch (policy) {
     case PartitionPolicy::kCost: return "cost";
@@ -498,15 +514,16 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
                        constrained.has_value() ? &*constrained : nullptr, refined.has_value() ? &*refined : nullptr,
                        again.has_value() ? &*again : nullptr})
     if (c != nullptr && c != chosen) Release(*c);
-  // The kept plan's claims, with the policy's withdrawals written in (the
-  // caller's own when it withdrew nothing), and its refusals from them.
-  if (chosen->claims.withdrew_any()) {
-    result.claims = std::make_shared<const Claims>(chosen->claims.Materialize(ctx.reasons));
-  } else {
-    result.claims = ClaimsPtr(std::shared_ptr<const Claims>(), &claims);  // not copied, not owned
-  }
+  // The kept plan's refusals, read through its claim overlay, and the
+  // withdrawals that overlay holds: no copy of the claims.
   result.plan = std::move(chosen->plan);
-  result.plan.placements = PlacementsOf(chosen->accelerators, *result.claims);
+  result.plan.placements = chosen->claims.PlacementsWithRefusals(chosen->accelerators, ctx.reasons);
+  if (chosen->claims.withdrew_any()) {
+    std::vector<std::shared_ptr<const std::vector<int32_t>>> withdrawn;
+    for (size_t a = 0; a < claims.size(); ++a) withdrawn.push_back(chosen->claims.withdrawals(a));
+    result.withdrawals =
+        PolicyWithdrawals(std::move(withdrawn), std::make_shared<const WithdrawalReasons>(std::move(ctx.reasons)));
+  }
   return result;
 }
 

@@ -122,9 +122,24 @@ TEST(PolicyPlanner, AlikePartitionsGivenBackShareOneDetailText) {
   EXPECT_TRUE(detail(0).SharesWith(detail(4)));
   EXPECT_TRUE(detail(6).SharesWith(detail(7)));  // one partition's ops: one text, as before
   EXPECT_FALSE(detail(4).SharesWith(detail(6)));
-  // The claims the plan came from carry the same texts.
-  EXPECT_EQ((*cost->claims)[0].claims[2].detail, one_op);
-  EXPECT_TRUE((*cost->claims)[0].claims[2].detail.SharesWith(detail(0)));
+  // The claims the plan came from carry the same texts: every island's op
+  // withdrawn (not_profitable), the ops "a" never claimed as they were.
+  const std::vector<AcceleratorClaims> planned_from = cost->withdrawals.AppliedTo(claims);
+  EXPECT_EQ(planned_from[0].claims[2].detail, one_op);
+  EXPECT_TRUE(planned_from[0].claims[2].detail.SharesWith(detail(0)));
+  for (size_t o : {0, 2, 4, 6, 7}) {
+    EXPECT_FALSE(planned_from[0].claims[o].supported) << o;
+    EXPECT_EQ(planned_from[0].claims[o].reason, kRefusalNotProfitable) << o;
+  }
+  for (size_t o : {1, 3, 5, 8, 9}) {
+    EXPECT_EQ(planned_from[0].claims[o].reason, TSR_REFUSAL_UNSUPPORTED_OP) << o;
+    EXPECT_EQ(planned_from[0].claims[o].detail, "no") << o;
+  }
+  for (size_t o = 0; o < 10; ++o) EXPECT_TRUE(planned_from[1].claims[o].supported) << o;  // the cpu's: untouched
+  // Greedy withdraws nothing.
+  absl::StatusOr<PolicyResult> greedy = Plan(g, claims, f, {PartitionPolicy::kGreedy});
+  ASSERT_TRUE(greedy.ok()) << greedy.status();
+  EXPECT_TRUE(greedy->withdrawals.empty());
 }
 
 TEST(PolicyPlanner, APartitionThatPaysForItselfStays) {
