@@ -111,27 +111,4 @@ std::vector<AcceleratorClaims> ClaimOverlay::Materialize(const WithdrawalReasons
   return out;
 }
 
-std::vector<OpPlacement> ClaimOverlay::PlacementsWithRefusals(std::span<const int32_t> accelerators,
-                                                              const WithdrawalReasons& reasons) const {
-  std::vector<OpPlacement> placements;
-  placements.reserve(accelerators.size());
-  for (size_t o = 0; o < accelerators.size(); ++o) {
-    OpPlacement& place = placements.emplace_back();
-    place.accelerator = accelerators[o];
-    if (place.accelerator <= 0) continue;  // DISPATCH, or the first accelerator took it
-    place.refusals.reserve(static_cast<size_t>(place.accelerator));
-    for (int32_t a = 0; a < place.accelerator; ++a) {
-      const AcceleratorClaims& base = (*base_)[static_cast<size_t>(a)];
-      const int32_t w = withdrawn_[a] != nullptr ? (*withdrawn_[a])[o] : 0;
-      if (w == 0) {
-        place.refusals.emplace_back(base.vendor, base.claims[o]);
-      } else {
-        const WithdrawalReason& r = reasons[w - 1];
-        place.refusals.emplace_back(base.vendor, OpClaim{false, r.code, r.detail});
-      }
-    }
-  }
-  return placements;
-}
-
 }  // namespace tessera

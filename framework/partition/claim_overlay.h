@@ -73,11 +73,6 @@ class ClaimOverlay {
 
   // The claims as a copy of `base` with the withdrawals written in.
   std::vector<AcceleratorClaims> Materialize(const WithdrawalReasons& reasons) const;
-  // The placements with each op's refusals (as RecordRefusals over
-  // Materialize(reasons) would write them), read from the overlay: the
-  // kept plan's refusals need no copy of the claims.
-  std::vector<OpPlacement> PlacementsWithRefusals(std::span<const int32_t> accelerators,
-                                                  const WithdrawalReasons& reasons) const;
   // Accelerator a's withdrawals (reason id + 1 per op), null when none;
   // shared, never changed once a copy holds it (Withdraw copies on write).
   std::shared_ptr<const std::vector<int32_t>> withdrawals(size_t a) const { return withdrawn_[a]; }

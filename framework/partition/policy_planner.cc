@@ -514,10 +514,10 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
                        constrained.has_value() ? &*constrained : nullptr, refined.has_value() ? &*refined : nullptr,
                        again.has_value() ? &*again : nullptr})
     if (c != nullptr && c != chosen) Release(*c);
-  // The kept plan's refusals, read through its claim overlay, and the
-  // withdrawals that overlay holds: no copy of the claims.
+  // The kept plan's placements, and the withdrawals its claim overlay
+  // holds: no copy of the claims (the refusals are read from them).
   result.plan = std::move(chosen->plan);
-  result.plan.placements = chosen->claims.PlacementsWithRefusals(chosen->accelerators, ctx.reasons);
+  result.plan.placements = PlacementsOf(chosen->accelerators);
   if (chosen->claims.withdrew_any()) {
     std::vector<std::shared_ptr<const std::vector<int32_t>>> withdrawn;
     for (size_t a = 0; a < claims.size(); ++a) withdrawn.push_back(chosen->claims.withdrawals(a));
