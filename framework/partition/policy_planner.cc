@@ -20,6 +20,7 @@ namespace tessera {
 namespace {
 
 constexpr int kMaxRounds = 8;
+constexpr size_t kFewPartitions = 16;  // see Evaluate
 
 // One partition against the CPU: what it costs where it is (device time,
 // dispatch, the transfers across its boundary) and what the same ops would
@@ -146,9 +147,12 @@ absl::StatusOr<Candidate> Evaluate(const Context& ctx, ClaimOverlay claims, bool
   if (!plan.ok()) return plan.status();
   // Costs read the claims of the accelerators that run each op, which no
   // withdrawal touched: the caller's own.
-  // A plan of few partitions keeps its lists: they are small, and the
-  // pass over the tensors that fills them is not then made twice.
-  per_partition = per_partition || plan->partitions.size() * 8 <= accelerators.size();
+  // A plan of a handful of partitions keeps its lists: they are short (its
+  // conversions cross the few cuts and the graph's edges), and the pass
+  // over the tensors that fills them is not then made twice if it is kept.
+  // Not a plan with many: the dag's greedy plan has one partition per 17
+  // ops but a conversion for most of its cut tensors.
+  per_partition = per_partition || plan->partitions.size() <= kFewPartitions;
   PlanCost cost = ctx.model.Cost(*plan, claims.base(), nullptr, MemoriesOf(ctx, accelerators), per_partition);
   return Candidate{std::move(claims), std::move(accelerators), *std::move(plan), std::move(cost), per_partition};
 }
