@@ -265,7 +265,7 @@ absl::StatusOr<CompiledModel> CompileGraph(const Graph& graph, const PluginRegis
     ASSIGN_OR_RETURN(PolicyResult planned, PlanWithPolicy(cost_model, model.claims, options.partitioning, &estimator));
     model.timings.partition_ms += MillisSince(plan_start);
     model.plan = std::move(planned.plan);
-    if (planned.claims.get() != &model.claims) model.claims = *planned.claims;
+    planned.withdrawals.ApplyTo(&model.claims);  // the claims the plan came from
     model.summary.chosen = planned.chosen;
     model.summary.cost = std::move(planned.cost);
     model.summary.greedy_us = planned.greedy_us;

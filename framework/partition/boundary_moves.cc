@@ -6,10 +6,15 @@ namespace tessera {
 
 std::vector<BoundaryMove> ProfitableBoundaryMoves(const PlanCostModel& model, const PartitionPlan& plan,
                                                   const std::vector<AcceleratorClaims>& claims) {
+  return ProfitableBoundaryMoves(model, plan, claims, model.OpMemories(plan));
+}
+
+std::vector<BoundaryMove> ProfitableBoundaryMoves(const PlanCostModel& model, const PartitionPlan& plan,
+                                                  const std::vector<AcceleratorClaims>& claims,
+                                                  std::span<const int32_t> memory) {
   const int32_t cpu = model.fallback_memory();
   std::vector<BoundaryMove> out;
   std::vector<int32_t> outside;
-  const std::vector<int32_t> memory = model.OpMemories(plan);
   for (size_t p = 0; p < plan.partitions.size(); ++p) {
     const PlannedPartition& part = plan.partitions[p];
     if (model.accelerators()[part.accelerator].fallback || part.ops.size() < 2) continue;

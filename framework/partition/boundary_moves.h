@@ -8,6 +8,7 @@
 #ifndef TESSERA_FRAMEWORK_PARTITION_BOUNDARY_MOVES_H_
 #define TESSERA_FRAMEWORK_PARTITION_BOUNDARY_MOVES_H_
 
+#include <span>
 #include <vector>
 
 #include "partition/partition_plan.h"
@@ -27,6 +28,10 @@ struct BoundaryMove {
 // placed whole or not at all).
 std::vector<BoundaryMove> ProfitableBoundaryMoves(const PlanCostModel& model, const PartitionPlan& plan,
                                                   const std::vector<AcceleratorClaims>& claims);
+// The same with the plan's op memories given (model.OpMemories of it).
+std::vector<BoundaryMove> ProfitableBoundaryMoves(const PlanCostModel& model, const PartitionPlan& plan,
+                                                  const std::vector<AcceleratorClaims>& claims,
+                                                  std::span<const int32_t> op_memories);
 
 }  // namespace tessera
 

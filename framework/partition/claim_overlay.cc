@@ -84,14 +84,28 @@ bool ClaimOverlay::Place(std::vector<OpPlacement>* placements) const {
 }
 
 std::vector<AcceleratorClaims> ClaimOverlay::Materialize(const WithdrawalReasons& reasons) const {
-  std::vector<AcceleratorClaims> out = *base_;
-  for (size_t a = 0; a < out.size(); ++a) {
-    if (withdrawn_[a] == nullptr) continue;
-    const std::vector<int32_t>& w = *withdrawn_[a];
-    for (size_t o = 0; o < w.size(); ++o) {
-      if (w[o] == 0) continue;
-      const WithdrawalReason& r = reasons[w[o] - 1];
-      out[a].claims[o] = OpClaim{false, r.code, r.detail};
+  // Each claim written once, as the base's or as its withdrawal: not the
+  // base copied whole and then half of it written again (a million-op
+  // list is 48 MB, which a million-op graph's cache does not hold twice).
+  std::vector<AcceleratorClaims> out;
+  out.reserve(base_->size());
+  for (size_t a = 0; a < base_->size(); ++a) {
+    const AcceleratorClaims& in = (*base_)[a];
+    if (withdrawn_[a] == nullptr) {
+      out.push_back(in);
+      continue;
+    }
+    AcceleratorClaims& claims = out.emplace_back();
+    claims.vendor = in.vendor;
+    claims.claims.reserve(in.claims.size());
+    const int32_t* w = withdrawn_[a]->data();  // sized as in.claims (Withdraw)
+    for (size_t o = 0; o < in.claims.size(); ++o) {
+      if (w[o] == 0) {
+        claims.claims.push_back(in.claims[o]);
+      } else {
+        const WithdrawalReason& r = reasons[w[o] - 1];
+        claims.claims.push_back(OpClaim{false, r.code, r.detail});
+      }
     }
   }
   return out;

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,9 @@ class ClaimOverlay {
 
   // The claims as a copy of `base` with the withdrawals written in.
   std::vector<AcceleratorClaims> Materialize(const WithdrawalReasons& reasons) const;
+  // Accelerator a's withdrawals (reason id + 1 per op), null when none;
+  // shared, never changed once a copy holds it (Withdraw copies on write).
+  std::shared_ptr<const std::vector<int32_t>> withdrawals(size_t a) const { return withdrawn_[a]; }
 
  private:
   struct Shape {

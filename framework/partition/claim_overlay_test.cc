@@ -31,7 +31,6 @@ TEST(ClaimOverlay, WithoutWithdrawalsIsTheBase) {
   const std::vector<int32_t> want = {0, 0, 1, 0};
   for (size_t o = 0; o < want.size(); ++o) {
     EXPECT_EQ(placements[o].accelerator, want[o]) << o;
-    EXPECT_TRUE(placements[o].refusals.empty());  // recorded by PlaceOps, not here
   }
   const auto full = overlay.Materialize(WithdrawalReasons());
   ASSERT_EQ(full.size(), 2u);
@@ -102,13 +101,10 @@ TEST(ClaimOverlay, CompactPlacementGroupsAsThePlacementsDo) {
   EXPECT_EQ(compact->partitions[2].ops, (std::vector<int32_t>{3}));
   EXPECT_EQ(compact->op_partition, (std::vector<int32_t>{0, 0, 1, 2}));
   EXPECT_TRUE(compact->placements.empty());  // the caller's to fill
-  // PlacementsOf: the same accelerators, no refusals.
+  // PlacementsOf: the same accelerators.
   const std::vector<OpPlacement> placements = PlacementsOf(accelerators);
   ASSERT_EQ(placements.size(), 4u);
-  for (size_t o = 0; o < 4; ++o) {
-    EXPECT_EQ(placements[o].accelerator, accelerators[o]) << o;
-    EXPECT_TRUE(placements[o].refusals.empty()) << o;
-  }
+  for (size_t o = 0; o < 4; ++o) EXPECT_EQ(placements[o].accelerator, accelerators[o]) << o;
   // And the one-vendor shortcut holds for the compact form too.
   auto one = GroupPlacedOps(GraphOperands(g), std::vector<int32_t>(4, 1), {"a", "cpu"});
   ASSERT_TRUE(one.ok());

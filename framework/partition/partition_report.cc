@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "base/dtype.h"
+#include "partition/partitioner.h"
 #include "tessera/ops.h"
 
 namespace tessera {
@@ -76,9 +77,10 @@ PartitionReport BuildPartitionReport(const CompiledModel& model) {
   }
   for (size_t o = 0; o < g.ops.size(); ++o) {
     const OpPlacement& place = plan.placements[o];
-    if (place.refusals.empty() || place.accelerator < 0) continue;
+    if (place.accelerator <= 0) continue;  // DISPATCH, or the first accelerator took it: no refusal
     ReportedPlacement rp{g.ops[o].id, OpTypeName(g.ops[o].type), model.accelerators[place.accelerator], {}};
-    for (const Refusal& ref : place.refusals)
+    // The claims the plan came from hold them (RefusalsOf).
+    for (const Refusal& ref : RefusalsOf(model.claims, o, place.accelerator))
       rp.refused_by.push_back({ref.vendor, RefusalReasonName(ref.claim.reason), ref.claim.detail});
     r.fallbacks.push_back(std::move(rp));
   }

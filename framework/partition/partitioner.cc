@@ -90,11 +90,10 @@ absl::Status PlaceOps(const Graph& graph, const std::vector<AcceleratorClaims>& 
         place.accelerator = static_cast<int32_t>(a);
         break;
       }
-      place.refusals.push_back({claims[a].vendor, claims[a].claims[o]});
     }
     if (place.accelerator < 0) {
       std::string why;
-      for (const Refusal& r : place.refusals)
+      for (const Refusal& r : RefusalsOf(claims, o, static_cast<int32_t>(claims.size())))
         absl::StrAppend(&why, "; ", r.vendor, ": ", RefusalReasonName(r.claim.reason),
                         r.claim.detail.empty() ? "" : absl::StrCat(" (", r.claim.detail.str(), ")"));
       return absl::FailedPreconditionError(absl::StrCat("op id ", op.id, " (", OpTypeName(op.type),
@@ -105,16 +104,14 @@ absl::Status PlaceOps(const Graph& graph, const std::vector<AcceleratorClaims>& 
   return absl::OkStatus();
 }
 
-void RecordRefusals(const std::vector<AcceleratorClaims>& claims, std::vector<OpPlacement>* placements) {
-  for (size_t o = 0; o < placements->size(); ++o) {
-    OpPlacement& place = (*placements)[o];
-    place.refusals.clear();
-    if (place.accelerator <= 0) continue;  // DISPATCH, or the first accelerator took it
-    place.refusals.reserve(static_cast<size_t>(place.accelerator));
-    // In place: no temporary Refusal to move (half a million refused ops
-    // on a million-op chain that alternates vendors).
-    for (int32_t a = 0; a < place.accelerator; ++a) place.refusals.emplace_back(claims[a].vendor, claims[a].claims[o]);
-  }
+std::vector<Refusal> RefusalsOf(const std::vector<AcceleratorClaims>& claims, size_t op, int32_t accelerator) {
+  std::vector<Refusal> refusals;
+  if (accelerator <= 0) return refusals;  // DISPATCH, or the first accelerator took it
+  const size_t before = std::min(static_cast<size_t>(accelerator), claims.size());
+  refusals.reserve(before);
+  for (size_t a = 0; a < before; ++a)
+    if (op < claims[a].claims.size()) refusals.push_back({claims[a].vendor, claims[a].claims[op]});
+  return refusals;
 }
 
 absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vector<AcceleratorClaims>& claims) {

@@ -22,27 +22,27 @@ absl::StatusOr<PartitionPlan> PlanPartitions(const Graph& graph, const std::vect
 // themselves (the policy planner plans candidates without their refusals
 // and records them once, for the plan it keeps).
 //
-// Placement: each op's first claimant in priority order, with the claims of
-// the accelerators before it as refusals. An op that no accelerator claims
-// is an error; DISPATCH ops stay at -1.
+// Placement: each op's first claimant in priority order. An op that no
+// accelerator claims is an error (naming every refusal); DISPATCH ops stay
+// at -1.
 absl::Status PlaceOps(const Graph& graph, const std::vector<AcceleratorClaims>& claims,
                       std::vector<OpPlacement>* placements);
-// The refusals PlaceOps records, for placements already made from the same
-// claims: op o on accelerator a was refused by every accelerator before a.
-// Reads no op, only the claims before each op's accelerator.
-void RecordRefusals(const std::vector<AcceleratorClaims>& claims, std::vector<OpPlacement>* placements);
+// The refusals of op `op` placed on `accelerator` from `claims` (the claims
+// the plan came from): the claim of every accelerator before it, in
+// priority order, each of which refused it. None for DISPATCH (-1) or the
+// first accelerator.
+std::vector<Refusal> RefusalsOf(const std::vector<AcceleratorClaims>& claims, size_t op, int32_t accelerator);
 // Grouping of placed ops (placements[o].accelerator indexes `vendors`),
-// read from the graph's flat operand lists; the placements, refusals
-// included, are kept in the plan as given.
+// read from the graph's flat operand lists; the placements are kept in the
+// plan as given.
 absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std::vector<OpPlacement> placements,
                                              const std::vector<std::string>& vendors);
 // The same grouping from one accelerator index per op (-1: DISPATCH). The
 // plan's placements are left empty: a policy candidate needs none until it
-// is kept (then PlacementsOf and RecordRefusals fill them).
+// is kept (then PlacementsOf fills them).
 absl::StatusOr<PartitionPlan> GroupPlacedOps(const GraphOperands& operands, std::span<const int32_t> accelerators,
                                              const std::vector<std::string>& vendors);
-// Placements without refusals, one per op: placements[o].accelerator is
-// accelerators[o].
+// Placements, one per op: placements[o].accelerator is accelerators[o].
 std::vector<OpPlacement> PlacementsOf(std::span<const int32_t> accelerators);
 
 }  // namespace tessera

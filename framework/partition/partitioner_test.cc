@@ -80,12 +80,15 @@ TEST(Partitioner, IndependentBranchesShareAPartition) {
 
 TEST(Partitioner, RecordsWhoRefusedEachOp) {
   Graph g = Chain(2);
-  auto plan = PlanPartitions(g, Claims(g, {0}));
+  const auto claims = Claims(g, {0});
+  auto plan = PlanPartitions(g, claims);
   ASSERT_TRUE(plan.ok()) << plan.status();
-  ASSERT_EQ(plan->placements[1].refusals.size(), 1u);
-  EXPECT_EQ(plan->placements[1].refusals[0].vendor, "a");
-  EXPECT_EQ(plan->placements[1].refusals[0].claim.detail, "nope");
-  EXPECT_TRUE(plan->placements[0].refusals.empty());
+  const std::vector<Refusal> one = RefusalsOf(claims, 1, plan->placements[1].accelerator);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].vendor, "a");
+  EXPECT_EQ(one[0].claim.detail, "nope");
+  EXPECT_TRUE(RefusalsOf(claims, 0, plan->placements[0].accelerator).empty());
+  EXPECT_TRUE(RefusalsOf(claims, 0, -1).empty());  // DISPATCH: nobody was asked
 }
 
 TEST(Partitioner, UnclaimedOpIsAnErrorThatSaysWhy) {

@@ -101,14 +101,28 @@ std::vector<int32_t> PlanCostModel::OpMemories(const PartitionPlan& plan) const 
   return memory;
 }
 
+void PlanCostModel::OpMemories(std::span<const int32_t> accelerators, std::vector<int32_t>* memory) const {
+  memory->resize(accelerators.size());
+  for (size_t o = 0; o < accelerators.size(); ++o)
+    (*memory)[o] =
+        accelerators[o] >= 0 ? accelerator_memory_[static_cast<size_t>(accelerators[o])] : dispatch_memory_[o];
+}
+
 PlanCost PlanCostModel::Cost(const PartitionPlan& plan, const std::vector<AcceleratorClaims>& claims,
                              const PartitionEstimator* estimator) const {
+  return Cost(plan, claims, estimator, OpMemories(plan), true);
+}
+
+PlanCost PlanCostModel::Cost(const PartitionPlan& plan, const std::vector<AcceleratorClaims>& claims,
+                             const PartitionEstimator* estimator, std::span<const int32_t> memory,
+                             bool per_partition) const {
   PlanCost cost;
   cost.memories = memories_;
-  cost.partitions.resize(plan.partitions.size());
+  if (per_partition) cost.partitions.resize(plan.partitions.size());
   for (size_t p = 0; p < plan.partitions.size(); ++p) {
     const PlannedPartition& part = plan.partitions[p];
-    PartitionCost& pc = cost.partitions[p];
+    PartitionCost totals_only;  // where the figures go when no list keeps them
+    PartitionCost& pc = per_partition ? cost.partitions[p] : totals_only;
     for (int32_t o : part.ops) {
       pc.compute_us += OpTimeUs(claims, static_cast<size_t>(part.accelerator), static_cast<size_t>(o));
       pc.work_ops += work_[o];
@@ -125,7 +139,6 @@ PlanCost PlanCostModel::Cost(const PartitionPlan& plan, const std::vector<Accele
   }
   // Each tensor is copied once into every other memory kind that reads it:
   // the runtime keeps one converted copy per consumer type.
-  const std::vector<int32_t> memory = OpMemories(plan);
   std::vector<int32_t> readers;
   // A plan that alternates memories converts about one tensor per
   // partition: room for that up front, so a million-conversion list is not
@@ -133,7 +146,8 @@ PlanCost PlanCostModel::Cost(const PartitionPlan& plan, const std::vector<Accele
   // bound: the list grows past it when it must. Room for every tensor
   // instead cost the plans with few cuts their peak memory (a 32 MB block
   // that later allocations had to go around).
-  cost.conversions.reserve(std::min(graph_.tensors.size(), plan.partitions.size() + graph_.outputs.size()));
+  if (per_partition)
+    cost.conversions.reserve(std::min(graph_.tensors.size(), plan.partitions.size() + graph_.outputs.size()));
   for (size_t t = 0; t < graph_.tensors.size(); ++t) {
     if (is_constant_[t]) continue;
     const int32_t prod = producer()[t];
@@ -151,7 +165,7 @@ PlanCost PlanCostModel::Cost(const PartitionPlan& plan, const std::vector<Accele
     for (int32_t to : readers) {
       const double us = TransferUs(from, to, bytes);
       cost.transfer_us += us;
-      cost.conversions.push_back({static_cast<int32_t>(t), from, to, bytes, us});
+      if (per_partition) cost.conversions.push_back({static_cast<int32_t>(t), from, to, bytes, us});
     }
   }
   return cost;

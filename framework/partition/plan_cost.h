@@ -100,6 +100,13 @@ class PlanCostModel {
   }
   // MemoryOf for every op at once: one pass, then lookups in a flat array.
   std::vector<int32_t> OpMemories(const PartitionPlan& plan) const;
+  // The same from the accelerator each op was placed on (-1: DISPATCH),
+  // which is what the plan's partitions say: a sequential pass over 4
+  // bytes per op instead of a lookup in a 64-byte partition per op (at a
+  // million partitions, 64 MB streamed from memory, three times per policy
+  // round). Into `memory`, resized: the policy reuses one buffer for every
+  // candidate rather than a fresh 4 MB array per call at a million ops.
+  void OpMemories(std::span<const int32_t> accelerators, std::vector<int32_t>* memory) const;
   double TransferUs(int32_t from, int32_t to, uint64_t bytes) const {
     const Link& l = links_[static_cast<size_t>(from) * memories_.size() + static_cast<size_t>(to)];
     return from == to ? 0 : static_cast<double>(bytes) * l.us_per_byte + l.latency_us;
@@ -107,6 +114,15 @@ class PlanCostModel {
 
   PlanCost Cost(const PartitionPlan& plan, const std::vector<AcceleratorClaims>& claims,
                 const PartitionEstimator* estimator = nullptr) const;
+  // Cost with the op memories given (OpMemories of the same plan) and, when
+  // `per_partition` is false, the totals alone: `partitions` and
+  // `conversions` stay empty. The totals are the same sums in the same
+  // order, so they equal Cost's to the bit. The policy's candidates need
+  // only totals until one is kept; at a million partitions the two lists
+  // were 64 MB of fresh pages per candidate.
+  PlanCost Cost(const PartitionPlan& plan, const std::vector<AcceleratorClaims>& claims,
+                const PartitionEstimator* estimator, std::span<const int32_t> op_memories,
+                bool per_partition) const;
 
  private:
   struct Link {

@@ -97,6 +97,43 @@ TEST(PlanCost, SumsComputeDispatchAndEveryCrossingByHand) {
   EXPECT_FALSE(with.partitions[plan->op_partition[1]].whole_partition_estimate);
 }
 
+// The policy's candidates cost with the op memories read from their
+// placement and keep only the totals: the same hand-worked figures as
+// above, with no per-partition or conversion list.
+TEST(PlanCost, TotalsAloneFromThePlacementMatchTheHandWorkedFigures) {
+  ModelBuilder b("two");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {4});
+  b.Output(b.Op(TSR_OP_RELU, {b.Op(TSR_OP_RELU, {x})}));
+  Graph g = *std::move(b).Build();
+  AcceleratorClaims npu{"npu", {}}, cpu{"cpu", {}};
+  npu.claims = {OpClaim{true, 0, "", 0.5}, OpClaim{false, TSR_REFUSAL_UNSUPPORTED_OP, "no"}};
+  cpu.claims = {OpClaim{true}, OpClaim{true}};
+  const std::vector<AcceleratorClaims> claims = {npu, cpu};
+  const std::vector<int32_t> accelerators = {0, 1};  // op 0 on the npu, op 1 on the cpu
+  absl::StatusOr<PartitionPlan> plan = GroupPlacedOps(GraphOperands(g), accelerators, {"npu", "cpu"});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  const SocCostModel soc = Soc();
+  PlanCostModel model(g, soc, {{"npu", "device_dram", 10, false}, {"cpu", "host", 0, true}});
+  std::vector<int32_t> memory = {7, 7, 7};  // stale contents and size: replaced
+  model.OpMemories(accelerators, &memory);
+  ASSERT_EQ(memory.size(), 2u);
+  EXPECT_EQ(model.memories()[memory[0]], "device_dram");
+  EXPECT_EQ(model.memories()[memory[1]], "host");
+  for (bool per_partition : {false, true}) {
+    const PlanCost cost = model.Cost(*plan, claims, nullptr, memory, per_partition);
+    EXPECT_DOUBLE_EQ(cost.compute_us, 0.5 + 0.004);
+    EXPECT_DOUBLE_EQ(cost.dispatch_us, 10);
+    EXPECT_DOUBLE_EQ(cost.transfer_us, (0.016 + 2) + (0.016 + 3));
+    EXPECT_EQ(cost.partitions.size(), per_partition ? 2u : 0u);
+    EXPECT_EQ(cost.conversions.size(), per_partition ? 2u : 0u);
+  }
+  // -1 (an existing DISPATCH op) reads the op's own dispatch memory, which
+  // is host for an op without a DISPATCH reference.
+  model.OpMemories(std::vector<int32_t>{-1, 0}, &memory);
+  EXPECT_EQ(model.memories()[memory[0]], "host");
+  EXPECT_EQ(model.memories()[memory[1]], "device_dram");
+}
+
 TEST(PlanCost, ATensorReadInTwoOtherMemoriesIsCopiedOncePerMemory) {
   // x -> RELU (cpu) feeds two npu ops: one copy to device_dram, not two.
   ModelBuilder b("fan");

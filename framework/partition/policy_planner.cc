@@ -5,6 +5,7 @@
 #include <bit>
 #include <numeric>
 #include <optional>
+#include <span>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -19,6 +20,7 @@ namespace tessera {
 namespace {
 
 constexpr int kMaxRounds = 8;
+constexpr size_t kFewPartitions = 16;  // see Evaluate
 
 // One partition against the CPU: what it costs where it is (device time,
 // dispatch, the transfers across its boundary) and what the same ops would
@@ -30,25 +32,31 @@ struct Gain {
   double gain() const { return cpu_us - here_us; }
 };
 
+using Claims = std::vector<AcceleratorClaims>;
+
 class GainModel {
  public:
   explicit GainModel(const PlanCostModel& model) : model_(model), seen_(model.graph().tensors.size(), -1) {}
 
   // Gains of the accelerator partitions; a fallback partition's stays zero
   // (nothing asks for it: only accelerator partitions are given back).
-  std::vector<Gain> Of(const PartitionPlan& plan, const PlanCost& cost) {
+  // `memory` is the plan's OpMemories, `claims` those it was costed with:
+  // compute and dispatch are summed here as PlanCostModel::Cost sums them
+  // (same ops, same order, so the same figures to the bit), because a
+  // candidate's cost keeps only its totals (see Evaluate).
+  std::vector<Gain> Of(const PartitionPlan& plan, std::span<const int32_t> memory, const Claims& claims) {
     std::fill(seen_.begin(), seen_.end(), -1);
     std::vector<Gain> gains(plan.partitions.size());
     const int32_t cpu = model_.fallback_memory();
-    const std::vector<int32_t> memory = model_.OpMemories(plan);
     for (size_t p = 0; p < plan.partitions.size(); ++p) {
       const PlannedPartition& part = plan.partitions[p];
       if (model_.accelerators()[part.accelerator].fallback) continue;
-      const int32_t here = model_.accelerator_memory(static_cast<size_t>(part.accelerator));
+      const size_t a = static_cast<size_t>(part.accelerator);
+      const int32_t here = model_.accelerator_memory(a);
       Gain& gain = gains[p];
-      gain.compute_us = cost.partitions[p].compute_us;
-      gain.dispatch_us = cost.partitions[p].dispatch_us;
+      gain.dispatch_us = model_.accelerators()[a].overhead_us;
       for (int32_t o : part.ops) {
+        gain.compute_us += model_.OpTimeUs(claims, a, static_cast<size_t>(o));
         gain.cpu_us += model_.cpu_us(static_cast<size_t>(o));
         for (int32_t t : model_.inputs(static_cast<size_t>(o))) {
           if (t < 0 || model_.is_constant(t) || seen_[t] == static_cast<int32_t>(p)) continue;
@@ -89,8 +97,6 @@ class GainModel {
 
 // What one PlanWithPolicy call shares between its candidates: the caller's
 // claims, the vendor names, and the texts of every withdrawal made.
-using Claims = std::vector<AcceleratorClaims>;
-using ClaimsPtr = std::shared_ptr<const Claims>;
 
 struct Context {
   const PlanCostModel& model;
@@ -98,19 +104,36 @@ struct Context {
   std::vector<std::string> vendors;
   WithdrawalReasons reasons;
   ClaimOverlay root;  // the caller's claims, nothing withdrawn
+  // The op memories of the candidate being read (MemoriesOf): one buffer
+  // for all of them, refilled from its placement (a sequential pass), so
+  // no candidate keeps 4 bytes per op of its own and no step allocates.
+  mutable std::vector<int32_t> memory;
 };
 
 // A candidate plans with its claims' placement but without refusals: only
 // the plan the policy keeps shows them, so they are recorded once, at the
 // end (see PlanWithPolicy), instead of per candidate.
+//
+// Its cost holds the totals alone unless `per_partition` was asked for:
+// the per-partition and per-conversion lists are the kept plan's report,
+// and the search reads only totals (the gains sum their own figures). The
+// kept plan's lists are filled at the end (FullCost).
 struct Candidate {
   ClaimOverlay claims;
   std::vector<int32_t> accelerators;  // per op; the plan's placements stay empty until it is kept
   PartitionPlan plan;
   PlanCost cost;
+  bool per_partition = false;         // cost.partitions and cost.conversions are filled
 };
 
-absl::StatusOr<Candidate> Evaluate(const Context& ctx, ClaimOverlay claims) {
+// The memory each op of a candidate runs in, in the context's buffer:
+// valid until the next call.
+std::span<const int32_t> MemoriesOf(const Context& ctx, std::span<const int32_t> accelerators) {
+  ctx.model.OpMemories(accelerators, &ctx.memory);
+  return ctx.memory;
+}
+
+absl::StatusOr<Candidate> Evaluate(const Context& ctx, ClaimOverlay claims, bool per_partition = false) {
   const Graph& g = ctx.model.graph();
   std::vector<int32_t> accelerators;
   if (!claims.Place(&accelerators)) {
@@ -124,8 +147,20 @@ absl::StatusOr<Candidate> Evaluate(const Context& ctx, ClaimOverlay claims) {
   if (!plan.ok()) return plan.status();
   // Costs read the claims of the accelerators that run each op, which no
   // withdrawal touched: the caller's own.
-  PlanCost cost = ctx.model.Cost(*plan, claims.base(), nullptr);
-  return Candidate{std::move(claims), std::move(accelerators), *std::move(plan), std::move(cost)};
+  // A plan of a handful of partitions keeps its lists: they are short (its
+  // conversions cross the few cuts and the graph's edges), and the pass
+  // over the tensors that fills them is not then made twice if it is kept.
+  // Not a plan with many: the dag's greedy plan has one partition per 17
+  // ops but a conversion for most of its cut tensors.
+  per_partition = per_partition || plan->partitions.size() <= kFewPartitions;
+  PlanCost cost = ctx.model.Cost(*plan, claims.base(), nullptr, MemoriesOf(ctx, accelerators), per_partition);
+  return Candidate{std::move(claims), std::move(accelerators), *std::move(plan), std::move(cost), per_partition};
+}
+
+// The kept candidate's cost with its per-partition and conversion lists.
+PlanCost FullCost(const Context& ctx, Candidate& c) {
+  if (c.per_partition) return std::move(c.cost);
+  return ctx.model.Cost(c.plan, c.claims.base(), nullptr, MemoriesOf(ctx, c.accelerators), true);
 }
 
 // Frees a candidate's plan, placement and costs (its claims are shared).
@@ -255,7 +290,8 @@ absl::StatusOr<Candidate> Constrain(Context& ctx, Candidate c, const PolicyOptio
   GainModel gains(ctx.model);
   for (int round = 0; round < 4 * kMaxRounds; ++round) {
     std::vector<std::string> why;
-    const std::vector<size_t> drop = OverLimits(ctx.model, c.plan, gains.Of(c.plan, c.cost), options, &why);
+    const std::vector<size_t> drop =
+        OverLimits(ctx.model, c.plan, gains.Of(c.plan, MemoriesOf(ctx, c.accelerators), c.claims.base()), options, &why);
     if (drop.empty()) return c;
     ClaimOverlay claims = c.claims;
     for (size_t i = 0; i < drop.size(); ++i)
@@ -296,11 +332,11 @@ absl::StatusOr<std::optional<Candidate>> Refine(Context& ctx, const Candidate& s
   std::optional<Candidate> current;
   for (*rounds = 0; *rounds < kMaxRounds; ++*rounds) {
     const Candidate& c = current.has_value() ? *current : start;
-    const std::vector<Gain> gains = gains_of.Of(c.plan, c.cost);
+    const std::vector<Gain> gains = gains_of.Of(c.plan, MemoriesOf(ctx, c.accelerators), c.claims.base());
     std::vector<size_t> losing;
     for (size_t p = 0; p < c.plan.partitions.size(); ++p)
       if (!IsFallback(model, c.plan.partitions[p]) && gains[p].gain() <= 0) losing.push_back(p);
-    const std::vector<BoundaryMove> moves = ProfitableBoundaryMoves(model, c.plan, c.claims.base());
+    const std::vector<BoundaryMove> moves = ProfitableBoundaryMoves(model, c.plan, c.claims.base(), MemoriesOf(ctx, c.accelerators));
     if (losing.empty() && moves.empty()) break;
     auto give_back = [&](const std::vector<size_t>& drop) -> absl::StatusOr<Candidate> {
       ClaimOverlay claims = c.claims;
@@ -357,6 +393,23 @@ absl::StatusOr<std::optional<Candidate>> Refine(Context& ctx, const Candidate& s
 
 }  // namespace
 
+PolicyWithdrawals::PolicyWithdrawals(std::vector<std::shared_ptr<const std::vector<int32_t>>> withdrawn,
+                                     std::shared_ptr<const WithdrawalReasons> reasons)
+    : withdrawn_(std::move(withdrawn)), reasons_(std::move(reasons)) {}
+
+void PolicyWithdrawals::ApplyTo(std::vector<AcceleratorClaims>* claims) const {
+  for (size_t a = 0; a < withdrawn_.size() && a < claims->size(); ++a) {
+    if (withdrawn_[a] == nullptr) continue;
+    const std::vector<int32_t>& w = *withdrawn_[a];
+    std::vector<OpClaim>& out = (*claims)[a].claims;
+    for (size_t o = 0; o < w.size() && o < out.size(); ++o) {
+      if (w[o] == 0) continue;
+      const WithdrawalReason& r = (*reasons_)[w[o] - 1];
+      out[o] = OpClaim{false, r.code, r.detail};
+    }
+  }
+}
+
 const char* PartitionPolicyName(PartitionPolicy policy) {
   switch (policy) {
     case PartitionPolicy::kCost: return "cost";
@@ -385,10 +438,14 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
   auto whole_cost = [&](const Candidate& c) { return model.Cost(c.plan, c.claims.base(), estimator); };
   auto final_us = [&](const Candidate& c) { return whole ? whole_cost(c).total_us() : c.cost.total_us(); };
   // Both baselines, always: the report shows them beside the chosen plan.
-  absl::StatusOr<Candidate> greedy = Evaluate(ctx, ctx.root);
+  // A baseline that is the policy's own plan gets its full cost now
+  // (unless constraints replace it), not a second pass at the end.
+  const bool greedy_kept = options.policy == PartitionPolicy::kGreedy && !Constrained(options);
+  absl::StatusOr<Candidate> greedy = Evaluate(ctx, ctx.root, greedy_kept);
   if (!greedy.ok()) return greedy.status();
   const double greedy_search_us = greedy->cost.total_us();
-  absl::StatusOr<Candidate> cpu = Evaluate(ctx, CpuOnly(ctx, kRefusalPolicy, "--policy cpu runs every op on the cpu"));
+  absl::StatusOr<Candidate> cpu = Evaluate(ctx, CpuOnly(ctx, kRefusalPolicy, "--policy cpu runs every op on the cpu"),
+                                           options.policy == PartitionPolicy::kCpu);
   // Without --min-ops or --max-partitions the constrained greedy plan is the
   // greedy plan itself: no copy of it.
   std::optional<Candidate> constrained;
@@ -452,7 +509,7 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
   // estimates where the plugins give them.
   result.greedy_us = final_us(*greedy);
   if (cpu.ok()) result.cpu_only_us = final_us(*cpu);
-  result.cost = whole ? whole_cost(*chosen) : std::move(chosen->cost);
+  result.cost = whole ? whole_cost(*chosen) : FullCost(ctx, *chosen);
   // The candidates not kept are done with: free them before the kept plan's
   // claims and refusals are built, so that those reuse their memory (and
   // the step's peak does not hold both). At 1M ops the greedy plan alone
@@ -461,16 +518,16 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
                        constrained.has_value() ? &*constrained : nullptr, refined.has_value() ? &*refined : nullptr,
                        again.has_value() ? &*again : nullptr})
     if (c != nullptr && c != chosen) Release(*c);
-  // The kept plan's claims, with the policy's withdrawals written in (the
-  // caller's own when it withdrew nothing), and its refusals from them.
-  if (chosen->claims.withdrew_any()) {
-    result.claims = std::make_shared<const Claims>(chosen->claims.Materialize(ctx.reasons));
-  } else {
-    result.claims = ClaimsPtr(std::shared_ptr<const Claims>(), &claims);  // not copied, not owned
-  }
+  // The kept plan's placements, and the withdrawals its claim overlay
+  // holds: no copy of the claims (the refusals are read from them).
   result.plan = std::move(chosen->plan);
   result.plan.placements = PlacementsOf(chosen->accelerators);
-  RecordRefusals(*result.claims, &result.plan.placements);
+  if (chosen->claims.withdrew_any()) {
+    std::vector<std::shared_ptr<const std::vector<int32_t>>> withdrawn;
+    for (size_t a = 0; a < claims.size(); ++a) withdrawn.push_back(chosen->claims.withdrawals(a));
+    result.withdrawals =
+        PolicyWithdrawals(std::move(withdrawn), std::make_shared<const WithdrawalReasons>(std::move(ctx.reasons)));
+  }
   return result;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "partition/claim_overlay.h"
 #include "partition/partition_plan.h"
 #include "partition/plan_cost.h"
 
@@ -30,13 +31,40 @@ struct PolicyOptions {
   int32_t max_partitions = 0;  // at most this many partitions in all (0 = no limit)
 };
 
+// The policy's own withdrawals of the caller's claims (reason
+// not_profitable or policy, with a detail): the claims that produced a plan
+// are the caller's with these written in. Kept as the planner keeps them,
+// an array of reason ids per accelerator that withdrew anything and the
+// reasons' texts, not as a copy of the claims: at a million ops the copy
+// was 96 MB of fresh pages inside the policy step, which the compile
+// driver then copied again into its own claims.
+class PolicyWithdrawals {
+ public:
+  PolicyWithdrawals() = default;
+  PolicyWithdrawals(std::vector<std::shared_ptr<const std::vector<int32_t>>> withdrawn,
+                    std::shared_ptr<const WithdrawalReasons> reasons);
+
+  bool empty() const { return withdrawn_.empty(); }
+  // Writes them into `claims`, the claims PlanWithPolicy planned from (or
+  // an equal copy): each withdrawn claim becomes {false, code, detail}.
+  void ApplyTo(std::vector<AcceleratorClaims>* claims) const;
+  // A copy of `claims` with them written in.
+  std::vector<AcceleratorClaims> AppliedTo(std::vector<AcceleratorClaims> claims) const {
+    ApplyTo(&claims);
+    return claims;
+  }
+
+ private:
+  std::vector<std::shared_ptr<const std::vector<int32_t>>> withdrawn_;  // per accelerator: reason id + 1 per op; null: none
+  std::shared_ptr<const WithdrawalReasons> reasons_;
+};
+
 struct PolicyResult {
   PartitionPlan plan;
-  // The claims that produced `plan`: the input's, with the policy's own
-  // withdrawals (reason not_profitable or policy, with a detail). When the
-  // policy withdrew nothing this points at the caller's own claims (not
-  // owned: valid while they are).
-  std::shared_ptr<const std::vector<AcceleratorClaims>> claims;
+  // What the policy withdrew from the caller's claims to produce `plan`
+  // (empty when nothing): apply them to those claims to get the claims the
+  // plan came from. The plan's refusals already show them.
+  PolicyWithdrawals withdrawals;
   PlanCost cost;
   double greedy_us = -1;    // modelled latency of the greedy plan (-1: none)
   double cpu_only_us = -1;  // of everything on the fallback (-1: no fallback claims all)

@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "model/model_builder.h"
+#include "partition/partitioner.h"
 #include "partition/plan_checks_for_test.h"
 #include "tessera/ops.h"
 
@@ -81,10 +82,11 @@ TEST(PolicyPlanner, TinyAcceleratorIslandsGoBackToTheCpu) {
   EXPECT_DOUBLE_EQ(cost->greedy_us, greedy->cost.total_us());
   EXPECT_DOUBLE_EQ(cost->cpu_only_us, 0.08);
   // Each op given back says why, in machine-readable form.
-  const OpPlacement& p0 = cost->plan.placements[0];
-  ASSERT_EQ(p0.refusals.size(), 1u);
-  EXPECT_EQ(p0.refusals[0].claim.reason, kRefusalNotProfitable);
-  EXPECT_NE(p0.refusals[0].claim.detail.find("cpu"), std::string::npos) << p0.refusals[0].claim.detail;
+  const std::vector<Refusal> p0 =
+      RefusalsOf(cost->withdrawals.AppliedTo(claims), 0, cost->plan.placements[0].accelerator);
+  ASSERT_EQ(p0.size(), 1u);
+  EXPECT_EQ(p0[0].claim.reason, kRefusalNotProfitable);
+  EXPECT_NE(p0[0].claim.detail.find("cpu"), std::string::npos) << p0[0].claim.detail;
 }
 
 TEST(PolicyPlanner, AlikePartitionsGivenBackShareOneDetailText) {
@@ -101,11 +103,13 @@ TEST(PolicyPlanner, AlikePartitionsGivenBackShareOneDetailText) {
   ASSERT_TRUE(cost.ok()) << cost.status();
   ASSERT_EQ(cost->chosen, "cost");  // ties the cpu-only plan: the first of a tie wins
   EXPECT_EQ(cost->plan.partitions.size(), 1u);
-  auto detail = [&](size_t op) -> const SharedText& {
-    const OpPlacement& place = cost->plan.placements[op];
-    EXPECT_EQ(place.refusals.size(), 1u) << op;
-    EXPECT_EQ(place.refusals[0].claim.reason, kRefusalNotProfitable) << op;
-    return place.refusals[0].claim.detail;
+  const std::vector<AcceleratorClaims> planned_from = cost->withdrawals.AppliedTo(claims);
+  auto detail = [&](size_t op) -> SharedText {
+    const std::vector<Refusal> refusals = RefusalsOf(planned_from, op, cost->plan.placements[op].accelerator);
+    EXPECT_EQ(refusals.size(), 1u) << op;
+    if (refusals.empty()) return SharedText();
+    EXPECT_EQ(refusals[0].claim.reason, kRefusalNotProfitable) << op;
+    return refusals[0].claim.detail;
   };
   const std::string one_op =
       "partition of 1 ops on a models 14.03 us (compute 0.00 + dispatch 10.00 + transfer 4.03) against 0.00 us on the "
@@ -122,9 +126,23 @@ TEST(PolicyPlanner, AlikePartitionsGivenBackShareOneDetailText) {
   EXPECT_TRUE(detail(0).SharesWith(detail(4)));
   EXPECT_TRUE(detail(6).SharesWith(detail(7)));  // one partition's ops: one text, as before
   EXPECT_FALSE(detail(4).SharesWith(detail(6)));
-  // The claims the plan came from carry the same texts.
-  EXPECT_EQ((*cost->claims)[0].claims[2].detail, one_op);
-  EXPECT_TRUE((*cost->claims)[0].claims[2].detail.SharesWith(detail(0)));
+  // The claims the plan came from carry the same texts: every island's op
+  // withdrawn (not_profitable), the ops "a" never claimed as they were.
+  EXPECT_EQ(planned_from[0].claims[2].detail, one_op);
+  EXPECT_TRUE(planned_from[0].claims[2].detail.SharesWith(detail(0)));
+  for (size_t o : {0, 2, 4, 6, 7}) {
+    EXPECT_FALSE(planned_from[0].claims[o].supported) << o;
+    EXPECT_EQ(planned_from[0].claims[o].reason, kRefusalNotProfitable) << o;
+  }
+  for (size_t o : {1, 3, 5, 8, 9}) {
+    EXPECT_EQ(planned_from[0].claims[o].reason, TSR_REFUSAL_UNSUPPORTED_OP) << o;
+    EXPECT_EQ(planned_from[0].claims[o].detail, "no") << o;
+  }
+  for (size_t o = 0; o < 10; ++o) EXPECT_TRUE(planned_from[1].claims[o].supported) << o;  // the cpu's: untouched
+  // Greedy withdraws nothing.
+  absl::StatusOr<PolicyResult> greedy = Plan(g, claims, f, {PartitionPolicy::kGreedy});
+  ASSERT_TRUE(greedy.ok()) << greedy.status();
+  EXPECT_TRUE(greedy->withdrawals.empty());
 }
 
 TEST(PolicyPlanner, APartitionThatPaysForItselfStays) {
@@ -172,18 +190,25 @@ TEST(PolicyPlanner, AnEdgeOpThatBlowsUpItsOutputMovesToTheCpu) {
   EXPECT_NEAR(cost->cost.total_us(), 278.71072, 1e-9);
   EXPECT_EQ(cost->plan.partitions[cost->plan.op_partition[0]].vendor, "a");    // the MATMUL
   EXPECT_EQ(cost->plan.partitions[cost->plan.op_partition[1]].vendor, "cpu");  // the ADD
-  EXPECT_EQ(cost->plan.placements[1].refusals.at(0).claim.reason, kRefusalNotProfitable);
-  EXPECT_NE(cost->plan.placements[1].refusals.at(0).claim.detail.find("edge op"), std::string::npos);
+  const std::vector<Refusal> add =
+      RefusalsOf(cost->withdrawals.AppliedTo(claims), 1, cost->plan.placements[1].accelerator);
+  ASSERT_EQ(add.size(), 1u);
+  EXPECT_EQ(add[0].claim.reason, kRefusalNotProfitable);
+  EXPECT_NE(add[0].claim.detail.find("edge op"), std::string::npos);
 }
 
 TEST(PolicyPlanner, CpuPolicyRunsEverythingOnTheFallback) {
   Graph g = AddChain(6, 4);
   const Fixture f = Make({"a", "cpu"});
-  absl::StatusOr<PolicyResult> cpu = Plan(g, TwoVendor(g, [](size_t) { return true; }, 0.0), f, {PartitionPolicy::kCpu});
+  const auto claims = TwoVendor(g, [](size_t) { return true; }, 0.0);
+  absl::StatusOr<PolicyResult> cpu = Plan(g, claims, f, {PartitionPolicy::kCpu});
   ASSERT_TRUE(cpu.ok()) << cpu.status();
   ASSERT_EQ(cpu->plan.partitions.size(), 1u);
   EXPECT_EQ(cpu->plan.partitions[0].vendor, "cpu");
-  EXPECT_EQ(cpu->plan.placements[3].refusals.at(0).claim.reason, kRefusalPolicy);
+  const std::vector<Refusal> op3 =
+      RefusalsOf(cpu->withdrawals.AppliedTo(claims), 3, cpu->plan.placements[3].accelerator);
+  ASSERT_EQ(op3.size(), 1u);
+  EXPECT_EQ(op3[0].claim.reason, kRefusalPolicy);
 }
 
 TEST(PolicyPlanner, MinOpsAndMaxPartitionsHold) {
