@@ -48,6 +48,10 @@ tessera_test(json_reader_test
   SOURCES ${TSR_FW}/base/json_reader_test.cc
   LIBS tessera_core)
 
+tessera_test(process_allocator_test
+  SOURCES ${TSR_FW}/base/process_allocator_test.cc
+  LIBS tessera_core)
+
 tessera_test(atomic_file_test
   SOURCES ${TSR_FW}/base/atomic_file_test.cc
   LIBS tessera_atomic_file)

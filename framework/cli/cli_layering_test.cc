@@ -58,6 +58,9 @@ std::vector<std::string> AllowedFor(const std::string& file) {
   auto add = [&](const std::vector<std::string>& more) { allowed.insert(allowed.end(), more.begin(), more.end()); };
   if (StartsWith(file, "cli_environment.") || StartsWith(file, "app_flags.")) add(kFlagParsing);
   if (StartsWith(file, "cmd_onnx_backend.")) add(kJudge);
+  // The binary's own process setup: its allocator policy (a process's
+  // choice, which the library never makes).
+  if (StartsWith(file, "main.")) add({"base/process_allocator.h"});
   if (StartsWith(file, "demo_model.") || StartsWith(file, "fragmenting_models.")) add(kModelContent);
   return allowed;
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/exception_boundary.h"
+#include "base/process_allocator.h"
 #include "base/terminal_text.h"
 #include "cli/commands.h"
 
@@ -68,6 +69,7 @@ int Dispatch(const std::string& command, const std::vector<std::string>& rest);
 // for a model input of gigabytes, ...) is an error with exit code 1, never
 // an abort.
 int main(int argc, char** argv) {
+  tessera::KeepFreedMemoryForReuse();  // base/process_allocator.h: the binary's choice, not the library's
   if (argc < 2) {
     std::cerr << kUsage;
     return 2;
