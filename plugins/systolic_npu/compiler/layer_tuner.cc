@@ -110,7 +110,7 @@ absl::StatusOr<LayerTuning> TuneLayer(const kit::GraphSnapshot& g, size_t op_ind
   return out;
 }
 
-void Count(const LayerTuning& t, bool hit, TuningTally& tally) {
+void AddToTally(const LayerTuning& t, bool hit, TuningTally& tally) {
   ++tally.layers;
   if (hit)
     ++tally.remembered;
@@ -129,7 +129,7 @@ absl::StatusOr<LayerTuning> TuningMemo::Tune(const kit::GraphSnapshot& g, size_t
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = done_.find(key); it != done_.end()) {
-      if (tally != nullptr) Count(it->second, /*hit=*/true, *tally);
+      if (tally != nullptr) AddToTally(it->second, /*hit=*/true, *tally);
       return it->second;
     }
   }
@@ -137,7 +137,7 @@ absl::StatusOr<LayerTuning> TuningMemo::Tune(const kit::GraphSnapshot& g, size_t
   absl::StatusOr<LayerTuning> t = TuneLayer(g, op_index, npu, rule_dataflow);
   if (!t.ok()) return t.status();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
-  if (tally != nullptr) Count(*t, /*hit=*/false, *tally);
+  if (tally != nullptr) AddToTally(*t, /*hit=*/false, *tally);
   std::lock_guard<std::mutex> lock(mu_);
   if (done_.emplace(key, *t).second) {
     ++totals_.layers;

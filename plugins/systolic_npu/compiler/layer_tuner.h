@@ -62,7 +62,7 @@ class TuningMemo {
 };
 
 // Adds one search (hit: remembered, no tilings scored now) to `tally`.
-void Count(const LayerTuning& t, bool hit, TuningTally& tally);
+void AddToTally(const LayerTuning& t, bool hit, TuningTally& tally);
 
 }  // namespace tessera::systolic
 

@@ -101,7 +101,7 @@ absl::StatusOr<LayerTuning> Tune(const GraphSnapshot& g, size_t op_index, const 
                                   const LoweringOptions& opt) {
   if (opt.memo != nullptr) return opt.memo->Tune(g, op_index, npu, opt.dataflow, opt.tally);
   absl::StatusOr<LayerTuning> t = TuneLayer(g, op_index, npu, opt.dataflow);
-  if (t.ok() && opt.tally != nullptr) Count(*t, /*hit=*/false, *opt.tally);
+  if (t.ok() && opt.tally != nullptr) AddToTally(*t, /*hit=*/false, *opt.tally);
   return t;
 }
 
