@@ -60,16 +60,27 @@ TEST(SocCostModel, RejectsAMalformedDescription) {
   EXPECT_NE(m.status().message().find("line 2"), std::string::npos) << m.status();
 }
 
-// x[4] f32 -> RELU (npu) -> RELU (cpu) -> y.
-TEST(PlanCost, SumsComputeDispatchAndEveryCrossingByHand) {
+// x[4] f32 -> RELU -> RELU -> y.
+Graph TwoRelus() {
   ModelBuilder b("two");
   const int32_t x = b.Input("x", TSR_DTYPE_F32, {4});
   b.Output(b.Op(TSR_OP_RELU, {b.Op(TSR_OP_RELU, {x})}));
-  Graph g = *std::move(b).Build();
+  return *std::move(b).Build();
+}
+
+// The npu takes the first RELU (0.5 us) and refuses the second; the cpu
+// takes both.
+std::vector<AcceleratorClaims> NpuThenCpuClaims() {
   AcceleratorClaims npu{"npu", {}}, cpu{"cpu", {}};
   npu.claims = {OpClaim{true, 0, "", 0.5}, OpClaim{false, TSR_REFUSAL_UNSUPPORTED_OP, "no"}};
   cpu.claims = {OpClaim{true}, OpClaim{true}};
-  const std::vector<AcceleratorClaims> claims = {npu, cpu};
+  return {npu, cpu};
+}
+
+// TwoRelus with NpuThenCpuClaims: RELU (npu) -> RELU (cpu).
+TEST(PlanCost, SumsComputeDispatchAndEveryCrossingByHand) {
+  const Graph g = TwoRelus();
+  const std::vector<AcceleratorClaims> claims = NpuThenCpuClaims();
   absl::StatusOr<PartitionPlan> plan = PlanPartitions(g, claims);
   ASSERT_TRUE(plan.ok()) << plan.status();
   const SocCostModel soc = Soc();
@@ -101,14 +112,8 @@ TEST(PlanCost, SumsComputeDispatchAndEveryCrossingByHand) {
 // placement and keep only the totals: the same hand-worked figures as
 // above, with no per-partition or conversion list.
 TEST(PlanCost, TotalsAloneFromThePlacementMatchTheHandWorkedFigures) {
-  ModelBuilder b("two");
-  const int32_t x = b.Input("x", TSR_DTYPE_F32, {4});
-  b.Output(b.Op(TSR_OP_RELU, {b.Op(TSR_OP_RELU, {x})}));
-  Graph g = *std::move(b).Build();
-  AcceleratorClaims npu{"npu", {}}, cpu{"cpu", {}};
-  npu.claims = {OpClaim{true, 0, "", 0.5}, OpClaim{false, TSR_REFUSAL_UNSUPPORTED_OP, "no"}};
-  cpu.claims = {OpClaim{true}, OpClaim{true}};
-  const std::vector<AcceleratorClaims> claims = {npu, cpu};
+  const Graph g = TwoRelus();
+  const std::vector<AcceleratorClaims> claims = NpuThenCpuClaims();
   const std::vector<int32_t> accelerators = {0, 1};  // op 0 on the npu, op 1 on the cpu
   absl::StatusOr<PartitionPlan> plan = GroupPlacedOps(GraphOperands(g), accelerators, {"npu", "cpu"});
   ASSERT_TRUE(plan.ok()) << plan.status();

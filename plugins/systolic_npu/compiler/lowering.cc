@@ -130,8 +130,11 @@ OpSupport CheckOpSupport(const GraphSnapshot& g, const SnapshotOp& op) {
 
 namespace {
 
+// `*retiled` (optional): set when the tuner moved some layer off the rule's
+// tiling, i.e. when the program differs from the untuned one.
 absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpuConfig& npu,
-                                       const LoweringOptions& opt, const std::string& name) {
+                                       const LoweringOptions& opt, const std::string& name,
+                                       bool* retiled = nullptr) {
   Program p;
   p.target = TargetInfo::FromSoc(npu);
   EntryPoint e;
@@ -199,6 +202,8 @@ absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpu
       absl::StatusOr<LayerTuning> tuned = Tune(g, i, npu, opt);
       if (!tuned.ok()) return tuned.status();
       topt = tuned->options;
+      if (retiled != nullptr && (topt.dataflow != opt.dataflow || topt.free_tile_cap != opt.free_tile_cap))
+        *retiled = true;
     }
     for (int32_t t : op.inputs)
       if (t >= 0 && !where.count(t) && !g.tensors.at(t).is_constant)
@@ -296,8 +301,10 @@ absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpu
 
 absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConfig& npu,
                                    const LoweringOptions& opt, const std::string& name) {
-  absl::StatusOr<Program> p = LowerEachLayer(g, npu, opt, name);
-  if (!opt.tune || !p.ok()) return p;
+  bool retiled = false;
+  absl::StatusOr<Program> p = LowerEachLayer(g, npu, opt, name, &retiled);
+  // Every layer kept the rule's tiling: the rule's program is this one.
+  if (!opt.tune || !p.ok() || !retiled) return p;
   // The search scores each layer alone; in the whole program one layer's
   // DMA overlaps the next one's compute, which can reverse a small gain.
   // The rule's program is kept when the whole tuned one is not faster.
