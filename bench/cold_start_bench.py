@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Process start to first result, in fresh processes (issue 13,
-docs/benchmarks.md "Compile cache and cold start"), for the attention-RoPE
+"""Process start to first result, in fresh processes
+(docs/benchmarks.md "Compile cache and cold start"), for the attention-RoPE
 demo model. Each case starts `tessera run ... --random` and stops the clock
 at the first byte of its stdout: the text report is printed and flushed
 right after the first run, before the process waits for anything else

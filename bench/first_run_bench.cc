@@ -1,7 +1,7 @@
 // What the first run of a freshly compiled model pays beyond a steady run,
 // per partition: one process, one RunContext, run 1 against the minimum of
 // the next RUNS runs, with the minor page faults of each (getrusage).
-// Issue 11 asks that the first run no longer pay page faults per partition.
+// The first run should not pay page faults per partition.
 //
 //   build/bin/first_run_bench MODEL.tsr [ACCELERATORS] [SOC] [POLICY] [RUNS]
 //     (default npu,cpu ref-phone greedy 50)
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
-#include "tessera/app/tessera.hpp"
+#include "tessera/app/tessera_app.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes an ONNX model whose weights are MB megabytes (one MatMul, x [1, K]
 times W [K, N], f32), for the load-time and peak-memory figures of
-docs/benchmarks.md (issue 13). No onnx package needed: the few protobuf
+docs/benchmarks.md. No onnx package needed: the few protobuf
 fields are encoded by hand (onnx.proto field numbers in the comments).
 
     python3 bench/make_weight_model.py MB OUT.onnx

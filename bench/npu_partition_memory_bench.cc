@@ -1,4 +1,4 @@
-// Peak memory of a model cut into many NPU partitions (issue 17: 5,000 NPU
+// Peak memory of a model cut into many NPU partitions (5,000 NPU
 // partitions took over 8 GB). The frag-chain demo graph, N x [ADD (npu) ->
 // SIN (cpu)] on 16 floats, compiled for npu,cpu with the greedy policy (N
 // NPU partitions), loaded, given one run context and run once. Prints the
@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "base/install_layout.h"
-#include "cli/fragmenting_models.h"
-#include "compile/compile_driver.h"
-#include "loaded_model.h"
-#include "plugin_host/plugin_registry.h"
-#include "run_context.h"
+#include "dispatch/execution_context.h"
+#include "dispatch/loaded_model.h"
+#include "framework/cli/fragmenting_models.h"
+#include "framework/compiler/compile/compile_driver.h"
+#include "framework/core/base/install_layout.h"
+#include "framework/loader/plugin_registry.h"
 
 namespace {
 
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
   options.accelerators = {"npu", "cpu"};
   options.partitioning.policy = PartitionPolicy::kGreedy;
   options.budgets.max_partition_count = 2 * static_cast<uint64_t>(partitions);
-  absl::StatusOr<CompiledModel> compiled = CompileGraph(*graph, registry, options);
+  absl::StatusOr<CompiledGraph> compiled = CompileGraph(*graph, registry, options);
   if (!compiled.ok()) return Fail("compile", compiled.status());
   std::printf("%d NPU partitions, %zu steps\n", partitions, compiled->graph.ops.size());
   std::printf("peak RSS after compile: %8.1f MiB\n", PeakRssMiB());
@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
       LoadedModel::Create(compiled->graph, compiled->jit_slots, registry, {options.soc, options.plugin_options});
   if (!model.ok()) return Fail("load", model.status());
   std::printf("peak RSS after load:    %8.1f MiB\n", PeakRssMiB());
-  absl::StatusOr<std::unique_ptr<RunContext>> context = RunContext::Create(*model);
+  absl::StatusOr<std::unique_ptr<ExecutionContext>> context = ExecutionContext::Create(*model);
   if (!context.ok()) return Fail("run context", context.status());
   HostTensor x{"x", TSR_DTYPE_F32, {16}, std::vector<uint8_t>(16 * 4)};
   absl::StatusOr<std::vector<HostTensor>> out = (*context)->Run({x});

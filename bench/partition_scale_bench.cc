@@ -35,11 +35,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "base/process_allocator.h"
-#include "model/model_builder.h"
-#include "partition/partitioner.h"
-#include "partition/policy_planner.h"
-#include "plugin_host/graph_view_impl.h"
+#include "framework/core/base/process_allocator.h"
+#include "framework/core/model/model_builder.h"
+#include "framework/compiler/partition/partitioner.h"
+#include "framework/compiler/partition/policy_planner.h"
+#include "framework/compiler/claims/graph_view_impl.h"
 #include "tessera/ops.h"
 
 namespace tessera {

@@ -7,11 +7,11 @@
 //   POLICY: cost (default) | greedy | cpu, as `--policy`; the cost policy
 //   keeps these small models on the cpu, greedy puts what it can on the NPU
 //   PATH: how a run is made (default run):
-//     run    RunContext::Run: host tensors in, newly allocated outputs back
-//     into   RunContext::RunInto on buffers made once (issue 11)
+//     run    ExecutionContext::Run: host tensors in, newly allocated outputs back
+//     into   ExecutionContext::RunInto on buffers made once
 //     c-app  tsr_app_run, the C app API, on buffers made once: the same
 //            model saved as .tsr bytes and compiled through the app API
-//     bound  RunContext::RunBound on 64-byte aligned host buffers bound
+//     bound  ExecutionContext::RunBound on 64-byte aligned host buffers bound
 //            once (BindInput/BindOutput); prints each binding's mode
 //
 // Prints allocations per run after warm-up, for one run, and
@@ -37,13 +37,13 @@
 #include <memory>
 #include <span>
 
-#include "cli/demo_model.h"
-#include "base/install_layout.h"
-#include "cli/app_flags.h"
-#include "compile/compile_driver.h"
-#include "model/model_writer.h"
-#include "plugin_host/plugin_registry.h"
-#include "run_context.h"
+#include "dispatch/execution_context.h"
+#include "framework/cli/app_flags.h"
+#include "framework/cli/demo_model.h"
+#include "framework/compiler/compile/compile_driver.h"
+#include "framework/core/base/install_layout.h"
+#include "framework/core/model/model_writer.h"
+#include "framework/loader/plugin_registry.h"
 #include "tessera/app/tessera_app.h"
 
 extern "C" {
@@ -63,7 +63,9 @@ thread_local bool inside = false;
 constexpr int kFrames = 8;
 struct Site {
   void* frames[kFrames] = {};
-  bool operator<(const Site& o) const { return std::lexicographical_compare(frames, frames + kFrames, o.frames, o.frames + kFrames); }
+  bool operator<(const Site& o) const {
+    return std::lexicographical_compare(frames, frames + kFrames, o.frames, o.frames + kFrames);
+  }
 };
 std::map<Site, uint64_t>* sites = nullptr;
 // Allocations with a libdnnl frame on their stack, and a cache of which
@@ -156,7 +158,7 @@ int main(int argc, char** argv) {
   options.partitioning.policy = *policy;
   absl::StatusOr<SocSelection> soc = FindSoc("ref-phone", BundledSocDirectory());
   if (soc.ok()) options.soc = *soc;
-  absl::StatusOr<CompiledModel> compiled = CompileGraph(*graph, registry, options);
+  absl::StatusOr<CompiledGraph> compiled = CompileGraph(*graph, registry, options);
   if (!compiled.ok()) {
     std::fprintf(stderr, "%s\n", std::string(compiled.status().message()).c_str());
     return 1;
@@ -164,7 +166,7 @@ int main(int argc, char** argv) {
   absl::StatusOr<std::shared_ptr<const LoadedModel>> loaded =
       LoadedModel::Create(compiled->graph, compiled->jit_slots, registry, {options.soc, options.plugin_options});
   if (!loaded.ok()) return 1;
-  absl::StatusOr<std::unique_ptr<RunContext>> context = RunContext::Create(*loaded);
+  absl::StatusOr<std::unique_ptr<ExecutionContext>> context = ExecutionContext::Create(*loaded);
   if (!context.ok()) return 1;
   // The CLI's seeded inputs (`--seed 1`), as host tensors for the runtime.
   std::vector<app::TensorInfo> infos;
@@ -237,7 +239,8 @@ int main(int argc, char** argv) {
       std::printf("input %zu bound: %s\n", i, BindingModeName(*mode));
     }
     for (size_t i = 0; i < output_buffers.size(); ++i) {
-      bound_memory.emplace_back(static_cast<uint8_t*>(std::aligned_alloc(64, (output_buffers[i].size() + 64) / 64 * 64)));
+      bound_memory.emplace_back(
+          static_cast<uint8_t*>(std::aligned_alloc(64, (output_buffers[i].size() + 64) / 64 * 64)));
       absl::StatusOr<BindingMode> mode =
           (*context)->BindOutput(i, {TSR_BUFFER_TYPE_HOST, bound_memory.back().get(), -1, 0, output_buffers[i].size()});
       if (!mode.ok()) return std::fprintf(stderr, "%s\n", std::string(mode.status().message()).c_str()), 1;
@@ -255,7 +258,8 @@ int main(int argc, char** argv) {
   }
   for (int i = 0; i < 10; ++i)
     if (!run_once()) {
-      std::fprintf(stderr, "warm-up run failed%s%s\n", path == "c-app" ? ": " : "", path == "c-app" ? tsr_app_last_error() : "");
+      std::fprintf(stderr, "warm-up run failed%s%s\n", path == "c-app" ? ": " : "",
+                   path == "c-app" ? tsr_app_last_error() : "");
       return 1;
     }
   record_sites = std::getenv("TSR_ALLOC_SITES") != nullptr;
@@ -269,10 +273,11 @@ int main(int argc, char** argv) {
   counting = false;
   const double total = static_cast<double>(allocations.load()) / runs;
   const double onednn = static_cast<double>(onednn_allocations.load()) / runs;
-  std::printf("model %s on %s (policy %s, path %s): %zu DISPATCH steps, %.1f heap allocations per run: %.1f inside "
-              "oneDNN, %.1f elsewhere (%d runs after 10 warm-up)\n",
-              model_name.c_str(), accelerators.c_str(), policy_name.c_str(), path.c_str(), compiled->graph.ops.size(),
-              total, onednn, total - onednn, runs);
+  std::printf(
+      "model %s on %s (policy %s, path %s): %zu DISPATCH steps, %.1f heap allocations per run: %.1f inside "
+      "oneDNN, %.1f elsewhere (%d runs after 10 warm-up)\n",
+      model_name.c_str(), accelerators.c_str(), policy_name.c_str(), path.c_str(), compiled->graph.ops.size(), total,
+      onednn, total - onednn, runs);
   if (record_sites) PrintSites();
   tsr_app_run_context_destroy(app_context);
   tsr_app_compiled_model_destroy(app_compiled);

@@ -1,4 +1,4 @@
-// Framework overhead per run: a one-op model run through RunContext::Run
+// Framework overhead per run: a one-op model run through ExecutionContext::Run
 // (inputs copied in, the step invoked, outputs copied out) and RunBound
 // (app buffers bound once, used in place) against the same
 // executable invoked directly through the dispatch table with its buffers
@@ -17,13 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "base/install_layout.h"
-#include "compile/compile_driver.h"
-#include "model/model_builder.h"
-#include "model/model_writer.h"
-#include "plugin_host/plugin_registry.h"
-#include "run_context.h"
-#include "tessera/app/tessera.hpp"
+#include "dispatch/execution_context.h"
+#include "framework/compiler/compile/compile_driver.h"
+#include "framework/core/base/install_layout.h"
+#include "framework/core/model/model_builder.h"
+#include "framework/core/model/model_writer.h"
+#include "framework/loader/plugin_registry.h"
+#include "tessera/app/tessera_app.hpp"
 #include "tessera/dispatch.h"
 #include "tessera/ops.h"
 
@@ -72,15 +72,16 @@ int main(int argc, char** argv) {
   options.partitioning.policy = PartitionPolicy::kGreedy;
   absl::StatusOr<SocSelection> soc = FindSoc(argc > 4 ? argv[4] : "ref-phone", BundledSocDirectory());
   if (soc.ok()) options.soc = *soc;
-  absl::StatusOr<CompiledModel> compiled = CompileGraph(graph, registry, options);
+  absl::StatusOr<CompiledGraph> compiled = CompileGraph(graph, registry, options);
   if (!compiled.ok() || compiled->graph.ops.size() != 1) {
-    std::fprintf(stderr, "compile failed or split: %s\n", compiled.ok() ? "more than one step" : std::string(compiled.status().message()).c_str());
+    std::fprintf(stderr, "compile failed or split: %s\n",
+                 compiled.ok() ? "more than one step" : std::string(compiled.status().message()).c_str());
     return 1;
   }
   absl::StatusOr<std::shared_ptr<const LoadedModel>> model =
       LoadedModel::Create(compiled->graph, compiled->jit_slots, registry, {options.soc, options.plugin_options});
   if (!model.ok()) return 1;
-  absl::StatusOr<std::unique_ptr<RunContext>> context = RunContext::Create(*model);
+  absl::StatusOr<std::unique_ptr<ExecutionContext>> context = ExecutionContext::Create(*model);
   if (!context.ok()) return 1;
 
   HostTensor hx{"x", TSR_DTYPE_F32, {n}, std::vector<uint8_t>(n * 4)};
@@ -114,7 +115,8 @@ int main(int argc, char** argv) {
   // 64-byte aligned, as the bound buffers above: the same memory the
   // kernel would get from an app that binds.
   std::vector<float*> direct_memory;
-  for (int i = 0; i < 3; ++i) direct_memory.push_back(static_cast<float*>(std::aligned_alloc(64, (n * 4 + 63) / 64 * 64)));
+  for (int i = 0; i < 3; ++i)
+    direct_memory.push_back(static_cast<float*>(std::aligned_alloc(64, (n * 4 + 63) / 64 * 64)));
   tsr_invocation inv = nullptr;
   if (api->create_invocation(step.executable, &inv) != TSR_OK) return 1;
   std::vector<tsr_buffer> buffers;
@@ -142,7 +144,7 @@ int main(int argc, char** argv) {
   for (tsr_buffer buf : buffers) api->release_buffer(buf);
   for (float* p : direct_memory) std::free(p);
 
-  // What an app pays: the same model through the app API (tessera.hpp),
+  // What an app pays: the same model through the app API (tessera_app.hpp),
   // which the CLI uses too. Its Run copies the inputs into host tensors and
   // hands each output over as an owned Tensor.
   Stats app_run{};
@@ -154,7 +156,7 @@ int main(int argc, char** argv) {
     if (!env.ok() || !model.ok()) return 1;
     app::CompileOptions app_options;
     app_options.accelerators = {accelerator};
-  app_options.policy = "greedy";
+    app_options.policy = "greedy";
     app_options.soc = argc > 4 ? argv[4] : "ref-phone";
     app::Result<app::CompiledModel> app_compiled = app::CompiledModel::Compile(*env, *model, app_options);
     if (!app_compiled.ok()) return 1;
@@ -170,14 +172,14 @@ int main(int argc, char** argv) {
   std::printf("one ADD of %lld f32 on %s (%s), %d runs each\n", static_cast<long long>(n), accelerator.c_str(),
               options.soc.name.c_str(), runs);
   std::printf("  direct invoke      min %8.0f ns  median %8.0f ns\n", direct.min_ns, direct.median_ns);
-  std::printf("  RunContext::Run    min %8.0f ns  median %8.0f ns\n", framework.min_ns, framework.median_ns);
+  std::printf("  ExecutionContext::Run    min %8.0f ns  median %8.0f ns\n", framework.min_ns, framework.median_ns);
   std::printf("  framework overhead min %8.0f ns  median %8.0f ns\n", framework.min_ns - direct.min_ns,
               framework.median_ns - direct.median_ns);
-  std::printf("  RunBound           min %8.0f ns  median %8.0f ns  (inputs %s, %s; output %s)\n", framework_bound.min_ns,
-              framework_bound.median_ns, bound_modes[0], bound_modes[1], bound_modes[2]);
+  std::printf("  RunBound           min %8.0f ns  median %8.0f ns  (inputs %s, %s; output %s)\n",
+              framework_bound.min_ns, framework_bound.median_ns, bound_modes[0], bound_modes[1], bound_modes[2]);
   std::printf("  bound overhead     min %8.0f ns  median %8.0f ns\n", framework_bound.min_ns - direct.min_ns,
               framework_bound.median_ns - direct.median_ns);
-  std::printf("  app RunContext::Run min %7.0f ns  median %8.0f ns\n", app_run.min_ns, app_run.median_ns);
+  std::printf("  app ExecutionContext::Run min %7.0f ns  median %8.0f ns\n", app_run.min_ns, app_run.median_ns);
   std::printf("  app API overhead   min %8.0f ns  median %8.0f ns  (over the direct invoke)\n",
               app_run.min_ns - direct.min_ns, app_run.median_ns - direct.median_ns);
   return 0;

@@ -19,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "executor.h"
-#include "fp16.h"
-#include "soc_config.h"
-#include "tiler.h"
+#include "plugins/systolic_npu/machine/executor.h"
+#include "plugins/systolic_npu/machine/fp16.h"
+#include "plugins/systolic_npu/machine/soc_config.h"
+#include "plugins/systolic_npu/machine/tiler.h"
 
 namespace tessera::systolic {
 namespace {

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "fast/fast_kernels.h"
-#include "kernel_api.h"
-#include "kernel_util.h"
+#include "plugins/cpu/fast_kernels/fast_kernels.h"
+#include "support/reference_kernels/kernel_api.h"
+#include "support/reference_kernels/kernel_util.h"
 #include "tessera/ops.h"
 
 namespace {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Load time and peak memory against weight bytes (issue 13,
-# docs/benchmarks.md "Compile cache and cold start"). For each size: an
+# Load time and peak memory against weight bytes
+# (docs/benchmarks.md "Compile cache and cold start"). For each size: an
 # ONNX model of one MatMul with SIZE MB of f32 weights (make_weight_model.py,
 # written to $TMP, never committed), then in fresh processes:
 #   import    tessera import  M.onnx -o M.tsr                (wall s, peak RSS)

@@ -1,4 +1,4 @@
-#include "blob_compatibility.h"
+#include "dispatch/blob_compatibility.h"
 
 #include <cstring>
 #include <vector>

@@ -16,8 +16,8 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "device_session.h"
-#include "graph/build_stamp.h"
+#include "dispatch/device_session.h"
+#include "framework/core/graph/build_stamp.h"
 
 namespace tessera {
 

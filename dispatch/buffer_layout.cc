@@ -1,12 +1,12 @@
-#include "buffer_layout.h"
+#include "dispatch/buffer_layout.h"
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "base/status_macros.h"
-#include "device_session.h"
-#include "plugin_host/plugin_library.h"
+#include "framework/core/base/status_macros.h"
+#include "dispatch/device_session.h"
+#include "framework/loader/plugin_library.h"
 
 namespace tessera {
 namespace {

@@ -1,4 +1,4 @@
-#include "buffer_negotiation.h"
+#include "dispatch/buffer_negotiation.h"
 
 #include <string>
 

@@ -1,10 +1,10 @@
 // The buffer-type rules of negotiation (layout_negotiation.h) with every
 // endpoint dense: which type the producer writes, who reads that buffer,
 // who reads a converted copy of which type.
-#include "buffer_negotiation.h"
+#include "dispatch/buffer_negotiation.h"
 
 #include "gtest/gtest.h"
-#include "layout_negotiation.h"
+#include "dispatch/layout_negotiation.h"
 #include "tessera/common.h"
 
 namespace tessera {

@@ -9,12 +9,12 @@
 #include <tuple>
 
 #include "absl/strings/str_cat.h"
-#include "base/dtype.h"
-#include "base/status_macros.h"
-#include "layout_conversion.h"
-#include "layout_negotiation.h"
-#include "loaded_model.h"
-#include "plugin_host/plugin_library.h"
+#include "framework/core/base/dtype.h"
+#include "framework/core/base/status_macros.h"
+#include "dispatch/layout_conversion.h"
+#include "dispatch/layout_negotiation.h"
+#include "dispatch/loaded_model.h"
+#include "framework/loader/plugin_library.h"
 
 namespace tessera {
 

@@ -1,4 +1,4 @@
-#include "declared_numerics.h"
+#include "dispatch/declared_numerics.h"
 
 #include <algorithm>
 #include <set>
@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "base/status_macros.h"
+#include "framework/core/base/status_macros.h"
 
 namespace tessera {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "device_session.h"
-#include "graph/graph.h"
+#include "dispatch/device_session.h"
+#include "framework/core/graph/graph.h"
 #include "tessera/dispatch.h"
 
 namespace tessera {

@@ -1,9 +1,9 @@
-#include "device_memory_budget.h"
+#include "dispatch/device_memory_budget.h"
 
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "checked_math.h"
+#include "support/math/checked_math.h"
 #include "tessera/bytecode.h"
 
 namespace tessera {

@@ -22,7 +22,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "base/budgets.h"
+#include "framework/core/base/budgets.h"
 
 namespace tessera {
 

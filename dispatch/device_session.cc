@@ -1,7 +1,7 @@
-#include "device_session.h"
+#include "dispatch/device_session.h"
 
 #include "absl/strings/str_cat.h"
-#include "plugin_host/plugin_log.h"
+#include "framework/loader/plugin_log.h"
 
 namespace tessera {
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "plugin_host/plugin_library.h"
-#include "plugin_host/soc_selection.h"
+#include "framework/core/base/soc_selection.h"
+#include "framework/loader/plugin_library.h"
 
 namespace tessera {
 
@@ -30,7 +30,7 @@ class DeviceSession {
   absl::Status Check(tsr_status code, const std::string& context) const;
 
   // TSR_DEVICE_LOST is sticky for a context (common.h): once an invoke
-  // reports it, every step of this session, in every RunContext and every
+  // reports it, every step of this session, in every ExecutionContext and every
   // later run, goes to its cpu plan (docs/resilience.md). Thread-safe.
   void MarkLost(const std::string& why) const;
   bool lost() const { return lost_.load(std::memory_order_acquire); }

@@ -1,4 +1,4 @@
-#include "layout_conversion.h"
+#include "dispatch/layout_conversion.h"
 
 #include <cstring>
 #include <vector>

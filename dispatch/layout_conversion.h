@@ -11,7 +11,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "buffer_layout.h"
+#include "dispatch/buffer_layout.h"
 
 namespace tessera {
 

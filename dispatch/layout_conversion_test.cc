@@ -2,7 +2,7 @@
 // whose bytes are worked out by hand (the offset of element [i, j] is
 // i * row_stride + j * 4; NCHW [n, c, h, w] is at ((n*C + c)*H + h)*W + w,
 // NHWC at ((n*H + h)*W + w)*C + c).
-#include "layout_conversion.h"
+#include "dispatch/layout_conversion.h"
 
 #include <cstring>
 #include <vector>

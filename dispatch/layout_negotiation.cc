@@ -1,10 +1,10 @@
-#include "layout_negotiation.h"
+#include "dispatch/layout_negotiation.h"
 
 #include <algorithm>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "buffer_negotiation.h"
+#include "dispatch/buffer_negotiation.h"
 
 namespace tessera {
 namespace {

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "buffer_layout.h"
+#include "dispatch/buffer_layout.h"
 
 namespace tessera {
 

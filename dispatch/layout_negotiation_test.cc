@@ -1,7 +1,7 @@
 // Layout negotiation on hand-built endpoint lists: who writes where, who
 // reads the producer's buffer, and who gets a converted copy in which of
 // its layouts.
-#include "layout_negotiation.h"
+#include "dispatch/layout_negotiation.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -1,4 +1,4 @@
-#include "loaded_model.h"
+#include "dispatch/loaded_model.h"
 
 #include <algorithm>
 #include <map>
@@ -6,10 +6,10 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "base/dtype.h"
-#include "base/status_macros.h"
-#include "compile/sha256.h"
-#include "device_memory_budget.h"
+#include "framework/core/base/dtype.h"
+#include "framework/core/base/status_macros.h"
+#include "framework/core/base/sha256.h"
+#include "dispatch/device_memory_budget.h"
 #include "tessera/bytecode.h"
 #include "tessera/ops.h"
 

@@ -2,12 +2,12 @@
 // per vendor, one executable per DISPATCH op, and the buffer plan (which
 // storage every tensor lives in, and which conversions run before which
 // step). Immutable once created, and shared: any number of threads make
-// their own RunContext from one LoadedModel and run at the same time.
+// their own ExecutionContext from one LoadedModel and run at the same time.
 //
 // Why the split: the dispatch ABI lets distinct invocations of one
 // executable run concurrently, but buffers and invocations belong to one
 // run at a time. So executables and the plan are shared, while buffers and
-// invocations live in a RunContext (run_context.h). The few library calls
+// invocations live in a ExecutionContext (run_context.h). The few library calls
 // that the ABI makes "externally synchronized per context" or "per
 // executable" (allocate/register/release_buffer, create_invocation) go
 // through the locks this object hands out.
@@ -24,15 +24,15 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "base/budgets.h"
-#include "blob_compatibility.h"
-#include "buffer_layout.h"
-#include "buffer_negotiation.h"
-#include "declared_numerics.h"
-#include "device_session.h"
-#include "graph/graph.h"
-#include "plugin_host/plugin_registry.h"
-#include "resilience_policy.h"
+#include "dispatch/blob_compatibility.h"
+#include "dispatch/buffer_layout.h"
+#include "dispatch/buffer_negotiation.h"
+#include "dispatch/declared_numerics.h"
+#include "dispatch/device_session.h"
+#include "dispatch/resilience_policy.h"
+#include "framework/core/base/budgets.h"
+#include "framework/core/graph/graph.h"
+#include "framework/loader/plugin_registry.h"
 
 namespace tessera {
 
@@ -54,12 +54,12 @@ struct ConversionRecord {
   int32_t from_type = 0;
   int32_t to_type = 0;
   uint64_t bytes = 0;
-  std::string to_vendor;      // the consumer that needed it
-  double host_time_us = 0;    // last run (of the RunContext that reports it)
+  std::string to_vendor;    // the consumer that needed it
+  double host_time_us = 0;  // last run (of the ExecutionContext that reports it)
   // The types' names: a vendor type by its library's get_buffer_type_info
   // ("dsp_tcm"), else BufferTypeName ("host", "vendor+1" when unnamed).
   std::string from_name, to_name;
-  double start_us = 0;        // when it began in that last run, from the run's start
+  double start_us = 0;  // when it began in that last run, from the run's start
   // What it changes (layout_conversion.h): "copy" (other memory, same
   // layout), "layout" or "copy+layout"; the layouts by LayoutName
   // ("dense", "strided(row 128 B)", "nhwc"); who converts: "host" (map
@@ -69,7 +69,7 @@ struct ConversionRecord {
   std::string via = "host";
 };
 
-// One buffer every RunContext materializes: host memory, or a buffer that
+// One buffer every ExecutionContext materializes: host memory, or a buffer that
 // `allocating_session` allocates.
 struct StorageSpec {
   int32_t tensor = -1;
@@ -82,14 +82,14 @@ struct StorageSpec {
 
 // One DISPATCH op, loaded.
 struct LoadedStep {
-  int32_t op = -1;        // index into graph().ops
-  int32_t session = -1;   // index into sessions
+  int32_t op = -1;       // index into graph().ops
+  int32_t session = -1;  // index into sessions
   tsr_executable executable = nullptr;
   DeclaredNumerics numerics;
   std::vector<uint32_t> input_alignments, output_alignments;
   // Every layout each input/output accepts, most preferred first (canonical).
   std::vector<std::vector<BufferLayout>> input_layouts, output_layouts;
-  std::vector<int32_t> input_storage, output_storage;    // indices into storages()
+  std::vector<int32_t> input_storage, output_storage;  // indices into storages()
   struct Conversion {
     int32_t from = -1, to = -1;  // storages
     size_t record = 0;           // index into conversions()
@@ -175,8 +175,8 @@ class LoadedModel {
   std::vector<BlobCompatibility> compatibility_;
   std::vector<std::unique_ptr<std::mutex>> session_locks_, step_locks_;
   ResiliencePolicy policy_;
-  RuntimeOptions plan_options_;           // what the cpu plans load with (no plans of their own)
-  std::vector<CpuPlanSlot> cpu_plans_;    // per step
+  RuntimeOptions plan_options_;         // what the cpu plans load with (no plans of their own)
+  std::vector<CpuPlanSlot> cpu_plans_;  // per step
   mutable std::mutex cpu_plan_lock_;
 };
 

@@ -5,8 +5,8 @@
 // libraries' own metrics.
 //
 // The convenience form of LoadedModel (shared, immutable) plus one
-// RunContext (one run at a time). Run() is safe to call from several
-// threads: calls are serialized. For parallel runs, make a RunContext per
+// ExecutionContext (one run at a time). Run() is safe to call from several
+// threads: calls are serialized. For parallel runs, make a ExecutionContext per
 // thread from model() instead (run_context.h).
 #ifndef TESSERA_DISPATCH_MODEL_EXECUTOR_H_
 #define TESSERA_DISPATCH_MODEL_EXECUTOR_H_
@@ -17,24 +17,27 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "loaded_model.h"
-#include "run_context.h"
+#include "dispatch/execution_context.h"
+#include "dispatch/loaded_model.h"
 
 namespace tessera {
 
-class Executor {
+class ModelExecutor {
  public:
   // `graph` is a compiled graph (DISPATCH ops only). `jit_slots` resolves
   // DispatchRef::jit_slot and must outlive the executor.
-  static absl::StatusOr<std::unique_ptr<Executor>> Create(const Graph& graph, std::span<const tsr_jit_handle> jit_slots,
-                                                          const PluginRegistry& registry, const RuntimeOptions& options);
+  static absl::StatusOr<std::unique_ptr<ModelExecutor>> Create(const Graph& graph,
+                                                               std::span<const tsr_jit_handle> jit_slots,
+                                                               const PluginRegistry& registry,
+                                                               const RuntimeOptions& options);
 
   // Inputs in graph input order; dtypes and shapes must match exactly.
   // Thread-safe (serialized).
-  absl::StatusOr<std::vector<HostTensor>> Run(const std::vector<HostTensor>& inputs, RunProfile* profile = nullptr);
-  // RunContext::RunInto, serialized the same way.
+  absl::StatusOr<std::vector<HostTensor>> Run(const std::vector<HostTensor>& inputs,
+                                              ExecutionProfile* profile = nullptr);
+  // ExecutionContext::RunInto, serialized the same way.
   absl::Status RunInto(std::span<const std::span<const uint8_t>> inputs, std::span<const std::span<uint8_t>> outputs,
-                       RunProfile* profile = nullptr);
+                       ExecutionProfile* profile = nullptr);
 
   // The plan's conversions with the timings of the last run.
   const std::vector<ConversionRecord>& conversions() const { return context_->conversions(); }
@@ -45,10 +48,10 @@ class Executor {
   }
 
  private:
-  Executor(std::shared_ptr<const LoadedModel> model, std::unique_ptr<RunContext> context)
+  ModelExecutor(std::shared_ptr<const LoadedModel> model, std::unique_ptr<ExecutionContext> context)
       : model_(std::move(model)), context_(std::move(context)) {}
   std::shared_ptr<const LoadedModel> model_;
-  std::unique_ptr<RunContext> context_;
+  std::unique_ptr<ExecutionContext> context_;
   std::mutex run_lock_;
 };
 

@@ -1,4 +1,4 @@
-#include "resilience_policy.h"
+#include "dispatch/resilience_policy.h"
 
 namespace tessera {
 

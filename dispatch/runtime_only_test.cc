@@ -1,4 +1,4 @@
-// The runtime stands alone: this test links tessera_dispatch and the core
+// The runtime stands alone: this test links tessera_runtime (and the core and loader below it)
 // only, not the compiler side (no partitioner, no compile driver, no graph
 // view), and runs a model that the `tessera compile` CLI compiled ahead of
 // time, with dispatch libraries only (no compiler library is opened).
@@ -12,12 +12,12 @@
 #include <filesystem>
 #include <string>
 
+#include "dispatch/execution_context.h"
+#include "framework/core/model/model_builder.h"
+#include "framework/core/model/model_loader.h"
+#include "framework/core/model/model_writer.h"
+#include "framework/loader/plugin_registry.h"
 #include "gtest/gtest.h"
-#include "model/model_builder.h"
-#include "model/model_loader.h"
-#include "model/model_writer.h"
-#include "plugin_host/plugin_registry.h"
-#include "run_context.h"
 #include "tessera/ops.h"
 
 namespace tessera {
@@ -35,9 +35,11 @@ TEST(RuntimeOnly, RunsAnAotModelWithDispatchLibrariesAlone) {
   const std::vector<float> w = {0.5f, 0, 0, 0, 0, -1, 0, 0, 0, 0, 2, 0, 0.25f, 0.25f, 0.25f, 0.25f};
   const int32_t fc = b.Op(TSR_OP_FULLY_CONNECTED, {x, b.Constant<float>("w", {4, 4}, w)});
   b.Output(b.Op(TSR_OP_ADD, {b.Op(TSR_OP_RELU, {fc}), x}, {}, {.name = "out"}));
-  const std::string base = (std::filesystem::temp_directory_path() / ("runtime_only_" + std::to_string(getpid()))).string();
+  const std::string base =
+      (std::filesystem::temp_directory_path() / ("runtime_only_" + std::to_string(getpid()))).string();
   ASSERT_TRUE(WriteModelFile(*std::move(b).Build(), base + ".tsr").ok());
-  const std::string cmd = BuildDir() + "/bin/tessera compile " + base + ".tsr -o " + base + ".aot.tsr --accelerators npu,cpu >/dev/null 2>&1";
+  const std::string cmd = BuildDir() + "/bin/tessera compile " + base + ".tsr -o " + base +
+                          ".aot.tsr --accelerators npu,cpu >/dev/null 2>&1";
   const int rc = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(rc) && WEXITSTATUS(rc) == 0) << cmd;
 
@@ -52,7 +54,7 @@ TEST(RuntimeOnly, RunsAnAotModelWithDispatchLibrariesAlone) {
   ASSERT_FALSE(registry.dispatchers().empty());
   absl::StatusOr<std::shared_ptr<const LoadedModel>> model = LoadedModel::Create(*compiled, {}, registry, {});
   ASSERT_TRUE(model.ok()) << model.status();
-  absl::StatusOr<std::unique_ptr<RunContext>> context = RunContext::Create(*model);
+  absl::StatusOr<std::unique_ptr<ExecutionContext>> context = ExecutionContext::Create(*model);
   ASSERT_TRUE(context.ok()) << context.status();
 
   const std::vector<float> xs = {1, 2, 3, 4, -1, -2, -3, -4};

@@ -1,4 +1,4 @@
-#include "step_schedule.h"
+#include "dispatch/step_schedule.h"
 
 #include <algorithm>
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "loaded_model.h"
+#include "dispatch/loaded_model.h"
 
 namespace tessera {
 
@@ -31,7 +31,7 @@ struct StepSchedule {
   bool any_async = false;
 };
 
-// Built once per RunContext (never per run).
+// Built once per ExecutionContext (never per run).
 StepSchedule ScheduleSteps(const LoadedModel& model);
 
 // The async table of a session's library, or nullptr: absent, too old a

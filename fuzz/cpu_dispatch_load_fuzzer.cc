@@ -2,7 +2,7 @@
 // (its sources, not the .so: a sanitized plugin .so cannot link with
 // -Wl,--no-undefined under clang, and this skips the libgomp loader shim,
 // which has no parsing in it).
-#include "dispatch_fuzz.h"
+#include "fuzz/dispatch_fuzz.h"
 
 extern "C" tsr_status tessera_cpu_dispatch_impl_negotiate(tsr_version, tsr_version*, const tsr_dispatch_api**);
 

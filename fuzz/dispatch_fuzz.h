@@ -5,7 +5,7 @@
 // The envelope's checksum is not checked: the input is loaded with
 // TSR_SOURCE_FLAG_ENVELOPE_VERIFIED, as the host loads every blob
 // (dispatch/loaded_model.cc verifies a blob's CRC once, then loads each
-// entry with the flag). An attacker recomputes the CRC anyway (issue 17), so
+// entry with the flag). An attacker recomputes the CRC anyway, so
 // a CRC check would only stop mutations before the envelope bounds and the
 // vendor body. The flag skips the CRC alone; every structural check of the
 // envelope still runs. The CRC check itself is the bytecode_verify

@@ -2,7 +2,7 @@
 // linked in from its source (see cpu_dispatch_load_fuzzer.cc for why). The
 // context targets the default SoC (ref-phone), which the seeds were
 // compiled for, so mutated seeds get past the target check.
-#include "dispatch_fuzz.h"
+#include "fuzz/dispatch_fuzz.h"
 
 extern "C" tsr_status tsr_dispatch_negotiate(tsr_version, tsr_version*, const tsr_dispatch_api**);
 

@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "onnx/onnx_importer.h"
+#include "framework/compiler/onnx/onnx_importer.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)tessera::onnx_import::ImportOnnxBytes({data, size});

@@ -28,7 +28,7 @@ for t in $TARGETS; do
   log="$work/last.log"
   start=$(date +%s)
   # -rss_limit_mb: an input that needs more memory than this is a finding
-  # (the budgets of issue 17 should refuse it first); -timeout likewise.
+  # (the budgets should refuse it first); -timeout likewise.
   set +e
   "$BUILD/bin/fuzz_$t" "$work/corpus" "fuzz/corpus/$t" \
     -max_total_time="$SECONDS_PER_TARGET" ${RUNS:+-runs=$RUNS} -rss_limit_mb=2048 -timeout=30 \

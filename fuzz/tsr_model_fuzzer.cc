@@ -15,9 +15,9 @@
 #include <memory>
 #include <vector>
 
-#include "graph/graph_verifier.h"
-#include "model/model_footer.h"
-#include "model/model_loader.h"
+#include "framework/core/graph/graph_verifier.h"
+#include "framework/core/model/model_footer.h"
+#include "framework/core/model/model_loader.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::span<const uint8_t> input(data, size);

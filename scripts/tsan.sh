@@ -11,8 +11,8 @@ BUILD_DIR=${TESSERA_TSAN_BUILD_DIR:-build-tsan}
 JOBS=${TESSERA_JOBS:-$(nproc)}
 # The multi-threaded tests and what they load.
 TARGETS=(
-  dispatch_run_context_test app_test abi_contract_test systolic_npu_sram_pool_test background_warmup_test
-  app_async_run_test dispatch_dsp_async_table_test
+  runtime_execution_context_test app_test abi_contract_test systolic_npu_sram_pool_test background_warmup_test
+  app_async_run_test runtime_dsp_async_table_test
   tessera_compiler_cpu tessera_dispatch_cpu tessera_compiler_systolic_npu tessera_dispatch_systolic_npu tessera_socs
   tessera_compiler_mock_dsp tessera_dispatch_mock_dsp
 )

@@ -209,6 +209,12 @@ static inline int32_t tsr_status_retry_class(tsr_status status) {
  * owner defines. */
 #define TSR_DEFINE_HANDLE(name) typedef struct name##_s* name
 
+/* A JIT result: lives in process memory only, never serialized, never
+ * cached. The compiler plugin makes it (compiler_plugin.h) and only the
+ * same vendor's dispatch library interprets it (dispatch.h), so it is
+ * declared here, where both headers see it without seeing each other. */
+TSR_DEFINE_HANDLE(tsr_jit_handle);
+
 /* ------------------------------------------------------------------------ */
 /* Element types                                                            */
 /* ------------------------------------------------------------------------ */

@@ -33,9 +33,9 @@ extern "C" {
 
 TSR_DEFINE_HANDLE(tsr_compiler_plugin);
 TSR_DEFINE_HANDLE(tsr_compiled);
-/* A JIT result: lives in process memory only, never serialized, never
- * cached. Only the same vendor's dispatch library interprets it. */
-TSR_DEFINE_HANDLE(tsr_jit_handle);
+/* tsr_jit_handle, the result of a JIT compile, is defined in common.h: the
+ * dispatch library receives it too, and dispatch.h does not include this
+ * header. */
 
 /* ------------------------------------------------------------------------ */
 /* Identity                                                                 */

@@ -38,7 +38,6 @@
 #define TESSERA_DISPATCH_H_
 
 #include "tessera/common.h"
-#include "tessera/compiler_plugin.h"
 
 #ifdef __cplusplus
 extern "C" {

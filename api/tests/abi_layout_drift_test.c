@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "abi_layout_rows.h"
+#include "api/tests/abi_layout_rows.h"
 
 static int compare(const char* label, const tsr_layout_row* old_rows, size_t old_count,
                    const tsr_layout_row* now_rows, size_t now_count) {

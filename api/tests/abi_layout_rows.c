@@ -6,7 +6,7 @@
  * layout drift. */
 #include <stddef.h>
 
-#include "abi_layout_rows.h"
+#include "api/tests/abi_layout_rows.h"
 #include "tessera/tessera.h"
 
 #define TSR_ROW_(type, member, actual) \
@@ -30,12 +30,12 @@
 #define TSR_COUNT_NAME(set) TSR_COUNT_NAME_(set)
 
 const tsr_layout_row TSR_ROWS_NAME(TSR_LAYOUT_SET)[] = {
-#include "abi_layout_members_v1_0.inc"
+#include "api/tests/abi_layout_members_v1_0.inc"
 #ifndef TSR_LAYOUT_ONLY_V1_0
-#include "abi_layout_members_v1_1.inc"
+#include "api/tests/abi_layout_members_v1_1.inc"
 #endif
 #ifdef TSR_LAYOUT_WITH_V1_2
-#include "abi_layout_members_v1_2.inc"
+#include "api/tests/abi_layout_members_v1_2.inc"
 #endif
 };
 const size_t TSR_COUNT_NAME(TSR_LAYOUT_SET) = sizeof(TSR_ROWS_NAME(TSR_LAYOUT_SET)) / sizeof(tsr_layout_row);

@@ -18,12 +18,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "onnx.pb.h"
+#include <onnx.pb.h>
 
 namespace tessera::conformance {
 
 // The opset the GlobalAveragePool cases are raised to: the importer's
-// kMinOpset (framework/onnx/onnx_importer.h), its non-legacy floor.
+// kMinOpset (framework/compiler/onnx/onnx_importer.h), its non-legacy floor.
 inline constexpr int64_t kDerivedGapOpset = 11;
 
 struct DerivedNodeCase {

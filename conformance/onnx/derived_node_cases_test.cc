@@ -17,8 +17,8 @@
 #include <map>
 #include <regex>
 
-#include "cli/cli_test_util.h"
-#include "io/tensor_proto.h"
+#include "testing/cli_test_util.h"
+#include "framework/core/io/tensor_proto.h"
 #include "tessera/common.h"
 
 namespace tessera::conformance {

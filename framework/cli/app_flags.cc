@@ -1,4 +1,4 @@
-#include "cli/app_flags.h"
+#include "framework/cli/app_flags.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,11 +9,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "base/status_macros.h"
-#include "cli/cache_flags.h"
-#include "cli/cli_environment.h"
-#include "cli/resilience_flags.h"
-#include "cli/shorthand_flags.h"
+#include "framework/core/base/status_macros.h"
+#include "framework/cli/cache_flags.h"
+#include "framework/cli/cli_environment.h"
+#include "framework/cli/resilience_flags.h"
+#include "framework/cli/shorthand_flags.h"
 #include "tessera/app/tensor_files.hpp"
 
 namespace tessera::cli {

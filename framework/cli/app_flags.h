@@ -1,5 +1,5 @@
 // The app API's objects made from a command's flags: the CLI is an app of
-// tessera/app/tessera.hpp (docs/app-guide.md), so what `run`, `bench`,
+// tessera/app/tessera_app.hpp (docs/app-guide.md), so what `run`, `bench`,
 // `partition`, `compile`, `import` and `plugins` do is what an app can do.
 // The flags themselves are declared in cli_environment.h (AddCompileFlags,
 // AddImportFlags, ...), shared with the commands not yet moved.
@@ -11,9 +11,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "cli/cli_args.h"
+#include "framework/cli/cli_args.h"
 #include "tessera/app/model_diagnostics.hpp"
-#include "tessera/app/tessera.hpp"
+#include "tessera/app/tessera_app.hpp"
 
 namespace tessera::cli {
 

@@ -1,8 +1,8 @@
-#include "cli/build_stamp_report.h"
+#include "framework/cli/build_stamp_report.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "base/terminal_text.h"
+#include "framework/core/base/terminal_text.h"
 
 namespace tessera::cli {
 

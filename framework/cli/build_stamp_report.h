@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "base/json_writer.h"
+#include "framework/core/base/json_writer.h"
 #include "tessera/app/model_summary.hpp"
 
 namespace tessera::cli {

@@ -1,11 +1,11 @@
-#include "cli/cache_flags.h"
+#include "framework/cli/cache_flags.h"
 
 #include <cstdio>
 #include <iostream>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "base/terminal_text.h"
+#include "framework/core/base/terminal_text.h"
 
 namespace tessera::cli {
 
@@ -32,7 +32,7 @@ void RouteCacheLog(const Args& args, app::EnvironmentOptions& options) {
       std::cerr << "tessera: " << TerminalSafe(text, TerminalLayout::kText) << "\n";
       return;
     }
-    // As the plugin host prints them without a sink (plugin_host/plugin_log.cc).
+    // As the plugin host prints them without a sink (framework/loader/plugin_log.cc).
     if (level < app::LogLevel::kWarning) return;
     std::fprintf(stderr, "tessera[%s] %s: %s\n", vendor.c_str(), level == app::LogLevel::kWarning ? "warning" : "error",
                  text.c_str());

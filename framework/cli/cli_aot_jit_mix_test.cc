@@ -1,4 +1,4 @@
-// Issue 13's mix through the `tessera` binary: NPU AOT bytecode beside
+// The AOT/JIT mix through the `tessera` binary: NPU AOT bytecode beside
 // mock_dsp (JIT-only) JIT handles in one model of the attention demo.
 // `run --mode aot` compiles each partition the way its plugin can; the
 // compile cache keeps the AOT parts and recompiles the JIT parts at every
@@ -17,11 +17,11 @@
 #include <string>
 #include <utility>
 
-#include "base/json_reader.h"
-#include "cli/cli_test_util.h"
+#include "framework/core/base/json_reader.h"
+#include "testing/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "io/tensor_proto.h"
+#include "framework/core/io/tensor_proto.h"
 #include "tessera/common.h"
 
 namespace tessera {

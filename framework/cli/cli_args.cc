@@ -1,4 +1,4 @@
-#include "cli/cli_args.h"
+#include "framework/cli/cli_args.h"
 
 #include "absl/strings/str_cat.h"
 

@@ -16,16 +16,16 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli_test_util.h"
+#include "testing/cli_test_util.h"
 #include "gmock/gmock.h"
-#include "graph/host_tensor.h"
+#include "framework/core/graph/host_tensor.h"
 #include "gtest/gtest.h"
-#include "io/tensor_proto.h"
-#include "model/model_builder.h"
-#include "model/model_footer.h"
-#include "model/model_writer.h"
-#include "onnx/onnx_test_util.h"
-#include "tessera/app/tessera.hpp"
+#include "framework/core/io/tensor_proto.h"
+#include "framework/core/model/model_builder.h"
+#include "framework/core/model/model_footer.h"
+#include "framework/core/model/model_writer.h"
+#include "testing/onnx_test_util.h"
+#include "tessera/app/tessera_app.hpp"
 #include "tessera/app/tessera_app.h"
 #include "tessera/ops.h"
 
@@ -67,8 +67,8 @@ std::vector<uint8_t> Refooted(std::vector<uint8_t> file) {
   return file;
 }
 
-// A few hundred bytes declaring a 32 GiB input and activation (issue 17:
-// such a file made `run` allocate 8.4 GB and exit 0 two minutes later).
+// A few hundred bytes declaring a 32 GiB input and activation (such
+// a file once made `run` allocate 8.4 GB and exit 0 two minutes later).
 std::vector<uint8_t> HugeTensorsModel() {
   ModelBuilder b("huge");
   const int32_t x = b.Input("x", TSR_DTYPE_F32, {int64_t{1} << 33});

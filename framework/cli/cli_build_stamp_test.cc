@@ -1,17 +1,17 @@
 // The build stamp through the `tessera` binary: `compile` writes it,
 // `inspect` shows it, `run --json` reports each blob's compatibility verdict;
 // a stamp naming another build warns and runs, a blob of an unknown body
-// format is refused with a message (issue 13).
+// format is refused with a message.
 #include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
 
-#include "cli/cli_test_util.h"
+#include "testing/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "model/model_loader.h"
-#include "model/model_writer.h"
+#include "framework/core/model/model_loader.h"
+#include "framework/core/model/model_writer.h"
 #include "tessera/bytecode.h"
 
 namespace tessera {

@@ -1,11 +1,11 @@
 // The compile cache, background warm-up and wrong-SoC refusal through the
-// `tessera` binary, as users and scripts meet them (issue 13).
+// `tessera` binary, as users and scripts meet them.
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "cli/cli_test_util.h"
+#include "testing/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -1,4 +1,4 @@
-// Diagnostics through the binary (issue 14): a model with four problems
+// Diagnostics through the binary: a model with four problems
 // fails every command that imports it with one error naming all four, one
 // line per group with its count; `inspect --json` gives them as data, and
 // an empty array for a model that imports.
@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli_test_util.h"
+#include "testing/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "onnx/onnx_test_util.h"
+#include "testing/onnx_test_util.h"
 #include "tessera/app/model_diagnostics.hpp"
 
 namespace tessera {

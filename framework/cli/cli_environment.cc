@@ -1,5 +1,5 @@
-#include "cli/cli_environment.h"
-#include "cli/shorthand_flags.h"
+#include "framework/cli/cli_environment.h"
+#include "framework/cli/shorthand_flags.h"
 
 #include <unistd.h>
 
@@ -10,11 +10,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "base/dtype.h"
-#include "base/install_layout.h"
-#include "base/status_macros.h"
-#include "base/terminal_text.h"
-#include "onnx/onnx_importer.h"
+#include "framework/core/base/dtype.h"
+#include "framework/core/base/install_layout.h"
+#include "framework/core/base/status_macros.h"
+#include "framework/core/base/terminal_text.h"
+#include "framework/compiler/onnx/onnx_importer.h"
 #include "tessera/common.h"
 
 namespace tessera::cli {

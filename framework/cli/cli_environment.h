@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "base/install_layout.h"
-#include "cli/cli_args.h"
-#include "base/budgets.h"
-#include "onnx/onnx_importer.h"
-#include "plugin_host/soc_selection.h"
-#include "tessera/app/tessera.hpp"
+#include "framework/core/base/install_layout.h"
+#include "framework/cli/cli_args.h"
+#include "framework/core/base/budgets.h"
+#include "framework/compiler/onnx/onnx_importer.h"
+#include "framework/core/base/soc_selection.h"
+#include "tessera/app/tessera_app.hpp"
 
 namespace tessera::cli {
 

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "cli/cli_test_util.h"
+#include "testing/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "model/model_builder.h"
-#include "model/model_writer.h"
-#include "onnx/onnx_test_util.h"
+#include "framework/core/model/model_builder.h"
+#include "framework/core/model/model_writer.h"
+#include "testing/onnx_test_util.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
 

@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <string>
 
-#include "cli/cli_test_util.h"
+#include "testing/cli_test_util.h"
 #include "gmock/gmock.h"
-#include "graph/host_tensor.h"
+#include "framework/core/graph/host_tensor.h"
 #include "gtest/gtest.h"
-#include "io/tensor_proto.h"
+#include "framework/core/io/tensor_proto.h"
 #include "tessera/common.h"
 
 namespace tessera {

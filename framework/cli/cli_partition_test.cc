@@ -5,7 +5,7 @@
 #include <regex>
 #include <string>
 
-#include "cli/cli_test_util.h"
+#include "testing/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -9,11 +9,11 @@
 #include <regex>
 #include <string>
 
-#include "cli/cli_test_util.h"
+#include "testing/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "model/model_builder.h"
-#include "model/model_writer.h"
+#include "framework/core/model/model_builder.h"
+#include "framework/core/model/model_writer.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
 

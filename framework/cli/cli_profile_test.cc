@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "base/json_reader.h"
-#include "cli/cli_test_util.h"
+#include "framework/core/base/json_reader.h"
+#include "testing/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -6,15 +6,15 @@
 #include <fstream>
 #include <string>
 
-#include "cli/cli_args.h"
-#include "cli/app_flags.h"
-#include "cli/cli_environment.h"
-#include "cli/cli_test_util.h"
+#include "framework/cli/cli_args.h"
+#include "framework/cli/app_flags.h"
+#include "framework/cli/cli_environment.h"
+#include "testing/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "model/model_builder.h"
-#include "model/model_writer.h"
-#include "onnx/onnx_test_util.h"
+#include "framework/core/model/model_builder.h"
+#include "framework/core/model/model_writer.h"
+#include "testing/onnx_test_util.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
 

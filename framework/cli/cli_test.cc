@@ -12,13 +12,13 @@
 #include <random>
 #include <string>
 
-#include "base/json_reader.h"
-#include "cli/cli_test_util.h"
+#include "framework/core/base/json_reader.h"
+#include "testing/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "io/tensor_proto.h"
-#include "model/model_builder.h"
-#include "model/model_writer.h"
+#include "framework/core/io/tensor_proto.h"
+#include "framework/core/model/model_builder.h"
+#include "framework/core/model/model_writer.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
 

@@ -17,16 +17,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "base/json_writer.h"
-#include "base/status_macros.h"
-#include "cli/app_flags.h"
-#include "cli/cli_environment.h"
-#include "cli/commands.h"
-#include "cli/demo_model.h"
-#include "cli/run_report.h"
-#include "cli/shorthand_flags.h"
+#include "framework/core/base/json_writer.h"
+#include "framework/core/base/status_macros.h"
+#include "framework/cli/app_flags.h"
+#include "framework/cli/cli_environment.h"
+#include "framework/cli/commands.h"
+#include "framework/cli/demo_model.h"
+#include "framework/cli/run_report.h"
+#include "framework/cli/shorthand_flags.h"
 #include "tessera/app/model_summary.hpp"
-#include "tessera/app/tessera.hpp"
+#include "tessera/app/tessera_app.hpp"
 
 namespace tessera::cli {
 namespace {
@@ -108,7 +108,7 @@ absl::Status Demo(const Args& args) {
   app::CompileOptions aot_options = options;
   aot_options.mode = app::CompileMode::kAot;
   // Through the file: a JIT-only accelerator's ops stay in it as ops and
-  // are JIT-compiled when the file is loaded (issue 13).
+  // are JIT-compiled when the file is loaded.
   aot_options.leave_jit_only_ops = true;
   ASSIGN_OR_RETURN(Pass aot, RunPass("aot (via .tsr file)", env, model, aot_options, inputs, true, &aot_model));
   app::CompileOptions jit_options = options;
@@ -125,7 +125,7 @@ absl::Status Demo(const Args& args) {
   // default) unless cpu.kernels=reference was asked for.
   const bool cpu_reference_kernels = OptionValue(options.plugin_options, OptionForFlag("kernels")) == "reference";
   // Bit-exact when everything ran on the cpu reference kernels; the fast
-  // kernels accumulate in f32 (plugins/cpu/fast/fast_kernels.h), and
+  // kernels accumulate in f32 (plugins/cpu/fast_kernels/fast_kernels.h), and
   // reduced-precision accelerators are held to a documented relative bound.
   const double scale = std::max(1.0, std::max(std::abs(Summarize(reference.outputs[0]).min), std::abs(Summarize(reference.outputs[0]).max)));
   const double tolerance = !all_cpu ? 2e-2 * scale : cpu_reference_kernels ? 0.0 : 1e-4 * scale;

@@ -4,13 +4,13 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
-#include "base/json_writer.h"
-#include "base/status_macros.h"
-#include "cli/app_flags.h"
-#include "cli/cli_environment.h"
-#include "cli/commands.h"
+#include "framework/core/base/json_writer.h"
+#include "framework/core/base/status_macros.h"
+#include "framework/cli/app_flags.h"
+#include "framework/cli/cli_environment.h"
+#include "framework/cli/commands.h"
 #include "tessera/app/model_summary.hpp"
-#include "tessera/app/tessera.hpp"
+#include "tessera/app/tessera_app.hpp"
 
 namespace tessera::cli {
 namespace {

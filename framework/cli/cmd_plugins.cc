@@ -5,12 +5,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "base/json_writer.h"
-#include "base/terminal_text.h"
-#include "cli/app_flags.h"
-#include "cli/cli_environment.h"
-#include "tessera/app/tessera.hpp"
-#include "cli/commands.h"
+#include "framework/core/base/json_writer.h"
+#include "framework/core/base/terminal_text.h"
+#include "framework/cli/app_flags.h"
+#include "framework/cli/cli_environment.h"
+#include "tessera/app/tessera_app.hpp"
+#include "framework/cli/commands.h"
 
 namespace tessera::cli {
 namespace {

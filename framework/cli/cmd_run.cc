@@ -1,19 +1,19 @@
 // `tessera run`: load, partition, compile, dispatch, print.
 #include <iostream>
 
-#include "base/atomic_file.h"
-#include "base/json_writer.h"
-#include "base/status_macros.h"
-#include "base/terminal_text.h"
-#include "cli/app_flags.h"
-#include "cli/cache_flags.h"
-#include "cli/cli_environment.h"
-#include "cli/commands.h"
-#include "cli/resilience_flags.h"
-#include "cli/run_report.h"
+#include "framework/core/base/atomic_file.h"
+#include "framework/core/base/json_writer.h"
+#include "framework/core/base/status_macros.h"
+#include "framework/core/base/terminal_text.h"
+#include "framework/cli/app_flags.h"
+#include "framework/cli/cache_flags.h"
+#include "framework/cli/cli_environment.h"
+#include "framework/cli/commands.h"
+#include "framework/cli/resilience_flags.h"
+#include "framework/cli/run_report.h"
 #include "tessera/app/profile_report.hpp"
 #include "tessera/app/tensor_files.hpp"
-#include "tessera/app/tessera.hpp"
+#include "tessera/app/tessera_app.hpp"
 
 namespace tessera::cli {
 namespace {

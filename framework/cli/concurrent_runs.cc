@@ -1,11 +1,11 @@
-#include "cli/concurrent_runs.h"
+#include "framework/cli/concurrent_runs.h"
 
 #include <barrier>
 #include <chrono>
 #include <cstring>
 #include <thread>
 
-#include "cli/app_flags.h"
+#include "framework/cli/app_flags.h"
 
 namespace tessera::cli {
 namespace {

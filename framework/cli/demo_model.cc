@@ -1,11 +1,11 @@
-#include "cli/demo_model.h"
-#include "cli/fragmenting_models.h"
+#include "framework/cli/demo_model.h"
+#include "framework/cli/fragmenting_models.h"
 
 #include <cmath>
 #include <random>
 
-#include "model/model_builder.h"
-#include "model/model_writer.h"
+#include "framework/core/model/model_builder.h"
+#include "framework/core/model/model_writer.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
 

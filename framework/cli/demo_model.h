@@ -12,7 +12,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "graph/graph.h"
+#include "framework/core/graph/graph.h"
 
 namespace tessera::cli {
 

@@ -9,13 +9,13 @@
 //               residual, LAYER_NORM (cpu only). Large matmuls worth the
 //               NPU, separated by ops it cannot run: a cost model must
 //               weigh every cut against real work.
-#include "cli/fragmenting_models.h"
+#include "framework/cli/fragmenting_models.h"
 
 #include <cmath>
 #include <random>
 #include <string>
 
-#include "model/model_builder.h"
+#include "framework/core/model/model_builder.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
 

@@ -3,7 +3,7 @@
 #define TESSERA_FRAMEWORK_CLI_FRAGMENTING_MODELS_H_
 
 #include "absl/status/statusor.h"
-#include "graph/graph.h"
+#include "framework/core/graph/graph.h"
 
 namespace tessera::cli {
 

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "base/exception_boundary.h"
-#include "base/process_allocator.h"
-#include "base/terminal_text.h"
-#include "cli/commands.h"
+#include "framework/core/base/exception_boundary.h"
+#include "framework/core/base/process_allocator.h"
+#include "framework/core/base/terminal_text.h"
+#include "framework/cli/commands.h"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "cli/plan_picture_files.h"
+#include "framework/cli/plan_picture_files.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "base/atomic_file.h"
+#include "framework/core/base/atomic_file.h"
 
 extern char** environ;
 

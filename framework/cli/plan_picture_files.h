@@ -6,8 +6,8 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "cli/cli_args.h"
-#include "tessera/app/tessera.hpp"
+#include "framework/cli/cli_args.h"
+#include "tessera/app/tessera_app.hpp"
 
 namespace tessera::cli {
 

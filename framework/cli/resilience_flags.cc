@@ -1,4 +1,4 @@
-#include "cli/resilience_flags.h"
+#include "framework/cli/resilience_flags.h"
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"

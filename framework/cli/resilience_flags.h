@@ -5,8 +5,8 @@
 #define TESSERA_FRAMEWORK_CLI_RESILIENCE_FLAGS_H_
 
 #include "absl/status/status.h"
-#include "cli/cli_args.h"
-#include "tessera/app/tessera.hpp"
+#include "framework/cli/cli_args.h"
+#include "tessera/app/tessera_app.hpp"
 
 namespace tessera::cli {
 

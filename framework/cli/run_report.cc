@@ -1,4 +1,4 @@
-#include "cli/run_report.h"
+#include "framework/cli/run_report.h"
 
 #include <cmath>
 #include <cstring>
@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "base/dtype.h"
-#include "base/element_value.h"
+#include "framework/core/base/dtype.h"
+#include "framework/core/base/element_value.h"
 #include "tessera/common.h"
 
 namespace tessera::cli {

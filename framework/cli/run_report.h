@@ -1,16 +1,16 @@
 // Printing a run: outputs (values and summary statistics), per-partition
 // timings and metrics, buffer conversions, and the modelled latency, as
-// text or JSON. Over the app API's types (tessera/app/tessera.hpp).
+// text or JSON. Over the app API's types (tessera/app/tessera_app.hpp).
 #ifndef TESSERA_FRAMEWORK_CLI_RUN_REPORT_H_
 #define TESSERA_FRAMEWORK_CLI_RUN_REPORT_H_
 
 #include <string>
 #include <vector>
 
-#include "base/element_value.h"
-#include "base/json_writer.h"
+#include "framework/core/base/element_value.h"
+#include "framework/core/base/json_writer.h"
 #include "tessera/app/profile_report.hpp"
-#include "tessera/app/tessera.hpp"
+#include "tessera/app/tessera_app.hpp"
 
 namespace tessera::cli {
 

@@ -1,4 +1,4 @@
-#include "cli/shorthand_flags.h"
+#include "framework/cli/shorthand_flags.h"
 
 namespace tessera::cli {
 

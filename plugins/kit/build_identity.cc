@@ -1,4 +1,4 @@
-#include "build_identity.h"
+#include "plugins/kit/build_identity.h"
 
 #include <cstdio>
 

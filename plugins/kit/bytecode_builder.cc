@@ -1,4 +1,4 @@
-#include "bytecode_builder.h"
+#include "plugins/kit/bytecode_builder.h"
 
 #include <algorithm>
 #include <cstring>

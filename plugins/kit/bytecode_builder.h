@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "body_writer.h"
+#include "plugins/kit/body_writer.h"
 #include "tessera/bytecode.h"
 #include "tessera/dispatch.h"
 

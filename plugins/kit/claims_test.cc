@@ -1,4 +1,4 @@
-#include "claims.h"
+#include "plugins/kit/claims.h"
 
 #include <cstring>
 #include <map>

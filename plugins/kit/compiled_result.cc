@@ -1,8 +1,8 @@
-#include "compiled_result.h"
+#include "plugins/kit/compiled_result.h"
 
 #include <memory>
 
-#include "plugin_status.h"
+#include "plugins/kit/plugin_status.h"
 
 struct tsr_compiled_s {
   uint32_t mode = 0;

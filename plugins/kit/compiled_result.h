@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "bytecode_builder.h"
+#include "plugins/kit/bytecode_builder.h"
 #include "tessera/compiler_plugin.h"
 
 namespace tessera::kit {

@@ -1,7 +1,7 @@
-#include "compiled_result.h"
+#include "plugins/kit/compiled_result.h"
 
 #include "gtest/gtest.h"
-#include "host_buffers.h"
+#include "plugins/kit/host_buffers.h"
 
 namespace tessera::kit {
 namespace {

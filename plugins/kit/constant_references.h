@@ -2,7 +2,7 @@
 // snapshot names its large constants by key instead of carrying their
 // bytes, and the dispatch side binds the keys to the host's mapped model.
 // Without this, an AOT compile copied every weight into the bytecode: the
-// compile's peak held the weights twice (docs/benchmarks.md, issue 13).
+// compile's peak held the weights twice (docs/benchmarks.md).
 #ifndef TESSERA_PLUGINS_KIT_CONSTANT_REFERENCES_H_
 #define TESSERA_PLUGINS_KIT_CONSTANT_REFERENCES_H_
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "graph_snapshot.h"
+#include "plugins/kit/graph_snapshot.h"
 #include "tessera/compiler_plugin.h"
 #include "tessera/dispatch.h"
 

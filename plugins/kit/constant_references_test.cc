@@ -1,4 +1,4 @@
-#include "constant_references.h"
+#include "plugins/kit/constant_references.h"
 
 #include <cstring>
 

@@ -1,11 +1,11 @@
-#include "dispatch_support.h"
+#include "plugins/kit/dispatch_support.h"
 
 #include <time.h>
 
 #include <cstring>
 #include <string>
 
-#include "plugin_status.h"
+#include "plugins/kit/plugin_status.h"
 #include "tessera/bytecode.h"
 
 namespace tessera::kit {

@@ -1,8 +1,8 @@
-#include "dispatch_support.h"
+#include "plugins/kit/dispatch_support.h"
 
 #include <cstring>
 
-#include "bytecode_builder.h"
+#include "plugins/kit/bytecode_builder.h"
 #include "gtest/gtest.h"
 
 namespace tessera::kit {

@@ -8,7 +8,7 @@
 #ifndef TESSERA_PLUGINS_KIT_ENTRY_POINT_H_
 #define TESSERA_PLUGINS_KIT_ENTRY_POINT_H_
 
-#include "plugin_status.h"
+#include "plugins/kit/plugin_status.h"
 
 namespace tessera::kit {
 

@@ -1,10 +1,10 @@
-#include "graph_snapshot.h"
+#include "plugins/kit/graph_snapshot.h"
 
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "byte_io.h"
-#include "checked_math.h"
+#include "plugins/kit/byte_io.h"
+#include "support/math/checked_math.h"
 #include "tessera/ops.h"
 
 namespace tessera::kit {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "body_writer.h"
+#include "plugins/kit/body_writer.h"
 #include "tessera/graph_view.h"
 
 namespace tessera::kit {

@@ -1,9 +1,9 @@
-#include "graph_snapshot.h"
+#include "plugins/kit/graph_snapshot.h"
 
 #include <cstring>
 #include <random>
 
-#include "bytecode_builder.h"
+#include "plugins/kit/bytecode_builder.h"
 #include "gtest/gtest.h"
 #include "tessera/ops.h"
 

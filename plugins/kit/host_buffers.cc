@@ -1,4 +1,4 @@
-#include "host_buffers.h"
+#include "plugins/kit/host_buffers.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "checked_math.h"
-#include "plugin_status.h"
+#include "support/math/checked_math.h"
+#include "plugins/kit/plugin_status.h"
 
 tsr_buffer_s::~tsr_buffer_s() {
   if (owned) std::free(host);

@@ -1,4 +1,4 @@
-#include "options.h"
+#include "plugins/kit/options.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"

@@ -1,4 +1,4 @@
-#include "options.h"
+#include "plugins/kit/options.h"
 
 #include "gtest/gtest.h"
 

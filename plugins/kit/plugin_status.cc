@@ -1,4 +1,4 @@
-#include "plugin_status.h"
+#include "plugins/kit/plugin_status.h"
 
 #include <utility>
 

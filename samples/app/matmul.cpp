@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/app/tessera.hpp"
+#include "tessera/app/tessera_app.hpp"
 
 namespace app = tessera::app;
 

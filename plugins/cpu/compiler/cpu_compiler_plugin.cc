@@ -7,16 +7,16 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "build_identity.h"
-#include "claims.h"
-#include "compiled_result.h"
-#include "constant_references.h"
-#include "entry_point.h"
-#include "common/cpu_jit_program.h"
-#include "graph_snapshot.h"
-#include "kernel_api.h"
-#include "options.h"
-#include "plugin_status.h"
+#include "plugins/kit/build_identity.h"
+#include "plugins/kit/claims.h"
+#include "plugins/kit/compiled_result.h"
+#include "plugins/kit/constant_references.h"
+#include "plugins/kit/entry_point.h"
+#include "plugins/cpu/shared/cpu_jit_program.h"
+#include "plugins/kit/graph_snapshot.h"
+#include "support/reference_kernels/kernel_api.h"
+#include "plugins/kit/options.h"
+#include "plugins/kit/plugin_status.h"
 #include "tessera/compiler_plugin.h"
 #include "tessera/ops.h"
 
@@ -179,7 +179,7 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
     const uint32_t flags = TSR_ABI_HAS_FIELD(options, tsr_compile_options, flags) ? options->flags : 0;
     // With the host's promise to bind them at load, large constants stay in
     // the model and the bytecode only names them: the compile then holds no
-    // copy of the weights (issue 13, docs/abi.md §7).
+    // copy of the weights (docs/abi.md §7).
     const bool external_constants =
         options->mode == TSR_COMPILE_MODE_AOT && (flags & TSR_COMPILE_FLAG_EXTERNAL_CONSTANTS_OK) != 0;
     absl::StatusOr<std::vector<kit::PartitionCode>> code =

@@ -1,4 +1,4 @@
-#include "activation_tails.h"
+#include "plugins/cpu/dispatch/activation_tails.h"
 
 #include <algorithm>
 #include <cmath>

@@ -26,7 +26,7 @@
 #include <optional>
 #include <vector>
 
-#include "cpu_program.h"
+#include "plugins/cpu/dispatch/cpu_program.h"
 
 namespace tessera::cpu {
 

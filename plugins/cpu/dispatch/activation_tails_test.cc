@@ -2,7 +2,7 @@
 // match (both HardSwish forms, RELU, CLIP) and which must not, and that a
 // program with a fused HardSwish computes what the reference kernels
 // compute op by op (the oracle: no fusion, f64 accumulation).
-#include "activation_tails.h"
+#include "plugins/cpu/dispatch/activation_tails.h"
 
 #include <cmath>
 #include <cstring>
@@ -12,9 +12,9 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include "cpu_program.h"
-#include "graph_snapshot.h"
-#include "snapshot_builder_test_util.h"
+#include "plugins/cpu/dispatch/cpu_program.h"
+#include "plugins/kit/graph_snapshot.h"
+#include "plugins/cpu/dispatch/snapshot_builder_test_util.h"
 #include "tessera/ops.h"
 
 namespace tessera::cpu {

@@ -1,4 +1,4 @@
-#include "conv_regions.h"
+#include "plugins/cpu/dispatch/conv_regions.h"
 
 #include <memory>
 #include <set>

@@ -12,8 +12,8 @@
 #include <optional>
 #include <vector>
 
-#include "activation_tails.h"
-#include "cpu_program.h"
+#include "plugins/cpu/dispatch/activation_tails.h"
+#include "plugins/cpu/dispatch/cpu_program.h"
 
 namespace tessera::cpu {
 

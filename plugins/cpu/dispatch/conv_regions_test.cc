@@ -4,7 +4,7 @@
 // after the region starts), and that a program with regions computes what
 // the reference kernels compute op by op (the oracle: no fusion, f64
 // accumulation).
-#include "conv_regions.h"
+#include "plugins/cpu/dispatch/conv_regions.h"
 
 #include <cmath>
 #include <cstdio>
@@ -13,9 +13,9 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include "cpu_program.h"
-#include "graph_snapshot.h"
-#include "snapshot_builder_test_util.h"
+#include "plugins/cpu/dispatch/cpu_program.h"
+#include "plugins/kit/graph_snapshot.h"
+#include "plugins/cpu/dispatch/snapshot_builder_test_util.h"
 #include "tessera/ops.h"
 
 namespace tessera::cpu {

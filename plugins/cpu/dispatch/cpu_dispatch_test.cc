@@ -14,10 +14,10 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include "bytecode_builder.h"
-#include "common/cpu_jit_program.h"
-#include "compiled_result.h"
-#include "graph_snapshot.h"
+#include "plugins/kit/bytecode_builder.h"
+#include "plugins/cpu/shared/cpu_jit_program.h"
+#include "plugins/kit/compiled_result.h"
+#include "plugins/kit/graph_snapshot.h"
 #include "tessera/dispatch.h"
 #include "tessera/ops.h"
 

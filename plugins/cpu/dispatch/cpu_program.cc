@@ -1,4 +1,4 @@
-#include "cpu_program.h"
+#include "plugins/cpu/dispatch/cpu_program.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -6,11 +6,11 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "checked_math.h"
-#include "constant_references.h"
-#include "activation_tails.h"
-#include "conv_regions.h"
-#include "elementwise_groups.h"
+#include "support/math/checked_math.h"
+#include "plugins/kit/constant_references.h"
+#include "plugins/cpu/dispatch/activation_tails.h"
+#include "plugins/cpu/dispatch/conv_regions.h"
+#include "plugins/cpu/dispatch/elementwise_groups.h"
 #include "tessera/ops.h"
 
 namespace tessera::cpu {

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "fast/fast_kernels.h"
-#include "graph_snapshot.h"
-#include "kernel_api.h"
+#include "plugins/cpu/fast_kernels/fast_kernels.h"
+#include "plugins/kit/graph_snapshot.h"
+#include "support/reference_kernels/kernel_api.h"
 #include "tessera/dispatch.h"
 
 namespace tessera::cpu {

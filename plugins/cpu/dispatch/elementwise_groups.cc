@@ -1,4 +1,4 @@
-#include "elementwise_groups.h"
+#include "plugins/cpu/dispatch/elementwise_groups.h"
 
 #include <algorithm>
 #include <memory>

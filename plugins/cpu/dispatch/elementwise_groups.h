@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "cpu_program.h"
+#include "plugins/cpu/dispatch/cpu_program.h"
 
 namespace tessera::cpu {
 

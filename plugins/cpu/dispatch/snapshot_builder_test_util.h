@@ -13,8 +13,8 @@
 #include <vector>
 
 #include <gtest/gtest.h>
-#include "cpu_program.h"
-#include "graph_snapshot.h"
+#include "plugins/cpu/dispatch/cpu_program.h"
+#include "plugins/kit/graph_snapshot.h"
 #include "tessera/ops.h"
 
 namespace tessera::cpu::testing {

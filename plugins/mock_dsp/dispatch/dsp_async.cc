@@ -1,11 +1,11 @@
-#include "dsp_async.h"
+#include "plugins/mock_dsp/dispatch/dsp_async.h"
 
 #include <chrono>
 #include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "plugin_status.h"
+#include "plugins/kit/plugin_status.h"
 
 namespace tessera::mock_dsp {
 

@@ -1,14 +1,14 @@
-#include "dsp_layouts.h"
+#include "plugins/mock_dsp/dispatch/dsp_layouts.h"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "common/dsp_contract.h"
-#include "host_buffers.h"
-#include "kernels/dsp_tensor.h"
-#include "plugin_status.h"
+#include "plugins/mock_dsp/shared/dsp_contract.h"
+#include "plugins/kit/host_buffers.h"
+#include "plugins/mock_dsp/kernels/dsp_tensor.h"
+#include "plugins/kit/plugin_status.h"
 
 namespace tessera::mock_dsp {
 namespace {

@@ -10,7 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "graph_snapshot.h"
+#include "plugins/kit/graph_snapshot.h"
 #include "tessera/dispatch.h"
 
 namespace tessera::mock_dsp {

@@ -3,18 +3,18 @@
 // r * 128 + j * 4 (r counts rows over all outer dims). The kernels read and
 // write it in place, a program's graph inputs and outputs keep it, and
 // convert_buffer's row relayout moves between it and dense.
-#include "dsp_layouts.h"
+#include "plugins/mock_dsp/dispatch/dsp_layouts.h"
 
 #include <cstring>
 #include <vector>
 
-#include "common/dsp_contract.h"
+#include "plugins/mock_dsp/shared/dsp_contract.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "host_buffers.h"
-#include "kernels/dsp_kernels.h"
-#include "plugin_status.h"
-#include "runtime/dsp_program.h"
+#include "plugins/kit/host_buffers.h"
+#include "plugins/mock_dsp/kernels/dsp_kernels.h"
+#include "plugins/kit/plugin_status.h"
+#include "plugins/mock_dsp/dispatch/dsp_program.h"
 #include "tessera/ops.h"
 
 namespace tessera::mock_dsp {

@@ -1,9 +1,9 @@
-#include "kernels/dsp_kernels.h"
+#include "plugins/mock_dsp/kernels/dsp_kernels.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "common/dsp_options.h"
-#include "common/op_support.h"
+#include "plugins/mock_dsp/shared/dsp_options.h"
+#include "plugins/mock_dsp/shared/op_support.h"
 #include "tessera/ops.h"
 
 namespace tessera::mock_dsp {

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "graph_snapshot.h"
-#include "kernels/dsp_tensor.h"
+#include "plugins/kit/graph_snapshot.h"
+#include "plugins/mock_dsp/kernels/dsp_tensor.h"
 
 namespace tessera::mock_dsp {
 

@@ -1,6 +1,6 @@
 // The DSP kernels against hand-computed values and formulas (not against
 // the cpu plugin: the end-to-end tests compare with it).
-#include "kernels/dsp_kernels.h"
+#include "plugins/mock_dsp/kernels/dsp_kernels.h"
 
 #include <cmath>
 #include <cstring>

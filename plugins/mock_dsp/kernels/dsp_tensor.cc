@@ -1,4 +1,4 @@
-#include "kernels/dsp_tensor.h"
+#include "plugins/mock_dsp/kernels/dsp_tensor.h"
 
 #include <bit>
 #include <cmath>

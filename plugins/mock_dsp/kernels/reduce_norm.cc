@@ -6,8 +6,8 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
-#include "common/dsp_options.h"
-#include "kernels/dsp_kernels.h"
+#include "plugins/mock_dsp/shared/dsp_options.h"
+#include "plugins/mock_dsp/kernels/dsp_kernels.h"
 #include "tessera/ops.h"
 
 namespace tessera::mock_dsp {

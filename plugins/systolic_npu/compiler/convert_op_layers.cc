@@ -1,7 +1,7 @@
-#include "compiler/convert_op_layers.h"
+#include "plugins/systolic_npu/compiler/convert_op_layers.h"
 
-#include "compiler/lowering.h"
-#include "compiler/op_reading.h"
+#include "plugins/systolic_npu/compiler/lowering.h"
+#include "plugins/systolic_npu/compiler/op_reading.h"
 #include "tessera/ops.h"
 
 namespace tessera::systolic {

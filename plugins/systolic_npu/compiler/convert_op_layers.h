@@ -6,9 +6,9 @@
 #define TESSERA_PLUGINS_SYSTOLIC_NPU_COMPILER_CONVERT_OP_LAYERS_H_
 
 #include "absl/status/status.h"
-#include "compiler/refusal.h"
-#include "graph_snapshot.h"
-#include "tiler.h"
+#include "plugins/systolic_npu/compiler/refusal.h"
+#include "plugins/kit/graph_snapshot.h"
+#include "plugins/systolic_npu/machine/tiler.h"
 
 namespace tessera::systolic {
 

@@ -1,16 +1,16 @@
 // RESHAPE, QUANTIZE and DEQUANTIZE through the graph lowering: what is
 // claimed and what is refused (with which reason), a multi-op partition
 // that runs them bit exact, and estimates that match the run.
-#include "compiler/convert_op_layers.h"
+#include "plugins/systolic_npu/compiler/convert_op_layers.h"
 
 #include <cmath>
 #include <limits>
 
 #include <gtest/gtest.h>
-#include "compiler/graph_builder_test_util.h"
-#include "compiler/lowering.h"
-#include "numerics.h"
-#include "test_util.h"
+#include "plugins/systolic_npu/compiler/graph_builder_test_util.h"
+#include "plugins/systolic_npu/compiler/lowering.h"
+#include "plugins/systolic_npu/machine/numerics.h"
+#include "plugins/systolic_npu/machine/test_util.h"
 
 namespace tessera::systolic {
 namespace {

@@ -1,12 +1,12 @@
-#include "compiler/div_by_constant.h"
+#include "plugins/systolic_npu/compiler/div_by_constant.h"
 
 #include <cmath>
 #include <cstring>
 
-#include "compiler/op_reading.h"
-#include "fp16.h"
-#include "int8_tables.h"
-#include "quant.h"
+#include "plugins/systolic_npu/compiler/op_reading.h"
+#include "plugins/systolic_npu/machine/fp16.h"
+#include "plugins/systolic_npu/machine/int8_tables.h"
+#include "plugins/systolic_npu/machine/quant.h"
 
 namespace tessera::systolic {
 

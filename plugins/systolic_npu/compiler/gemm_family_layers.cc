@@ -1,11 +1,11 @@
-#include "compiler/gemm_family_layers.h"
+#include "plugins/systolic_npu/compiler/gemm_family_layers.h"
 
 #include <cmath>
 #include <cstring>
 
-#include "compiler/lowering.h"
-#include "compiler/op_reading.h"
-#include "fp16.h"
+#include "plugins/systolic_npu/compiler/lowering.h"
+#include "plugins/systolic_npu/compiler/op_reading.h"
+#include "plugins/systolic_npu/machine/fp16.h"
 #include "tessera/ops.h"
 
 namespace tessera::systolic {

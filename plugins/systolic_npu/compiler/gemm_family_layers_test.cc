@@ -2,15 +2,15 @@
 // arrive at run time: claimed and within the FP16 bound (ISA doc section 9)
 // for f32/f16, batched MATMUL with broadcasting, precise refusals for int8
 // and for shapes the NPU does not take, estimates equal to the run.
-#include "compiler/gemm_family_layers.h"
+#include "plugins/systolic_npu/compiler/gemm_family_layers.h"
 
 #include <cmath>
 #include <random>
 
 #include <gtest/gtest.h>
-#include "compiler/graph_builder_test_util.h"
-#include "compiler/lowering.h"
-#include "test_util.h"
+#include "plugins/systolic_npu/compiler/graph_builder_test_util.h"
+#include "plugins/systolic_npu/compiler/lowering.h"
+#include "plugins/systolic_npu/machine/test_util.h"
 
 namespace tessera::systolic {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "graph_snapshot.h"
+#include "plugins/kit/graph_snapshot.h"
 #include "tessera/ops.h"
 
 namespace tessera::systolic::snpu_test {

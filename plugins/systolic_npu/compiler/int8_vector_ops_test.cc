@@ -9,11 +9,11 @@
 #include <random>
 
 #include <gtest/gtest.h>
-#include "compiler/graph_builder_test_util.h"
-#include "compiler/lowering.h"
-#include "cycle_model.h"
-#include "kernel_api.h"
-#include "test_util.h"
+#include "plugins/systolic_npu/compiler/graph_builder_test_util.h"
+#include "plugins/systolic_npu/compiler/lowering.h"
+#include "plugins/systolic_npu/machine/cycle_model.h"
+#include "support/reference_kernels/kernel_api.h"
+#include "plugins/systolic_npu/machine/test_util.h"
 
 namespace tessera::systolic {
 namespace {

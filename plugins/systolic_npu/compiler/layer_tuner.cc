@@ -1,5 +1,5 @@
 // The layer tuner's search (see layer_tuner.h).
-#include "compiler/layer_tuner.h"
+#include "plugins/systolic_npu/compiler/layer_tuner.h"
 
 #include <chrono>
 #include <optional>
@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "cycle_model.h"
+#include "plugins/systolic_npu/machine/cycle_model.h"
 #include "tessera/ops.h"
 
 namespace tessera::systolic {

@@ -15,10 +15,10 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "compiler/lowering.h"
-#include "graph_snapshot.h"
-#include "soc_config.h"
-#include "tiler.h"
+#include "plugins/systolic_npu/compiler/lowering.h"
+#include "plugins/kit/graph_snapshot.h"
+#include "plugins/systolic_npu/machine/soc_config.h"
+#include "plugins/systolic_npu/machine/tiler.h"
 
 namespace tessera::systolic {
 

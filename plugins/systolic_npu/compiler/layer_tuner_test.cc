@@ -1,7 +1,7 @@
 // The layer tuner against an independent search (the tiler's own programs,
 // CompileGemmProgram, scored over a wider grid of caps), its numerics
 // against a plain f32 GEMM, and its memo.
-#include "compiler/layer_tuner.h"
+#include "plugins/systolic_npu/compiler/layer_tuner.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <cmath>
 #include <random>
 
-#include "compiler/graph_builder_test_util.h"
-#include "test_util.h"
+#include "plugins/systolic_npu/compiler/graph_builder_test_util.h"
+#include "plugins/systolic_npu/machine/test_util.h"
 
 namespace tessera::systolic {
 namespace {

@@ -1,18 +1,19 @@
 // Which ops the NPU claims (dispatching to the per-family layer builders)
 // and the lowering of a whole partition onto the tiling compiler.
-#include "compiler/lowering.h"
+#include "plugins/systolic_npu/compiler/lowering.h"
 
 #include <map>
 
 #include "absl/strings/str_cat.h"
-#include "compiler/convert_op_layers.h"
-#include "compiler/div_by_constant.h"
-#include "compiler/gemm_family_layers.h"
-#include "compiler/layer_tuner.h"
-#include "compiler/op_reading.h"
-#include "compiler/vector_op_layers.h"
+#include "plugins/systolic_npu/compiler/convert_op_layers.h"
+#include "plugins/systolic_npu/compiler/div_by_constant.h"
+#include "plugins/systolic_npu/compiler/gemm_family_layers.h"
+#include "plugins/systolic_npu/compiler/layer_tuner.h"
+#include "plugins/systolic_npu/compiler/op_reading.h"
+#include "plugins/systolic_npu/compiler/vector_op_layers.h"
+#include "plugins/systolic_npu/machine/tiler.h"
+#include "support/ops/op_names.h"
 #include "tessera/ops.h"
-#include "tiler.h"
 
 namespace tessera::systolic {
 namespace {
@@ -25,20 +26,14 @@ using kit::SnapshotTensor;
 // only the shape: DRAM tensors are dense row-major, so the bytes are the
 // same and the output is the input's memory (no instruction), except for a
 // partition output, which has its own region and gets a DMA copy.
-bool IsLayoutOnly(int32_t type) {
-  return type == TSR_OP_RESHAPE || type == TSR_OP_SQUEEZE || type == TSR_OP_UNSQUEEZE;
+bool IsLayoutOnly(int32_t type) { return type == TSR_OP_RESHAPE || type == TSR_OP_SQUEEZE || type == TSR_OP_UNSQUEEZE; }
+
+absl::Status BuildConvertLayer(const GraphSnapshot& g, const SnapshotOp& op, ConvertLayer* L, Why* why) {
+  return IsLayoutOnly(op.type) ? BuildReshapeLayer(g, op, L, why) : BuildQuantizeLayer(g, op, L, why);
 }
 
-absl::Status BuildConvertLayer(const GraphSnapshot& g, const SnapshotOp& op, ConvertLayer* L,
-                               Why* why) {
-  return IsLayoutOnly(op.type) ? BuildReshapeLayer(g, op, L, why)
-                               : BuildQuantizeLayer(g, op, L, why);
-}
-
-absl::Status BuildAnyPoolLayer(const GraphSnapshot& g, const SnapshotOp& op, Pool2dLayer* L,
-                               Why* why) {
-  return op.type == TSR_OP_GLOBAL_AVG_POOL ? BuildGlobalAvgPoolLayer(g, op, L, why)
-                                           : BuildPoolLayer(g, op, L, why);
+absl::Status BuildAnyPoolLayer(const GraphSnapshot& g, const SnapshotOp& op, Pool2dLayer* L, Why* why) {
+  return op.type == TSR_OP_GLOBAL_AVG_POOL ? BuildGlobalAvgPoolLayer(g, op, L, why) : BuildPoolLayer(g, op, L, why);
 }
 
 absl::Status Check(const GraphSnapshot& g, const SnapshotOp& op, Why* why) {
@@ -80,10 +75,10 @@ absl::Status Check(const GraphSnapshot& g, const SnapshotOp& op, Why* why) {
     }
     default:
       SNPU_REFUSE(TSR_REFUSAL_UNSUPPORTED_OP, OpName(op.type),
-             " is not implemented by the systolic NPU (matrix unit: FULLY_CONNECTED, MATMUL, "
-             "CONV_2D; vector unit: ADD, SUB, MUL, DIV by a constant, RELU, CLIP, SIGMOID, TANH, "
-             "EXP, MAX_POOL_2D, AVG_POOL_2D, GLOBAL_AVG_POOL, QUANTIZE, DEQUANTIZE; no data "
-             "movement: RESHAPE, SQUEEZE, UNSQUEEZE)");
+                  " is not implemented by the systolic NPU (matrix unit: FULLY_CONNECTED, MATMUL, "
+                  "CONV_2D; vector unit: ADD, SUB, MUL, DIV by a constant, RELU, CLIP, SIGMOID, TANH, "
+                  "EXP, MAX_POOL_2D, AVG_POOL_2D, GLOBAL_AVG_POOL, QUANTIZE, DEQUANTIZE; no data "
+                  "movement: RESHAPE, SQUEEZE, UNSQUEEZE)");
   }
 }
 
@@ -98,7 +93,7 @@ Region IoRegion(RegionKind kind, uint32_t io, const SnapshotTensor& t) {
 }
 
 absl::StatusOr<LayerTuning> Tune(const GraphSnapshot& g, size_t op_index, const SystolicNpuConfig& npu,
-                                  const LoweringOptions& opt) {
+                                 const LoweringOptions& opt) {
   if (opt.memo != nullptr) return opt.memo->Tune(g, op_index, npu, opt.dataflow, opt.tally);
   absl::StatusOr<LayerTuning> t = TuneLayer(g, op_index, npu, opt.dataflow);
   if (t.ok() && opt.tally != nullptr) AddToTally(*t, /*hit=*/false, *opt.tally);
@@ -108,17 +103,8 @@ absl::StatusOr<LayerTuning> Tune(const GraphSnapshot& g, size_t op_index, const 
 }  // namespace
 
 const char* OpName(int32_t t) {
-  static const char* const kNames[] = {
-      "UNKNOWN", "ADD", "SUB", "MUL", "DIV", "POW", "NEG", "ABS", "SQRT", "RSQRT", "EXP", "LOG",
-      "SIN", "COS", "TANH", "SIGMOID", "RELU", "CLIP", "ERF", "MAXIMUM", "MINIMUM", "EQUAL",
-      "LESS", "GREATER", "SELECT", "REDUCE_MEAN", "REDUCE_SUM", "REDUCE_MAX", "MATMUL",
-      "FULLY_CONNECTED", "CONV_2D", "MAX_POOL_2D", "AVG_POOL_2D", "GLOBAL_AVG_POOL", "SOFTMAX",
-      "LAYER_NORM", "RESHAPE", "TRANSPOSE", "SLICE", "CONCAT", "GATHER", "SQUEEZE", "UNSQUEEZE",
-      "PAD", "CAST", "QUANTIZE", "DEQUANTIZE", "DISPATCH",
-      "RESIZE", "CONV_TRANSPOSE_2D",                // since ABI 1.3
-      "ARG_MAX", "ARG_MIN", "TOP_K", "CUM_SUM"};  // since ABI 1.4
-  static_assert(sizeof(kNames) / sizeof(kNames[0]) == TSR_OP_COUNT_V1_4);
-  return t >= 0 && t < TSR_OP_COUNT_V1_4 ? kNames[t] : "an unknown op";
+  const char* name = OpTypeNameOrNull(t);
+  return name != nullptr ? name : "an unknown op";
 }
 
 OpSupport CheckOpSupport(const GraphSnapshot& g, const SnapshotOp& op) {
@@ -132,17 +118,15 @@ namespace {
 
 // `*retiled` (optional): set when the tuner moved some layer off the rule's
 // tiling, i.e. when the program differs from the untuned one.
-absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpuConfig& npu,
-                                       const LoweringOptions& opt, const std::string& name,
-                                       bool* retiled = nullptr) {
+absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpuConfig& npu, const LoweringOptions& opt,
+                                       const std::string& name, bool* retiled = nullptr) {
   Program p;
   p.target = TargetInfo::FromSoc(npu);
   EntryPoint e;
   e.name = name;
   std::map<int32_t, TensorRef> where;
   const size_t io = g.inputs.size() + g.outputs.size();
-  if (io + 1 > 255)
-    return absl::ResourceExhaustedError("systolic_npu: more than 254 partition inputs and outputs");
+  if (io + 1 > 255) return absl::ResourceExhaustedError("systolic_npu: more than 254 partition inputs and outputs");
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const SnapshotTensor& t = g.tensors.at(g.inputs[i]);
     e.regions.push_back(IoRegion(RegionKind::kInput, static_cast<uint32_t>(i), t));
@@ -151,8 +135,8 @@ absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpu
   for (size_t i = 0; i < g.outputs.size(); ++i) {
     const SnapshotTensor& t = g.tensors.at(g.outputs[i]);
     if (where.count(g.outputs[i]) || t.is_constant)
-      return absl::UnimplementedError(absl::StrCat(
-          "systolic_npu: partition output '", t.name, "' is an input or a constant"));
+      return absl::UnimplementedError(
+          absl::StrCat("systolic_npu: partition output '", t.name, "' is an input or a constant"));
     e.regions.push_back(IoRegion(RegionKind::kOutput, static_cast<uint32_t>(i), t));
     where[g.outputs[i]] = TensorRef{static_cast<uint8_t>(e.regions.size()), 0};
   }
@@ -214,16 +198,13 @@ absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpu
       case TSR_OP_MATMUL: {
         GemmLayer L;
         s = BuildGemmLayer(g, op, &L, &why);
-        if (s.ok())
-          s = EmitGemm(L, layer_refs(op, L.weights_placement, L.bias_placement), npu, topt, p, e);
+        if (s.ok()) s = EmitGemm(L, layer_refs(op, L.weights_placement, L.bias_placement), npu, topt, p, e);
         break;
       }
       case TSR_OP_CONV_2D: {
         Conv2dLayer L;
         s = BuildConvLayer(g, op, &L, &why);
-        if (s.ok())
-          s = EmitConv2d(L, layer_refs(op, L.weights_placement, L.bias_placement), npu, topt, p,
-                         e);
+        if (s.ok()) s = EmitConv2d(L, layer_refs(op, L.weights_placement, L.bias_placement), npu, topt, p, e);
         break;
       }
       case TSR_OP_ADD:
@@ -242,8 +223,8 @@ absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpu
         TensorRef b{};
         if (op.type == TSR_OP_DIV) {  // MUL by the reciprocals (int8: tables), in the pool
           const SnapshotTensor& divisor = g.tensors.at(op.inputs[1]);
-          auto r = L.op == ElementwiseOp::kTable ? Int8DivisionTables(divisor, L, &why)
-                                                 : DivisorReciprocal(divisor, &why);
+          auto r =
+              L.op == ElementwiseOp::kTable ? Int8DivisionTables(divisor, L, &why) : DivisorReciprocal(divisor, &why);
           if (!r.ok()) {
             s = r.status();
             break;
@@ -276,9 +257,8 @@ absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpu
         QuantGlobalAvgPoolLayer QL;
         s = BuildGlobalAvgPoolLayer(g, op, &L, &why, &QL);
         if (!s.ok()) break;
-        s = L.dtype == TSR_DTYPE_I8
-                ? EmitQuantGlobalAvgPool(QL, ref(op.inputs[0]), ref(op.outputs[0]), npu, p, e)
-                : EmitPool2d(L, ref(op.inputs[0]), ref(op.outputs[0]), npu, p, e);
+        s = L.dtype == TSR_DTYPE_I8 ? EmitQuantGlobalAvgPool(QL, ref(op.inputs[0]), ref(op.outputs[0]), npu, p, e)
+                                    : EmitPool2d(L, ref(op.inputs[0]), ref(op.outputs[0]), npu, p, e);
         break;
       }
       default: {
@@ -289,7 +269,8 @@ absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpu
       }
     }
     if (!s.ok())
-      return absl::Status(s.code(), absl::StrCat("systolic_npu: op ", op.id, " (", OpName(op.type), "): ", s.message()));
+      return absl::Status(s.code(),
+                          absl::StrCat("systolic_npu: op ", op.id, " (", OpName(op.type), "): ", s.message()));
   }
   p.entries.push_back(std::move(e));
   if (absl::Status v = VerifyProgram(p, npu); !v.ok())
@@ -299,8 +280,8 @@ absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpu
 
 }  // namespace
 
-absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConfig& npu,
-                                   const LoweringOptions& opt, const std::string& name) {
+absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConfig& npu, const LoweringOptions& opt,
+                                   const std::string& name) {
   bool retiled = false;
   absl::StatusOr<Program> p = LowerEachLayer(g, npu, opt, name, &retiled);
   // Every layer kept the rule's tiling: the rule's program is this one.
@@ -347,9 +328,8 @@ GraphSnapshot SingleOpGraph(const GraphSnapshot& g, size_t op_index) {
   return sub;
 }
 
-absl::StatusOr<RunMetrics> EstimateOp(const GraphSnapshot& g, size_t op_index,
-                                      const SystolicNpuConfig& npu, const LoweringOptions& opt,
-                                      Overlap overlap) {
+absl::StatusOr<RunMetrics> EstimateOp(const GraphSnapshot& g, size_t op_index, const SystolicNpuConfig& npu,
+                                      const LoweringOptions& opt, Overlap overlap) {
   auto p = LowerGraph(SingleOpGraph(g, op_index), npu, opt, "estimate");
   if (!p.ok()) return p.status();
   return EstimateEntry(*p, p->entries[0], npu, overlap);

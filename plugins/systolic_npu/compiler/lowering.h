@@ -18,10 +18,10 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "cycle_model.h"
-#include "graph_snapshot.h"
-#include "program.h"
-#include "soc_config.h"
+#include "plugins/systolic_npu/machine/cycle_model.h"
+#include "plugins/kit/graph_snapshot.h"
+#include "plugins/systolic_npu/machine/program.h"
+#include "plugins/systolic_npu/machine/soc_config.h"
 #include "tessera/compiler_plugin.h"
 
 namespace tessera::systolic {

@@ -1,13 +1,13 @@
 // Lowering of graph partitions: claims and refusals, numerics of lowered
 // layers against references, multi-op partitions with scratch tensors.
-#include "compiler/lowering.h"
+#include "plugins/systolic_npu/compiler/lowering.h"
 
 #include <cmath>
 #include <random>
 
 #include <gtest/gtest.h>
-#include "compiler/graph_builder_test_util.h"
-#include "test_util.h"
+#include "plugins/systolic_npu/compiler/graph_builder_test_util.h"
+#include "plugins/systolic_npu/machine/test_util.h"
 
 namespace tessera::systolic {
 namespace {

@@ -1,10 +1,10 @@
-#include "compiler/op_reading.h"
+#include "plugins/systolic_npu/compiler/op_reading.h"
 
 #include <cmath>
 #include <limits>
 
 #include "absl/strings/str_join.h"
-#include "compiler/lowering.h"
+#include "plugins/systolic_npu/compiler/lowering.h"
 #include "tessera/ops.h"
 
 namespace tessera::systolic {

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "compiler/refusal.h"
-#include "graph_snapshot.h"
-#include "tiler.h"
+#include "plugins/systolic_npu/compiler/refusal.h"
+#include "plugins/kit/graph_snapshot.h"
+#include "plugins/systolic_npu/machine/tiler.h"
 
 namespace tessera::systolic {
 

@@ -18,18 +18,18 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "build_identity.h"
-#include "bytecode_builder.h"
-#include "claims.h"
-#include "compiled_result.h"
-#include "entry_point.h"
-#include "common/vendor.h"
-#include "compiler/layer_tuner.h"
-#include "compiler/lowering.h"
-#include "graph_snapshot.h"
-#include "options.h"
-#include "plugin_status.h"
-#include "program.h"
+#include "plugins/kit/build_identity.h"
+#include "plugins/kit/bytecode_builder.h"
+#include "plugins/kit/claims.h"
+#include "plugins/kit/compiled_result.h"
+#include "plugins/kit/entry_point.h"
+#include "plugins/systolic_npu/shared/vendor.h"
+#include "plugins/systolic_npu/compiler/layer_tuner.h"
+#include "plugins/systolic_npu/compiler/lowering.h"
+#include "plugins/kit/graph_snapshot.h"
+#include "plugins/kit/options.h"
+#include "plugins/kit/plugin_status.h"
+#include "plugins/systolic_npu/machine/program.h"
 #include "tessera/compiler_plugin.h"
 #include "tessera/ops.h"
 
@@ -311,7 +311,7 @@ tsr_status Compile(tsr_compiler_plugin plugin, const tsr_graph_view_api* view, c
         });
     if (!code.ok()) return code.status();
     if (lo.tune && plugin->log != nullptr) LogTuning(*plugin, tally);
-    // The envelope names the SoC the host asked for (abi.md §9): with a
+    // The envelope names the SoC the host asked for (abi.md §10): with a
     // description that is the host's label for it (the file's stem), which
     // need not equal the description's own [soc] name.
     const std::string envelope_soc = model != nullptr && model[0] != '\0' ? std::string(model) : soc->name;

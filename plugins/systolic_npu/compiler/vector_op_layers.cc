@@ -1,13 +1,13 @@
-#include "compiler/vector_op_layers.h"
+#include "plugins/systolic_npu/compiler/vector_op_layers.h"
 
 #include <cmath>
 #include <cstring>
 #include <limits>
 
-#include "compiler/div_by_constant.h"
-#include "compiler/lowering.h"
-#include "compiler/op_reading.h"
-#include "fp16.h"
+#include "plugins/systolic_npu/compiler/div_by_constant.h"
+#include "plugins/systolic_npu/compiler/lowering.h"
+#include "plugins/systolic_npu/compiler/op_reading.h"
+#include "plugins/systolic_npu/machine/fp16.h"
 #include "tessera/ops.h"
 
 namespace tessera::systolic {

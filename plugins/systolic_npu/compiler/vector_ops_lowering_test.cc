@@ -7,10 +7,10 @@
 #include <random>
 
 #include <gtest/gtest.h>
-#include "compiler/graph_builder_test_util.h"
-#include "compiler/lowering.h"
-#include "lookup_tables.h"
-#include "test_util.h"
+#include "plugins/systolic_npu/compiler/graph_builder_test_util.h"
+#include "plugins/systolic_npu/compiler/lowering.h"
+#include "plugins/systolic_npu/machine/lookup_tables.h"
+#include "plugins/systolic_npu/machine/test_util.h"
 
 namespace tessera::systolic {
 namespace {

@@ -1,4 +1,4 @@
-#include "sram_pool.h"
+#include "plugins/systolic_npu/dispatch/sram_pool.h"
 
 namespace tessera::systolic {
 

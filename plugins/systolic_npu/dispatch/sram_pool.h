@@ -1,11 +1,10 @@
 // One device's SRAM model, shared by every executable loaded on it.
 //
 // The modelled NPU has one set of SRAM banks per device, and the executor's
-// ExecMemory (core/executor.h) models them: the three banks (2 MiB on
-// ref-phone) plus the scratch regions. Each invocation used to own one from
-// its first invoke until it was destroyed, so a model of 5,000 NPU
-// partitions, one invocation each, held 5,000 copies of the device's SRAM
-// (over 8 GB, issue 17). A device context now keeps one pool: an invoke
+// ExecMemory (machine/executor.h) models them: the three banks (2 MiB on
+// ref-phone) plus the scratch regions. One per invocation would make a
+// model of 5,000 NPU partitions, one invocation each, hold 5,000 copies of
+// the device's SRAM (over 8 GB). So a device context keeps one pool: an invoke
 // borrows a memory for the run and gives it back, so the context holds as
 // many memories as invokes ever ran on it at the same time (distinct
 // invocations may invoke concurrently, tessera/dispatch.h), not one per
@@ -22,7 +21,7 @@
 #include <mutex>
 #include <vector>
 
-#include "executor.h"
+#include "plugins/systolic_npu/machine/executor.h"
 
 namespace tessera::systolic {
 

@@ -1,7 +1,7 @@
 // The device's shared SRAM pool: one memory serves every run that does not
 // overlap another, and a memory given back carries no executable's
 // first-touch list.
-#include "sram_pool.h"
+#include "plugins/systolic_npu/dispatch/sram_pool.h"
 
 #include <thread>
 #include <vector>

@@ -22,21 +22,21 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "build_identity.h"
-#include "bytecode_builder.h"
-#include "compiled_result.h"
-#include "dispatch_support.h"
-#include "common/vendor.h"
-#include "entry_point.h"
-#include "executor.h"
-#include "host_buffers.h"
-#include "lookup_tables.h"
-#include "numerics.h"
-#include "options.h"
-#include "plugin_status.h"
-#include "program.h"
-#include "sram_first_touch.h"
-#include "sram_pool.h"
+#include "plugins/kit/build_identity.h"
+#include "plugins/kit/bytecode_builder.h"
+#include "plugins/kit/compiled_result.h"
+#include "plugins/kit/dispatch_support.h"
+#include "plugins/systolic_npu/shared/vendor.h"
+#include "plugins/kit/entry_point.h"
+#include "plugins/systolic_npu/machine/executor.h"
+#include "plugins/kit/host_buffers.h"
+#include "plugins/systolic_npu/machine/lookup_tables.h"
+#include "plugins/systolic_npu/machine/numerics.h"
+#include "plugins/kit/options.h"
+#include "plugins/kit/plugin_status.h"
+#include "plugins/systolic_npu/machine/program.h"
+#include "plugins/systolic_npu/machine/sram_first_touch.h"
+#include "plugins/systolic_npu/dispatch/sram_pool.h"
 #include "tessera/dispatch.h"
 
 struct tsr_device_context_s {
@@ -127,7 +127,7 @@ tsr_status CreateContext(const tsr_device_context_options* opts, tsr_device_cont
     ctx->soc = *std::move(soc);
     if (auto it = parsed->find("mode"); it != parsed->end()) ctx->exec.mode = *ParseExecMode(it->second);
     if (auto it = parsed->find("overlap"); it != parsed->end()) ctx->exec.overlap = *ParseOverlap(it->second);
-    // The banks are touched here, at load, not in the first run (issue 11):
+    // The banks are touched here, at load, not in the first run:
     // that run's first NPU partition paid ~2 ms of page faults on ref-phone.
     ctx->sram.Warm(ctx->soc.npu);
     *out = ctx.release();

@@ -1,0 +1,84 @@
+// The compile cache's store (docs/compile_cache.md): one AOT-compiled .tsr
+// per key in a directory, `<64 hex digits>.tsr`.
+//  * Entries are written with WriteFileAtomically: a reader sees a whole
+//    entry or none, also with several processes sharing the directory.
+//  * Every entry ends with the model checksum footer. An entry without it
+//    (truncated), whose CRC does not match (edited, bit rot), that does not
+//    parse or is not a compiled model is an invalidation: it is deleted and
+//    the caller compiles again. It is never loaded.
+//  * A size cap: after a store, least-recently-used entries (by mtime, which
+//    a hit refreshes) are evicted until the directory's entries fit. The
+//    entry just stored is never the one evicted.
+//  * Every hit, miss, invalidation, eviction and skipped store is one log
+//    line and a counter.
+#ifndef TESSERA_FRAMEWORK_COMPILER_COMPILE_COMPILE_CACHE_H_
+#define TESSERA_FRAMEWORK_COMPILER_COMPILE_COMPILE_CACHE_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "framework/core/graph/graph.h"
+
+namespace tessera {
+
+// 1 GiB: a few compiled models of a phone app; `--cache-max-bytes` sets it.
+inline constexpr uint64_t kDefaultCompileCacheMaxBytes = uint64_t{1} << 30;
+
+struct CompileCacheOptions {
+  std::string directory;  // "" = no cache
+  uint64_t max_bytes = kDefaultCompileCacheMaxBytes;
+};
+
+struct CompileCacheCounters {
+  uint64_t hits = 0;
+  uint64_t misses = 0;  // an invalidated entry is a miss too
+  uint64_t invalidations = 0;
+  uint64_t evictions = 0;
+  uint64_t stores = 0;
+};
+
+// Receives one line per cache event, without a trailing newline. Hits,
+// misses, stores and evictions are kInfo; what the user should look at (a
+// damaged entry, a store that failed, a cache that was not used) kWarning.
+enum class CompileCacheLogLevel { kInfo, kWarning };
+using CompileCacheLog = std::function<void(CompileCacheLogLevel level, const std::string& line)>;
+
+class CompileCache {
+ public:
+  // Creates the directory (and its parents) when missing; an existing path
+  // that is not a directory is an error.
+  static absl::StatusOr<CompileCache> Open(const CompileCacheOptions& options, CompileCacheLog log);
+
+  // The entry for `key`, mapped and verified; nullopt on a miss (or after
+  // an invalidation, which deletes the entry).
+  std::optional<Graph> Lookup(const std::string& key);
+
+  // Writes `compiled` (an AOT-compiled graph) as the entry for `key`, then
+  // evicts. A cache that cannot be written is logged, not an error: the
+  // compile it would have saved has succeeded.
+  void Store(const std::string& key, const Graph& compiled);
+
+  std::string EntryPath(const std::string& key) const;
+  const CompileCacheCounters& counters() const { return counters_; }
+  const CompileCacheOptions& options() const { return options_; }
+
+ private:
+  CompileCache(CompileCacheOptions options, CompileCacheLog log) : options_(std::move(options)), log_(std::move(log)) {}
+  void Invalidate(const std::string& key, const std::string& why);
+  void Evict(const std::string& keep_key);
+  void Log(CompileCacheLogLevel level, const std::string& line) const;
+
+  CompileCacheOptions options_;
+  CompileCacheLog log_;
+  CompileCacheCounters counters_;
+};
+
+// True for a name the cache wrote: 64 lowercase hex digits + ".tsr".
+bool IsCompileCacheEntryName(const std::string& file_name);
+
+}  // namespace tessera
+
+#endif  // TESSERA_FRAMEWORK_COMPILER_COMPILE_COMPILE_CACHE_H_

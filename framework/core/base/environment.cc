@@ -1,0 +1,22 @@
+#include "framework/core/base/environment.h"
+
+#include <sys/auxv.h>
+
+#include <cstdlib>
+
+namespace tessera {
+
+bool RunningWithElevatedPrivileges() { return ::getauxval(AT_SECURE) != 0; }
+
+const char* EnvironmentOverrideFor(const char* name, bool at_secure) {
+  if (at_secure) return nullptr;
+  // secure_getenv also answers nullptr when glibc itself runs in secure
+  // mode: a second opinion on the same kernel flag.
+  return ::secure_getenv(name);
+}
+
+const char* EnvironmentOverride(const char* name) {
+  return EnvironmentOverrideFor(name, RunningWithElevatedPrivileges());
+}
+
+}  // namespace tessera

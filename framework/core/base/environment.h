@@ -1,0 +1,23 @@
+// The TESSERA_* environment overrides (plugin search path and filter, log
+// level). A process running with elevated privileges (setuid/setgid, file
+// capabilities: the kernel's AT_SECURE) ignores them, so the user who
+// starts it cannot make it load code from a directory of their choosing.
+#ifndef TESSERA_FRAMEWORK_CORE_BASE_ENVIRONMENT_H_
+#define TESSERA_FRAMEWORK_CORE_BASE_ENVIRONMENT_H_
+
+namespace tessera {
+
+// True when the kernel marked this process AT_SECURE.
+bool RunningWithElevatedPrivileges();
+
+// The value of `name`, or nullptr when it is unset or the process runs
+// with elevated privileges (read with secure_getenv).
+const char* EnvironmentOverride(const char* name);
+
+// The decision with AT_SECURE given, for tests: nullptr when `at_secure`,
+// else what secure_getenv says.
+const char* EnvironmentOverrideFor(const char* name, bool at_secure);
+
+}  // namespace tessera
+
+#endif  // TESSERA_FRAMEWORK_CORE_BASE_ENVIRONMENT_H_

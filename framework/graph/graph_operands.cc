@@ -1,7 +1,0 @@
-#include "graph/graph_operands.h"
-
-namespace tessera {
-
-GraphOperands::GraphOperands(const Graph& graph) : GraphOperands(graph, [](size_t, const Op&) {}) {}
-
-}  // namespace tessera

@@ -1,0 +1,70 @@
+#include "support/soc/soc_format.h"
+
+#include "gtest/gtest.h"
+
+namespace tessera::kit {
+namespace {
+
+IniDocument Doc(std::string_view text) {
+  absl::StatusOr<IniDocument> doc = ParseIni(text);
+  EXPECT_TRUE(doc.ok()) << doc.status();
+  return doc.ok() ? *doc : IniDocument{};
+}
+
+TEST(SocFormat, DispatchSectionsGiveOverheadAndMemoryPerVendor) {
+  const IniDocument doc =
+      Doc("[dispatch.systolic_npu]\noverhead_us = 25\nmemory = device_dram\n"
+          "[dispatch.cpu]\noverhead_us = 0.5\nmemory = host\n");
+  absl::StatusOr<DispatchTable> table = ParseDispatchSections(doc);
+  ASSERT_TRUE(table.ok()) << table.status();
+  ASSERT_EQ(table->size(), 2u);
+  EXPECT_DOUBLE_EQ(table->at("systolic_npu").overhead_us, 25);
+  EXPECT_EQ(table->at("systolic_npu").memory, "device_dram");
+  EXPECT_DOUBLE_EQ(table->at("cpu").overhead_us, 0.5);
+  EXPECT_EQ(table->at("cpu").memory, "host");
+}
+
+TEST(SocFormat, DispatchSectionErrorsNameTheLine) {
+  struct Case {
+    const char* text;
+    const char* message;
+  } cases[] = {
+      {"[dispatch.npu]\noverhead_us = 1\nmemory = sram\n", "line 3: [dispatch.npu] memory = 'sram' (want one of"},
+      {"[dispatch.npu]\noverhead_us = -1\nmemory = host\n", "line 2: [dispatch.npu] overhead_us = -1 is out of range"},
+      {"[dispatch.npu]\nmemory = host\n", "line 1: section [dispatch.npu] is missing key 'overhead_us'"},
+      {"[dispatch.npu]\noverhead_us = 1\nmemory = host\nover_head = 2\n",
+       "line 4: unknown key 'over_head' in [dispatch.npu]"},
+      {"[dispatch.a.b]\noverhead_us = 1\nmemory = host\n",
+       "line 1: dispatch section [dispatch.a.b] must be [dispatch.<vendor>]"},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<DispatchTable> table = ParseDispatchSections(Doc(c.text));
+    ASSERT_FALSE(table.ok()) << c.text;
+    EXPECT_NE(table.status().message().find(c.message), std::string::npos) << table.status();
+  }
+}
+
+TEST(SocFormat, TransferSectionsKeyedByMemoryPair) {
+  absl::StatusOr<TransferTable> table =
+      ParseTransferSections(Doc("[transfer.host.device_dram]\nbandwidth_gbps = 20\nlatency_us = 2\n"));
+  ASSERT_TRUE(table.ok()) << table.status();
+  const TransferLink& link = table->at({"host", "device_dram"});
+  EXPECT_DOUBLE_EQ(link.bandwidth_gbps, 20);
+  EXPECT_DOUBLE_EQ(link.latency_us, 2);
+  EXPECT_FALSE(ParseTransferSections(Doc("[transfer.host]\nbandwidth_gbps = 1\nlatency_us = 1\n")).ok());
+}
+
+TEST(SocFormat, CpuSectionIsOptionalButCompleteWhenPresent) {
+  absl::StatusOr<CpuSection> none = ParseCpuSection(Doc("[soc]\nname = x\n"));
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->present);
+  absl::StatusOr<CpuSection> cpu = ParseCpuSection(Doc("[cpu]\ngflops_f32 = 150\ngops_int8 = 600\nthreads = 8\n"));
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  EXPECT_TRUE(cpu->present);
+  EXPECT_DOUBLE_EQ(cpu->model.gflops_f32, 150);
+  EXPECT_EQ(cpu->model.threads, 8);
+  EXPECT_FALSE(ParseCpuSection(Doc("[cpu]\ngflops_f32 = 150\n")).ok());
+}
+
+}  // namespace
+}  // namespace tessera::kit
