@@ -69,7 +69,19 @@ absl::StatusOr<CompiledGraph> CompileWithCache(const Graph& graph, const PluginR
     ReportJitCacheBypass(cache, log, &r);
     return CompileGraph(graph, registry, options);
   }
-  ASSIGN_OR_RETURN(CompileCache store, CompileCache::Open(cache, log));
+  absl::StatusOr<CompileCache> opened = CompileCache::Open(cache, log);
+  // A directory others could write is not trusted, but the cache only saves
+  // time: the model is compiled without it, and the reason is reported. A
+  // path that is not a directory stays an error (a mistyped flag).
+  if (absl::IsPermissionDenied(opened.status())) {
+    r.disabled_reason = std::string(opened.status().message());
+    if (log)
+      log(CompileCacheLogLevel::kWarning,
+          absl::StrCat("compile cache: not used: ", r.disabled_reason, "; compiling without it"));
+    return CompileGraph(graph, registry, options);
+  }
+  if (!opened.ok()) return opened.status();
+  CompileCache& store = *opened;
   // Only what is serializable is cached: a JIT-only accelerator's
   // partitions are stored as plain ops and compiled below, every time.
   CompileOptions aot = options;
@@ -77,7 +89,7 @@ absl::StatusOr<CompiledGraph> CompileWithCache(const Graph& graph, const PluginR
   ASSIGN_OR_RETURN(CompileCacheKey key, ComputeCompileCacheKey(graph, registry, aot));
   r.enabled = true;
   r.key = key.hex;
-  if (std::optional<Graph> entry = store.Lookup(key.hex)) {
+  if (std::optional<Graph> entry = store.Lookup(key.hex, key.description)) {
     r.hit = true;
     r.counters = store.counters();
     if (HasOpsLeftForJit(*entry) && options.jit_only == JitOnlyInAot::kCompileJit) {
@@ -96,7 +108,7 @@ absl::StatusOr<CompiledGraph> CompileWithCache(const Graph& graph, const PluginR
     return compiled;
   }
   absl::StatusOr<CompiledGraph> compiled = CompileGraph(graph, registry, aot);
-  if (compiled.ok()) store.Store(key.hex, compiled->graph);
+  if (compiled.ok()) store.Store(key.hex, key.description, compiled->graph);
   r.counters = store.counters();
   if (!compiled.ok() || !HasOpsLeftForJit(compiled->graph) || options.jit_only == JitOnlyInAot::kLeaveAsOps)
     return compiled;

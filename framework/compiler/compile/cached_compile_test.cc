@@ -5,12 +5,15 @@
 // key moves with every input it covers.
 #include "framework/compiler/compile/cached_compile.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <string>
 
 #include "dispatch/model_executor.h"
 #include "framework/compiler/compile/compile_cache_key.h"
@@ -68,6 +71,47 @@ class CachedCompileTest : public ::testing::Test {
     return CompileWithCache(
         g, registry_, options_, {dir_.string()},
         [this](CompileCacheLogLevel, const std::string& l) { lines_.push_back(l); }, report);
+  }
+  // The key CompileWithCache computes for `g` under options_.
+  CompileCacheKey KeyOf(const Graph& g, CompileOptions o) {
+    o.jit_only = JitOnlyInAot::kLeaveAsOps;
+    absl::StatusOr<CompileCacheKey> k = ComputeCompileCacheKey(g, registry_, o);
+    EXPECT_TRUE(k.ok()) << k.status();
+    return k.ok() ? *k : CompileCacheKey{};
+  }
+  // Writes `g` at `hex`'s name recording `text`: an entry made elsewhere
+  // (another build, another SoC) that ended up under this key's name.
+  void PlantEntry(const std::string& hex, const std::string& text, const Graph& g) {
+    absl::StatusOr<CompileCache> cache = CompileCache::Open({dir_.string()}, nullptr);
+    ASSERT_TRUE(cache.ok()) << cache.status();
+    cache->Store(hex, text, g);
+  }
+  // A compile through the cache of Model(c) that must not hit: the entry
+  // under its name is refused, the model compiled again and stored, and
+  // its outputs are its own.
+  void ExpectRefusedAndRecompiled(float c, const std::string& why) {
+    CompileCacheReport report;
+    lines_.clear();
+    absl::StatusOr<CompiledGraph> compiled = Compile(Model(c), &report);
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    EXPECT_FALSE(report.hit);
+    EXPECT_EQ(report.counters.invalidations, 1u);
+    EXPECT_EQ(report.counters.misses, 1u);
+    EXPECT_EQ(report.counters.stores, 1u);
+    EXPECT_FALSE(compiled->plan.partitions.empty());  // compiled, not loaded
+    bool logged = false;
+    for (const std::string& l : lines_)
+      logged |= l.find("invalidated " + report.key + ": the entry was stored under another key") != std::string::npos &&
+                l.find(why) != std::string::npos;
+    EXPECT_TRUE(logged) << "no invalidation line naming '" << why << "'";
+    const std::vector<float> z = RunModel(*compiled, registry_);
+    ASSERT_EQ(z.size(), 4u);
+    for (int i = 0; i < 4; ++i) EXPECT_NEAR(z[i], std::sin(kX[i] * c + kX[i]), 1e-6f) << i;
+    // Evicted once: the entry stored in its place hits from now on.
+    CompileCacheReport again;
+    ASSERT_TRUE(Compile(Model(c), &again).ok());
+    EXPECT_TRUE(again.hit);
+    EXPECT_EQ(again.counters.invalidations, 0u);
   }
   std::vector<std::string> BypassLines() const {
     std::vector<std::string> out;
@@ -272,6 +316,79 @@ TEST_F(CachedCompileTest, TheKeyCoversModelOptionsPolicyModeAndSoc) {
   ASSERT_NE(cpu, nullptr);
   EXPECT_THAT(k->description, HasSubstr(std::string("build ") + cpu->info->build_id));
   EXPECT_THAT(k->description, HasSubstr("model sha256 " + GraphContentDigest(Model())));
+}
+
+TEST_F(CachedCompileTest, SwappedEntriesAreMissesAndEachModelIsRecompiledWithItsOwnOutputs) {
+  CompileCacheReport a, b;
+  ASSERT_TRUE(Compile(Model(0.5f), &a).ok());
+  ASSERT_TRUE(Compile(Model(0.75f), &b).ok());
+  ASSERT_NE(a.key, b.key);
+  const fs::path pa = dir_ / (a.key + ".tsr"), pb = dir_ / (b.key + ".tsr"), swap = dir_ / "swap";
+  fs::rename(pa, swap);
+  fs::rename(pb, pa);
+  fs::rename(swap, pb);
+  const std::string model_b = "model sha256 " + GraphContentDigest(Model(0.75f));
+  const std::string model_a = "model sha256 " + GraphContentDigest(Model(0.5f));
+  ExpectRefusedAndRecompiled(0.5f, "the entry has '" + model_b + "' where this compile has '" + model_a + "'");
+  ExpectRefusedAndRecompiled(0.75f, "the entry has '" + model_a + "' where this compile has '" + model_b + "'");
+}
+
+// z = x + x: another graph altogether, not the same one with other weights.
+Graph OtherModel() {
+  ModelBuilder b("other");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {4});
+  b.Output(b.Op(TSR_OP_ADD, {x, x}, {}, {.name = "z"}));
+  return *std::move(b).Build();
+}
+
+TEST_F(CachedCompileTest, AnEntryOfAnotherModelIsAMiss) {
+  CompileCacheReport mine, other;
+  ASSERT_TRUE(Compile(Model(), &mine).ok());
+  ASSERT_TRUE(Compile(OtherModel(), &other).ok());
+  fs::copy_file(dir_ / (other.key + ".tsr"), dir_ / (mine.key + ".tsr"), fs::copy_options::overwrite_existing);
+  ExpectRefusedAndRecompiled(0.5f, "the entry has 'model sha256 " + GraphContentDigest(OtherModel()) + "'");
+}
+
+TEST_F(CachedCompileTest, AnEntryOfAnotherPluginBuildIsAMiss) {
+  const CompilerPluginLibrary* cpu = registry_.FindCompilerByName("cpu");
+  ASSERT_NE(cpu, nullptr);
+  const std::string build = std::string("build ") + cpu->info->build_id;
+  CompileCacheReport report;
+  absl::StatusOr<CompiledGraph> compiled = Compile(Model(), &report);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  // The same key text but for the plugin's build id.
+  std::string text = KeyOf(Model(), options_).description;
+  const size_t at = text.find(build);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, build.size(), build + "-other");
+  PlantEntry(report.key, text, compiled->graph);
+  ExpectRefusedAndRecompiled(0.5f, build + "-other");
+}
+
+TEST_F(CachedCompileTest, AnEntryForAnotherSocIsAMiss) {
+  CompileCacheReport report;
+  absl::StatusOr<CompiledGraph> compiled = Compile(Model(), &report);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  CompileOptions other = options_;
+  other.soc = {"other-soc", "[soc]\nname = \"other-soc\"\n"};
+  PlantEntry(report.key, KeyOf(Model(), other).description, compiled->graph);
+  ExpectRefusedAndRecompiled(0.5f, "the entry has 'soc other-soc description-sha256 ");
+}
+
+TEST_F(CachedCompileTest, AWorldWritableDirectoryIsNotUsedAndTheModelStillCompiles) {
+  fs::create_directories(dir_);
+  ASSERT_EQ(chmod(dir_.c_str(), 0777), 0);
+  CompileCacheReport report;
+  absl::StatusOr<CompiledGraph> compiled = Compile(Model(), &report);
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  EXPECT_FALSE(report.enabled);
+  EXPECT_THAT(report.disabled_reason, HasSubstr("'" + dir_.string() + "' is refused"));
+  EXPECT_THAT(report.disabled_reason, HasSubstr("mode 0777"));
+  ASSERT_EQ(lines_.size(), 1u);
+  EXPECT_THAT(lines_[0], HasSubstr("compile cache: not used: "));
+  EXPECT_THAT(lines_[0], HasSubstr("compiling without it"));
+  EXPECT_TRUE(fs::is_empty(dir_));
+  EXPECT_NEAR(RunModel(*compiled, registry_)[2], std::sin(kX[2] * 0.5f + kX[2]), 1e-6f);
 }
 
 TEST_F(CachedCompileTest, AnUnknownAcceleratorFailsBeforeTheCacheIsUsedForAnEntry) {

@@ -1,15 +1,23 @@
 #include "framework/compiler/compile/compile_cache.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <set>
 #include <system_error>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "framework/core/base/atomic_file.h"
 #include "framework/core/model/mapped_file.h"
 #include "framework/core/model/model_footer.h"
@@ -19,6 +27,81 @@
 
 namespace tessera {
 namespace fs = std::filesystem;
+
+namespace {
+
+// Under `ulimit -f` a write past the limit raises SIGXFSZ, whose default
+// action kills the process; ignored, the write fails with EFBIG like a full
+// disk and the store is merely logged. The disposition is process-wide, so
+// concurrent stores share one ignore (a count under a lock) and the first
+// saved disposition is restored by the last of them.
+class ScopedIgnoreFileSizeSignal {
+ public:
+  ScopedIgnoreFileSizeSignal() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (users_++ == 0) {
+      struct sigaction ignore {};
+      ignore.sa_handler = SIG_IGN;
+      sigemptyset(&ignore.sa_mask);
+      sigaction(SIGXFSZ, &ignore, &saved_);
+    }
+  }
+  ~ScopedIgnoreFileSizeSignal() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (--users_ == 0) sigaction(SIGXFSZ, &saved_, nullptr);
+  }
+  ScopedIgnoreFileSizeSignal(const ScopedIgnoreFileSizeSignal&) = delete;
+  ScopedIgnoreFileSizeSignal& operator=(const ScopedIgnoreFileSizeSignal&) = delete;
+
+ private:
+  static inline std::mutex mu_;
+  static inline int users_ = 0;
+  static inline struct sigaction saved_ {};
+};
+
+// The lines where the recorded key text and the expected one differ (the
+// first few), so the log says what the entry was compiled for.
+std::string KeyDifferences(const std::string& recorded, const std::string& expected) {
+  constexpr int kShown = 3;
+  const std::vector<std::string> a = absl::StrSplit(recorded, '\n');
+  const std::vector<std::string> b = absl::StrSplit(expected, '\n');
+  std::vector<std::string> shown;
+  int differing = 0;
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    const std::string x = i < a.size() ? a[i] : "(nothing)", y = i < b.size() ? b[i] : "(nothing)";
+    if (x == y || ++differing > kShown) continue;
+    shown.push_back(absl::StrCat("the entry has '", x, "' where this compile has '", y, "'"));
+  }
+  if (differing > kShown) shown.push_back(absl::StrCat(differing - kShown, " more lines differ"));
+  return shown.empty() ? "the texts differ" : absl::StrJoin(shown, "; ");
+}
+
+// Creates the cache directory itself 0700 (its parents with the usual
+// mode): only this user may plant entries in it.
+void CreateCacheDirectory(const std::string& directory, std::error_code& ec) {
+  if (fs::exists(directory, ec)) return;
+  const fs::path parent = fs::path(directory).parent_path();
+  if (!parent.empty()) fs::create_directories(parent, ec);
+  if (::mkdir(directory.c_str(), 0700) != 0 && errno != EEXIST) ec = std::error_code(errno, std::generic_category());
+}
+
+}  // namespace
+
+absl::Status CheckCompileCacheDirectory(const std::string& directory) {
+  struct stat st {};
+  if (::stat(directory.c_str(), &st) != 0)
+    return absl::PermissionDeniedError(
+        absl::StrCat("compile cache directory '", directory, "' cannot be examined: ", std::strerror(errno)));
+  const uid_t me = ::geteuid();
+  const bool foreign = st.st_uid != me, shared = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+  if (!foreign && !shared) return absl::OkStatus();
+  // Whoever can write an entry chooses the code this process runs.
+  return absl::PermissionDeniedError(absl::StrFormat(
+      "compile cache directory '%s' is refused: it is owned by uid %d with mode %04o%s%s; it must be owned by "
+      "uid %d (the calling user) and not writable by group or others, e.g. mode 0700",
+      directory, st.st_uid, st.st_mode & 07777, foreign ? " (another user)" : "",
+      shared ? " (writable by group or others)" : "", me));
+}
 
 bool IsCompileCacheEntryName(const std::string& name) {
   if (name.size() != 64 + 4 || name.compare(64, 4, ".tsr") != 0) return false;
@@ -30,11 +113,13 @@ absl::StatusOr<CompileCache> CompileCache::Open(const CompileCacheOptions& optio
   if (options.directory.empty()) return absl::InvalidArgumentError("the compile cache directory is empty");
   if (options.max_bytes == 0) return absl::InvalidArgumentError("the compile cache size cap must be positive");
   std::error_code ec;
-  fs::create_directories(options.directory, ec);
-  if (!fs::is_directory(options.directory, ec))
+  CreateCacheDirectory(options.directory, ec);
+  std::error_code is_dir_ec;
+  if (!fs::is_directory(options.directory, is_dir_ec))
     return absl::FailedPreconditionError(absl::StrCat("compile cache '", options.directory,
                                                       "' is not a directory and cannot be made one",
                                                       ec ? absl::StrCat(" (", ec.message(), ")") : ""));
+  if (absl::Status safe = CheckCompileCacheDirectory(options.directory); !safe.ok()) return safe;
   return CompileCache(options, std::move(log));
 }
 
@@ -56,7 +141,7 @@ void CompileCache::Invalidate(const std::string& key, const std::string& why) {
                    ec ? absl::StrCat("could not delete it (", ec.message(), ")") : "deleted it", ", compiling again"));
 }
 
-std::optional<Graph> CompileCache::Lookup(const std::string& key) {
+std::optional<Graph> CompileCache::Lookup(const std::string& key, const std::string& key_text) {
   const std::string path = EntryPath(key);
   std::error_code ec;
   if (!fs::exists(path, ec)) {
@@ -93,6 +178,21 @@ std::optional<Graph> CompileCache::Lookup(const std::string& key) {
       Invalidate(key, "not a compiled model");
       return std::nullopt;
     }
+  // The CRC proves the bytes are the ones written, not that they were
+  // written for this key: an entry copied over another's name would pass
+  // it and run the other model. The recorded key must be this one.
+  auto recorded = std::find_if(graph->metadata.begin(), graph->metadata.end(),
+                               [](const auto& kv) { return kv.first == kCompileCacheKeyMetadata; });
+  if (recorded == graph->metadata.end()) {
+    Invalidate(key, "the entry records no key, so it cannot be shown to belong to this one");
+    return std::nullopt;
+  }
+  if (recorded->second != key_text) {
+    Invalidate(
+        key, absl::StrCat("the entry was stored under another key (", KeyDifferences(recorded->second, key_text), ")"));
+    return std::nullopt;
+  }
+  graph->metadata.erase(recorded);
   // A hit makes the entry the most recently used (the eviction order).
   utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
   ++counters_.hits;
@@ -100,8 +200,11 @@ std::optional<Graph> CompileCache::Lookup(const std::string& key) {
   return *std::move(graph);
 }
 
-void CompileCache::Store(const std::string& key, const Graph& compiled) {
-  absl::StatusOr<std::vector<uint8_t>> bytes = SerializeModel(compiled);
+void CompileCache::Store(const std::string& key, const std::string& key_text, const Graph& compiled) {
+  // A copy is cheap: constants are spans over the model's own bytes.
+  Graph entry = compiled;
+  entry.metadata.emplace_back(kCompileCacheKeyMetadata, key_text);
+  absl::StatusOr<std::vector<uint8_t>> bytes = SerializeModel(entry);
   if (!bytes.ok()) {
     Log(CompileCacheLogLevel::kWarning, absl::StrCat("not stored ", key, ": ", bytes.status().message()));
     return;
@@ -111,7 +214,12 @@ void CompileCache::Store(const std::string& key, const Graph& compiled) {
                                                      " bytes exceed the cap of ", options_.max_bytes));
     return;
   }
-  if (absl::Status written = WriteFileAtomically(EntryPath(key), *bytes); !written.ok()) {
+  absl::Status written;
+  {
+    const ScopedIgnoreFileSizeSignal no_sigxfsz;
+    written = WriteFileAtomically(EntryPath(key), *bytes);
+  }
+  if (!written.ok()) {
     Log(CompileCacheLogLevel::kWarning, absl::StrCat("not stored ", key, ": ", written.message()));
     return;
   }
