@@ -1,13 +1,9 @@
 #include "framework/cli/plan_picture_files.h"
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -16,22 +12,20 @@
 
 #include "absl/strings/str_cat.h"
 #include "framework/core/base/atomic_file.h"
-
-extern char** environ;
+#include "framework/core/base/environment.h"
+#include "framework/core/base/helper_process.h"
 
 namespace tessera::cli {
 namespace {
 
-std::span<const uint8_t> Bytes(const std::string& s) {
-  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
-}
+std::span<const uint8_t> Bytes(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
 
 // A directory only this process can use, removed with what is in it.
 class PrivateTempDir {
  public:
   PrivateTempDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = absl::StrCat(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/tessera_picture_XXXXXX");
+    // TemporaryDirectory ignores TMPDIR with elevated privileges.
+    std::string pattern = absl::StrCat(TemporaryDirectory(), "/tessera_picture_XXXXXX");
     if (::mkdtemp(pattern.data()) != nullptr) path_ = pattern;  // mode 0700
   }
   ~PrivateTempDir() {
@@ -54,30 +48,22 @@ constexpr char kNoDot[] =
     "--svg needs Graphviz's `dot` on PATH, which was not found: install the Debian package graphviz "
     "(apt-get install graphviz), or write a self-contained page with --html FILE instead";
 
-// Runs `dot -Tsvg -o svg dotfile`: no shell, arguments passed as they are;
-// stdin and stdout are /dev/null, so the report on stdout stays clean and
-// dot's own warnings go to stderr.
+// Runs `dot -Tsvg -o svg dotfile` through the helper policy
+// (base/helper_process.h): no shell, arguments passed as they are; with
+// elevated privileges only a root-owned dot with a clean environment.
 absl::Status RunDot(const std::string& dot_file, const std::string& svg_file) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  std::vector<std::string> argv_text = {"dot", "-Tsvg", "-o", svg_file, dot_file};
-  std::vector<char*> argv;
-  for (std::string& a : argv_text) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  const int spawned = ::posix_spawnp(&pid, "dot", &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned == ENOENT) return absl::FailedPreconditionError(kNoDot);
-  if (spawned != 0) return absl::InternalError(absl::StrCat("--svg: cannot run dot: ", std::strerror(spawned)));
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return absl::InternalError(absl::StrCat("--svg: waiting for dot: ", std::strerror(errno)));
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return absl::FailedPreconditionError(kNoDot);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return absl::InternalError(absl::StrCat("--svg: dot failed (", WIFEXITED(status) ? "exit status " : "signal ",
-                                            WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), ")"));
+  absl::StatusOr<HelperLaunch> launch = PlanHelperLaunch("dot");
+  if (absl::IsNotFound(launch.status()))
+    return absl::FailedPreconditionError(absl::StrCat(kNoDot, "; ", launch.status().message()));
+  if (!launch.ok()) return launch.status();
+  const std::string args[] = {"-Tsvg", "-o", svg_file, dot_file};
+  absl::StatusOr<int> exit_code = RunHelper(*launch, args);
+  if (absl::IsNotFound(exit_code.status())) return absl::FailedPreconditionError(kNoDot);
+  if (!exit_code.ok()) return absl::InternalError(absl::StrCat("--svg: ", exit_code.status().message()));
+  // 127: the shell convention for "command not found", used by older
+  // posix_spawnp when the exec fails in the child.
+  if (*exit_code == 127) return absl::FailedPreconditionError(kNoDot);
+  if (*exit_code != 0) return absl::InternalError(absl::StrCat("--svg: dot failed (exit status ", *exit_code, ")"));
   return absl::OkStatus();
 }
 
@@ -92,7 +78,8 @@ std::string PictureFlagsError(const Args& args) {
 
 absl::Status RenderDotToSvg(const std::string& dot, const std::string& path) {
   PrivateTempDir dir;
-  if (!dir.ok()) return absl::InternalError(absl::StrCat("--svg: cannot make a temporary directory: ", std::strerror(errno)));
+  if (!dir.ok())
+    return absl::InternalError(absl::StrCat("--svg: cannot make a temporary directory: ", std::strerror(errno)));
   const std::string dot_file = dir.File("plan.dot"), svg_file = dir.File("plan.svg");
   if (absl::Status s = WriteFileAtomically(dot_file, Bytes(dot), 0600); !s.ok()) return s;
   if (absl::Status s = RunDot(dot_file, svg_file); !s.ok()) return s;

@@ -23,7 +23,9 @@ std::string PictureFlagsError(const Args& args);
 // naming the Debian package.
 absl::Status WritePlanPicture(const Args& args, const app::CompiledModel& model);
 
-// Renders DOT text to SVG with `dot -Tsvg` (found on PATH, run without a
+// Renders DOT text to SVG with `dot -Tsvg` (run through base/helper_process.h:
+// found on PATH, or with elevated privileges only at a fixed root-owned
+// location with a clean environment; run without a
 // shell, in a private temporary directory) and writes it to `path`
 // atomically.
 absl::Status RenderDotToSvg(const std::string& dot, const std::string& path);

@@ -19,4 +19,13 @@ const char* EnvironmentOverride(const char* name) {
   return EnvironmentOverrideFor(name, RunningWithElevatedPrivileges());
 }
 
+std::string TemporaryDirectoryFor(bool at_secure) {
+  const char* tmp = EnvironmentOverrideFor("TMPDIR", at_secure);
+  // A relative TMPDIR would depend on the working directory: ignored.
+  if (tmp == nullptr || tmp[0] != '/') return "/tmp";
+  return tmp;
+}
+
+std::string TemporaryDirectory() { return TemporaryDirectoryFor(RunningWithElevatedPrivileges()); }
+
 }  // namespace tessera

@@ -5,6 +5,8 @@
 #ifndef TESSERA_FRAMEWORK_CORE_BASE_ENVIRONMENT_H_
 #define TESSERA_FRAMEWORK_CORE_BASE_ENVIRONMENT_H_
 
+#include <string>
+
 namespace tessera {
 
 // True when the kernel marked this process AT_SECURE.
@@ -17,6 +19,14 @@ const char* EnvironmentOverride(const char* name);
 // The decision with AT_SECURE given, for tests: nullptr when `at_secure`,
 // else what secure_getenv says.
 const char* EnvironmentOverrideFor(const char* name, bool at_secure);
+
+// Where private temporaries go: $TMPDIR when it is an absolute path and
+// the process runs without elevated privileges, else /tmp. With elevated
+// privileges the caller's TMPDIR could aim files the process creates into
+// a directory they control.
+std::string TemporaryDirectory();
+// The same with AT_SECURE given, for tests.
+std::string TemporaryDirectoryFor(bool at_secure);
 
 }  // namespace tessera
 

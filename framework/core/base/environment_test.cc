@@ -30,6 +30,23 @@ TEST(Environment, OverridesAreIgnoredWhenAtSecure) {
   ::unsetenv("TESSERA_TEST_OVERRIDE");
 }
 
+// TMPDIR names where private temporaries go (the --svg work directory);
+// with AT_SECURE (simulated) the caller's choice is ignored.
+TEST(Environment, TmpdirIsIgnoredWhenAtSecure) {
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old != nullptr ? old : "";
+  ASSERT_EQ(::setenv("TMPDIR", "/attacker/chosen", 1), 0);
+  EXPECT_EQ(TemporaryDirectoryFor(false), "/attacker/chosen");
+  EXPECT_EQ(TemporaryDirectoryFor(true), "/tmp");
+  EXPECT_EQ(TemporaryDirectory(), "/attacker/chosen");  // this process is not AT_SECURE
+  ASSERT_EQ(::setenv("TMPDIR", "relative/dir", 1), 0);
+  EXPECT_EQ(TemporaryDirectoryFor(false), "/tmp");
+  if (old != nullptr)
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
+}
+
 std::string Shell(const std::string& cmd) {
   std::string out;
   FILE* pipe = ::popen((cmd + " 2>&1").c_str(), "r");
