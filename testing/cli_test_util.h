@@ -20,9 +20,9 @@ struct Result {
   std::string output;  // stdout + stderr
 };
 
-inline Result Tessera(const std::string& args) {
-  const char* dir = std::getenv("TESSERA_BUILD_DIR");
-  const std::string cmd = std::string(dir ? dir : ".") + "/bin/tessera " + args + " 2>&1";
+// Runs `command` with the shell (stderr joined to stdout).
+inline Result RunShellCommand(const std::string& command) {
+  const std::string cmd = command + " 2>&1";
   Result r;
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (pipe == nullptr) return r;
@@ -32,6 +32,11 @@ inline Result Tessera(const std::string& args) {
   const int status = ::pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
+}
+
+inline Result Tessera(const std::string& args) {
+  const char* dir = std::getenv("TESSERA_BUILD_DIR");
+  return RunShellCommand(std::string(dir ? dir : ".") + "/bin/tessera " + args);
 }
 
 // A whole file's bytes ("" when it cannot be read).

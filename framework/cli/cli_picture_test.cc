@@ -3,19 +3,26 @@
 // beside an unchanged report, the page fetches nothing, and a missing
 // Graphviz or a bad flag combination is a clear error, and names from a
 // hostile model reach the page and the SVG escaped.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <regex>
 #include <string>
 
-#include "testing/cli_test_util.h"
-#include "gmock/gmock.h"
-#include "gtest/gtest.h"
 #include "framework/core/model/model_builder.h"
 #include "framework/core/model/model_writer.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
+#include "testing/cli_test_util.h"
+#include "testing/setuid_cli_copy_for_test.h"
 
 namespace tessera {
 namespace {
@@ -114,6 +121,52 @@ TEST_F(CliPicture, MissingDotIsAClearErrorNamingThePackage) {
   EXPECT_THAT(r.output, HasSubstr("graphviz"));
   EXPECT_THAT(r.output, HasSubstr("--html"));
   EXPECT_TRUE(ReadFile(svg.path()).empty());
+}
+
+// The real thing: a setuid copy of the CLI (owned by nobody, started by
+// root: AT_SECURE) asked for --svg with an attacker's `dot` first on PATH
+// and TMPDIR aimed at the attacker's directory. Their dot never runs and
+// nothing is made in their directory; either a root-owned system dot draws
+// the picture or the command refuses, saying why. The control run, without
+// the setuid bits, does run the attacker's dot. Needs root and a file
+// system that keeps the setuid bit; skipped otherwise.
+TEST_F(CliPicture, SetuidCliNeverRunsDotFromTheCallersPathNorUsesTheirTmpdir) {
+  if (std::string why = WhySetuidCopyIsUnavailable(); !why.empty()) GTEST_SKIP() << why;
+  namespace fs = std::filesystem;
+  const SetuidCliCopy copy("tessera_setuid_dot_test");
+  ASSERT_TRUE(copy.ok());
+  const fs::path evil = copy.dir() / "evil", out = copy.dir() / "out", model = copy.dir() / "model.tsr";
+  fs::create_directories(evil);
+  fs::create_directories(out);
+  const fs::path marker = evil / "dot_ran";
+  std::ofstream(evil / "dot") << "#!/bin/sh\ntouch '" << marker.string() << "'\n";
+  fs::copy_file(model_->path(), model);
+  // The copy runs as nobody: it must read the model and write the output;
+  // the attacker's directory is theirs (writable by all here).
+  for (const fs::path& p : {evil / "dot", model}) ASSERT_EQ(::chmod(p.c_str(), 0755), 0);
+  ASSERT_EQ(::chmod(out.c_str(), 0777), 0);
+  ASSERT_EQ(::chmod(evil.c_str(), 0777), 0);
+  const std::string cmd = "PATH=" + evil.string() + ":/usr/bin:/bin TMPDIR=" + evil.string() + " " +
+                          copy.binary().string() + " partition " + model.string() + " --plugin-dir " +
+                          std::getenv("TESSERA_BUILD_DIR") + "/lib --accelerators npu,cpu --policy greedy --svg " +
+                          (out / "plan.svg").string();
+
+  // Control: without the setuid bits the attacker's dot (first on PATH) runs.
+  const Result plain = RunShellCommand(cmd);
+  EXPECT_TRUE(fs::exists(marker)) << plain.output;
+  fs::remove(marker);
+
+  if (!copy.MakeSetuid()) GTEST_SKIP() << "the file system dropped the setuid bit";
+  const Result secure = RunShellCommand(cmd);
+  EXPECT_FALSE(fs::exists(marker)) << secure.output;
+  size_t in_evil = 0;
+  for (const fs::directory_entry& e : fs::directory_iterator(evil)) in_evil += e.path().filename() != "dot";
+  EXPECT_EQ(in_evil, 0u) << "a temporary was made in the caller's TMPDIR";
+  if (secure.exit_code == 0) {
+    EXPECT_TRUE(fs::exists(out / "plan.svg")) << "a trusted system dot drew the picture";
+  } else {
+    EXPECT_THAT(secure.output, HasSubstr("elevated privileges")) << secure.output;
+  }
 }
 
 TEST_F(CliPicture, SvgAndHtmlExcludeEachOther) {
