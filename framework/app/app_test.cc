@@ -1,11 +1,13 @@
 // The C++ app API end to end, through tessera_app.hpp only (plus the test's own
 // model builder for graphs ONNX's test data does not have): environment,
 // loading, compiling, the partition report, saving, running a precompiled
-// model, many threads over one model, and clear errors.
+// model, many threads over one model, and clear errors; misuse (an error
+// Result read, unknown names, a bad struct_size) in C++ and through the C API.
 #include "tessera/app/tessera_app.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +19,7 @@
 #include "framework/core/model/model_writer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tessera/app/tessera_app.h"
 #include "tessera/ops.h"
 
 namespace tessera::app {
@@ -363,6 +366,148 @@ TEST(AppApi, LoadsAnOnnxModelAndRunsIt) {
   for (size_t i = 0; i < n; ++i) EXPECT_EQ((*y)[0].as<float>()[i], std::max(x.as<float>()[i], 0.0f));
 }
 #endif
+
+// ---- Misuse is refused with its cause ------------------------------------
+
+TEST(AppApiDeathTest, ReadingAnErrorResultAbortsWithItsStatus) {
+  // The status text reaches stderr, whichever way the value is read.
+  EXPECT_DEATH(*Model::Load("/nonexistent.onnx"), "code [0-9]+\\): .*/nonexistent\\.onnx");
+  EXPECT_DEATH(Model::Load("/nonexistent.onnx").value(), "/nonexistent\\.onnx");
+  const Result<Model> missing = Model::Load("/nonexistent.onnx");
+  EXPECT_DEATH(missing->inputs(), "/nonexistent\\.onnx");
+  EXPECT_DEATH(missing.value(), "/nonexistent\\.onnx");
+  Result<int> error = Status(TSR_NOT_FOUND, "no such thing");
+  EXPECT_DEATH(*error, "code 5\\): no such thing");
+  EXPECT_DEATH(std::move(error).value(), "code 5\\): no such thing");
+}
+
+// Compiles `model` with `options` and returns the failure's status.
+Status CompileError(const Model& model, const CompileOptions& options) {
+  Result<CompiledModel> compiled = CompiledModel::Compile(Env(), model, options);
+  EXPECT_FALSE(compiled.ok());
+  return compiled.status();
+}
+
+TEST(AppApi, UnknownAcceleratorsAndPoliciesAreRefusedWithTheKnownNames) {
+  const std::string path = WriteModel("app_unknown_names");
+  const Model model = *Model::Load(path);
+  for (const std::vector<std::string>& accelerators : {std::vector<std::string>{"gpu"}, {"npu", "gpu", "cpu"}}) {
+    CompileOptions options;
+    options.accelerators = accelerators;
+    const Status s = CompileError(model, options);
+    EXPECT_EQ(s.code(), TSR_INVALID_ARGUMENT);
+    EXPECT_THAT(s.message(), ::testing::StartsWith("accelerators: unknown accelerator 'gpu'"));
+    // The loaded compilers, by short name and vendor, as the compile resolves them.
+    EXPECT_THAT(s.message(), HasSubstr("npu (systolic_npu)"));
+    EXPECT_THAT(s.message(), HasSubstr("cpu"));
+    EXPECT_THAT(s.message(), ::testing::Not(HasSubstr("--")));
+  }
+  CompileOptions options;
+  options.policy = "fastest";
+  const Status s = CompileError(model, options);
+  EXPECT_EQ(s.code(), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(s.message(), ::testing::StartsWith("policy: unknown partition policy 'fastest'"));
+  EXPECT_THAT(s.message(), HasSubstr("cost, greedy or cpu"));
+  EXPECT_THAT(s.message(), ::testing::Not(HasSubstr("--")));
+  options = {};
+  options.accelerators = {"auto"};
+  EXPECT_TRUE(CompiledModel::Compile(Env(), model, options).ok());
+  fs::remove(path);
+}
+
+// The C API: each options struct's struct_size, then the same name checks.
+class AppCApi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    env_options_.struct_size = sizeof(env_options_);
+    env_options_.bundled_plugin_directory = plugins_.c_str();
+    env_options_.soc_directory = socs_.c_str();
+    env_options_.log_level = TSR_LOG_ERROR;
+    ASSERT_EQ(tsr_app_environment_create(&env_options_, &env_), TSR_OK) << tsr_app_last_error();
+    ASSERT_EQ(tsr_app_model_load(path_.c_str(), nullptr, &model_), TSR_OK) << tsr_app_last_error();
+  }
+  void TearDown() override {
+    tsr_app_model_destroy(model_);
+    tsr_app_environment_destroy(env_);
+    fs::remove(path_);
+  }
+  // tsr_app_compile's status; the compiled model is destroyed at once.
+  tsr_status Compile(const tsr_app_compile_options* options) {
+    tsr_app_compiled_model compiled = nullptr;
+    const tsr_status code = tsr_app_compile(env_, model_, options, &compiled);
+    tsr_app_compiled_model_destroy(compiled);
+    return code;
+  }
+  const std::string plugins_ = BuildDir() + "/lib", socs_ = BuildDir() + "/share/tessera/socs";
+  const std::string path_ = WriteModel("app_c_api");
+  tsr_app_environment_options env_options_{};
+  tsr_app_environment env_ = nullptr;
+  tsr_app_model model_ = nullptr;
+};
+
+TEST_F(AppCApi, StructSizeZeroOrBelowTheFirstVersionIsRefused) {
+  tsr_app_environment env = nullptr;
+  tsr_app_environment_options env_options = env_options_;
+  env_options.struct_size = 0;
+  EXPECT_EQ(tsr_app_environment_create(&env_options, &env), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("tsr_app_environment_options::struct_size 0"));
+  EXPECT_EQ(env, nullptr);
+
+  tsr_app_model model = nullptr;
+  tsr_app_load_options load{};
+  EXPECT_EQ(tsr_app_model_load(path_.c_str(), &load, &model), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("tsr_app_load_options::struct_size 0"));
+  EXPECT_EQ(model, nullptr);
+
+  // Zeroed, the struct's options would all be dropped: an accelerator that
+  // does not exist would compile.
+  tsr_app_compile_options compile{};
+  compile.accelerators = "gpu";
+  compile.policy = "fastest";
+  EXPECT_EQ(Compile(&compile), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("tsr_app_compile_options::struct_size 0"));
+  compile.accelerators = "npu";
+  compile.policy = "greedy";
+  compile.struct_size = offsetof(tsr_app_compile_options, policy) - 1;
+  EXPECT_EQ(Compile(&compile), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(tsr_app_last_error(),
+              HasSubstr("struct_size " + std::to_string(offsetof(tsr_app_compile_options, policy) - 1)));
+}
+
+TEST_F(AppCApi, StructSizeOfAnyKnownVersionOrANewerOneIsAccepted) {
+  tsr_app_compile_options compile{};
+  compile.accelerators = "npu,cpu";
+  for (const size_t size : {offsetof(tsr_app_compile_options, policy), sizeof(tsr_app_compile_options)}) {
+    compile.struct_size = static_cast<uint32_t>(size);
+    EXPECT_EQ(Compile(&compile), TSR_OK) << size << ": " << tsr_app_last_error();
+  }
+  // A newer caller's larger struct: the known prefix is read.
+  struct {
+    tsr_app_compile_options known;
+    uint64_t appended_later[4];
+  } newer{};
+  newer.known = compile;
+  newer.known.struct_size = sizeof(newer);
+  EXPECT_EQ(Compile(&newer.known), TSR_OK) << tsr_app_last_error();
+  tsr_app_load_options load{};
+  load.struct_size = sizeof(load) + 16;
+  tsr_app_model model = nullptr;
+  EXPECT_EQ(tsr_app_model_load(path_.c_str(), &load, &model), TSR_OK) << tsr_app_last_error();
+  tsr_app_model_destroy(model);
+}
+
+TEST_F(AppCApi, UnknownAcceleratorsAndPoliciesAreRefused) {
+  tsr_app_compile_options compile{};
+  compile.struct_size = sizeof(compile);
+  compile.accelerators = "npu,gpu";
+  EXPECT_EQ(Compile(&compile), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("accelerators: unknown accelerator 'gpu'"));
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("npu (systolic_npu)"));
+  compile.accelerators = "npu";
+  compile.policy = "fastest";
+  EXPECT_EQ(Compile(&compile), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("policy: unknown partition policy 'fastest' (want cost, greedy or cpu)"));
+}
 
 }  // namespace
 }  // namespace tessera::app

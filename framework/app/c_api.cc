@@ -63,8 +63,30 @@ bool Has(const T* opts, size_t end_of_member) {
 }
 #define TSR_APP_HAS(opts, type, member) Has(opts, offsetof(type, member) + sizeof(((type*)nullptr)->member))
 
+// The first version of each options struct ends where its first "appended"
+// member begins (tessera_app.h): any caller, however old, set at least
+// this much. A struct without appended members is all first version.
+constexpr size_t kFirstEnvironmentOptionsSize = sizeof(tsr_app_environment_options);
+constexpr size_t kFirstLoadOptionsSize = offsetof(tsr_app_load_options, budgets);
+constexpr size_t kFirstCompileOptionsSize = offsetof(tsr_app_compile_options, policy);
+constexpr size_t kFirstBufferSize = sizeof(tsr_app_buffer);
+
+// The struct_size rule of tessera_app.h, for every struct the caller
+// passes in. Below the first version's size (0 above all: a struct left
+// zeroed) nothing can be read safely, and reading none of it would
+// silently drop every option the caller set; so it is refused. A size
+// beyond what this library knows is a newer caller's: its known prefix is
+// read (TSR_APP_HAS) and the rest ignored. NULL opts means defaults.
+template <typename T>
+tsr_status CheckStructSize(const char* call, const char* type, const T* opts, size_t first_size) {
+  if (opts == nullptr || opts->struct_size >= first_size) return TSR_OK;
+  return Fail(TSR_INVALID_ARGUMENT, absl::StrCat(call, ": ", type, "::struct_size ", opts->struct_size,
+                                                 " is below its first version's size (", first_size,
+                                                 " bytes); set it to sizeof(", type, ")"));
+}
+
 tessera::app::LoadOptions LoadOptionsFrom(const tsr_app_load_options* opts) {
-  tessera::app::LoadOptions o;
+  tessera::app::LoadOptions o;  // struct_size checked by the caller (CheckStructSize)
   if (TSR_APP_HAS(opts, tsr_app_load_options, format))
     o.format = opts->format == TSR_APP_FORMAT_TSR    ? tessera::app::ModelFormat::kTsr
                : opts->format == TSR_APP_FORMAT_ONNX ? tessera::app::ModelFormat::kOnnx
@@ -99,8 +121,10 @@ tsr_status tsr_app_environment_create(const tsr_app_environment_options* opts, t
   return Guarded("tsr_app_environment_create", [&]() -> tsr_status {
     if (out == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_environment_create: out is NULL");
     tessera::app::EnvironmentOptions o;
-    if (opts != nullptr && opts->struct_size < offsetof(tsr_app_environment_options, plugin_directories))
-      return Fail(TSR_INVALID_ARGUMENT, "tsr_app_environment_create: struct_size too small");
+    if (tsr_status code = CheckStructSize("tsr_app_environment_create", "tsr_app_environment_options", opts,
+                                          kFirstEnvironmentOptionsSize);
+        code != TSR_OK)
+      return code;
     if (opts != nullptr) {
       o.read_environment = opts->read_environment != 0;
       if (TSR_APP_HAS(opts, tsr_app_environment_options, plugin_directory_count) && opts->plugin_directories != nullptr)
@@ -127,6 +151,9 @@ void tsr_app_environment_destroy(tsr_app_environment env) { delete env; }
 tsr_status tsr_app_model_load(const char* path, const tsr_app_load_options* opts, tsr_app_model* out) {
   return Guarded("tsr_app_model_load", [&]() -> tsr_status {
     if (path == nullptr || out == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_model_load: NULL argument");
+    if (tsr_status code = CheckStructSize("tsr_app_model_load", "tsr_app_load_options", opts, kFirstLoadOptionsSize);
+        code != TSR_OK)
+      return code;
     return Adopt(tessera::app::Model::Load(path, LoadOptionsFrom(opts)), out);
   });
 }
@@ -135,6 +162,10 @@ tsr_status tsr_app_model_from_memory(const void* bytes, size_t size, const tsr_a
                                      tsr_app_model* out) {
   return Guarded("tsr_app_model_from_memory", [&]() -> tsr_status {
     if (out == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_model_from_memory: out is NULL");
+    if (tsr_status code =
+            CheckStructSize("tsr_app_model_from_memory", "tsr_app_load_options", opts, kFirstLoadOptionsSize);
+        code != TSR_OK)
+      return code;
     return Adopt(tessera::app::Model::FromMemory(bytes, size, LoadOptionsFrom(opts)), out);
   });
 }
@@ -146,6 +177,9 @@ tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const t
   return Guarded("tsr_app_compile", [&]() -> tsr_status {
     if (env == nullptr || model == nullptr || out == nullptr)
       return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compile: NULL argument");
+    if (tsr_status code = CheckStructSize("tsr_app_compile", "tsr_app_compile_options", opts, kFirstCompileOptionsSize);
+        code != TSR_OK)
+      return code;
     tessera::app::CompileOptions o;
     if (TSR_APP_HAS(opts, tsr_app_compile_options, mode)) {
       if (opts->mode != 0 && opts->mode != 1)
@@ -369,10 +403,9 @@ tsr_status tsr_app_run_context_bind(tsr_app_run_context context, int32_t io_kind
       const tessera::app::Status s = context->context.Unbind(kind, index);
       return s.ok() ? TSR_OK : Fail(s);
     }
-    if (buffer->struct_size < sizeof(tsr_app_buffer))
-      return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run_context_bind: buffer->struct_size " +
-                                            std::to_string(buffer->struct_size) + " is smaller than tsr_app_buffer (" +
-                                            std::to_string(sizeof(tsr_app_buffer)) + ")");
+    if (tsr_status code = CheckStructSize("tsr_app_run_context_bind", "tsr_app_buffer", buffer, kFirstBufferSize);
+        code != TSR_OK)
+      return code;
     const tessera::app::AppBuffer b{buffer->buffer_type, buffer->host_address, buffer->fd, buffer->offset,
                                     static_cast<size_t>(buffer->size_bytes)};
     tessera::app::Result<tessera::app::BindingMode> mode = context->context.Bind(kind, index, b);

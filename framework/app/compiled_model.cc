@@ -4,6 +4,8 @@
 #include "framework/app/app_internal.h"
 #include "framework/core/base/install_layout.h"
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "dispatch/declared_numerics.h"
 #include "framework/compiler/compile/cached_compile.h"
 #include "framework/compiler/compile/compile_driver.h"
@@ -138,8 +140,9 @@ absl::StatusOr<tessera::CompileOptions> InternalOptions(const CompileOptions& op
   internal.mode = options.mode == CompileMode::kJit ? tessera::CompileMode::kJit : tessera::CompileMode::kAot;
   internal.jit_only = options.leave_jit_only_ops ? JitOnlyInAot::kLeaveAsOps : JitOnlyInAot::kCompileJit;
   internal.plugin_options = options.plugin_options;
+  // The app's texts name the option field, the same in C and C++.
   absl::StatusOr<PartitionPolicy> policy = ParsePartitionPolicy(options.policy);
-  if (!policy.ok()) return policy.status();
+  if (!policy.ok()) return absl::InvalidArgumentError(absl::StrCat("policy: ", policy.status().message()));
   if (options.min_ops < 0 || options.max_partitions < 0)
     return absl::InvalidArgumentError("min_ops and max_partitions must not be negative");
   internal.partitioning = {*policy, options.min_ops, options.max_partitions};
@@ -203,6 +206,28 @@ absl::Status CompileInto(CompiledModel::Impl& impl, const Model& model, const Co
   return absl::OkStatus();
 }
 
+// Every name in `accelerators` must be a loaded compiler, by vendor or
+// short name, resolved as the compile resolves them (FindCompilerByName),
+// or the list must be empty or "auto". Checked before anything compiles,
+// so a mistyped name is refused with the names that would work, whether
+// it came through C or C++, instead of surfacing from deep in a compile.
+absl::Status CheckAccelerators(const std::vector<std::string>& accelerators, const PluginRegistry& registry) {
+  if (accelerators.empty() || (accelerators.size() == 1 && accelerators[0] == "auto")) return absl::OkStatus();
+  for (const std::string& name : accelerators) {
+    if (registry.FindCompilerByName(name) != nullptr) continue;
+    std::vector<std::string> known;
+    for (const CompilerPluginLibrary& c : registry.compilers()) {
+      const char* alias = CompilerShortName(c);
+      known.push_back(alias != nullptr && c.vendor != alias ? absl::StrCat(alias, " (", c.vendor, ")") : c.vendor);
+    }
+    return absl::InvalidArgumentError(
+        absl::StrCat("accelerators: unknown accelerator '", name, "'; the loaded compilers are ",
+                     known.empty() ? "none" : absl::StrJoin(known, ", "),
+                     " (by short name or vendor), or \"auto\" for all of them by priority"));
+  }
+  return absl::OkStatus();
+}
+
 // The model, its constants all aligned: kernels (the compilers' constant
 // folding and packing, the cpu plans, the reference interpreter of
 // quantize) read them through typed pointers, and an ONNX file's large
@@ -236,6 +261,10 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
   impl->precompiled = model.is_compiled();
   // A compiled model needs dispatch libraries only: no compiler is opened.
   const PluginRegistry& registry = impl->environment->Registry(/*with_compilers=*/!impl->precompiled);
+  // A compiled model takes no accelerators (its partitions are fixed), and
+  // checking them would open the compilers it does without.
+  if (!impl->precompiled)
+    if (absl::Status s = CheckAccelerators(options.accelerators, registry); !s.ok()) return FromAbsl(s);
   if (options.max_retries < 0 || options.max_retries > 100)
     return Status(TSR_INVALID_ARGUMENT, "max_retries must be in [0, 100]");
   // The fallback's steps are the last resort, never abandoned at the

@@ -428,7 +428,7 @@ absl::StatusOr<PartitionPolicy> ParsePartitionPolicy(std::string_view name) {
   for (PartitionPolicy p : {PartitionPolicy::kCost, PartitionPolicy::kGreedy, PartitionPolicy::kCpu})
     if (name == PartitionPolicyName(p)) return p;
   return absl::InvalidArgumentError(
-      absl::StrCat("unknown --policy '", std::string(name), "' (want cost, greedy or cpu)"));
+      absl::StrCat("unknown partition policy '", std::string(name), "' (want cost, greedy or cpu)"));
 }
 
 absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const std::vector<AcceleratorClaims>& claims,

@@ -15,7 +15,10 @@
  *
  * Its own version, apart from the plugin ABI's: TSR_APP_API_VERSION grows
  * when functions are added; option structs grow by appending and carry
- * struct_size (set it to sizeof).
+ * struct_size (set it to sizeof). A struct_size of 0, or one smaller than
+ * the struct's first version (up to its first "appended" member), is
+ * refused with TSR_INVALID_ARGUMENT; a larger one than this library knows
+ * is accepted, and only the members it knows are read.
  */
 #ifndef TESSERA_APP_TESSERA_APP_H_
 #define TESSERA_APP_TESSERA_APP_H_

@@ -25,6 +25,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -52,7 +54,21 @@ class Status {
   std::string message_;
 };
 
-// A value or the Status that explains why there is none.
+// Reading the value of a Result that holds an error is a bug in the
+// caller. The app API throws nothing (the C API sits on it, and apps may
+// build without exceptions), so it ends the process the way absl's
+// StatusOr does: the status's code and message on stderr, then abort(),
+// rather than an exception whose what() says nothing of the cause.
+[[noreturn]] inline void DieOnErrorResult(const Status& status) {
+  std::fprintf(stderr, "tessera::app::Result: value read from an error Result (code %d): %s\n",
+               static_cast<int>(status.code()), status.message().c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+// A value or the Status that explains why there is none. value(), * and ->
+// on an error Result abort with its status (DieOnErrorResult): check ok()
+// first where an error is expected.
 template <typename T>
 class Result {
  public:
@@ -63,9 +79,18 @@ class Result {
     static const Status kOk;
     return ok() ? kOk : std::get<Status>(v_);
   }
-  T& value() & { return std::get<T>(v_); }
-  const T& value() const& { return std::get<T>(v_); }
-  T&& value() && { return std::get<T>(std::move(v_)); }
+  T& value() & {
+    if (T* v = std::get_if<T>(&v_)) return *v;
+    DieOnErrorResult(std::get<Status>(v_));
+  }
+  const T& value() const& {
+    if (const T* v = std::get_if<T>(&v_)) return *v;
+    DieOnErrorResult(std::get<Status>(v_));
+  }
+  T&& value() && {
+    if (T* v = std::get_if<T>(&v_)) return std::move(*v);
+    DieOnErrorResult(std::get<Status>(v_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T&& operator*() && { return std::move(*this).value(); }
