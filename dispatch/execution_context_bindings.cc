@@ -8,14 +8,17 @@
 // does not list, an alignment it does not meet, a layout other than dense)
 // the binding still works, as a copy, and says so.
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "dispatch/execution_context.h"
 #include "framework/core/base/status_macros.h"
+#include "support/math/checked_math.h"
 
 namespace tessera {
 
@@ -55,6 +58,39 @@ absl::StatusOr<BindingMode> ExecutionContext::BindOutput(size_t index, const App
   return Bind(true, index, buffer);
 }
 
+namespace {
+// The size of the file behind a dma-buf fd: fstat for a regular file (a
+// memfd), else lseek(SEEK_END), which is how a dma-buf reports its size
+// (its fstat size is not reliable across kernels). The file offset is put
+// back: the app may share it.
+absl::StatusOr<uint64_t> FdSize(int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return absl::InvalidArgumentError(std::strerror(errno));
+  if (S_ISREG(st.st_mode)) return static_cast<uint64_t>(st.st_size);
+  const off_t here = ::lseek(fd, 0, SEEK_CUR);
+  const off_t end = ::lseek(fd, 0, SEEK_END);
+  if (end < 0) return absl::InvalidArgumentError(std::strerror(errno));
+  if (here >= 0) ::lseek(fd, here, SEEK_SET);
+  return static_cast<uint64_t>(end);
+}
+
+absl::Status CheckDmabufCovers(const AppBuffer& buffer, uint64_t tensor_bytes, const std::string& what) {
+  // Mapping past the end of a file succeeds; touching those pages raises
+  // SIGBUS in whichever step first reads or writes the tensor, a signal no
+  // error path can catch. So the fd must hold offset + size bytes now.
+  absl::StatusOr<uint64_t> have = FdSize(buffer.fd);
+  if (!have.ok())
+    return absl::InvalidArgumentError(
+        absl::StrCat("bind ", what, ": cannot tell the size of dmabuf fd ", buffer.fd, ": ", have.status().message()));
+  const std::optional<uint64_t> need = checked::Add(buffer.offset, buffer.size);
+  if (!need.has_value() || *need > *have)
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bind ", what, ": dmabuf fd ", buffer.fd, " is ", *have, " bytes, shorter than the binding needs (offset ",
+        buffer.offset, " + ", buffer.size, " bytes; the tensor is ", tensor_bytes, " bytes)"));
+  return absl::OkStatus();
+}
+}  // namespace
+
 absl::StatusOr<BindingMode> ExecutionContext::Bind(bool output, size_t index, const AppBuffer& buffer) {
   const Graph& graph = model_->graph();
   const std::vector<int32_t>& ios = output ? graph.outputs : graph.inputs;
@@ -73,6 +109,7 @@ absl::StatusOr<BindingMode> ExecutionContext::Bind(bool output, size_t index, co
     return absl::InvalidArgumentError(absl::StrCat("bind ", what, ": host buffer at NULL"));
   if (buffer.type == TSR_BUFFER_TYPE_DMABUF && buffer.fd < 0)
     return absl::InvalidArgumentError(absl::StrCat("bind ", what, ": dmabuf without an fd"));
+  if (buffer.type == TSR_BUFFER_TYPE_DMABUF) RETURN_IF_ERROR(CheckDmabufCovers(buffer, tensor.byte_size(), what));
 
   // Whatever was bound here goes first: its buffers are detached (the
   // context's own attached back) before the new ones are made.

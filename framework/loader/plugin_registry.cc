@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "framework/core/base/environment.h"
+#include "framework/core/base/regular_file.h"
 #include "framework/core/base/status_macros.h"
 
 namespace tessera {
@@ -44,6 +45,14 @@ absl::StatusOr<std::pair<std::shared_ptr<SharedLibrary>, std::pair<const Api*, t
     const std::string& path, const char* entry_symbol) {
   if (!fs::path(path).is_absolute())
     return absl::InvalidArgumentError("path is not absolute (plugins load only from named directories)");
+  // dlopen would open a FIFO and wait for a writer forever, and it takes
+  // a path, not a descriptor (fdlopen is not portable; /proc/self/fd/N
+  // needs procfs), so the check is a stat of the path just before. The
+  // file can be swapped between the two (a TOCTOU window): this guards
+  // against a mistaken or stray file in a plugin directory, not against
+  // whoever can write there, who can place any code anyway.
+  // A missing file is left to dlopen, whose message says so.
+  if (absl::Status regular = CheckIsRegularFile(path); !regular.ok() && !absl::IsNotFound(regular)) return regular;
   ::dlerror();
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
@@ -236,6 +245,11 @@ PluginRegistry PluginRegistry::Discover(const PluginSearchOptions& options) {
       }
       if (!filter.empty() && !filter.count(vendor)) {
         r.skipped_.push_back({path, role, "filtered out (TESSERA_PLUGIN_FILTER / accelerator selection)"});
+        continue;
+      }
+      // Before the probe too: a FIFO would block the child until its timeout.
+      if (absl::Status regular = CheckIsRegularFile(path); !regular.ok()) {
+        r.skipped_.push_back({path, role, std::string(regular.message())});
         continue;
       }
       if (options.probe_in_child) {

@@ -8,11 +8,13 @@
 #include <optional>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "framework/core/model/model_builder.h"
 #include "framework/loader/plugin_probe.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tessera/ops.h"
+#include "testing/special_files_for_test.h"
 
 namespace tessera {
 namespace {
@@ -214,6 +216,26 @@ TEST_F(PluginRegistryTest, DiscoverLoadsGoodAndFrozen) {
     EXPECT_EQ(r.directories()[0].origin, "bundled");
     EXPECT_EQ(r.directories()[0].note, "");
   }
+}
+
+TEST_F(PluginRegistryTest, AFifoNamedLikeALibraryIsSkippedWithAReason) {
+  // dlopen of a FIFO would wait for a writer forever; discovery skips it.
+  ScratchDirectory dir;
+  const std::string fifo = dir.Fifo("libtessera_compiler_x.so");
+  ASSERT_FALSE(fifo.empty());
+  EXPECT_THAT(FinishesWithin(kNoHangTimeout,
+                             [&] {
+                               const PluginRegistry r = DiscoverOnly(dir.path());
+                               std::string text = absl::StrCat(r.compilers().size(), " loaded");
+                               for (const SkippedLibrary& s : r.skipped())
+                                 absl::StrAppend(&text, "; ", s.path, ": ", s.reason);
+                               return text;
+                             }),
+              ::testing::Optional(AllOf(HasSubstr("0 loaded"), HasSubstr(fifo + ": '" + fifo + "' is a FIFO"))));
+  // Loaded by name, too: refused before dlopen.
+  EXPECT_THAT(
+      FinishesWithin(kNoHangTimeout, [&] { return PluginRegistry::LoadCompiler(fifo, "x").status().ToString(); }),
+      ::testing::Optional(HasSubstr("is a FIFO")));
 }
 
 TEST_F(PluginRegistryTest, RelativeDirectoriesAreIgnoredWithANote) {

@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "dispatch/execution_context.h"
 #include "framework/compiler/compile/compile_driver.h"
 #include "gmock/gmock.h"
@@ -144,6 +145,29 @@ TEST_F(Bindings, AFdBufferOfATypeTheNpuDoesNotListIsCopiedThroughItsMapping) {
   std::vector<float> got(kOutputFloats);
   ASSERT_EQ(pread(fd, got.data(), kOutputBytes, static_cast<off_t>(page)), static_cast<ssize_t>(kOutputBytes));
   ExpectNear(got.data(), Expected(in_.p));
+  context_.reset();  // unmaps before the fd closes
+  close(fd);
+}
+
+TEST_F(Bindings, AFdShorterThanTheTensorIsRefusedAtBind) {
+  // Mapped, a short file would raise SIGBUS at the first run that touches
+  // the missing bytes; it is refused at bind, with both sizes.
+  const int fd = memfd_create("bindings_short", 0);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(ftruncate(fd, static_cast<off_t>(kInputBytes - 1)), 0);
+  const absl::StatusOr<BindingMode> short_one =
+      context_->BindInput(0, {TSR_BUFFER_TYPE_DMABUF, nullptr, fd, 0, kInputBytes});
+  ASSERT_FALSE(short_one.ok());
+  EXPECT_EQ(short_one.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(short_one.status().message(), HasSubstr(absl::StrCat("is ", kInputBytes - 1, " bytes")));
+  EXPECT_THAT(short_one.status().message(), HasSubstr(absl::StrCat("0 + ", kInputBytes, " bytes")));
+  // An offset that pushes the tensor past the end is refused too.
+  ASSERT_EQ(ftruncate(fd, static_cast<off_t>(kInputBytes)), 0);
+  EXPECT_FALSE(context_->BindInput(0, {TSR_BUFFER_TYPE_DMABUF, nullptr, fd, 1, kInputBytes}).ok());
+  // Exactly the tensor's size binds.
+  const absl::StatusOr<BindingMode> exact =
+      context_->BindInput(0, {TSR_BUFFER_TYPE_DMABUF, nullptr, fd, 0, kInputBytes});
+  EXPECT_TRUE(exact.ok()) << exact.status();
   context_.reset();  // unmaps before the fd closes
   close(fd);
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "framework/compiler/compile/compile_driver.h"
 #include "framework/core/model/model_builder.h"
 #include "framework/core/model/model_writer.h"
@@ -23,6 +24,7 @@
 #include "gtest/gtest.h"
 #include "tessera/ops.h"
 #include "testing/bundled_plugins_for_test.h"
+#include "testing/special_files_for_test.h"
 
 namespace tessera {
 namespace {
@@ -115,6 +117,20 @@ TEST_F(CompileCacheTest, AFlippedByteIsDetectedDeletedAndNeverLoaded) {
   EXPECT_EQ(cache.counters().hits, 0u);
   EXPECT_THAT(lines_.back(), HasSubstr("invalidated " + Key('b')));
   EXPECT_THAT(lines_.back(), HasSubstr("checksum"));
+}
+
+TEST_F(CompileCacheTest, AFifoAsAnEntryIsAMissNotAHang) {
+  CompileCache cache = Open();
+  const std::string path = cache.EntryPath(Key('f'));
+  fs::create_directories(fs::path(path).parent_path());
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  // In a child: a regression would block in open() until killed.
+  EXPECT_THAT(FinishesWithin(kNoHangTimeout,
+                             [&] {
+                               const bool hit = cache.Lookup(Key('f'), KeyText('f')).has_value();
+                               return absl::StrCat(hit ? "hit" : "miss", " ", lines_.empty() ? "" : lines_.back());
+                             }),
+              ::testing::Optional(AllOf(HasSubstr("miss"), HasSubstr("is a FIFO"))));
 }
 
 TEST_F(CompileCacheTest, ATruncatedEntryIsDetectedAndDeleted) {

@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "framework/core/base/regular_file.h"
 
 namespace tessera {
 namespace fs = std::filesystem;
@@ -40,14 +39,16 @@ std::vector<std::string> SocNamesIn(const std::string& directory) {
 absl::StatusOr<SocSelection> FindSoc(const std::string& requested, const std::string& directory) {
   const bool is_path = requested.find('/') != std::string::npos || fs::path(requested).extension() == ".soc";
   const fs::path file = is_path ? fs::path(requested) : fs::path(directory) / (requested + ".soc");
-  std::ifstream in(file);
-  if (!in)
+  // Through ReadRegularFile: `--soc` takes any path, and a FIFO would hang
+  // the read while /dev/zero would fill memory. A SoC description is a few
+  // kilobytes; the budget only refuses what cannot be one.
+  absl::StatusOr<std::string> text = ReadRegularFile(file.string(), kMaxSocFileBytes);
+  if (absl::IsNotFound(text.status()))
     return absl::NotFoundError(absl::StrCat("unknown SoC '", requested,
                                             "' (bundled: ", absl::StrJoin(SocNamesIn(directory), ", "),
                                             "; or give a path to a .soc file)"));
-  std::stringstream text;
-  text << in.rdbuf();
-  return SocSelection{file.stem().string(), text.str()};
+  if (!text.ok()) return absl::Status(text.status().code(), absl::StrCat("SoC file: ", text.status().message()));
+  return SocSelection{file.stem().string(), *std::move(text)};
 }
 
 }  // namespace tessera

@@ -5,6 +5,7 @@
 #ifndef TESSERA_FRAMEWORK_CORE_BASE_INSTALL_LAYOUT_H_
 #define TESSERA_FRAMEWORK_CORE_BASE_INSTALL_LAYOUT_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,10 @@ std::vector<std::string> SocNamesIn(const std::string& directory);
 
 // `requested` is a SoC name (looked up as `directory`/NAME.soc) or a path to
 // a .soc file (it contains '/' or ends in .soc). NotFound names the SoCs
-// that exist when it is neither.
+// that exist when it is neither. Only a regular file of at most
+// kMaxSocFileBytes is read: a FIFO or a device is InvalidArgument, a
+// larger file ResourceExhausted.
+inline constexpr uint64_t kMaxSocFileBytes = uint64_t{1} << 20;  // 1 MiB; the bundled ones are ~2 KB
 absl::StatusOr<SocSelection> FindSoc(const std::string& requested, const std::string& directory);
 
 }  // namespace tessera

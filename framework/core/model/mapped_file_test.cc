@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "testing/special_files_for_test.h"
 
 namespace tessera {
 namespace {
@@ -62,6 +64,15 @@ TEST(MappedFile, EmptyFilesDirectoriesAndMissingFilesAreErrors) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(MappedFile::Open("/nonexistent/file.tsr").status().code(), absl::StatusCode::kNotFound);
   std::remove(empty.c_str());
+}
+
+TEST(MappedFile, AFifoIsRefusedPromptly) {
+  // open() of a FIFO waits for a writer; MappedFile must not.
+  ScratchDirectory dir;
+  const std::string fifo = dir.Fifo("model.tsr");
+  ASSERT_FALSE(fifo.empty());
+  EXPECT_THAT(FinishesWithin(kNoHangTimeout, [&] { return MappedFile::Open(fifo).status().ToString(); }),
+              ::testing::Optional(::testing::HasSubstr("is a FIFO, not a regular file")));
 }
 
 }  // namespace

@@ -17,12 +17,13 @@
 #include "framework/core/model/model_builder.h"
 #include "framework/core/model/model_writer.h"
 #include "framework/core/schema/model_format_version.h"
+#include "framework/core/schema/tessera_model_generated.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "plugins/kit/bytecode_builder.h"
 #include "tessera/common.h"
 #include "tessera/ops.h"
-#include "framework/core/schema/tessera_model_generated.h"
+#include "testing/special_files_for_test.h"
 
 namespace tessera {
 namespace {
@@ -374,6 +375,15 @@ TEST(ModelLoaderTest, WriterRefusesInvalidGraphs) {
   absl::StatusOr<std::vector<uint8_t>> bytes = SerializeModel(jit);
   ASSERT_FALSE(bytes.ok());
   EXPECT_THAT(std::string(bytes.status().message()), HasSubstr("JIT"));
+}
+
+TEST(ModelLoaderTest, AFifoAsAModelIsAnErrorNotAHang) {
+  ScratchDirectory dir;
+  const std::string fifo = dir.Fifo("model.tsr");
+  ASSERT_FALSE(fifo.empty());
+  EXPECT_THAT(FinishesWithin(kNoHangTimeout, [&] { return LoadModelFile(fifo).status().ToString(); }),
+              ::testing::Optional(
+                  ::testing::AllOf(::testing::HasSubstr("INVALID_ARGUMENT"), ::testing::HasSubstr("is a FIFO"))));
 }
 
 }  // namespace
