@@ -162,6 +162,11 @@ const std::vector<std::string>& MemoryKinds() {
   return kinds;
 }
 
+const std::vector<std::string>& CpuOpClassNames() {
+  static const std::vector<std::string> names = {"gemm", "depthwise", "elementwise", "reduction", "data_movement"};
+  return names;
+}
+
 absl::StatusOr<CpuSection> ParseCpuSection(const IniDocument& doc) {
   CpuSection out;
   const IniSection* cpu = doc.Find("cpu");
@@ -171,6 +176,21 @@ absl::StatusOr<CpuSection> ParseCpuSection(const IniDocument& doc) {
   KIT_SOC_ASSIGN(out.model.gflops_f32, r.Number("gflops_f32", 1e-3, 1e9));
   KIT_SOC_ASSIGN(out.model.gops_int8, r.Number("gops_int8", 1e-3, 1e9));
   KIT_SOC_ASSIGN(out.model.threads, r.Integer("threads", 1, 4096));
+  for (size_t c = 0; c < kCpuOpClassCount; ++c) {
+    const std::string key = "efficiency_" + CpuOpClassNames()[c];
+    if (cpu->values.count(key) != 0) KIT_SOC_ASSIGN(out.model.efficiency[c], r.Number(key, 1e-6, 1));
+  }
+  // Other keys are ignored, but a misspelt class would silently price its
+  // ops at the GEMM rate.
+  for (const auto& [key, v] : cpu->values) {
+    if (key.rfind("efficiency_", 0) != 0) continue;
+    bool known = false;
+    for (const std::string& name : CpuOpClassNames()) known = known || key == "efficiency_" + name;
+    if (!known)
+      return absl::InvalidArgumentError(absl::StrCat("soc: line ", v.line, ": unknown op class in '", key,
+                                                     "' (want efficiency_",
+                                                     absl::StrJoin(CpuOpClassNames(), ", efficiency_"), ")"));
+  }
   return out;
 }
 

@@ -62,12 +62,20 @@ class SectionReader {
 
 // ---- Sections more than one component reads ---------------------------------
 
-// [cpu]: the host CPU's throughput, for cost models.
+// [cpu]: the host CPU's throughput, for cost models. `gflops_f32` and
+// `gops_int8` are the GEMM rates; `efficiency[c]` is the fraction of them
+// that op class c (CpuOpClassNames(), in that order) reaches, from the
+// optional keys `efficiency_CLASS` (1 = the GEMM rate, the default).
+inline constexpr size_t kCpuOpClassCount = 5;
 struct CpuModel {
   double gflops_f32 = 0;
   double gops_int8 = 0;
   int64_t threads = 0;
+  double efficiency[kCpuOpClassCount] = {1, 1, 1, 1, 1};
 };
+// The op classes of the cpu model, in CpuModel::efficiency order: "gemm",
+// "depthwise", "elementwise", "reduction", "data_movement".
+const std::vector<std::string>& CpuOpClassNames();
 
 // [transfer.FROM.TO]: copying between two memory kinds (buffer-type names:
 // host, device_dram, dsp_tcm, ...): bytes / bandwidth + latency.

@@ -66,5 +66,26 @@ TEST(SocFormat, CpuSectionIsOptionalButCompleteWhenPresent) {
   EXPECT_FALSE(ParseCpuSection(Doc("[cpu]\ngflops_f32 = 150\n")).ok());
 }
 
+TEST(SocFormat, CpuEfficienciesAreOptionalPerClassAndChecked) {
+  constexpr char kRates[] = "[cpu]\ngflops_f32 = 150\ngops_int8 = 600\nthreads = 8\n";
+  absl::StatusOr<CpuSection> flat = ParseCpuSection(Doc(kRates));
+  ASSERT_TRUE(flat.ok()) << flat.status();
+  for (double e : flat->model.efficiency) EXPECT_DOUBLE_EQ(e, 1);  // every class at the GEMM rate
+  absl::StatusOr<CpuSection> cpu =
+      ParseCpuSection(Doc(std::string(kRates) + "efficiency_depthwise = 0.25\nefficiency_data_movement = 0.5\n"));
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  ASSERT_EQ(CpuOpClassNames().size(), kCpuOpClassCount);
+  EXPECT_EQ(CpuOpClassNames()[1], "depthwise");
+  EXPECT_EQ(CpuOpClassNames()[4], "data_movement");
+  EXPECT_DOUBLE_EQ(cpu->model.efficiency[0], 1);
+  EXPECT_DOUBLE_EQ(cpu->model.efficiency[1], 0.25);
+  EXPECT_DOUBLE_EQ(cpu->model.efficiency[4], 0.5);
+  absl::StatusOr<CpuSection> typo = ParseCpuSection(Doc(std::string(kRates) + "efficiency_depthwize = 0.25\n"));
+  ASSERT_FALSE(typo.ok());
+  EXPECT_NE(typo.status().message().find("line 5"), std::string::npos) << typo.status();
+  EXPECT_FALSE(ParseCpuSection(Doc(std::string(kRates) + "efficiency_gemm = 2\n")).ok());  // above the GEMM rate
+  EXPECT_FALSE(ParseCpuSection(Doc(std::string(kRates) + "efficiency_gemm = 0\n")).ok());
+}
+
 }  // namespace
 }  // namespace tessera::kit

@@ -49,6 +49,12 @@ OpWork WorkOf(const Graph& g, const Op& op) {
       w.int8 = IsInt8(g, in0) && IsInt8(g, in1);
       break;
     }
+    case TSR_OP_CONV_TRANSPOSE_2D: {  // every input element times a [M/groups, kH, kW] slice
+      const bool has_weight = in1 >= 0 && !g.tensors[in1].shape.empty() && g.tensors[in1].shape[0] > 0;
+      const double per_input = has_weight ? Elements(g, in1) / static_cast<double>(g.tensors[in1].shape[0]) : 0;
+      w.ops = 2 * Elements(g, in0) * per_input;
+      break;
+    }
     case TSR_OP_MAX_POOL_2D:
     case TSR_OP_AVG_POOL_2D:
       w.ops = out * Window(op);

@@ -16,6 +16,7 @@ struct OpWork {
 // The counting rules (docs/partitioning.md, "The cost model"):
 //   MATMUL, FULLY_CONNECTED  2 x output elements x K
 //   CONV_2D                  2 x output elements x (weight elements / Cout)
+//   CONV_TRANSPOSE_2D        2 x input elements x (weight elements / Cin)
 //   pools                    output elements x window
 //   reductions, softmax,     input elements x a per-element factor
 //   layer norm

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "framework/compiler/partition/cpu_op_class.h"
 #include "framework/compiler/partition/op_work.h"
 #include "tessera/ops.h"
 
@@ -45,7 +46,7 @@ PlanCostModel::PlanCostModel(const Graph& graph, const SocCostModel& soc, std::v
                 [&](size_t o, const Op& op) {
                   const OpWork w = WorkOf(graph, op);  // reads the output tensors: size them now
                   work_[o] = w.ops;
-                  cpu_us_[o] = soc.CpuTimeUs(w.ops, w.int8);
+                  cpu_us_[o] = soc.CpuTimeUs(w.ops, w.int8, ClassOf(op));
                   if (op.dispatch.has_value()) dispatch_memory_[o] = kInternLater;
                   for (int32_t t : op.outputs) SizeTensor(t);
                 }),

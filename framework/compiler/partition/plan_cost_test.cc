@@ -1,5 +1,6 @@
 #include "framework/compiler/partition/plan_cost.h"
 
+#include "framework/compiler/partition/cpu_op_class.h"
 #include "framework/compiler/partition/op_work.h"
 #include "framework/compiler/partition/partitioner.h"
 #include "framework/core/model/model_builder.h"
@@ -40,6 +41,15 @@ TEST(OpWork, CountsFromShapesAlone) {
   EXPECT_DOUBLE_EQ(WorkOf(g, g.ops[3]).ops, 32);
 }
 
+TEST(OpWork, ConvTransposeCountsEveryInputTimesItsWeightSlice) {
+  ModelBuilder b("t");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {1, 2, 3, 3});
+  const int32_t w = b.Constant("w", {2, 4, 2, 2}, std::vector<float>(32, 1.f));
+  b.Output(b.Op(TSR_OP_CONV_TRANSPOSE_2D, {x, w}));
+  Graph g = *std::move(b).Build();
+  EXPECT_DOUBLE_EQ(WorkOf(g, g.ops[0]).ops, 2 * 18 * 16);  // 18 inputs x (4 x 2 x 2) taps, a MAC is 2
+}
+
 TEST(SocCostModel, TransfersUseTheDirectLinkElseHostElseTheDefault) {
   absl::StatusOr<SocCostModel> m = SocCostModel::Parse(
       "[transfer.a.host]\nbandwidth_gbps = 2\nlatency_us = 1\n"
@@ -52,6 +62,41 @@ TEST(SocCostModel, TransfersUseTheDirectLinkElseHostElseTheDefault) {
                    10000 / (SocCostModel::kDefaultLinkGbps * 1e3) + SocCostModel::kDefaultLinkLatencyUs);
   EXPECT_DOUBLE_EQ(m->CpuTimeUs(5e4, false), 5e4 / (SocCostModel::kDefaultCpuGflops * 1e3));
   EXPECT_FALSE(m->notes().empty());  // says it used the default CPU
+}
+
+TEST(SocCostModel, PricesEachOpClassAtItsShareOfTheGemmRate) {
+  absl::StatusOr<SocCostModel> m = SocCostModel::Parse(
+      "[cpu]\ngflops_f32 = 100\ngops_int8 = 400\nthreads = 4\n"
+      "efficiency_depthwise = 0.25\nefficiency_data_movement = 0.05\n");
+  ASSERT_TRUE(m.ok()) << m.status();
+  // 1e5 ops at 100 GFLOP/s = 1e5 ops / 1e5 ops per us = 1 us.
+  EXPECT_DOUBLE_EQ(m->CpuTimeUs(1e5, false, CpuOpClass::kGemm), 1);
+  EXPECT_DOUBLE_EQ(m->CpuTimeUs(1e5, false, CpuOpClass::kDepthwise), 4);      // 25 GFLOP/s
+  EXPECT_DOUBLE_EQ(m->CpuTimeUs(1e5, false, CpuOpClass::kDataMovement), 20);  // 5 GFLOP/s
+  EXPECT_DOUBLE_EQ(m->CpuTimeUs(1e5, false, CpuOpClass::kElementwise), 1);    // not given: the GEMM rate
+  EXPECT_DOUBLE_EQ(m->CpuTimeUs(4e5, true, CpuOpClass::kDepthwise), 4);       // 400 GOP/s x 0.25
+}
+
+TEST(CpuOpClass, ClassesByOpAndGroups) {
+  ModelBuilder b("c");
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {1, 8, 6, 6});
+  const int32_t dw = b.Constant("dw", {8, 1, 3, 3}, std::vector<float>(72, 1.f));
+  const int32_t pw = b.Constant("pw", {4, 8, 1, 1}, std::vector<float>(32, 1.f));
+  const int32_t d = b.Op(TSR_OP_CONV_2D, {x, dw}, {{TSR_ATTR_GROUPS, Attribute{{8}, {}}}});
+  const int32_t p = b.Op(TSR_OP_CONV_2D, {d, pw});
+  const int32_t s = b.Op(TSR_OP_SOFTMAX, {p});
+  const int32_t t = b.Op(TSR_OP_TRANSPOSE, {s}, {{TSR_ATTR_PERM, Attribute{{0, 1, 3, 2}, {}}}});
+  const int32_t r = b.Op(TSR_OP_REDUCE_SUM, {t}, {{TSR_ATTR_AXES, Attribute{{3}, {}}}});
+  b.Output(r);
+  Graph g = *std::move(b).Build();
+  EXPECT_EQ(ClassOf(g.ops[0]), CpuOpClass::kDepthwise);
+  EXPECT_EQ(ClassOf(g.ops[1]), CpuOpClass::kGemm);
+  EXPECT_EQ(ClassOf(g.ops[2]), CpuOpClass::kElementwise);
+  EXPECT_EQ(ClassOf(g.ops[3]), CpuOpClass::kDataMovement);
+  EXPECT_EQ(ClassOf(g.ops[4]), CpuOpClass::kReduction);
+  EXPECT_EQ(CpuOpClassName(CpuOpClass::kDataMovement), "data_movement");
+  EXPECT_EQ(CpuOpClassFromName("depthwise"), CpuOpClass::kDepthwise);
+  EXPECT_FALSE(CpuOpClassFromName("depthwize").has_value());
 }
 
 TEST(SocCostModel, RejectsAMalformedDescription) {

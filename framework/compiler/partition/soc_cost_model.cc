@@ -35,8 +35,8 @@ SocCostModel SocCostModel::Defaults(std::string why) {
   return m;
 }
 
-double SocCostModel::CpuTimeUs(double ops, bool int8) const {
-  const double giga_per_s = int8 ? cpu_.gops_int8 : cpu_.gflops_f32;
+double SocCostModel::CpuTimeUs(double ops, bool int8, CpuOpClass c) const {
+  const double giga_per_s = (int8 ? cpu_.gops_int8 : cpu_.gflops_f32) * cpu_.efficiency[static_cast<size_t>(c)];
   return ops / (giga_per_s * 1e3);  // 1 G/s = 1e3 per microsecond
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "framework/compiler/partition/cpu_op_class.h"
 #include "support/soc/soc_format.h"
 
 namespace tessera {
@@ -31,8 +32,10 @@ class SocCostModel {
   // could not read).
   static SocCostModel Defaults(std::string why);
 
-  // Microseconds the host CPU needs for `ops` operations.
-  double CpuTimeUs(double ops, bool int8) const;
+  // Microseconds the SoC's CPU needs for `ops` operations of class `c`:
+  // ops / (GEMM rate x efficiency of c), the rate gops_int8 for INT8 work
+  // and gflops_f32 otherwise.
+  double CpuTimeUs(double ops, bool int8, CpuOpClass c = CpuOpClass::kGemm) const;
   // One vendor's invoke overhead and memory kind; host memory and no
   // overhead when the description has no [dispatch.VENDOR].
   kit::DispatchModel Dispatch(const std::string& vendor) const;
