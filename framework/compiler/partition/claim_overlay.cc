@@ -10,6 +10,10 @@ int32_t WithdrawalReasons::Add(int32_t code, std::string detail) {
   return static_cast<int32_t>(reasons_.size() - 1);
 }
 
+void WithdrawalReasons::SetDetail(int32_t id, std::string detail) {
+  reasons_[static_cast<size_t>(id)].detail = SharedText(std::move(detail));
+}
+
 ClaimOverlay::ClaimOverlay(const GraphOperands& operands, const std::vector<AcceleratorClaims>& base)
     : base_(&base), withdrawn_(base.size()) {
   auto shape = std::make_shared<Shape>();

@@ -34,6 +34,9 @@ struct WithdrawalReason {
 class WithdrawalReasons {
  public:
   int32_t Add(int32_t code, std::string detail);
+  // Rewrites reason `id`'s text: for a reason whose figures are known only
+  // once the search is over (the plan it helped produce was kept).
+  void SetDetail(int32_t id, std::string detail);
   const WithdrawalReason& operator[](int32_t id) const { return reasons_[static_cast<size_t>(id)]; }
   size_t size() const { return reasons_.size(); }
 

@@ -9,8 +9,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "framework/compiler/partition/boundary_moves.h"
 #include "framework/compiler/partition/claim_overlay.h"
+#include "framework/compiler/partition/partition_gain.h"
 #include "framework/compiler/partition/partitioner.h"
 #include "framework/core/base/fixed_decimal.h"
 #include "framework/core/base/status_macros.h"
@@ -21,79 +23,6 @@ namespace {
 
 constexpr int kMaxRounds = 8;
 constexpr size_t kFewPartitions = 16;  // see Evaluate
-
-// One partition against the CPU: what it costs where it is (device time,
-// dispatch, the transfers across its boundary) and what the same ops would
-// cost on the fallback, with the boundary transfers they would need there.
-struct Gain {
-  double here_us = 0;
-  double cpu_us = 0;
-  double compute_us = 0, dispatch_us = 0, transfer_us = 0;
-  double gain() const { return cpu_us - here_us; }
-};
-
-using Claims = std::vector<AcceleratorClaims>;
-
-class GainModel {
- public:
-  explicit GainModel(const PlanCostModel& model) : model_(model), seen_(model.graph().tensors.size(), -1) {}
-
-  // Gains of the accelerator partitions; a fallback partition's stays zero
-  // (nothing asks for it: only accelerator partitions are given back).
-  // `memory` is the plan's OpMemories, `claims` those it was costed with:
-  // compute and dispatch are summed here as PlanCostModel::Cost sums them
-  // (same ops, same order, so the same figures to the bit), because a
-  // candidate's cost keeps only its totals (see Evaluate).
-  std::vector<Gain> Of(const PartitionPlan& plan, std::span<const int32_t> memory, const Claims& claims) {
-    std::fill(seen_.begin(), seen_.end(), -1);
-    std::vector<Gain> gains(plan.partitions.size());
-    const int32_t cpu = model_.fallback_memory();
-    for (size_t p = 0; p < plan.partitions.size(); ++p) {
-      const PlannedPartition& part = plan.partitions[p];
-      if (model_.accelerators()[part.accelerator].fallback) continue;
-      const size_t a = static_cast<size_t>(part.accelerator);
-      const int32_t here = model_.accelerator_memory(a);
-      Gain& gain = gains[p];
-      gain.dispatch_us = model_.accelerators()[a].overhead_us;
-      for (int32_t o : part.ops) {
-        gain.compute_us += model_.OpTimeUs(claims, a, static_cast<size_t>(o));
-        gain.cpu_us += model_.cpu_us(static_cast<size_t>(o));
-        for (int32_t t : model_.inputs(static_cast<size_t>(o))) {
-          if (t < 0 || model_.is_constant(t) || seen_[t] == static_cast<int32_t>(p)) continue;
-          const int32_t prod = model_.producer()[t];
-          if (prod >= 0 && plan.op_partition[prod] == static_cast<int32_t>(p)) continue;
-          seen_[t] = static_cast<int32_t>(p);
-          const int32_t from = prod >= 0 ? memory[prod] : PlanCostModel::kHost;
-          const uint64_t bytes = model_.bytes(t);
-          gain.transfer_us += model_.TransferUs(from, here, bytes);
-          gain.cpu_us += model_.TransferUs(from, cpu, bytes);
-        }
-        for (int32_t t : model_.outputs(static_cast<size_t>(o))) {
-          if (t < 0) continue;
-          outside_.clear();
-          for (int32_t c : model_.uses().consumers(t))
-            if (plan.op_partition[c] != static_cast<int32_t>(p)) outside_.push_back(memory[c]);
-          if (model_.uses().is_graph_output(t)) outside_.push_back(PlanCostModel::kHost);
-          if (outside_.empty()) continue;
-          std::sort(outside_.begin(), outside_.end());
-          outside_.erase(std::unique(outside_.begin(), outside_.end()), outside_.end());
-          const uint64_t bytes = model_.bytes(t);
-          for (int32_t to : outside_) {
-            gain.transfer_us += model_.TransferUs(here, to, bytes);
-            gain.cpu_us += model_.TransferUs(cpu, to, bytes);
-          }
-        }
-      }
-      gain.here_us = gain.compute_us + gain.dispatch_us + gain.transfer_us;
-    }
-    return gains;
-  }
-
- private:
-  const PlanCostModel& model_;
-  std::vector<int32_t> seen_;  // tensor -> partition that counted it as an input
-  std::vector<int32_t> outside_;
-};
 
 // What one PlanWithPolicy call shares between its candidates: the caller's
 // claims, the vendor names, and the texts of every withdrawal made.
@@ -178,65 +107,6 @@ bool IsFallback(const PlanCostModel& model, const PlannedPartition& part) {
 void Withdraw(ClaimOverlay& claims, const PlannedPartition& part, int32_t reason) {
   for (int32_t o : part.ops) claims.Withdraw(static_cast<size_t>(part.accelerator), o, reason);
 }
-
-// The detail of a partition given back. Written for every partition the
-// search gives back (half a million on a million-op chain that alternates
-// vendors), hence AppendFixed rather than a format string: the same text.
-std::string GainDetail(const PlannedPartition& part, const Gain& g) {
-  std::string s;
-  s.reserve(160);  // the whole text: one allocation, not one per doubling
-  absl::StrAppend(&s, "partition of ", part.ops.size(), " ops on ", part.vendor, " models ");
-  AppendFixed(&s, g.here_us, 2);
-  s += " us (compute ";
-  AppendFixed(&s, g.compute_us, 2);
-  s += " + dispatch ";
-  AppendFixed(&s, g.dispatch_us, 2);
-  s += " + transfer ";
-  AppendFixed(&s, g.transfer_us, 2);
-  s += ") against ";
-  AppendFixed(&s, g.cpu_us, 2);
-  s += " us on the cpu";
-  return s;
-}
-
-// The reason a partition is given back with. Its detail is a function of
-// the partition's op count, vendor and five gain figures alone, so a
-// partition whose figures equal the previous one's shares that reason:
-// a model of repeated blocks gives back runs of alike partitions (a
-// million-op chain that alternates vendors gives back 500,000 of them),
-// and formatting, storing and sharing each one's 100-byte text was half
-// the withdrawal step. Only the previous partition is remembered: equal
-// figures come in runs, and a table of every key seen would cost memory
-// per partition on the graphs where no two are alike.
-class GiveBackReasons {
- public:
-  explicit GiveBackReasons(WithdrawalReasons& reasons) : reasons_(reasons) {}
-
-  int32_t For(const PlannedPartition& part, const Gain& g) {
-    // Bitwise: -0.0 prints "-0.00", 0.0 prints "0.00".
-    const Key key{part.ops.size(),
-                  {std::bit_cast<uint64_t>(g.here_us), std::bit_cast<uint64_t>(g.compute_us),
-                   std::bit_cast<uint64_t>(g.dispatch_us), std::bit_cast<uint64_t>(g.transfer_us),
-                   std::bit_cast<uint64_t>(g.cpu_us)}};
-    if (last_ < 0 || !(key == key_) || part.vendor != vendor_) {
-      last_ = reasons_.Add(kRefusalNotProfitable, GainDetail(part, g));
-      key_ = key;
-      vendor_ = part.vendor;
-    }
-    return last_;
-  }
-
- private:
-  struct Key {
-    size_t ops = 0;
-    std::array<uint64_t, 5> figures{};
-    bool operator==(const Key&) const = default;
-  };
-  WithdrawalReasons& reasons_;
-  Key key_;
-  std::string vendor_;
-  int32_t last_ = -1;
-};
 
 // The detail of an edge op moved to the cpu, as GainDetail for each move.
 std::string MoveDetail(const BoundaryMove& m, const std::string& vendor) {
@@ -393,6 +263,92 @@ absl::StatusOr<std::optional<Candidate>> Refine(Context& ctx, const Candidate& s
   return current;
 }
 
+// The cost policy's plan of a sub-list of the accelerators: every claim of
+// the accelerators left out withdrawn (one reason, whose text is written
+// if the plan is kept), then greedy and the search as for the whole list.
+// Its placement is the one the sub-list alone would give (the claims are
+// the same, in the same order), so the kept plan of a list is never
+// modelled slower than that of any list it contains.
+struct SubsetPlan {
+  Candidate plan;
+  int32_t reason = -1;
+  std::string left_out;  // "npu" or "npu and dsp"
+};
+
+constexpr char kSubsetChoice[] = "subset";  // never reported: the kept subset plan is "cost"
+// Every sub-list of up to this many accelerators (besides the fallback)
+// is searched: 2^n - 2 more searches. With more, only the lists that
+// leave one out or keep one.
+constexpr size_t kAllSubsetsUpTo = 4;
+
+// Accelerators other than the fallback that claim at least one op.
+std::vector<size_t> Claimants(const Context& ctx) {
+  std::vector<size_t> out;
+  for (size_t a = 0; a < ctx.input.size(); ++a) {
+    if (ctx.model.accelerators()[a].fallback) continue;
+    const size_t n = ctx.input[a].claims.size();
+    for (size_t o = 0; o < n; ++o)
+      if (ctx.root.supported(a, o)) {
+        out.push_back(a);
+        break;
+      }
+  }
+  return out;
+}
+
+// The sub-lists searched, as masks over Claimants: never empty (that is
+// the cpu baseline) nor whole (the main search).
+std::vector<uint32_t> SubsetMasks(size_t n) {
+  std::vector<uint32_t> masks;
+  if (n < 2) return masks;
+  const uint32_t whole = (1u << std::min<size_t>(n, 31)) - 1;
+  if (n <= kAllSubsetsUpTo) {
+    for (uint32_t m = whole - 1; m > 0; --m) masks.push_back(m);
+    return masks;
+  }
+  for (size_t i = 0; i < n && i < 31; ++i) masks.push_back(whole & ~(1u << i));
+  for (size_t i = 0; i < n && i < 31; ++i) masks.push_back(1u << i);
+  return masks;
+}
+
+template <typename FinalUs>
+absl::StatusOr<std::optional<SubsetPlan>> BestSubsetPlan(Context& ctx, const PolicyOptions& options,
+                                                         const FinalUs& final_us) {
+  const std::vector<size_t> claimants = Claimants(ctx);
+  std::optional<SubsetPlan> best;
+  double best_us = 0;
+  for (uint32_t mask : SubsetMasks(claimants.size())) {
+    std::vector<std::string> left_out;
+    for (size_t i = 0; i < claimants.size(); ++i)
+      if ((mask & (1u << i)) == 0) left_out.push_back(ctx.vendors[claimants[i]]);
+    const int32_t reason = ctx.reasons.Add(kRefusalNotProfitable, "");
+    ClaimOverlay claims = ctx.root;
+    for (size_t i = 0; i < claimants.size(); ++i) {
+      if ((mask & (1u << i)) != 0) continue;
+      const size_t a = claimants[i];
+      const size_t n = ctx.input[a].claims.size();
+      for (size_t o = 0; o < n; ++o)
+        if (claims.supported(a, o)) claims.Withdraw(a, static_cast<int32_t>(o), reason);
+    }
+    absl::StatusOr<Candidate> greedy = Evaluate(ctx, std::move(claims));
+    if (!greedy.ok()) return greedy.status();
+    absl::StatusOr<Candidate> start = Constrain(ctx, *std::move(greedy), options);
+    if (!start.ok()) return start.status();
+    int rounds = 0;
+    absl::StatusOr<std::optional<Candidate>> refined = Refine(ctx, *start, options, &rounds);
+    if (!refined.ok()) return refined.status();
+    // As for the whole list: the refined plan, else the greedy one.
+    Candidate& kept = refined->has_value() ? **refined : *start;
+    if (refined->has_value() && final_us(*start) < final_us(kept)) kept = *std::move(start);
+    const double us = final_us(kept);
+    if (!best.has_value() || us < best_us) {
+      best_us = us;
+      best = SubsetPlan{std::move(kept), reason, absl::StrJoin(left_out, " and ")};
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 PolicyWithdrawals::PolicyWithdrawals(std::vector<std::shared_ptr<const std::vector<int32_t>>> withdrawn,
@@ -466,6 +422,7 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
   // reported too.
   Candidate* chosen = nullptr;
   std::optional<Candidate> refined, again;
+  std::optional<SubsetPlan> subset;
   switch (options.policy) {
     case PartitionPolicy::kGreedy:
       chosen = &constrained_greedy;
@@ -480,13 +437,20 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
       absl::StatusOr<std::optional<Candidate>> r = Refine(ctx, constrained_greedy, options, &result.rounds);
       if (!r.ok()) return r.status();
       refined = *std::move(r);
-      // Keep the best of the refined plan and both baselines, compared
-      // with the plugins' whole-partition estimates where they give them.
-      // A search that improved nothing leaves the constrained greedy plan
-      // as "cost" (it ties greedy, and the first of a tie wins).
+      // The same search with fewer accelerators (see SubsetPlan): a wider
+      // choice must never model slower than a narrower one.
+      absl::StatusOr<std::optional<SubsetPlan>> s = BestSubsetPlan(ctx, options, final_us);
+      if (!s.ok()) return s.status();
+      subset = *std::move(s);
+      // Keep the best of the refined plan, both baselines and the best plan
+      // of a sub-list, compared with the plugins' whole-partition estimates
+      // where they give them. A search that improved nothing leaves the
+      // constrained greedy plan as "cost" (it ties greedy, and the first of
+      // a tie wins).
       std::vector<std::pair<std::string, Candidate*>> options_in_order = {
           {PartitionPolicyName(PartitionPolicy::kCost), refined.has_value() ? &*refined : &constrained_greedy},
           {PartitionPolicyName(PartitionPolicy::kGreedy), &constrained_greedy}};
+      if (subset.has_value()) options_in_order.push_back({kSubsetChoice, &subset->plan});
       if (cpu.ok()) options_in_order.push_back({PartitionPolicyName(PartitionPolicy::kCpu), &*cpu});
       double best = 0;
       for (size_t i = 0; i < options_in_order.size(); ++i) {
@@ -499,6 +463,15 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
       }
       for (auto& [name, cand] : options_in_order)
         if (name == result.chosen) chosen = cand;
+      if (result.chosen == kSubsetChoice) {
+        // The plan of a sub-list is the cost policy's own plan; its
+        // withdrawals of the accelerators left out say by how much it won.
+        result.chosen = PartitionPolicyName(PartitionPolicy::kCost);
+        ctx.reasons.SetDetail(subset->reason,
+                              absl::StrFormat("the plan without %s models faster (%.2f us against %.2f us with every "
+                                              "accelerator in the list)",
+                                              subset->left_out, best, options_in_order[0].second->cost.total_us()));
+      }
       if (result.chosen == PartitionPolicyName(PartitionPolicy::kCpu)) {
         const std::string why =
             absl::StrFormat("the whole model on the cpu models fastest (%.2f us against %.2f us for the greedy plan)",
@@ -520,9 +493,9 @@ absl::StatusOr<PolicyResult> PlanWithPolicy(const PlanCostModel& model, const st
   // claims and refusals are built, so that those reuse their memory (and
   // the step's peak does not hold both). At 1M ops the greedy plan alone
   // is over 100 MB, and what is built next would be fresh pages.
-  for (Candidate* c :
-       {greedy.ok() ? &*greedy : nullptr, cpu.ok() ? &*cpu : nullptr, constrained.has_value() ? &*constrained : nullptr,
-        refined.has_value() ? &*refined : nullptr, again.has_value() ? &*again : nullptr})
+  for (Candidate* c : {greedy.ok() ? &*greedy : nullptr, cpu.ok() ? &*cpu : nullptr,
+                       constrained.has_value() ? &*constrained : nullptr, refined.has_value() ? &*refined : nullptr,
+                       again.has_value() ? &*again : nullptr, subset.has_value() ? &subset->plan : nullptr})
     if (c != nullptr && c != chosen) Release(*c);
   // The kept plan's placements, and the withdrawals its claim overlay
   // holds: no copy of the claims (the refusals are read from them).
