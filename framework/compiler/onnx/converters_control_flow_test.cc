@@ -1,11 +1,13 @@
 // If inlining, --freeze-input, Loop and Scan unrolling. Expected values are
 // written by hand.
+#include <cstring>
 #include <utility>
 #include <vector>
 
 #include "framework/compiler/onnx/onnx_importer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tessera/common.h"
 #include "tessera/ops.h"
 #include "testing/onnx_test_util.h"
 
@@ -92,6 +94,48 @@ TEST(OnnxControlFlow, FrozenInputSelectsTheBranchAndLeavesTheInputs) {
     else
       EXPECT_THAT(Floats((*out)[0]), ElementsAre(10, 20));
   }
+}
+
+// y = If(Not(Equal(Cast(sr, FLOAT), 16000))) then x * 10 else x + 1.
+std::vector<uint8_t> CastSampleRateModel() {
+  OnnxModelBuilder b;
+  b.Input("x", kFloat, {2});
+  b.Input("sr", kInt64, {1});
+  AttrInt(b.Node("Cast", {"sr"}, {"sr_f"}), "to", kFloat);
+  b.FloatInit("k16000", {}, {16000.0f});
+  b.Node("Equal", {"sr_f", "k16000"}, {"is16k"});
+  b.Node("Not", {"is16k"}, {"other"});
+  onnx::NodeProto& n = b.Node("If", {"other"}, {"y"}, "pick");
+  AttrGraph(n, "then_branch", Branch("Mul", 10, "t"));
+  AttrGraph(n, "else_branch", Branch("Add", 1, "e"));
+  b.Output("y");
+  return b.Bytes();
+}
+
+TEST(OnnxControlFlow, AConditionComputedFromAValuedInputFoldsAndFreezesIt) {
+  // The runner's values (positional_input_values): sr is frozen, the Cast,
+  // Equal and Not fold away, and only the taken branch's op is left.
+  for (int64_t sr : {16000, 8000}) {
+    HostTensor rate{"sr", TSR_DTYPE_I64, {1}, std::vector<uint8_t>(8)};
+    std::memcpy(rate.data.data(), &sr, 8);
+    ImportOptions o;
+    o.positional_input_values = {FloatTensor({2}, {1, 2}), rate};
+    absl::StatusOr<Graph> g = ImportOnnxBytes(CastSampleRateModel(), o);
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_EQ(g->FindMetadata("onnx.frozen_inputs"), "1");
+    ASSERT_EQ(g->inputs.size(), 1u);
+    EXPECT_THAT(OpTypes(*g), ElementsAre(sr == 16000 ? TSR_OP_ADD : TSR_OP_MUL));
+    absl::StatusOr<std::vector<HostTensor>> out = RunReference(*g, {FloatTensor({2}, {1, 2})});
+    ASSERT_TRUE(out.ok()) << out.status();
+    if (sr == 16000)
+      EXPECT_THAT(Floats((*out)[0]), ElementsAre(2, 3));
+    else
+      EXPECT_THAT(Floats((*out)[0]), ElementsAre(10, 20));
+  }
+  // Without a value the condition still does not fold, and says why.
+  absl::StatusOr<Graph> none = ImportOnnxBytes(CastSampleRateModel());
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(none.status().message(), HasSubstr("the If condition does not fold to a constant"));
 }
 
 TEST(OnnxControlFlow, FreezeInputFlagErrors) {

@@ -226,17 +226,70 @@ HostTensor ImportContext::ConstHost(int32_t t) const {
   return HostTensor{x.name, x.dtype, x.shape, std::vector<uint8_t>(x.data.begin(), x.data.end())};
 }
 
+namespace {
+// Folding from frozen inputs stays small: a condition, a shape, a count.
+constexpr int64_t kMaxFoldFromFrozenElements = 4096;
+constexpr int kMaxFoldFromFrozenDepth = 32;
+
+bool MatchesFreezable(const Tensor& x, const HostTensor& value) {
+  return value.dtype == x.dtype && value.shape == x.shape && value.data.size() == x.byte_size();
+}
+}  // namespace
+
 bool ImportContext::RequireConstant(int32_t t) {
   if (t < 0) return false;
   if (IsConstant(t)) return true;
   auto it = freezable_.find(t);
-  if (it == freezable_.end()) return false;
+  if (it == freezable_.end()) return !freezable_.empty() && CanFoldFromFrozen(t, 0) && FoldFromFrozen(t);
   Tensor& x = graph_.tensors[t];
-  if (it->second.dtype != x.dtype || it->second.shape != x.shape || it->second.data.size() != x.byte_size())
-    return false;
+  if (!MatchesFreezable(x, it->second)) return false;
   x.is_constant = true;
   x.data = graph_.AdoptBytes(std::move(it->second.data));
   freezable_.erase(it);
+  return true;
+}
+
+int32_t ImportContext::ProducerOf(int32_t t) const {
+  for (size_t o = graph_.ops.size(); o-- > 0;)
+    for (int32_t out : graph_.ops[o].outputs)
+      if (out == t) return static_cast<int32_t>(o);
+  return -1;
+}
+
+bool ImportContext::CanFoldFromFrozen(int32_t t, int depth) const {
+  if (t < 0) return true;  // an omitted optional input
+  if (IsConstant(t)) return true;
+  if (auto it = freezable_.find(t); it != freezable_.end()) return MatchesFreezable(graph_.tensors[t], it->second);
+  if (depth >= kMaxFoldFromFrozenDepth) return false;
+  const int32_t p = ProducerOf(t);
+  if (p < 0) return false;
+  const Op& op = graph_.ops[p];
+  if (op.type == TSR_OP_DISPATCH || op.outputs.size() != 1) return false;
+  const int64_t n = graph_.tensors[t].element_count();
+  if (n < 0 || n > kMaxFoldFromFrozenElements) return false;
+  for (int32_t in : op.inputs)
+    if (!CanFoldFromFrozen(in, depth + 1)) return false;
+  return true;
+}
+
+bool ImportContext::FoldFromFrozen(int32_t t) {
+  const int32_t p = ProducerOf(t);
+  if (p < 0) return false;
+  const std::vector<int32_t> inputs = graph_.ops[p].inputs;
+  for (int32_t in : inputs)
+    if (in >= 0 && !RequireConstant(in)) return false;
+  // Inputs folded above may have erased ops before this one.
+  const int32_t q = ProducerOf(t);
+  if (q < 0) return false;
+  const Op& op = graph_.ops[q];
+  const Tensor& x = graph_.tensors[t];
+  absl::StatusOr<std::vector<int32_t>> folded =
+      Fold(op.type, op.inputs, op.attrs, {TensorType{x.dtype, x.shape}}, {x.quant});
+  if (!folded.ok() || folded->size() != 1) return false;
+  Tensor& y = graph_.tensors[t];
+  y.is_constant = true;
+  y.data = graph_.tensors[(*folded)[0]].data;  // the graph owns the bytes; the fresh constant goes unused
+  graph_.ops.erase(graph_.ops.begin() + q);
   return true;
 }
 

@@ -89,7 +89,11 @@ class ImportContext {
   // A graph input given a value (ImportOptions::positional_input_values)
   // may be frozen into a constant when an operand must be constant.
   void SetFreezableValue(int32_t t, HostTensor value) { freezable_[t] = std::move(value); }
-  // True when `t` is constant, freezing it first if it is a freezable input.
+  // True when `t` is constant, freezing it first if it is a freezable input,
+  // or folding the ops that compute it from freezable inputs and constants
+  // (an If condition that is Equal(Cast(sr), 16000) of a frozen `sr`): the
+  // ops go, their results become constants (small ones only: see
+  // kMaxFoldFromFrozenElements).
   bool RequireConstant(int32_t t);
   // True when `t` is a graph input that has a value to freeze it with.
   bool IsFreezable(int32_t t) const { return freezable_.count(t) > 0; }
@@ -131,6 +135,11 @@ class ImportContext {
   int64_t unroll_base = 0;
 
  private:
+  // RequireConstant's folding from freezable inputs: whether `t` can be made
+  // constant that way (nothing changes), and making it so.
+  bool CanFoldFromFrozen(int32_t t, int depth) const;
+  bool FoldFromFrozen(int32_t t);
+  int32_t ProducerOf(int32_t t) const;  // op index, or -1
   absl::StatusOr<std::vector<int32_t>> Fold(int32_t op_type, const std::vector<int32_t>& inputs,
                                             const std::map<int32_t, Attribute>& attrs,
                                             const std::vector<TensorType>& outputs,
