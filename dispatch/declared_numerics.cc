@@ -13,10 +13,14 @@ namespace tessera {
 
 const char* PrecisionName(int32_t precision) {
   switch (precision) {
-    case TSR_PRECISION_FP32: return "fp32";
-    case TSR_PRECISION_FP16: return "fp16";
-    case TSR_PRECISION_BF16: return "bf16";
-    default: return "unknown";
+    case TSR_PRECISION_FP32:
+      return "fp32";
+    case TSR_PRECISION_FP16:
+      return "fp16";
+    case TSR_PRECISION_BF16:
+      return "bf16";
+    default:
+      return "unknown";
   }
 }
 
@@ -56,7 +60,20 @@ std::string OutputTolerance::Describe() const {
 
 OutputTolerance ToleranceFor(const Graph& compiled, const std::vector<DeclaredNumerics>& per_op, int32_t tensor,
                              double own_relative, double own_absolute) {
-  OutputTolerance t{own_relative, own_absolute, {}};
+  OutputTolerance t{own_relative, own_absolute, {}, 0};
+  // Longest path, forward: ops are topologically ordered.
+  std::vector<int64_t> depth_of(compiled.tensors.size(), 0);
+  for (const Op& op : compiled.ops) {
+    int64_t in = 0;
+    for (int32_t x : op.inputs)
+      if (x >= 0 && static_cast<size_t>(x) < depth_of.size()) in = std::max(in, depth_of[x]);
+    const int64_t own = op.dispatch && !op.dispatch->source_op_ids.empty()
+                            ? static_cast<int64_t>(op.dispatch->source_op_ids.size())
+                            : 1;
+    for (int32_t x : op.outputs)
+      if (x >= 0 && static_cast<size_t>(x) < depth_of.size()) depth_of[x] = in + own;
+  }
+  if (tensor >= 0 && static_cast<size_t>(tensor) < depth_of.size()) t.depth = depth_of[tensor];
   // Ops are topologically ordered: one backward sweep marks every op the
   // tensor depends on.
   std::vector<bool> needed(compiled.tensors.size(), false);

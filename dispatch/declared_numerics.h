@@ -38,6 +38,10 @@ struct OutputTolerance {
   double relative = 0;
   double absolute = 0;
   std::vector<DeclaredNumerics> reduced_by;  // empty: the runner's own tolerance
+  // Ops on the longest path from the graph's inputs to the output, a
+  // DISPATCH op counting the source ops it runs (an upper bound on the
+  // depth inside it): what the judge's depth allowance scales with.
+  int64_t depth = 0;
   std::string Describe() const;  // "" or "systolic_npu ran FP16: declared rtol 0.00195, atol 0.00195"
 };
 

@@ -407,7 +407,7 @@ std::string CompiledModel::quantization_report_text() const {
 CompiledModel::OutputTolerance CompiledModel::output_tolerance(size_t index, double own_rtol, double own_atol) const {
   if (impl_->loaded == nullptr) return {own_rtol, own_atol, {}, ""};
   const tessera::OutputTolerance t = impl_->loaded->OutputToleranceFor(index, own_rtol, own_atol);
-  OutputTolerance out{t.relative, t.absolute, {}, t.Describe()};
+  OutputTolerance out{t.relative, t.absolute, {}, t.Describe(), t.depth};
   for (const DeclaredNumerics& n : t.reduced_by)
     out.reduced_by.push_back({n.vendor, PrecisionName(n.precision), n.relative_tolerance, n.absolute_tolerance,
                               n.description, n.declared, n.reduced(), n.precision});

@@ -10,14 +10,24 @@
 // --expect-pass, was skipped); 77 when --root does not exist (ctest reads it
 // as "skipped").
 //
-// Tolerances: f32 |actual - expected| <= 1e-5 + 1e-4 * |expected|;
-// f16 1e-3 + 1e-3 * |expected|; integers and bool exact; NaN matches NaN,
-// infinities must match exactly. When a partition an output depends on ran
-// in reduced precision, its dispatch library's declared tolerance
-// (tsr_numerics) widens the float comparison, up to a cap per precision
-// (FP16 2^-8, BF16 2^-5: io/output_comparison.h), and the case says so.
+// The judge is CompiledModel::check_output (io/output_comparison.h): f32
+// |actual - expected| <= 1e-5 + 1e-4 * |expected| + an allowance of 8
+// units of roundoff per op of depth times the output's magnitude (capped);
+// integers and bool exact; NaN matches NaN, infinities must match exactly.
+// When a partition an output depends on ran in reduced precision, its
+// dispatch library's declared tolerance (tsr_numerics) widens the float
+// comparison, up to a cap per precision (FP16 2^-8, BF16 2^-5), the depth
+// allowance uses that precision's roundoff, the output must keep 40 dB
+// SNR, and the case says so.
 //
-// Each case records how many of its ops ran on each vendor. With
+// Inputs are frozen into constants where the model needs them constant (a
+// Reshape's shape, an If condition, a Loop trip count), also when the
+// condition is computed from them (Equal(Cast(sr), 16000)): the importer
+// folds it from the case's values. `--freeze-input NAME=V,...` freezes an
+// input by name as `run` does; the case's own file for NAME is then not fed.
+//
+// Each case records how many of its ops ran on each vendor, failing cases
+// too (what ran, or what was planned when nothing ran). With
 // `--require-vendor NAME` a case passes only if NAME ran at least one of its
 // ops (the conformance of an accelerator: a case the NPU refused entirely
 // would otherwise "pass" on the cpu); the failure quotes NAME's refusal.
@@ -46,7 +56,6 @@
 #include "framework/cli/cli_environment.h"
 #include "framework/cli/commands.h"
 #include "framework/cli/run_report.h"
-#include "framework/core/io/output_comparison.h"
 #include "tessera/app/model_summary.hpp"
 #include "tessera/app/tensor_files.hpp"
 #include "tessera/app/tessera_app.hpp"
@@ -59,7 +68,8 @@ constexpr char kUsage[] =
     "tessera onnx-test DIR... [--list FILE [--root DIR]] [--expect-pass] [--accelerators LIST] [--kernels reference|fast] [--json]\n"
     "                         [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--require-vendor NAME]\n"
     "                         [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N]\n"
-    "                         [--plugin-dir DIR]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...";
+    "                         [--plugin-dir DIR]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N]\n"
+    "                         [--budget NAME=VALUE]...";
 
 struct Case {
   std::string name;
@@ -74,6 +84,7 @@ struct CaseResult {
   // Reduced-precision partitions whose declared tolerance was used.
   std::vector<app::Numerics> reduced_by;
   double rtol = 0, atol = 0;  // the widest float tolerance applied
+  double depth_allowance = 0; // the widest depth allowance, relative to an output's magnitude
   bool capped = false;        // a declaration was cut to its precision's cap
   std::map<std::string, int64_t> ops_by_vendor;  // source ops per vendor that ran them
 };
@@ -90,12 +101,6 @@ bool IsSkipCode(absl::StatusCode c) { return c == absl::StatusCode::kUnimplement
 // An app error with the stage it happened in, keeping its code (skip or fail).
 absl::Status Prefixed(const char* stage, const app::Status& s) {
   return absl::Status(static_cast<absl::StatusCode>(s.code()), absl::StrCat(stage, s.message()));
-}
-
-int64_t ElementCount(const app::TensorInfo& info) {
-  int64_t n = 1;
-  for (int64_t d : info.shape) n *= d < 0 ? 0 : d;
-  return n;
 }
 
 std::string CaseName(const fs::path& dir) {
@@ -132,12 +137,6 @@ std::vector<fs::path> DataSets(const fs::path& dir) {
   std::vector<fs::path> out;
   for (auto& s : sets) out.push_back(s.second);
   return out;
-}
-
-// The judge (io/output_comparison.h) compares host tensors.
-HostTensor ToHost(const app::Tensor& t) {
-  const auto* p = static_cast<const uint8_t*>(t.data());
-  return {t.info().name, t.info().dtype, t.info().shape, std::vector<uint8_t>(p, p + t.info().byte_size())};
 }
 
 // One imported, compiled model ready to run. Inputs frozen into constants
@@ -200,6 +199,23 @@ std::map<std::string, int64_t> OpsByVendor(const app::RunProfile& profile) {
   return counts;
 }
 
+// Source ops per vendor as planned, for a case that failed before a run.
+std::map<std::string, int64_t> PlannedOpsByVendor(const app::PartitionReport& report) {
+  std::map<std::string, int64_t> counts;
+  for (const app::PartitionReport::Partition& p : report.partitions)
+    counts[p.vendor] += static_cast<int64_t>(p.op_ids.size());
+  return counts;
+}
+
+// The case's inputs but those frozen by name (--freeze-input), which are
+// no inputs of the imported model: a file whose tensor is named like one
+// is not fed. (A case that has no file for it feeds everything.)
+std::vector<app::Tensor> WithoutFrozenByName(std::vector<app::Tensor> inputs, const app::LoadOptions& options) {
+  if (options.frozen_inputs.empty()) return inputs;
+  std::erase_if(inputs, [&](const app::Tensor& t) { return options.frozen_inputs.contains(t.info().name); });
+  return inputs;
+}
+
 // Why `vendor` ran none of the ops: its first refusal, if it refused any.
 std::string FirstRefusal(const app::PartitionReport& report, const std::string& vendor) {
   for (const app::PartitionReport::Fallback& f : report.fallbacks)
@@ -225,7 +241,18 @@ CaseResult RunCase(const Case& c, const app::Environment& env, const app::Compil
                    const app::LoadOptions& load_options, const std::string& required_vendor) {
   CaseResult r{c.name, "fail", 0, ""};
   auto skip = [&](const std::string& why) { r.status = "skip"; r.reason = why; return r; };
-  auto fail = [&](const std::string& why) { r.status = "fail"; r.reason = why; return r; };
+  std::optional<Prepared> prepared;
+  app::RunProfile profile;
+  // Who ran what, on a failure too: the last run's steps, else the plan.
+  auto fail = [&](const std::string& why) {
+    r.status = "fail";
+    r.reason = why;
+    if (!profile.steps.empty())
+      r.ops_by_vendor = OpsByVendor(profile);
+    else if (prepared)
+      r.ops_by_vendor = PlannedOpsByVendor(prepared->compiled->partition_report());
+    return r;
+  };
   auto fail_or_skip = [&](const absl::Status& s) { return IsSkipCode(s.code()) ? skip(std::string(s.message())) : fail(std::string(s.message())); };
   std::error_code ec;
   if (!fs::exists(c.dir / "model.onnx", ec)) return fail("no model.onnx");
@@ -233,11 +260,10 @@ CaseResult RunCase(const Case& c, const app::Environment& env, const app::Compil
   if (sets.empty()) return skip("no test_data_set_N directories");
   absl::StatusOr<std::vector<uint8_t>> bytes = ReadBytes(c.dir / "model.onnx");
   if (!bytes.ok()) return fail(std::string(bytes.status().message()));
-  std::optional<Prepared> prepared;
-  app::RunProfile profile;
   double max_err = 0;
   for (const fs::path& set : sets) {
     absl::StatusOr<std::vector<app::Tensor>> inputs = ReadSet(set, "input");
+    if (inputs.ok()) *inputs = WithoutFrozenByName(*std::move(inputs), load_options);
     absl::StatusOr<std::vector<app::Tensor>> expected = ReadSet(set, "output");
     if (!inputs.ok()) return skip(absl::StrCat("test data: ", inputs.status().message()));
     if (!expected.ok()) return skip(absl::StrCat("test data: ", expected.status().message()));
@@ -259,40 +285,25 @@ CaseResult RunCase(const Case& c, const app::Environment& env, const app::Compil
     if (outputs->size() != expected->size())
       return fail(absl::StrCat(outputs->size(), " outputs, expected ", expected->size()));
     for (size_t i = 0; i < outputs->size(); ++i) {
-      const Tolerance own = OwnTolerance((*outputs)[i].info().dtype);
-      const app::CompiledModel::OutputTolerance declared =
-          prepared->compiled->output_tolerance(i, own.relative, own.absolute);
-      // Each declaration widens the comparison only up to its precision's
-      // cap (io/output_comparison.h).
-      Tolerance applied = own;
-      for (const app::Numerics& n : declared.reduced_by) {
-        bool capped = false;
-        const Tolerance t = CappedTolerance(own, n.precision_code, Tolerance{n.rtol, n.atol}, &capped);
-        applied = Tolerance{std::max(applied.relative, t.relative), std::max(applied.absolute, t.absolute)};
-        r.capped = r.capped || capped;
-      }
-      r.rtol = std::max(r.rtol, applied.relative);
-      r.atol = std::max(r.atol, applied.absolute);
-      for (const app::Numerics& n : declared.reduced_by)
+      // The judge run's checks use too (CompiledModel::check_output).
+      app::Result<app::CompiledModel::OutputCheck> check =
+          prepared->compiled->check_output(i, (*outputs)[i], (*expected)[i]);
+      if (!check.ok())
+        return fail(absl::StrCat(set.filename().string(), ": ", check.status().message()));
+      r.rtol = std::max(r.rtol, check->rtol);
+      r.atol = std::max(r.atol, check->atol);
+      r.depth_allowance = std::max(r.depth_allowance, check->depth_allowance);
+      r.capped = r.capped || check->capped;
+      for (const app::Numerics& n : check->tolerance.reduced_by)
         if (std::none_of(r.reduced_by.begin(), r.reduced_by.end(), [&](const app::Numerics& m) {
               return m.vendor == n.vendor && m.precision == n.precision;
             }))
           r.reduced_by.push_back(n);
-      absl::StatusOr<double> err = CompareOutput(ToHost((*outputs)[i]), ToHost((*expected)[i]), i, applied);
-      if (!err.ok()) {
+      max_err = std::max(max_err, check->max_abs_error);
+      if (!check->passed()) {
         r.max_abs_error = max_err;
-        if (err.status().code() == absl::StatusCode::kOutOfRange) {
-          const app::Tensor& a = (*outputs)[i];
-          const app::Tensor& e = (*expected)[i];
-          const int64_t n = ElementCount(a.info());
-          for (int64_t k = 0; k < n; ++k) {
-            const double d = std::abs(ElementAsDouble(a, k) - ElementAsDouble(e, k));
-            r.max_abs_error = std::isnan(d) ? INFINITY : std::max(r.max_abs_error, d);
-          }
-        }
-        return fail(absl::StrCat(set.filename().string(), ": ", err.status().message()));
+        return fail(absl::StrCat(set.filename().string(), ": ", check->failure));
       }
-      max_err = std::max(max_err, *err);
     }
   }
   if (prepared) r.ops_by_vendor = OpsByVendor(profile);
@@ -345,6 +356,9 @@ int OnnxTestCommand(const Argv& argv) {
   spec.switches.insert({"json", "expect-pass"});
   spec.values.insert({"list", "root", "require-vendor"});
   // The import flags but --input-shape: each case's data gives its shapes.
+  // An input frozen by name (--freeze-input) takes its value from the flag,
+  // not from the case's data (see WithoutFrozenByName).
+  spec.repeated.insert("freeze-input");
   spec.switches.insert("no-optimize");
   spec.values.insert("max-folded-bytes");
   spec.repeated.insert("budget");
@@ -393,8 +407,14 @@ int OnnxTestCommand(const Argv& argv) {
     j.BeginObject().Key("cases").BeginArray();
     for (const CaseResult& r : results) {
       j.BeginObject().Field("name", r.name).Field("status", r.status);
-      j.Key("max_abs_error").Number(r.max_abs_error);
+      // JSON has no infinity: an infinite error (NaN against a number, or
+      // infinities that differ) is the string "inf".
+      if (std::isinf(r.max_abs_error))
+        j.Field("max_abs_error", "inf");
+      else
+        j.Key("max_abs_error").Number(r.max_abs_error);
       j.Field("reason", r.reason);
+      j.Key("depth_allowance").Number(r.depth_allowance);
       j.Key("ops_by_vendor").BeginObject();
       for (const auto& [vendor, n] : r.ops_by_vendor) j.Field(vendor, n);
       j.EndObject();

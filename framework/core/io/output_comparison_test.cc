@@ -166,3 +166,82 @@ TEST(OutputComparison, ACappedDeclarationFailsWhatItWouldHavePassed) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(OutputJudge, TheDepthAllowanceIsEightUnitsPerOpUpToTheCap) {
+  // 8 * 2^-24 * depth, capped at 2^-12 for FP32 (depth 32 reaches it).
+  EXPECT_EQ(DepthAllowance(TSR_PRECISION_FP32, 0), 0);
+  EXPECT_EQ(DepthAllowance(TSR_PRECISION_FP32, 1), 0x1p-21);
+  EXPECT_EQ(DepthAllowance(TSR_PRECISION_FP32, 16), 0x1p-17);
+  EXPECT_EQ(DepthAllowance(TSR_PRECISION_FP32, 512), 0x1p-12);
+  EXPECT_EQ(DepthAllowance(TSR_PRECISION_FP32, int64_t{1} << 40), 0x1p-12);  // never looser, however deep
+  // FP16: 8 * 2^-11 per op, capped at 2^-8 (depth 1 reaches it); BF16 at 2^-5.
+  EXPECT_EQ(DepthAllowance(TSR_PRECISION_FP16, 1), 0x1p-8);
+  EXPECT_EQ(DepthAllowance(TSR_PRECISION_FP16, 1000), 0x1p-8);
+  EXPECT_EQ(DepthAllowance(TSR_PRECISION_BF16, 1000), 0x1p-5);
+}
+
+TEST(OutputJudge, AnErrorSmallAgainstTheOutputsMagnitudePassesAtDepth) {
+  // The case: 6.9e-5 off on an element near 0 of an output whose
+  // magnitude is 161. The elementwise rule alone (1e-5 + 1e-4 * 0.5)
+  // fails it; at depth 64 the allowance is 8 * 2^-24 * 64 * 161 = 4.8e-3.
+  const HostTensor expected = F32({161.0f, 0.5f});
+  const HostTensor actual = F32({161.0f, 0.5f + 6.9e-5f});
+  const Tolerance own = OwnTolerance(TSR_DTYPE_F32);
+  EXPECT_FALSE(JudgeOutput(actual, expected, 0, OutputJudgement{own, TSR_PRECISION_FP32, 0}).ok());
+  absl::StatusOr<double> deep = JudgeOutput(actual, expected, 0, OutputJudgement{own, TSR_PRECISION_FP32, 64});
+  ASSERT_TRUE(deep.ok()) << deep.status();
+  EXPECT_NEAR(*deep, 6.9e-5, 1e-7);
+  // Exactly at the bound: atol 0, rtol 0, depth 1 on magnitude 2^21: the
+  // allowance is 2^-21 * 2^21 = 1; 1 off passes, the next float fails.
+  const Tolerance none{0, 0};
+  const HostTensor big = F32({0x1p21f, 0.0f});
+  EXPECT_TRUE(JudgeOutput(F32({0x1p21f, 1.0f}), big, 0, OutputJudgement{none, TSR_PRECISION_FP32, 1}).ok());
+  EXPECT_FALSE(
+      JudgeOutput(F32({0x1p21f, std::nextafter(1.0f, 2.0f)}), big, 0, OutputJudgement{none, TSR_PRECISION_FP32, 1})
+          .ok());
+}
+
+TEST(OutputJudge, AWrongAnswerStillFailsAtAnyDepth) {
+  // A dropped bias of 0.05 on an output of magnitude 1: the FP32 cap is
+  // 2^-12 of the magnitude (2.4e-4), so no depth passes it.
+  const HostTensor expected = F32({1.0f, 0.3f, -0.7f});
+  const HostTensor dropped = F32({0.95f, 0.25f, -0.75f});
+  EXPECT_FALSE(JudgeOutput(dropped, expected, 0,
+                           OutputJudgement{OwnTolerance(TSR_DTYPE_F32), TSR_PRECISION_FP32, int64_t{1} << 30})
+                   .ok());
+  // A swapped operand (a - b for b - a) negates the output.
+  const HostTensor negated = F32({-1.0f, -0.3f, 0.7f});
+  EXPECT_FALSE(
+      JudgeOutput(negated, expected, 0, OutputJudgement{OwnTolerance(TSR_DTYPE_F32), TSR_PRECISION_FP32, 1000}).ok());
+}
+
+TEST(OutputJudge, ReducedPrecisionMustKeepFortyDecibels) {
+  // FP16 at the caps, |e| = 1 = the magnitude: the element bound is
+  // 2^-8 + 2^-8 * 1 + 2^-8 * 1 = 0.0117. Every element 1.1% off is inside
+  // it, but the SNR is 10 log10(1 / 0.011^2) = 39.2 dB: it fails. At 0.9%
+  // off, 40.9 dB: it passes.
+  const Tolerance fp16 = CappedTolerance(OwnTolerance(TSR_DTYPE_F32), TSR_PRECISION_FP16, Tolerance{1, 1});
+  const HostTensor expected = F32({1.0f, -1.0f, 1.0f, -1.0f});
+  const HostTensor off_1_1 = F32({1.011f, -1.011f, 1.011f, -1.011f});
+  absl::StatusOr<double> low = JudgeOutput(off_1_1, expected, 0, OutputJudgement{fp16, TSR_PRECISION_FP16, 1});
+  ASSERT_FALSE(low.ok());
+  EXPECT_THAT(std::string(low.status().message()), HasSubstr("signal-to-noise ratio 39.2 dB"));
+  const HostTensor off_0_9 = F32({1.009f, -1.009f, 1.009f, -1.009f});  // 40.9 dB
+  EXPECT_TRUE(JudgeOutput(off_0_9, expected, 0, OutputJudgement{fp16, TSR_PRECISION_FP16, 1}).ok());
+  // An output of zeros (no signal) is judged elementwise alone.
+  EXPECT_TRUE(JudgeOutput(F32({0.001f}), F32({0.0f}), 0, OutputJudgement{fp16, TSR_PRECISION_FP16, 1}).ok());
+}
+
+TEST(OutputJudge, TheMaxErrorIsReportedWhenItFails) {
+  double max_err = 0;
+  EXPECT_FALSE(JudgeOutput(F32({1.0f, 5.0f}), F32({1.0f, 2.0f}), 0, OutputJudgement{}, &max_err).ok());
+  EXPECT_EQ(max_err, 3.0);
+  EXPECT_FALSE(JudgeOutput(F32({1.0f}), F32({kNaN}), 0, OutputJudgement{}, &max_err).ok());
+  EXPECT_TRUE(std::isinf(max_err));
+}
+
+}  // namespace
+}  // namespace tessera

@@ -495,8 +495,24 @@ class CompiledModel {
     double rtol = 0, atol = 0;
     std::vector<Numerics> reduced_by;  // empty: the caller's own
     std::string description;           // "" or "systolic_npu ran FP16: declared rtol ..., atol ..."
+    int64_t depth = 0;                 // ops on the output's longest path (a partition counts all its ops)
   };
   OutputTolerance output_tolerance(size_t index, double own_rtol, double own_atol) const;
+  // Output `index` against a reference answer, by the one judge that
+  // onnx-test and run's checks use (docs/conformance.md, "The judge"):
+  // the runner's own tolerance, widened by capped declarations and by an
+  // allowance that grows with depth; reduced precision must also keep
+  // 40 dB SNR. InvalidArgument when dtype or shape differ.
+  struct OutputCheck {
+    std::string failure;         // "" when it passed
+    double max_abs_error = 0;    // infinity when a NaN or an infinity disagrees
+    double rtol = 0, atol = 0;   // element-wise, after the caps
+    double depth_allowance = 0;  // relative to the output's largest |expected|
+    bool capped = false;         // a declaration was cut to its precision's cap
+    OutputTolerance tolerance;
+    bool passed() const { return failure.empty(); }
+  };
+  Result<OutputCheck> check_output(size_t index, const Tensor& actual, const Tensor& expected) const;
   // The cpu plans prepared for the accelerated partitions (CompileOptions::
   // fallback; docs/resilience.md), and why a partition has none.
   size_t cpu_plan_count() const;
