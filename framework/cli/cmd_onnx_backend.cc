@@ -84,7 +84,7 @@ struct CaseResult {
   // Reduced-precision partitions whose declared tolerance was used.
   std::vector<app::Numerics> reduced_by;
   double rtol = 0, atol = 0;  // the widest float tolerance applied
-  double depth_allowance = 0; // the widest depth allowance, relative to an output's magnitude
+  double depth_allowance = 0;  // the widest depth allowance, relative to an output's magnitude
   bool capped = false;        // a declaration was cut to its precision's cap
   std::map<std::string, int64_t> ops_by_vendor;  // source ops per vendor that ran them
 };
