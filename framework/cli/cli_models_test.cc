@@ -59,8 +59,9 @@ void RunsOnTheNpuAndAgreesWithTheCpu(const std::string& model_name, const std::s
                              (dir / "npu"));
   ASSERT_EQ(npu.exit_code, 0) << npu.output;
   EXPECT_THAT(npu.output, HasSubstr("\"vendor\":\"systolic_npu\""));
-  for (const char* metric : {"cycles_total", "cycles_compute", "cycles_dma_stall", "macs", "utilization",
-                             "sram_read_bytes", "sram_write_bytes", "dram_read_bytes", "dram_write_bytes", "time_us"})
+  for (const char* metric :
+       {"cycles_total", "cycles_compute", "cycles_dma_stall", "macs", "utilization", "sram_read_bytes",
+        "sram_write_bytes", "dram_read_bytes", "dram_write_bytes", "dram_bytes_compulsory", "time_us"})
     EXPECT_THAT(npu.output, HasSubstr(std::string("\"") + metric + "\"")) << metric;
   EXPECT_THAT(npu.output, HasSubstr("\"precision\":\"fp16\""));
 

@@ -24,6 +24,7 @@ absl::StatusOr<Scored> Score(const kit::GraphSnapshot& sub, const SystolicNpuCon
                              const TilerOptions& t) {
   LoweringOptions lo{t.dataflow};
   lo.free_tile_cap = t.free_tile_cap;
+  lo.on_chip_arena = false;  // the layer's tiling, not the partition's memory plan
   absl::StatusOr<Program> p = LowerGraph(sub, npu, lo, "tune");
   if (!p.ok()) return p.status();
   const RunMetrics m = EstimateEntry(*p, p->entries[0], npu, Overlap::kDefault);
@@ -108,6 +109,17 @@ absl::StatusOr<LayerTuning> TuneLayer(const kit::GraphSnapshot& g, size_t op_ind
   if (!best) return rule.status();
   out.tuned_cycles = *best;
   return out;
+}
+
+void AddTally(const TuningTally& from, TuningTally& into) {
+  into.layers += from.layers;
+  into.remembered += from.remembered;
+  into.candidates += from.candidates;
+  into.rule_cycles += from.rule_cycles;
+  into.tuned_cycles += from.tuned_cycles;
+  for (int d = 0; d < kDataflowCount; ++d) into.chosen[d] += from.chosen[d];
+  into.capped += from.capped;
+  into.programs_kept_rule += from.programs_kept_rule;
 }
 
 void AddToTally(const LayerTuning& t, bool hit, TuningTally& tally) {

@@ -63,6 +63,8 @@ class TuningMemo {
 
 // Adds one search (hit: remembered, no tilings scored now) to `tally`.
 void AddToTally(const LayerTuning& t, bool hit, TuningTally& tally);
+// Adds every count of `from` to `into`.
+void AddTally(const TuningTally& from, TuningTally& into);
 
 }  // namespace tessera::systolic
 

@@ -114,6 +114,7 @@ TEST(LayerTuner, TunedLoweringComputesTheLayerInTheScoredCycles) {
   LoweringOptions lo{Dataflow::kWeightStationary};
   lo.tune = true;
   lo.tally = &tally;
+  lo.on_chip_arena = false;  // the layer as the tuner scores it: no staging of x
   auto p = LowerGraph(b.g, npu, lo, "main");
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(tally.layers, 1);

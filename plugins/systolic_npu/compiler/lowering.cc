@@ -9,6 +9,7 @@
 #include "plugins/systolic_npu/compiler/div_by_constant.h"
 #include "plugins/systolic_npu/compiler/gemm_family_layers.h"
 #include "plugins/systolic_npu/compiler/layer_tuner.h"
+#include "plugins/systolic_npu/compiler/memory_plan.h"
 #include "plugins/systolic_npu/compiler/op_reading.h"
 #include "plugins/systolic_npu/compiler/vector_op_layers.h"
 #include "plugins/systolic_npu/machine/tiler.h"
@@ -23,11 +24,10 @@ using kit::SnapshotOp;
 using kit::SnapshotTensor;
 
 // RESHAPE, SQUEEZE and UNSQUEEZE (ONNX Flatten imports as RESHAPE) change
-// only the shape: DRAM tensors are dense row-major, so the bytes are the
-// same and the output is the input's memory (no instruction), except for a
-// partition output, which has its own region and gets a DMA copy.
-bool IsLayoutOnly(int32_t type) { return type == TSR_OP_RESHAPE || type == TSR_OP_SQUEEZE || type == TSR_OP_UNSQUEEZE; }
-
+// only the shape (IsLayoutOnly, memory_plan.h): DRAM tensors are dense
+// row-major, so the bytes are the same and the output is the input's memory
+// (no instruction), except for a partition output, which has its own region
+// and gets a DMA copy.
 absl::Status BuildConvertLayer(const GraphSnapshot& g, const SnapshotOp& op, ConvertLayer* L, Why* why) {
   return IsLayoutOnly(op.type) ? BuildReshapeLayer(g, op, L, why) : BuildQuantizeLayer(g, op, L, why);
 }
@@ -117,11 +117,14 @@ OpSupport CheckOpSupport(const GraphSnapshot& g, const SnapshotOp& op) {
 namespace {
 
 // `*retiled` (optional): set when the tuner moved some layer off the rule's
-// tiling, i.e. when the program differs from the untuned one.
-absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpuConfig& npu, const LoweringOptions& opt,
-                                       const std::string& name, bool* retiled = nullptr) {
+// tiling, i.e. when the program differs from the untuned one. `plan`: the
+// tensors held in the on-chip arena (memory_plan.h); the tiler then sees
+// the banks the arena leaves.
+absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpuConfig& soc, const LoweringOptions& opt,
+                                       const std::string& name, const ActivationPlan& plan, bool* retiled = nullptr) {
+  const SystolicNpuConfig npu = TileBanks(soc, plan.arena_bytes);
   Program p;
-  p.target = TargetInfo::FromSoc(npu);
+  p.target = TargetInfo::FromSoc(soc);
   EntryPoint e;
   e.name = name;
   std::map<int32_t, TensorRef> where;
@@ -140,24 +143,43 @@ absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpu
     e.regions.push_back(IoRegion(RegionKind::kOutput, static_cast<uint32_t>(i), t));
     where[g.outputs[i]] = TensorRef{static_cast<uint8_t>(e.regions.size()), 0};
   }
-  // Intermediates share one scratch region, 64-byte aligned.
+  // Intermediates the plan keeps on chip live in the arena; the others
+  // share one DRAM scratch region, 64-byte aligned.
   const uint8_t scratch_region = static_cast<uint8_t>(e.regions.size() + 1);
   uint64_t scratch = 0;
   // Layout-only ops' outputs alias their input (bound when emitted).
   for (const SnapshotOp& op : g.ops)
     for (int32_t t : op.outputs)
-      if (t >= 0 && !where.count(t) && !IsLayoutOnly(op.type)) {
+      if (t >= 0 && !where.count(t) && !IsLayoutOnly(op.type) && !plan.offset.count(t)) {
         where[t] = TensorRef{scratch_region, scratch};
         const SnapshotTensor& st = g.tensors.at(t);
         scratch += (static_cast<uint64_t>(kit::ElementCount(st.shape)) * kit::DTypeByteSize(st.dtype) + 63) / 64 * 64;
       }
-  if (scratch > 0) {
+  auto add_region = [&](RegionKind kind, uint64_t bytes) {
     Region r;
-    r.kind = RegionKind::kScratch;
+    r.kind = kind;
     r.dtype = TSR_DTYPE_I8;
-    r.dims = {static_cast<int64_t>(scratch)};
-    r.size_bytes = scratch;
+    r.dims = {static_cast<int64_t>(bytes)};
+    r.size_bytes = bytes;
     e.regions.push_back(r);
+    return static_cast<uint8_t>(e.regions.size());
+  };
+  if (scratch > 0) add_region(RegionKind::kScratch, scratch);
+  if (plan.arena_bytes > 0) {
+    const uint8_t arena = add_region(RegionKind::kOnChip, plan.arena_bytes);
+    for (const auto& [t, off] : plan.offset) {
+      const TensorRef on_chip{arena, off};
+      if (where.count(t)) {  // a staged input: one DMA copy from its region
+        const SnapshotTensor& st = g.tensors.at(t);
+        ConvertLayer copy;
+        copy.op = ConvertOp::kCopy;
+        copy.count = kit::ElementCount(st.shape);
+        copy.in_dtype = copy.out_dtype = st.dtype;
+        if (absl::Status s = EmitConvert(copy, where[t], on_chip, npu, p, e); !s.ok())
+          return absl::Status(s.code(), absl::StrCat("systolic_npu: staging input '", st.name, "': ", s.message()));
+      }
+      where[t] = on_chip;
+    }
   }
   // Constant data operands (e.g. ADD with a constant) live in the pool.
   auto ref = [&](int32_t t) -> TensorRef {
@@ -273,17 +295,20 @@ absl::StatusOr<Program> LowerEachLayer(const GraphSnapshot& g, const SystolicNpu
                           absl::StrCat("systolic_npu: op ", op.id, " (", OpName(op.type), "): ", s.message()));
   }
   p.entries.push_back(std::move(e));
-  if (absl::Status v = VerifyProgram(p, npu); !v.ok())
+  if (absl::Status v = VerifyProgram(p, soc); !v.ok())
     return absl::InternalError(absl::StrCat("systolic_npu: generated code failed verification: ", v.message()));
   return p;
 }
 
 }  // namespace
 
-absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConfig& npu, const LoweringOptions& opt,
-                                   const std::string& name) {
+namespace {
+
+// One memory plan, tuned or by the rule.
+absl::StatusOr<Program> LowerWithPlan(const GraphSnapshot& g, const SystolicNpuConfig& npu, const LoweringOptions& opt,
+                                      const std::string& name, const ActivationPlan& plan) {
   bool retiled = false;
-  absl::StatusOr<Program> p = LowerEachLayer(g, npu, opt, name, &retiled);
+  absl::StatusOr<Program> p = LowerEachLayer(g, npu, opt, name, plan, &retiled);
   // Every layer kept the rule's tiling: the rule's program is this one.
   if (!opt.tune || !p.ok() || !retiled) return p;
   // The search scores each layer alone; in the whole program one layer's
@@ -292,13 +317,37 @@ absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConf
   LoweringOptions rule = opt;
   rule.tune = false;
   rule.tally = nullptr;
-  absl::StatusOr<Program> r = LowerEachLayer(g, npu, rule, name);
+  absl::StatusOr<Program> r = LowerEachLayer(g, npu, rule, name, plan);
   if (!r.ok()) return p;  // only the tuned tiling fits
   const uint64_t tuned = EstimateEntry(*p, p->entries[0], npu, Overlap::kDefault).cycles_total;
   const uint64_t plain = EstimateEntry(*r, r->entries[0], npu, Overlap::kDefault).cycles_total;
   if (tuned < plain) return p;
   if (opt.tally != nullptr) ++opt.tally->programs_kept_rule;
   return r;
+}
+
+}  // namespace
+
+absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConfig& npu, const LoweringOptions& opt,
+                                   const std::string& name) {
+  const ActivationPlan plan = opt.on_chip_arena ? PlanActivations(g, ArenaBudget(npu)) : ActivationPlan{};
+  if (plan.arena_bytes == 0) return LowerWithPlan(g, npu, opt, name, plan);
+  // The arena costs the tile buffers part of every bank, which can cost a
+  // layer more weight reloads: the all-DRAM program is kept when the
+  // resident one is not at least as fast (or does not fit). Each lowering
+  // counts its tuning apart; the tally reports the program kept.
+  TuningTally resident_tally, streamed_tally;
+  LoweringOptions resident_opt = opt, streamed_opt = opt;
+  resident_opt.tally = &resident_tally;
+  streamed_opt.tally = &streamed_tally;
+  absl::StatusOr<Program> resident = LowerWithPlan(g, npu, resident_opt, name, plan);
+  absl::StatusOr<Program> streamed = LowerWithPlan(g, npu, streamed_opt, name, ActivationPlan{});
+  bool keep_resident = resident.ok();
+  if (resident.ok() && streamed.ok())
+    keep_resident = EstimateEntry(*resident, resident->entries[0], npu, Overlap::kDefault).cycles_total <=
+                    EstimateEntry(*streamed, streamed->entries[0], npu, Overlap::kDefault).cycles_total;
+  if (opt.tally != nullptr) AddTally(keep_resident ? resident_tally : streamed_tally, *opt.tally);
+  return keep_resident ? resident : streamed;
 }
 
 GraphSnapshot SingleOpGraph(const GraphSnapshot& g, size_t op_index) {

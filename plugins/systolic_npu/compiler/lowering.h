@@ -54,6 +54,11 @@ struct LoweringOptions {
   // TilerOptions::free_tile_cap of every GEMM-family layer when not tuning
   // (the tuner's candidates); 0 = the largest tile that fits.
   int64_t free_tile_cap = 0;
+  // Keep intermediates in the on-chip arena where they fit (memory_plan.h;
+  // the program is kept only when it models no more cycles than the
+  // all-DRAM one). Off: every intermediate in DRAM scratch (the layer
+  // tuner scores a layer's tiling this way, alone).
+  bool on_chip_arena = true;
 };
 
 struct OpSupport {

@@ -371,8 +371,9 @@ TEST_F(PluginTest, AotAndJitRunAndReportMetrics) {
     ASSERT_EQ(outs.size(), 1u);
     results.push_back(outs[0]);
     const std::vector<std::string> names = {
-        "cycles_total",     "cycles_compute",  "cycles_dma_stall", "macs",   "utilization", "sram_read_bytes",
-        "sram_write_bytes", "dram_read_bytes", "dram_write_bytes", "time_us"};
+        "cycles_total",     "cycles_compute",        "cycles_dma_stall", "macs",
+        "utilization",      "sram_read_bytes",       "sram_write_bytes", "dram_read_bytes",
+        "dram_write_bytes", "dram_bytes_compulsory", "time_us"};
     ASSERT_EQ(metrics.size(), names.size());
     for (size_t i = 0; i < names.size(); ++i) EXPECT_EQ(metrics[i].first, names[i]);
     EXPECT_EQ(metrics[3].second, 3.0 * 20 * 10);

@@ -13,7 +13,7 @@
 //
 // Metrics of the last invoke: cycles_total, cycles_compute, cycles_dma_stall,
 // macs, utilization, sram_read_bytes, sram_write_bytes, dram_read_bytes,
-// dram_write_bytes, time_us.
+// dram_write_bytes, dram_bytes_compulsory, time_us.
 #include <cstdlib>
 #include <cstring>
 #include <memory>

@@ -71,6 +71,11 @@ uint64_t DmaCycles(uint64_t dram_bytes, const SystolicNpuConfig& npu) {
   return static_cast<uint64_t>(npu.dram_latency_cycles) + transfer;
 }
 
+uint64_t SramDmaCycles(uint64_t bytes, const SystolicNpuConfig& npu) {
+  const uint64_t bpc = SramDmaBytesPerCycle(npu);
+  return kSramDmaLatencyCycles + (bytes + bpc - 1) / bpc;
+}
+
 uint64_t VectorCycles(const Program& p, const Instruction& in, const SystolicNpuConfig& npu) {
   const VectorOp op = static_cast<VectorOp>(in.a);
   uint64_t elements = Elems(in), passes = 1;
@@ -92,16 +97,16 @@ uint64_t VectorCycles(const Program& p, const Instruction& in, const SystolicNpu
   return kVectorPipelineDepth + passes * ((elements + vw - 1) / vw);
 }
 
-Traffic InstructionTraffic(const Program& p, const Instruction& in) {
+Traffic InstructionTraffic(const Program& p, const Instruction& in, bool on_chip) {
   Traffic t;
   switch (in.op) {
     case Opcode::kDmaLoad:
-      t.dram_read = DmaElems(in) * NpuDtypeSize(DmaFirstDtype(in.b));
+      (on_chip ? t.sram_read : t.dram_read) = DmaElems(in) * NpuDtypeSize(DmaFirstDtype(in.b));
       t.sram_write = DmaElems(in) * NpuDtypeSize(DmaSecondDtype(in.b));
       break;
     case Opcode::kDmaStore:
       t.sram_read = DmaElems(in) * NpuDtypeSize(DmaFirstDtype(in.b));
-      t.dram_write = DmaElems(in) * NpuDtypeSize(DmaSecondDtype(in.b));
+      (on_chip ? t.sram_write : t.dram_write) = DmaElems(in) * NpuDtypeSize(DmaSecondDtype(in.b));
       break;
     case Opcode::kMatmulTile: {
       const uint64_t M = in.f[3], K = in.f[4], N = in.f[5];
@@ -188,13 +193,14 @@ std::array<RunMetrics::Named_, RunMetrics::kNamedCount> RunMetrics::Named() cons
       {"sram_write_bytes", static_cast<double>(sram_write_bytes), "bytes"},
       {"dram_read_bytes", static_cast<double>(dram_read_bytes), "bytes"},
       {"dram_write_bytes", static_cast<double>(dram_write_bytes), "bytes"},
+      {"dram_bytes_compulsory", static_cast<double>(dram_bytes_compulsory), "bytes"},
       {"time_us", time_us, "us"},
   }};
 }
 
 Scheduler::Scheduler(const SystolicNpuConfig& npu, Overlap overlap,
-                     std::vector<std::pair<uint64_t, uint64_t>>* busy_storage)
-    : npu_(npu), overlap_(overlap), busy_(busy_storage != nullptr ? busy_storage : &own_busy_) {
+                     std::vector<std::pair<uint64_t, uint64_t>>* busy_storage, const EntryPoint* entry)
+    : npu_(npu), overlap_(overlap), busy_(busy_storage != nullptr ? busy_storage : &own_busy_), entry_(entry) {
   busy_->clear();
 }
 
@@ -225,7 +231,13 @@ void Scheduler::Retire(Record r) {
 }
 
 void Scheduler::Issue(const Program& p, const Instruction& in, const MatmulTiming& mt) {
-  const Traffic tr = InstructionTraffic(p, in);
+  const bool dma = in.op == Opcode::kDmaLoad || in.op == Opcode::kDmaStore;
+  const bool on_chip = dma && entry_ != nullptr && entry_->OnChip(in.c);
+  if (entry_ != nullptr && !compulsory_known_) {
+    compulsory_ = CompulsoryDramBytes(p, *entry_);
+    compulsory_known_ = true;
+  }
+  const Traffic tr = InstructionTraffic(p, in, on_chip);
   traffic_.sram_read += tr.sram_read;
   traffic_.sram_write += tr.sram_write;
   traffic_.dram_read += tr.dram_read;
@@ -263,7 +275,10 @@ void Scheduler::Issue(const Program& p, const Instruction& in, const MatmulTimin
       rec.engine = in.op == Opcode::kDmaLoad ? kDmaIn : kDmaOut;
       const uint64_t deps = Dependencies(rec.fp, rec.engine);
       const uint64_t start = std::max(deps, engine_free_[rec.engine]);
-      rec.done = rec.read_end = start + DmaCycles(in.op == Opcode::kDmaLoad ? tr.dram_read : tr.dram_write, npu_);
+      // Bytes on the far side (DRAM, or the on-chip arena).
+      const uint64_t far =
+          DmaElems(in) * NpuDtypeSize(in.op == Opcode::kDmaLoad ? DmaFirstDtype(in.b) : DmaSecondDtype(in.b));
+      rec.done = rec.read_end = start + (on_chip ? SramDmaCycles(far, npu_) : DmaCycles(far, npu_));
       engine_free_[rec.engine] = rec.done;
       break;
     }
@@ -331,6 +346,7 @@ RunMetrics Scheduler::Finish() {
   m.sram_write_bytes = traffic_.sram_write;
   m.dram_read_bytes = traffic_.dram_read;
   m.dram_write_bytes = traffic_.dram_write;
+  m.dram_bytes_compulsory = compulsory_;
   const double pes = static_cast<double>(npu_.pe_count());
   m.utilization =
       m.cycles_compute == 0 ? 0.0 : static_cast<double>(m.macs) / (static_cast<double>(m.cycles_compute) * pes);
@@ -339,7 +355,7 @@ RunMetrics Scheduler::Finish() {
 }
 
 RunMetrics EstimateEntry(const Program& p, const EntryPoint& e, const SystolicNpuConfig& npu, Overlap overlap) {
-  Scheduler s(npu, overlap);
+  Scheduler s(npu, overlap, nullptr, &e);
   for (const Instruction& in : e.code) {
     MatmulTiming mt;
     if (in.op == Opcode::kMatmulTile)

@@ -54,6 +54,15 @@ MatmulTiming MatmulFormula(Dataflow df, uint64_t M, uint64_t K, uint64_t N, uint
 // DMA: dram_latency_cycles + ceil(bytes / bytes_per_cycle).
 uint64_t DmaCycles(uint64_t dram_bytes, const SystolicNpuConfig& npu);
 
+// DMA to or from the on-chip arena (RegionKind::kOnChip): an SRAM-to-SRAM
+// move, kSramDmaLatencyCycles + ceil(bytes / SramDmaBytesPerCycle), where
+// the arena's port moves one 32-bit word per array row per cycle (4 * R
+// bytes: a WS stream consumes one row of A per cycle, so an im2col tile
+// read from the arena keeps the array fed, even from an F32 tensor).
+inline constexpr uint64_t kSramDmaLatencyCycles = 8;
+inline uint64_t SramDmaBytesPerCycle(const SystolicNpuConfig& npu) { return 4 * static_cast<uint64_t>(npu.array_rows); }
+uint64_t SramDmaCycles(uint64_t bytes, const SystolicNpuConfig& npu);
+
 inline constexpr uint64_t kVectorPipelineDepth = 4;
 // VECTOR: depth + passes * ceil(elements / vector_width), where elements
 // are the result elements and passes is the pool window size, 2 for
@@ -65,7 +74,9 @@ struct Traffic {
   uint64_t sram_read = 0, sram_write = 0, dram_read = 0, dram_write = 0;
   uint64_t macs = 0;
 };
-Traffic InstructionTraffic(const Program& p, const Instruction& in);
+// `on_chip`: the DMA's region is the on-chip arena, so its far side is
+// SRAM traffic, not DRAM.
+Traffic InstructionTraffic(const Program& p, const Instruction& in, bool on_chip = false);
 
 // Memory footprint for hazard detection: spaces 0-2 are the SRAM banks,
 // 3 + r is DRAM region r. Ranges are bounding boxes [lo, hi). Fixed size:
@@ -93,6 +104,9 @@ struct RunMetrics {
   double utilization = 0;  // macs / (cycles_compute * array PEs)
   uint64_t sram_read_bytes = 0, sram_write_bytes = 0;
   uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
+  // What a run cannot avoid (CompulsoryDramBytes): weights, inputs,
+  // outputs once each; 0 when the scheduler was not given the entry.
+  uint64_t dram_bytes_compulsory = 0;
   double time_us = 0;
   bool operator==(const RunMetrics&) const = default;
   // (name, value, unit) triples in the documented order. Names and units
@@ -102,7 +116,7 @@ struct RunMetrics {
     double value;
     const char* unit;
   };
-  static constexpr size_t kNamedCount = 10;
+  static constexpr size_t kNamedCount = 11;
   std::array<Named_, kNamedCount> Named() const;
 };
 
@@ -112,8 +126,10 @@ class Scheduler {
   // `busy_storage`, when given, holds the compute intervals (cleared here,
   // its capacity kept): a caller that runs repeatedly passes the same one,
   // so that a run allocates nothing.
+  // `entry` (optional): the entry point the instructions come from, to
+  // cost DMA to its on-chip arena and report its compulsory DRAM bytes.
   Scheduler(const SystolicNpuConfig& npu, Overlap overlap,
-            std::vector<std::pair<uint64_t, uint64_t>>* busy_storage = nullptr);
+            std::vector<std::pair<uint64_t, uint64_t>>* busy_storage = nullptr, const EntryPoint* entry = nullptr);
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
@@ -148,6 +164,9 @@ class Scheduler {
   std::vector<std::pair<uint64_t, uint64_t>> own_busy_;
   std::vector<std::pair<uint64_t, uint64_t>>* busy_;  // compute intervals
   Traffic traffic_;
+  const EntryPoint* entry_;
+  uint64_t compulsory_ = 0;
+  bool compulsory_known_ = false;
 };
 
 // The whole-run estimate from formulas alone (no data): what the compiler

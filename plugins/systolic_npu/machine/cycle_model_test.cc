@@ -147,7 +147,7 @@ TEST(CycleModel, OverlapConventions) {
   EXPECT_DOUBLE_EQ(def.utilization, static_cast<double>(def.macs) / (def.cycles_compute * 16.0));
   EXPECT_LE(def.utilization, 1.0);
   EXPECT_DOUBLE_EQ(def.time_us, def.cycles_total / 500.0);
-  EXPECT_EQ(def.Named().size(), 10u);
+  EXPECT_EQ(def.Named().size(), 11u);
   EXPECT_STREQ(def.Named()[0].name, "cycles_total");
 }
 
@@ -201,6 +201,44 @@ TEST(CycleModel, TrafficCountsEveryByteOnce) {
   const Instruction load = MakeDmaLoadStrided(0, 1, 0, 10, 16, 16, 1, TSR_DTYPE_F32, TSR_DTYPE_F16);
   EXPECT_EQ(InstructionTraffic(q, load).dram_read, 640u);
   EXPECT_EQ(InstructionTraffic(q, load).sram_write, 320u);
+}
+
+TEST(CycleModel, OnChipArenaDmaIsSramTraffic) {
+  // 8 x 8 array: the arena's port moves 4 * 8 = 32 bytes per cycle after
+  // an 8-cycle latency. Entry: region 1 an input (DRAM), region 2 the
+  // arena. Load 16 x 16 f32 (1024 B) from DRAM to the input bank, store it
+  // to the arena, load it back: 20 + 1024 / 8 = 148 cycles, then
+  // 8 + 1024 / 32 = 40 for the store, then 40 for the reload (each waits
+  // for the one before: RAW on the bank, then on the arena).
+  const SystolicNpuConfig npu = SmallNpu(8, 8, 16, 16, 16);
+  Program p;
+  p.target = TargetInfo::FromSoc(npu);
+  EntryPoint e;
+  e.name = "main";
+  Region in;
+  in.kind = RegionKind::kInput;
+  in.dtype = TSR_DTYPE_F32;
+  in.dims = {256};
+  in.size_bytes = 1024;
+  Region arena = in;
+  arena.kind = RegionKind::kOnChip;
+  arena.dtype = TSR_DTYPE_I8;
+  arena.dims = {1024};
+  e.regions = {in, arena};
+  const uint32_t a = SramAddress(Bank::kInput, 0), b = SramAddress(Bank::kWeight, 0);
+  e.code = {MakeDmaLoadStrided(a, 1, 0, 16, 16, 16, 1, TSR_DTYPE_F32, TSR_DTYPE_F32),
+            MakeDmaStore(a, 2, 0, 16, 16, 16, 1, TSR_DTYPE_F32, TSR_DTYPE_F32),
+            MakeDmaLoadStrided(b, 2, 0, 16, 16, 16, 1, TSR_DTYPE_F32, TSR_DTYPE_F32)};
+  p.entries.push_back(e);
+  ASSERT_TRUE(VerifyProgram(p, npu).ok()) << VerifyProgram(p, npu);
+  EXPECT_EQ(SramDmaCycles(1024, npu), 40u);
+  const RunMetrics m = EstimateEntry(p, p.entries[0], npu, Overlap::kDefault);
+  EXPECT_EQ(m.cycles_total, 148u + 40 + 40);
+  EXPECT_EQ(m.dram_read_bytes, 1024u);
+  EXPECT_EQ(m.dram_write_bytes, 0u);
+  EXPECT_EQ(m.sram_read_bytes, 1024u * 2);    // the bank by the store, the arena by the reload
+  EXPECT_EQ(m.sram_write_bytes, 1024u * 3);   // two loads into banks, the store into the arena
+  EXPECT_EQ(m.dram_bytes_compulsory, 1024u);  // the input once
 }
 
 TEST(CycleModel, ParseOptions) {

@@ -39,12 +39,14 @@ class Machine {
     // Grown, never shrunk: the partitions of one device share this memory,
     // and shrinking for a program with fewer scratch regions freed buffers
     // that the next program allocated again, on every run.
-    const size_t scratch_regions = e_.CountRegions(RegionKind::kScratch);
+    // The on-chip arena is scratch too (its bytes model SRAM beside the
+    // banks' tile buffers, program.h).
+    const size_t scratch_regions = e_.CountRegions(RegionKind::kScratch) + e_.CountRegions(RegionKind::kOnChip);
     if (scratch.size() < scratch_regions) scratch.resize(scratch_regions);
     size_t next_scratch = 0;
     for (size_t i = 0; i < e_.regions.size(); ++i) {
       const Region& r = e_.regions[i];
-      if (r.kind == RegionKind::kScratch) {
+      if (r.kind == RegionKind::kScratch || r.kind == RegionKind::kOnChip) {
         std::vector<uint8_t>& buffer = scratch[next_scratch++];
         buffer.assign(r.size_bytes, 0);
         regions_[i + 1] = buffer.data();
@@ -66,7 +68,7 @@ class Machine {
   }
 
   RunMetrics Run(Overlap overlap) {
-    Scheduler sched(npu_, overlap, &memory_.busy);
+    Scheduler sched(npu_, overlap, &memory_.busy, &e_);
     for (const Instruction& in : e_.code) {
       MatmulTiming mt;
       switch (in.op) {

@@ -86,6 +86,15 @@ size_t EntryPoint::CountRegions(RegionKind kind) const {
   return n;
 }
 
+uint64_t CompulsoryDramBytes(const Program& p, const EntryPoint& e) {
+  uint64_t bytes = 0;
+  for (const Constant& c : p.constants)
+    if (c.kind == ConstantKind::kData) bytes += c.size;
+  for (const Region& r : e.regions)
+    if (r.kind == RegionKind::kInput || r.kind == RegionKind::kOutput) bytes += r.size_bytes;
+  return bytes;
+}
+
 TargetInfo TargetInfo::FromSoc(const SystolicNpuConfig& npu) {
   TargetInfo t;
   t.array_rows = static_cast<uint32_t>(npu.array_rows);
@@ -224,7 +233,7 @@ absl::StatusOr<Program> ParseProgram(std::span<const uint8_t> body) {
     for (uint32_t i = 0; i < region_count; ++i) {
       Region rg;
       const uint32_t kind = r.U32();
-      if (kind < 1 || kind > 3) return Bad(absl::StrCat("entry '", ep.name, "' region ", i + 1, ": bad kind"));
+      if (kind < 1 || kind > 4) return Bad(absl::StrCat("entry '", ep.name, "' region ", i + 1, ": bad kind"));
       rg.kind = static_cast<RegionKind>(kind);
       rg.io_index = r.U32();
       rg.dtype = static_cast<int32_t>(r.U32());
@@ -257,6 +266,7 @@ struct Ctx {
   const SystolicNpuConfig& npu;
   const Instruction& in;
   size_t pc;
+  uint64_t* high_water = nullptr;  // optional, per bank
 
   absl::Status Err(const std::string& what) const {
     return absl::InvalidArgumentError(
@@ -285,6 +295,7 @@ struct Ctx {
       return Err(absl::StrCat(what, ": SRAM range [", SramOffset(addr), ", ",
                               static_cast<uint64_t>(std::min<u128>(end, ~uint64_t{0})), ") exceeds the ",
                               BankBytes(bank), "-byte bank ", bank));
+    if (high_water != nullptr) high_water[bank] = std::max(high_water[bank], static_cast<uint64_t>(end));
     return absl::OkStatus();
   }
 
@@ -537,8 +548,8 @@ absl::Status VerifyVector(const Ctx& c) {
 }  // namespace
 
 absl::Status VerifyInstruction(const Program& program, const EntryPoint& entry, const SystolicNpuConfig& npu,
-                               const Instruction& in, size_t pc) {
-  Ctx c{program, entry, npu, in, pc};
+                               const Instruction& in, size_t pc, uint64_t* sram_high_water) {
+  Ctx c{program, entry, npu, in, pc, sram_high_water};
   switch (in.op) {
     case Opcode::kDmaLoad:
       return VerifyDmaLoad(c);
@@ -583,7 +594,7 @@ absl::Status VerifyProgram(const Program& p, const SystolicNpuConfig& npu) {
       const Region& r = e.regions[i];
       if (r.size_bytes == 0 || r.size_bytes > kMaxRegionBytes)
         return Bad(absl::StrCat("entry '", e.name, "' region ", i + 1, ": bad size"));
-      if (r.kind != RegionKind::kScratch && !ios.insert({r.kind, r.io_index}).second)
+      if ((r.kind == RegionKind::kInput || r.kind == RegionKind::kOutput) && !ios.insert({r.kind, r.io_index}).second)
         return Bad(absl::StrCat("entry '", e.name, "' region ", i + 1, ": duplicate io index"));
     }
     for (RegionKind k : {RegionKind::kInput, RegionKind::kOutput}) {
@@ -592,10 +603,22 @@ absl::Status VerifyProgram(const Program& p, const SystolicNpuConfig& npu) {
         if (!ios.count({k, static_cast<uint32_t>(i)}))
           return Bad(absl::StrCat("entry '", e.name, "': io indices not 0..n-1"));
     }
+    uint64_t high_water[3] = {};
     for (size_t pc = 0; pc < e.code.size(); ++pc) {
-      absl::Status s = VerifyInstruction(p, e, npu, e.code[pc], pc);
+      absl::Status s = VerifyInstruction(p, e, npu, e.code[pc], pc, high_water);
       if (!s.ok()) return s;
     }
+    // The on-chip arena lives in the SRAM above every bank's highest byte
+    // the code touches.
+    uint64_t on_chip = 0;
+    for (const Region& r : e.regions)
+      if (r.kind == RegionKind::kOnChip) on_chip += r.size_bytes;
+    const uint64_t free_sram = static_cast<uint64_t>(npu.input_bank_bytes()) - high_water[0] +
+                               static_cast<uint64_t>(npu.weight_bank_bytes()) - high_water[1] +
+                               static_cast<uint64_t>(npu.accum_bank_bytes()) - high_water[2];
+    if (on_chip > free_sram)
+      return Bad(absl::StrCat("entry '", e.name, "': on-chip regions of ", on_chip, " bytes exceed the ", free_sram,
+                              " SRAM bytes its code leaves free"));
   }
   return absl::OkStatus();
 }

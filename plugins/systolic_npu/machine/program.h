@@ -31,7 +31,12 @@ struct Constant {
   uint64_t size = 0;
 };
 
-enum class RegionKind : uint32_t { kInput = 1, kOutput = 2, kScratch = 3 };
+// kOnChip: the entry's activation arena, intermediates kept on chip
+// (docs/systolic_npu_isa.md §5 "Memory planning"). It is addressed like a
+// DRAM region, but its bytes live in the SRAM the entry's tile buffers
+// leave free (the verifier checks they fit): its DMA moves no DRAM bytes
+// and costs on-chip cycles (cycle_model.h, SramDmaCycles).
+enum class RegionKind : uint32_t { kInput = 1, kOutput = 2, kScratch = 3, kOnChip = 4 };
 
 // One DRAM tensor an entry point addresses as region (index + 1).
 struct Region {
@@ -47,6 +52,10 @@ struct EntryPoint {
   std::vector<Region> regions;
   std::vector<Instruction> code;
   size_t CountRegions(RegionKind kind) const;
+  // Region `region` (1-based, 0 = the constant pool) is the on-chip arena.
+  bool OnChip(uint8_t region) const {
+    return region >= 1 && region <= regions.size() && regions[region - 1].kind == RegionKind::kOnChip;
+  }
 };
 
 // What the program was compiled for; must equal the SoC it runs on.
@@ -80,6 +89,10 @@ struct Program {
     return out;
   }
 };
+// The DRAM bytes one run of `e` cannot avoid: every DATA constant of the
+// pool (weights, parameters, tables) read once, every input region read
+// once, every output region written once.
+uint64_t CompulsoryDramBytes(const Program& p, const EntryPoint& e);
 
 // Byte ranges of each entry section inside the serialized body (for the
 // envelope's entry table).
@@ -100,8 +113,10 @@ absl::StatusOr<Program> ParseProgram(std::span<const uint8_t> body);
 absl::Status VerifyProgram(const Program& program, const SystolicNpuConfig& npu);
 
 // Verifies one instruction of `entry` (index `pc` used in messages).
+// `sram_high_water` (optional, 3 banks): raised to the end of every SRAM
+// range the instruction touches.
 absl::Status VerifyInstruction(const Program& program, const EntryPoint& entry, const SystolicNpuConfig& npu,
-                               const Instruction& in, size_t pc);
+                               const Instruction& in, size_t pc, uint64_t* sram_high_water = nullptr);
 
 }  // namespace tessera::systolic
 
