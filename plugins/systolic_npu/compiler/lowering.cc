@@ -330,24 +330,41 @@ absl::StatusOr<Program> LowerWithPlan(const GraphSnapshot& g, const SystolicNpuC
 
 absl::StatusOr<Program> LowerGraph(const GraphSnapshot& g, const SystolicNpuConfig& npu, const LoweringOptions& opt,
                                    const std::string& name) {
-  const ActivationPlan plan = opt.on_chip_arena ? PlanActivations(g, ArenaBudget(npu)) : ActivationPlan{};
-  if (plan.arena_bytes == 0) return LowerWithPlan(g, npu, opt, name, plan);
-  // The arena costs the tile buffers part of every bank, which can cost a
-  // layer more weight reloads: the all-DRAM program is kept when the
-  // resident one is not at least as fast (or does not fit). Each lowering
-  // counts its tuning apart; the tally reports the program kept.
-  TuningTally resident_tally, streamed_tally;
-  LoweringOptions resident_opt = opt, streamed_opt = opt;
-  resident_opt.tally = &resident_tally;
-  streamed_opt.tally = &streamed_tally;
-  absl::StatusOr<Program> resident = LowerWithPlan(g, npu, resident_opt, name, plan);
-  absl::StatusOr<Program> streamed = LowerWithPlan(g, npu, streamed_opt, name, ActivationPlan{});
-  bool keep_resident = resident.ok();
-  if (resident.ok() && streamed.ok())
-    keep_resident = EstimateEntry(*resident, resident->entries[0], npu, Overlap::kDefault).cycles_total <=
-                    EstimateEntry(*streamed, streamed->entries[0], npu, Overlap::kDefault).cycles_total;
-  if (opt.tally != nullptr) AddTally(keep_resident ? resident_tally : streamed_tally, *opt.tally);
-  return keep_resident ? resident : streamed;
+  // One plan per arena budget (a larger budget that places the same
+  // tensors adds nothing), then the all-DRAM program: the arena costs the
+  // tile buffers part of every bank, which can cost a layer smaller tiles
+  // or weight reloads. The program with the fewest modelled cycles is kept,
+  // the earlier (smaller arena) on a tie. Each lowering counts its tuning
+  // apart; the tally reports the program kept.
+  std::vector<ActivationPlan> plans;
+  if (opt.on_chip_arena)
+    for (uint64_t budget : ArenaBudgets(npu)) {
+      ActivationPlan plan = PlanActivations(g, budget);
+      if (plan.arena_bytes > 0 && (plans.empty() || plan.offset != plans.back().offset))
+        plans.push_back(std::move(plan));
+    }
+  if (plans.empty()) return LowerWithPlan(g, npu, opt, name, ActivationPlan{});
+  plans.push_back(ActivationPlan{});
+  absl::StatusOr<Program> best = absl::InternalError("systolic_npu: no memory plan");
+  uint64_t best_cycles = 0;
+  TuningTally best_tally;
+  for (const ActivationPlan& plan : plans) {
+    TuningTally tally;
+    LoweringOptions o = opt;
+    o.tally = &tally;
+    absl::StatusOr<Program> p = LowerWithPlan(g, npu, o, name, plan);
+    if (!p.ok()) {
+      if (!best.ok()) best = std::move(p);  // none fits: the all-DRAM program's error, the last
+      continue;
+    }
+    const uint64_t cycles = EstimateEntry(*p, p->entries[0], npu, Overlap::kDefault).cycles_total;
+    if (best.ok() && cycles >= best_cycles) continue;
+    best = std::move(p);
+    best_cycles = cycles;
+    best_tally = tally;
+  }
+  if (opt.tally != nullptr && best.ok()) AddTally(best_tally, *opt.tally);
+  return best;
 }
 
 GraphSnapshot SingleOpGraph(const GraphSnapshot& g, size_t op_index) {

@@ -94,8 +94,10 @@ ActivationPlan PlanActivations(const kit::GraphSnapshot& g, uint64_t budget) {
   return plan;
 }
 
-uint64_t ArenaBudget(const SystolicNpuConfig& npu) {
-  return static_cast<uint64_t>(npu.input_bank_bytes() + npu.weight_bank_bytes() + npu.accum_bank_bytes()) / 2;
+std::vector<uint64_t> ArenaBudgets(const SystolicNpuConfig& npu) {
+  const uint64_t sram =
+      static_cast<uint64_t>(npu.input_bank_bytes() + npu.weight_bank_bytes() + npu.accum_bank_bytes());
+  return {sram / 2, sram * 3 / 4};
 }
 
 SystolicNpuConfig TileBanks(const SystolicNpuConfig& npu, uint64_t arena_bytes) {

@@ -40,9 +40,10 @@ struct ActivationPlan {
 // not an alias, and the staged inputs above. `budget`: the most arena bytes.
 ActivationPlan PlanActivations(const kit::GraphSnapshot& g, uint64_t budget);
 
-// The arena's budget on this SoC: half of the SRAM, so that the tile
-// buffers keep at least half of every bank.
-uint64_t ArenaBudget(const SystolicNpuConfig& npu);
+// The arena budgets the compiler tries on this SoC, smallest first: half
+// and three quarters of the SRAM. A larger arena holds more activations
+// and leaves smaller tile buffers; LowerGraph keeps the fastest program.
+std::vector<uint64_t> ArenaBudgets(const SystolicNpuConfig& npu);
 
 // The SoC as the tiler sees it when `arena_bytes` of SRAM hold the arena:
 // every bank shrunk by the same fraction, to whole KiB, so that the banks

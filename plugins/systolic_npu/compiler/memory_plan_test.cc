@@ -114,17 +114,19 @@ TEST(MemoryPlan, ResidentChainReadsOnlyCompulsoryBytes) {
 }
 
 TEST(MemoryPlan, IntermediatesThatDoNotFitStreamThroughDram) {
-  // 8 + 8 + 8 KiB of tile banks: a 12 KiB arena budget. x (4 x 16 x 16 f32,
-  // 4 KiB) is staged; t1 and t2 (16 x 16 x 16 f32, 16 KiB each) do not fit
-  // and go to DRAM scratch: each is written once and streamed back in
-  // im2col tiles, so DRAM writes are t1 + t2 + y exactly.
+  // 4 + 4 + 4 KiB of tile banks: arena budgets of 6 and 9 KiB. x (4 x 16 x
+  // 16 f32, 4 KiB) can be staged; t1 and t2 (16 x 16 x 16 f32, 16 KiB each)
+  // fit neither budget and go to DRAM scratch: each is written once and
+  // streamed back in im2col tiles, so DRAM writes are t1 + t2 + y exactly.
   ConvChain c(4, 16, 16, 4, 16);
-  SystolicNpuConfig npu = SmallNpu(8, 8, 8, 8, 8);
-  const ActivationPlan plan = PlanActivations(c.b.g, ArenaBudget(npu));
-  EXPECT_EQ(ArenaBudget(npu), 12u * 1024);
-  EXPECT_EQ(plan.offset.count(c.t1), 0u);
-  EXPECT_EQ(plan.offset.count(c.t2), 0u);
-  EXPECT_EQ(plan.offset.at(c.x), 0u);
+  SystolicNpuConfig npu = SmallNpu(8, 8, 4, 4, 4);
+  EXPECT_EQ(ArenaBudgets(npu), (std::vector<uint64_t>{6 * 1024, 9 * 1024}));
+  for (uint64_t budget : ArenaBudgets(npu)) {
+    const ActivationPlan plan = PlanActivations(c.b.g, budget);
+    EXPECT_EQ(plan.offset.count(c.t1), 0u);
+    EXPECT_EQ(plan.offset.count(c.t2), 0u);
+    EXPECT_EQ(plan.offset.at(c.x), 0u);
+  }
   auto p = LowerGraph(c.b.g, npu, LoweringOptions{}, "main");
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->entries[0].CountRegions(RegionKind::kScratch), 1u);
