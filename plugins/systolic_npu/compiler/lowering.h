@@ -73,8 +73,9 @@ OpSupport CheckOpSupport(const kit::GraphSnapshot& g, const kit::SnapshotOp& op)
 
 // Lowers a whole partition into a program with one entry point `name`:
 // graph inputs are INPUT regions, graph outputs OUTPUT regions (in graph
-// order), intermediates share one SCRATCH region. Every op must pass
-// CheckOpSupport.
+// order); intermediates that the memory plan keeps on chip live in one
+// ON_CHIP region (memory_plan.h, with options.on_chip_arena), the others
+// share one SCRATCH region. Every op must pass CheckOpSupport.
 absl::StatusOr<Program> LowerGraph(const kit::GraphSnapshot& g, const SystolicNpuConfig& npu,
                                    const LoweringOptions& options, const std::string& name);
 
