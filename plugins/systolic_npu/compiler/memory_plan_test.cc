@@ -90,6 +90,31 @@ TEST(MemoryPlan, LivenessSharesTheArena) {
   EXPECT_EQ(small.arena_bytes, 3072u);
 }
 
+TEST(MemoryPlan, AnAliasKeepsItsOwnerAlive) {
+  // op 0 RELU x -> a, op 1 RESHAPE a -> ar (an alias of a's bytes), op 2
+  // RELU x -> c, op 3 ADD(ar, c) -> y. a is read through ar at op 3, so it
+  // lives [0, 3] and c ([2, 3]) cannot take its bytes: a at 0, c at 256.
+  // x is read by no GEMM-family layer, so it is not staged.
+  GraphBuilder b;
+  const int32_t x = b.Input("x", TSR_DTYPE_F32, {64});
+  const int32_t a = b.Tensor("a", TSR_DTYPE_F32, {64});
+  const int32_t ar = b.Tensor("ar", TSR_DTYPE_F32, {8, 8});
+  const int32_t c = b.Tensor("c", TSR_DTYPE_F32, {8, 8});
+  const int32_t y = b.Tensor("y", TSR_DTYPE_F32, {8, 8});
+  b.Op(TSR_OP_RELU, {x}, {a});
+  b.Op(TSR_OP_RESHAPE, {a}, {ar});
+  b.Op(TSR_OP_RELU, {x}, {c});
+  b.Op(TSR_OP_ADD, {ar, c}, {y});
+  b.Output(y);
+  const ActivationPlan plan = PlanActivations(b.g, 1 << 20);
+  EXPECT_EQ(plan.offset.at(a), 0u);
+  EXPECT_EQ(plan.offset.at(c), 256u);
+  EXPECT_EQ(plan.offset.count(ar), 0u);
+  EXPECT_EQ(plan.offset.count(x), 0u);
+  EXPECT_TRUE(plan.staged.empty());
+  EXPECT_EQ(plan.arena_bytes, 512u);
+}
+
 TEST(MemoryPlan, ResidentChainReadsOnlyCompulsoryBytes) {
   // Everything fits ref-edge's 128 KiB arena budget, so DRAM sees the
   // weights (F16, pre-tiled), the biases (F32 parameters), x once and y
