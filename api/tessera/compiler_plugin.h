@@ -149,6 +149,17 @@ typedef struct tsr_op_claim {
 #define TSR_CLAIM_FLAG_NOT_ALONE ((uint32_t)1u << 0)
 /* The estimate assumes the op is fused with its claimed neighbours. */
 #define TSR_CLAIM_FLAG_COST_IS_MARGINAL ((uint32_t)1u << 1)
+/* since 1.4. The op's float math would run in FP16 on this accelerator
+ * (FP16 operands or results; FP32 accumulation may remain). The host offers
+ * such an op only when the app allows reduced precision (--precision
+ * allow-fp16 or allow-int8) and the op's range is proven to fit FP16
+ * (docs/partitioning.md, precision policy). Integer math on quantized
+ * tensors (the model's own INT8) sets no flag. A 1.0-1.3 plugin never sets
+ * it: the host takes its claims as FP32. */
+#define TSR_CLAIM_FLAG_COMPUTES_FP16 ((uint32_t)1u << 2)
+/* since 1.4. The op's float math would run in INT8 (the accelerator
+ * quantizes float tensors itself); offered only under allow-int8. */
+#define TSR_CLAIM_FLAG_COMPUTES_INT8 ((uint32_t)1u << 3)
 
 /* since 1.2. Host-owned receiver of claims, borrowed for one claim_ops call.
  * Every member is called only from inside that call, from the thread that

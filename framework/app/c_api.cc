@@ -217,6 +217,10 @@ tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const t
       o.background_warmup = opts->background_warmup != 0;
     if (TSR_APP_HAS(opts, tsr_app_compile_options, leave_jit_only_ops))
       o.leave_jit_only_ops = opts->leave_jit_only_ops != 0;
+    if (TSR_APP_HAS(opts, tsr_app_compile_options, calibration_dir)) {
+      if (opts->precision != nullptr) o.precision = opts->precision;
+      if (opts->calibration_dir != nullptr) o.calibration_dir = opts->calibration_dir;
+    }
     tessera::app::Result<tessera::app::CompiledModel> compiled =
         tessera::app::CompiledModel::Compile(env->env, model->model, o);
     if (!compiled.ok()) return Fail(compiled.status());

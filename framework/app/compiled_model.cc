@@ -1,5 +1,6 @@
 // CompiledModel: "compile unless compiled", then loaded into the dispatch
 // libraries once, shared by every RunContext made from it.
+#include <cmath>
 #include <iostream>
 #include "framework/app/app_internal.h"
 #include "framework/core/base/install_layout.h"
@@ -10,6 +11,7 @@
 #include "framework/compiler/compile/cached_compile.h"
 #include "framework/compiler/compile/compile_driver.h"
 #include "framework/compiler/compile/cpu_fallback_plans.h"
+#include "framework/compiler/quantize/calibration.h"
 #include "framework/compiler/report/partition_report.h"
 #include "framework/compiler/report/plan_picture.h"
 #include "framework/core/base/json_writer.h"
@@ -28,7 +30,8 @@ PartitionReport ToPublic(const tessera::PartitionReport& r) {
   out.op_count = r.op_count;
   out.cut_bytes = r.cut_bytes;
   for (const ReportedPartition& p : r.partitions)
-    out.partitions.push_back({p.vendor, p.op_ids, p.op_types, p.input_bytes, p.output_bytes, p.mode});
+    out.partitions.push_back(
+        {p.vendor, p.op_ids, p.op_types, p.input_bytes, p.output_bytes, p.mode, p.precision, p.precision_why});
   for (const ReportedCut& c : r.cuts) out.cuts.push_back({c.tensor, c.bytes, c.from_vendor, c.to_vendor});
   for (const ReportedPlacement& f : r.fallbacks) {
     PartitionReport::Fallback fb{f.op_id, f.op_type, f.vendor, {}};
@@ -39,6 +42,7 @@ PartitionReport ToPublic(const tessera::PartitionReport& r) {
   for (const ReportedFallbackGroup& g : r.fallback_groups)
     out.fallback_groups.push_back({g.op_type, g.vendor, g.reasons, g.op_ids});
   for (const FallbackNote& f : r.compile_fallbacks) out.compile_fallbacks.push_back({f.vendor, f.reason, f.op_ids});
+  out.precision = r.precision;
   out.policy = r.policy;
   out.chosen = r.chosen;
   out.modeled_latency_us = r.modeled_latency_us;
@@ -108,6 +112,44 @@ absl::Status TargetCompiledModel(const tessera::Graph& graph, const std::string&
   return CheckCompiledTarget(graph, soc.name);
 }
 
+// The ranges that may prove FP16 safe (precision_policy.h): the graph run
+// on the reference kernels over calibration_dir's input sets and
+// range_samples, each tensor's largest |value| by name.
+absl::StatusOr<tessera::CompileOptions> WithProvenRanges(const tessera::Graph& graph, const CompileOptions& options,
+                                                         tessera::CompileOptions internal) {
+  if (internal.precision.precision == Precision::kFp32) return internal;
+  PrecisionOptions& precision = internal.precision;
+  std::vector<quantize::CalibrationSample> samples;
+  std::vector<std::string> origins;
+  if (!options.calibration_dir.empty()) {
+    absl::StatusOr<std::vector<quantize::CalibrationSample>> read =
+        quantize::ReadCalibrationSamples(options.calibration_dir, graph);
+    if (!read.ok()) return read.status();
+    samples = *std::move(read);
+    origins.push_back(absl::StrCat(samples.size(), " input set(s) of ", options.calibration_dir));
+  }
+  for (const std::vector<Tensor>& set : options.range_samples) {
+    quantize::CalibrationSample sample{"range_samples", {}};
+    for (const Tensor& t : set) sample.inputs.push_back(ToHostTensor(t));
+    samples.push_back(std::move(sample));
+  }
+  if (!options.range_samples.empty())
+    origins.push_back(absl::StrCat(options.range_samples.size(), " input set(s) the app gave"));
+  if (samples.empty()) return internal;
+  absl::StatusOr<quantize::Calibration> calibration = quantize::Calibrate(graph, samples);
+  if (!calibration.ok())
+    return absl::Status(calibration.status().code(),
+                        absl::StrCat("proving FP16 ranges: ", calibration.status().message()));
+  for (size_t t = 0; t < calibration->ranges.size() && t < graph.tensors.size(); ++t) {
+    const quantize::TensorRange& r = calibration->ranges[t];
+    if (!r.seen || graph.tensors[t].name.empty()) continue;
+    precision.observed_max_abs[graph.tensors[t].name] =
+        r.finite ? std::max(std::fabs(static_cast<double>(r.min)), std::fabs(static_cast<double>(r.max))) : INFINITY;
+  }
+  precision.samples = absl::StrJoin(origins, " and ");
+  return internal;
+}
+
 // background_warmup: Compile returns on the cpu plan; the JIT compile for
 // the accelerators proceeds on the warm-up's worker.
 absl::Status StartWarmup(CompiledModel::Impl& impl, const Model& model, const CompileOptions& options,
@@ -119,7 +161,10 @@ absl::Status StartWarmup(CompiledModel::Impl& impl, const Model& model, const Co
   if (!options.quantize.empty())
     return absl::InvalidArgumentError("background_warmup cannot quantize (quantize is AOT)");
   const tessera::Graph& graph = model.impl()->graph;
-  absl::StatusOr<std::unique_ptr<BackgroundWarmup>> warm = BackgroundWarmup::Start(graph, registry, internal, runtime);
+  absl::StatusOr<tessera::CompileOptions> with_ranges = WithProvenRanges(graph, options, internal);
+  if (!with_ranges.ok()) return with_ranges.status();
+  absl::StatusOr<std::unique_ptr<BackgroundWarmup>> warm =
+      BackgroundWarmup::Start(graph, registry, *with_ranges, runtime);
   if (!warm.ok()) return warm.status();
   ReportJitCacheBypass({options.cache_dir}, CacheLogOf(impl.environment->options), &impl.cache_report);
   impl.warmup = *std::move(warm);
@@ -146,6 +191,11 @@ absl::StatusOr<tessera::CompileOptions> InternalOptions(const CompileOptions& op
   if (options.min_ops < 0 || options.max_partitions < 0)
     return absl::InvalidArgumentError("min_ops and max_partitions must not be negative");
   internal.partitioning = {*policy, options.min_ops, options.max_partitions};
+  const std::optional<Precision> precision = ParsePrecisionPolicy(options.precision);
+  if (!precision)
+    return absl::InvalidArgumentError(absl::StrCat("precision: unknown '", options.precision,
+                                                   "' (fp32, allow-fp16 or allow-int8)"));
+  internal.precision.precision = *precision;
   internal.budgets = model.impl()->budgets;
   if (!options.soc.empty()) {
     absl::StatusOr<SocSelection> soc = FindSoc(options.soc, soc_directory);
@@ -172,13 +222,17 @@ absl::Status CompileInto(CompiledModel::Impl& impl, const Model& model, const Co
     if (!ptq.ok()) return ptq.status();
     impl.ptq = *std::move(ptq);
     graph = &impl.ptq->graph;
-  } else if (!options.calibration_dir.empty()) {
-    return absl::InvalidArgumentError("calibration_dir is only used with quantize int8");
+  } else if (!options.calibration_dir.empty() && internal.precision.precision == Precision::kFp32) {
+    return absl::InvalidArgumentError(
+        "calibration_dir is only used with quantize int8, or to prove FP16 ranges under precision allow-fp16 or "
+        "allow-int8");
   }
+  absl::StatusOr<tessera::CompileOptions> with_ranges = WithProvenRanges(*graph, options, internal);
+  if (!with_ranges.ok()) return with_ranges.status();
   CompileCacheOptions cache{options.cache_dir};
   if (options.cache_max_bytes != 0) cache.max_bytes = options.cache_max_bytes;
   absl::StatusOr<tessera::CompiledGraph> compiled =
-      CompileWithCache(*graph, registry, internal, cache, CacheLogOf(impl.environment->options), &impl.cache_report);
+      CompileWithCache(*graph, registry, *with_ranges, cache, CacheLogOf(impl.environment->options), &impl.cache_report);
   if (!compiled.ok()) return compiled.status();
   impl.compiled = *std::move(compiled);
   // A hit compiled nothing here: it reports like a precompiled model (no

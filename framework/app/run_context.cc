@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "dispatch/declared_numerics.h"
 #include "framework/app/app_internal.h"
+#include "framework/app/nonfinite_scan.h"
 #include "framework/core/base/dtype.h"
 
 namespace tessera::app {
@@ -129,7 +130,10 @@ Status RunContext::Impl::RunViews(RunProfile* profile) {
   const absl::Status run = model->warmup != nullptr ? model->warmup->RunInto(input_views, output_views, wanted, &used)
                                                     : context->RunInto(input_views, output_views, wanted);
   if (!run.ok()) return FromAbsl(run);
-  if (profile != nullptr) Translate(internal, used, profile);
+  if (profile != nullptr) {
+    Translate(internal, used, profile);
+    ScanNonFinite(model->loaded->graph(), input_views, output_views, profile);
+  }
   return Status();
 }
 

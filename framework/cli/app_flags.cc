@@ -169,6 +169,19 @@ absl::StatusOr<app::CompileOptions> AppCompileOptionsFrom(const Args& args) {
     if (!absl::SimpleAtoi(*text, field) || *field < 1)
       return absl::InvalidArgumentError(absl::StrCat("--", flag, " must be a positive integer, not '", *text, "'"));
   }
+  // --precision fp32|allow-fp16|allow-int8, and --calibration DIR: input
+  // sets that prove FP16 ranges (compile also reads it for --quantize).
+  o.precision = args.ValueOr("precision", "fp32");
+  if (o.precision != "fp32" && o.precision != "allow-fp16" && o.precision != "allow-int8")
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown --precision '", o.precision, "' (want fp32, allow-fp16 or allow-int8)"));
+  if (auto dir = args.Value("calibration")) {
+    if (o.precision == "fp32" && !args.Has("quantize"))
+      return absl::InvalidArgumentError(
+          "--calibration is only used with --quantize int8, or to prove FP16 ranges under --precision allow-fp16 or "
+          "allow-int8");
+    o.calibration_dir = *dir;
+  }
   // --deadline-ms, --max-retries, --no-fallback (run, bench).
   RETURN_IF_ERROR(ApplyResilienceFlags(args, o));
   // --cache-dir, --cache-max-bytes (compile, run, bench).

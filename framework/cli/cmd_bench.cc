@@ -32,6 +32,7 @@ constexpr char kUsage[] =
     "                    [--inputs DIR | --seed N] [--json]\n"
     "                    [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
     "                    [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
+    "                    [--precision fp32|allow-fp16|allow-int8 [--calibration DIR]]\n"
     "                    [--plugin-dir DIR]... [--deadline-ms N] [--max-retries N] [--no-fallback]\n"
     "                    [--cache-dir DIR [--cache-max-bytes N]]\n"
     "                    [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...\n"
@@ -81,6 +82,11 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
   // Thread count of the cpu fast kernels (single-threaded by default);
   // an explicit --option cpu.threads=N wins.
   SetOptionUnlessGiven(options.plugin_options, OptionForFlag("threads"), std::to_string(settings.threads));
+  // Under allow-fp16/allow-int8 the inputs it measures with prove the FP16 ranges.
+  if (options.precision != "fp32" && !model.is_compiled()) {
+    ASSIGN_OR_RETURN(std::vector<app::Tensor> own, AppInputsFrom(args, model.inputs()));
+    options.range_samples.push_back(std::move(own));
+  }
   ASSIGN_OR_RETURN(const app::CompiledModel compiled, ToAbsl(app::CompiledModel::Compile(env, model, options)));
   const bool precompiled = compiled.was_precompiled();
   // --strict: a benchmark of a plan that fell back measures the wrong thing.
@@ -112,6 +118,7 @@ absl::Status Bench(const Args& args, const BenchSettings& settings) {
     j.BeginObject()
         .Field("model", path)
         .Field("precompiled", precompiled)
+        .Field("precision", options.precision)
         .Field("cpu_kernels", kernels)
         .Field("threads", settings.threads)
         .Field("concurrency", settings.concurrency)

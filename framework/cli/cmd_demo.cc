@@ -95,8 +95,12 @@ absl::Status Demo(const Args& args) {
   if (auto path = args.Value("save-model")) RETURN_IF_ERROR(ToAbsl(model.Save(*path)));
   ASSIGN_OR_RETURN(const app::ModelSummary summary, ToAbsl(app::Summarize(model)));
   ASSIGN_OR_RETURN(const app::Environment env, EnvironmentFrom(args));
-  ASSIGN_OR_RETURN(const app::CompileOptions options, AppCompileOptionsFrom(args));
+  ASSIGN_OR_RETURN(app::CompileOptions options, AppCompileOptionsFrom(args));
   const std::vector<app::Tensor> inputs = RandomTensors(model.inputs(), 7);
+  // The demo shows the NPU at work: it allows FP16 unless --precision says
+  // otherwise, with its own inputs proving the FP16 ranges, and says so.
+  if (!args.Has("precision")) options.precision = "allow-fp16";
+  if (options.precision != "fp32") options.range_samples.push_back(inputs);
 
   app::CompileOptions reference_options = options;
   reference_options.accelerators = {"cpu"};
@@ -129,7 +133,9 @@ absl::Status Demo(const Args& args) {
   // reduced-precision accelerators are held to a documented relative bound.
   const double scale = std::max(1.0, std::max(std::abs(Summarize(reference.outputs[0]).min), std::abs(Summarize(reference.outputs[0]).max)));
   const double tolerance = !all_cpu ? 2e-2 * scale : cpu_reference_kernels ? 0.0 : 1e-4 * scale;
-  const bool ok = aot.max_abs_error <= tolerance && jit.max_abs_error <= tolerance;
+  // A NaN or infinity from the demo's finite inputs fails it, whatever the error says.
+  const bool finite = !aot.profile.nonfinite_from_finite_inputs() && !jit.profile.nonfinite_from_finite_inputs();
+  const bool ok = finite && aot.max_abs_error <= tolerance && jit.max_abs_error <= tolerance;
   // A JIT plan that differs from the AOT one (the plugins' JIT and AOT
   // claims may differ) is shown too, with its cuts, conversions and
   // modelled latency. A JIT-only vendor (the mock DSP) takes part in both.
@@ -146,6 +152,7 @@ absl::Status Demo(const Args& args) {
   if (args.Has("json")) {
     JsonWriter j;
     j.BeginObject().Field("model", summary.name).Field("op_count", static_cast<uint64_t>(summary.ops.size()));
+    j.Field("precision", options.precision);
     j.Key("op_types").BeginObject();
     for (const auto& [t, n] : op_counts) j.Field(t, n);
     j.EndObject().Key("partitioning").Raw(aot_model->partition_report_json());
@@ -155,6 +162,7 @@ absl::Status Demo(const Args& args) {
       j.BeginObject().Field("name", p->name).Field("compile_ms", p->compile_ms).Field("max_abs_error", p->max_abs_error)
           .Field("model_file_bytes", p->model_file_bytes);
       WriteProfileJson(p->profile, j);
+      WriteNonFiniteJson(p->profile, j);
       j.EndObject();
     }
     j.EndArray().Field("tolerance", tolerance).Field("ok", ok).Key("outputs");
@@ -165,7 +173,10 @@ absl::Status Demo(const Args& args) {
     std::vector<std::string> counts;
     for (const auto& [t, n] : op_counts) counts.push_back(absl::StrCat(t, " x", n));
     std::cout << "Tessera demo: " << description << "\n"
-              << "model: " << summary.ops.size() << " ops: " << absl::StrJoin(counts, ", ") << "\n\n"
+              << "model: " << summary.ops.size() << " ops: " << absl::StrJoin(counts, ", ") << "\n"
+              << "precision: " << options.precision
+              << (args.Has("precision") ? "" : " (the demo's default: the NPU computes in FP16; --precision fp32 keeps it out)")
+              << "\n\n"
               << aot_model->partition_report_text() << "\n";
     for (const Pass* p : {&reference, &aot, &jit}) {
       std::cout << absl::StrFormat("%-22s compile %8.2f ms   run %9.1f us   max |err| vs reference %.3g%s\n", p->name,
@@ -177,7 +188,7 @@ absl::Status Demo(const Args& args) {
       std::cout << "JIT plan (differs from the AOT one):\n"
                 << jit_model->partition_report_text() << "\nJIT run through the dispatch libraries:\n"
                 << FormatProfile(jit.profile) << "\n";
-    std::cout << FormatOutputs(aot.outputs, 8)
+    std::cout << FormatOutputs(aot.outputs, 8) << FormatNonFinite(aot.profile)
               << (ok ? "result: outputs agree with the cpu reference\n"
                      : absl::StrFormat("result: MISMATCH (tolerance %.3g)\n", tolerance));
   }
@@ -190,7 +201,7 @@ absl::Status Demo(const Args& args) {
 constexpr char kUsage[] =
     "tessera demo [--model attention|mlp|cnn|frag-chain|frag-gated] [--save-model FILE] [--json] [--accelerators LIST] [--mode aot|jit]\n"
     "             [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast] [--plugin-dir DIR]...\n"
-    "             [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N]";
+    "             [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--precision fp32|allow-fp16|allow-int8]";
 
 int DemoCommand(const Argv& argv) {
   FlagSpec spec;

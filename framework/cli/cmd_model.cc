@@ -160,7 +160,7 @@ absl::Status Compile(const Args& args) {
   const std::string quantization_json = compiled.quantization_report_json();
   if (args.Has("json")) {
     JsonWriter j;
-    j.BeginObject().Field("output", out);
+    j.BeginObject().Field("output", out).Field("precision", options.precision);
     // A compile-cache hit partitioned nothing here: no partitioning object.
     if (const std::string partitioning = compiled.partition_report_json(); !partitioning.empty())
       j.Key("partitioning").Raw(partitioning);
@@ -220,6 +220,7 @@ int PartitionCommand(const Argv& argv) {
   const char* usage =
       "tessera partition MODEL [--json] [--svg FILE | --html FILE] [--accelerators LIST] [--mode aot|jit] [--soc NAME|FILE]\n"
       "                        [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
+      "                        [--precision fp32|allow-fp16|allow-int8 [--calibration DIR]]\n"
       "                        [--option KEY=VALUE]... [--kernels reference|fast] [--plugin-dir DIR]...\n"
       "                        [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...\n"
       "                        [--verify structure|full]";
@@ -243,6 +244,7 @@ int CompileCommand(const Argv& argv) {
   spec.values.insert({"output", "quantize", "calibration"});
   const char* usage =
       "tessera compile MODEL -o OUT.tsr [--quantize int8 --calibration DIR] [--json] [--accelerators LIST]\n"
+      "                      [--precision fp32|allow-fp16|allow-int8 [--calibration DIR]]\n"
       "                      [--mode aot] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
       "                      [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
       "                      [--cache-dir DIR [--cache-max-bytes N]] [--plugin-dir DIR]...\n"
@@ -255,10 +257,8 @@ int CompileCommand(const Argv& argv) {
   if (auto scheme = args->Value("quantize"); scheme && *scheme != "int8")
     return UsageError(absl::StrCat("--quantize supports only int8 (post-training, calibrated), not '", *scheme, "'"),
                       usage);
-  if (args->Has("quantize") != args->Has("calibration"))
-    return UsageError(args->Has("quantize") ? "--quantize int8 needs --calibration DIR (representative inputs)"
-                                            : "--calibration is only used with --quantize int8",
-                      usage);
+  if (args->Has("quantize") && !args->Has("calibration"))
+    return UsageError("--quantize int8 needs --calibration DIR (representative inputs)", usage);
   absl::Status s = Compile(*args);
   return s.ok() ? 0 : Fail(s);
 }

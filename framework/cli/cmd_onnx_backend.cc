@@ -68,6 +68,7 @@ constexpr char kUsage[] =
     "tessera onnx-test DIR... [--list FILE [--root DIR]] [--expect-pass] [--accelerators LIST] [--kernels reference|fast] [--json]\n"
     "                         [--mode aot|jit] [--soc NAME|FILE] [--option KEY=VALUE]... [--require-vendor NAME]\n"
     "                         [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N]\n"
+    "                         [--precision fp32|allow-fp16|allow-int8 [--calibration DIR]]\n"
     "                         [--plugin-dir DIR]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N]\n"
     "                         [--budget NAME=VALUE]...";
 
@@ -174,7 +175,15 @@ absl::StatusOr<Prepared> Prepare(const std::vector<uint8_t>& bytes, const std::v
       }
     }
   }
-  app::Result<app::CompiledModel> compiled = app::CompiledModel::Compile(env, *model, options);
+  // Under allow-fp16/allow-int8 the case's own inputs prove the FP16 ranges.
+  app::CompileOptions with_ranges = options;
+  if (options.precision != "fp32") {
+    std::vector<app::Tensor> live;
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (std::find(p.frozen.begin(), p.frozen.end(), i) == p.frozen.end()) live.push_back(inputs[i]);
+    with_ranges.range_samples.push_back(std::move(live));
+  }
+  app::Result<app::CompiledModel> compiled = app::CompiledModel::Compile(env, *model, with_ranges);
   if (!compiled.ok()) return Prefixed("compile: ", compiled.status());
   p.compiled = *std::move(compiled);
   app::Result<app::RunContext> context = app::RunContext::Create(*p.compiled);
@@ -188,6 +197,14 @@ bool FrozenMatch(const Prepared& p, const std::vector<app::Tensor>& inputs) {
     const size_t i = p.frozen[k];
     if (i >= inputs.size() || !SameTensor(inputs[i], p.frozen_values[k])) return false;
   }
+  return true;
+}
+
+// True when every element of a float tensor is finite (integers always are).
+bool AllFinite(const app::Tensor& t) {
+  const int64_t n = Summarize(t).elements;
+  for (int64_t i = 0; i < n; ++i)
+    if (!std::isfinite(ElementAsDouble(t, i))) return false;
   return true;
 }
 
@@ -284,6 +301,12 @@ CaseResult RunCase(const Case& c, const app::Environment& env, const app::Compil
     if (!outputs.ok()) return fail_or_skip(Prefixed("run: ", outputs.status()));
     if (outputs->size() != expected->size())
       return fail(absl::StrCat(outputs->size(), " outputs, expected ", expected->size()));
+    // A NaN or infinity where the reference is finite fails the case
+    // before any tolerance is applied (docs/partitioning.md, precision).
+    for (const app::RunProfile::NonFinite& n : profile.nonfinite_outputs)
+      if (n.output < expected->size() && AllFinite((*expected)[n.output]))
+        return fail(absl::StrCat("output '", n.name, "' holds ", n.nan_count, " NaN and ", n.inf_count,
+                                 " Inf where the reference is finite"));
     for (size_t i = 0; i < outputs->size(); ++i) {
       // The judge run's checks use too (CompiledModel::check_output).
       app::Result<app::CompiledModel::OutputCheck> check =
@@ -404,7 +427,7 @@ int OnnxTestCommand(const Argv& argv) {
   }
   if (json) {
     JsonWriter j;
-    j.BeginObject().Key("cases").BeginArray();
+    j.BeginObject().Field("precision", options->precision).Key("cases").BeginArray();
     for (const CaseResult& r : results) {
       j.BeginObject().Field("name", r.name).Field("status", r.status);
       // JSON has no infinity: an infinite error (NaN against a number, or

@@ -21,7 +21,8 @@ namespace {
 constexpr char kUsage[] =
     "tessera run MODEL [--accelerators LIST] [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json]\n"
     "                  [--mode aot|jit [--warmup background]] [--soc NAME|FILE] [--option KEY=VALUE]... [--kernels reference|fast]\n"
-    "                  [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict]\n"
+    "                  [--policy cost|greedy|cpu] [--min-ops N] [--max-partitions N] [--strict] [--check]\n"
+    "                  [--precision fp32|allow-fp16|allow-int8 [--calibration DIR]]\n"
     "                  [--plugin-dir DIR]... [--deadline-ms N] [--max-retries N] [--no-fallback]\n"
     "                  [--cache-dir DIR [--cache-max-bytes N]]\n"
     "                  [--input-shape NAME=D0,D1,...]... [--freeze-input NAME=V,...]... [--no-optimize] [--max-folded-bytes N] [--budget NAME=VALUE]...\n"
@@ -36,6 +37,12 @@ absl::Status Run(const Args& args) {
   // --mode jit --warmup background: the run answers on the cpu plan while
   // the JIT compile proceeds on a worker; the process waits for it below.
   RETURN_IF_ERROR(ApplyWarmupFlag(args, options));
+  // Under allow-fp16/allow-int8 the inputs this run computes on prove the
+  // FP16 ranges (beside --calibration DIR): the proof holds for this run.
+  if (options.precision != "fp32" && !model.is_compiled()) {
+    ASSIGN_OR_RETURN(std::vector<app::Tensor> own, AppInputsFrom(args, model.inputs()));
+    options.range_samples.push_back(std::move(own));
+  }
   // A compiled model is taken as it is: only dispatch libraries are opened.
   ASSIGN_OR_RETURN(const app::CompiledModel compiled, ToAbsl(app::CompiledModel::Compile(env, model, options)));
   const bool precompiled = compiled.was_precompiled();
@@ -65,13 +72,14 @@ absl::Status Run(const Args& args) {
 
   if (json) {
     JsonWriter j;
-    j.BeginObject().Field("model", path).Field("precompiled", precompiled);
+    j.BeginObject().Field("model", path).Field("precompiled", precompiled).Field("precision", options.precision);
     if (!profile.warmup_plan.empty())
       j.Key("warmup").BeginObject().Field("mode", "background").Field("plan", profile.warmup_plan)
           .Field("switched_to", compiled.accelerated() ? "accelerated" : "cpu").EndObject();
     if (!partitioning.empty()) j.Key("partitioning").Raw(partitioning);
     if (!cache.empty()) j.Key("cache").Raw(cache);
     WriteProfileJson(profile, j);
+    WriteNonFiniteJson(profile, j);
     j.Field("cpu_plans", static_cast<uint64_t>(compiled.cpu_plan_count())).Key("cpu_plan_notes").BeginArray();
     for (const std::string& n : compiled.cpu_plan_notes()) j.String(n);
     j.EndArray().Key("compatibility").BeginArray();
@@ -103,7 +111,7 @@ absl::Status Run(const Args& args) {
     std::cout << TerminalSafe(FormatProfile(profile) +
                                   (profile.modeled.available ? FormatModeledLatency(profile.modeled) : "") +
                                   (args.Has("profile") ? FormatProfileSummary(summary) : "") +
-                                  FormatOutputs(outputs, 16),
+                                  FormatOutputs(outputs, 16) + FormatNonFinite(profile),
                               TerminalLayout::kText);
   }
   std::cout << std::flush;
@@ -115,6 +123,10 @@ absl::Status Run(const Args& args) {
   }
   if (!warmed.ok())
     std::cerr << "tessera: warning: " << TerminalSafe(warmed.message(), TerminalLayout::kText) << "\n";
+  // A NaN or infinity made from finite inputs is always reported above;
+  // --check and --strict make it a failure (exit 1).
+  if (args.Has("check")) RETURN_IF_ERROR(CheckNonFinite(profile, "--check"));
+  if (args.Has("strict")) RETURN_IF_ERROR(CheckNonFinite(profile, "--strict"));
   return CheckStrict(args, compiled.partition_report());
 }
 
@@ -129,7 +141,7 @@ int RunCommand(const Argv& argv) {
   AddCacheFlags(spec);
   AddWarmupFlag(spec);
   AddVerifyFlag(spec);
-  spec.switches.insert({"json", "random", "profile"});
+  spec.switches.insert({"json", "random", "profile", "check"});
   spec.values.insert({"inputs", "outputs", "seed", "trace"});
   absl::StatusOr<Args> args = Args::Parse(argv, spec);
   if (!args.ok()) return UsageError(std::string(args.status().message()), kUsage);

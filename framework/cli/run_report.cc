@@ -160,4 +160,38 @@ std::string FormatModeledLatency(const app::RunProfile::ModeledLatency& m) {
       m.estimated_us, m.measured_us(), m.device_us, m.dispatch_us, m.transfer_us, m.steps_with_device_time, m.steps);
 }
 
+void WriteNonFiniteJson(const app::RunProfile& p, JsonWriter& j) {
+  j.Key("nonfinite").BeginObject().Field("checked", p.nonfinite_checked).Field("inputs_finite", p.inputs_finite);
+  j.Field("from_finite_inputs", p.nonfinite_from_finite_inputs()).Key("outputs").BeginArray();
+  for (const app::RunProfile::NonFinite& n : p.nonfinite_outputs)
+    j.BeginObject().Field("index", static_cast<uint64_t>(n.output)).Field("name", n.name).Field("nan", n.nan_count)
+        .Field("inf", n.inf_count).EndObject();
+  j.EndArray().EndObject();
+}
+
+namespace {
+
+std::string NonFiniteList(const app::RunProfile& p) {
+  std::vector<std::string> what;
+  for (const app::RunProfile::NonFinite& n : p.nonfinite_outputs)
+    what.push_back(absl::StrFormat("'%s' holds %d NaN and %d Inf", n.name, n.nan_count, n.inf_count));
+  return absl::StrJoin(what, "; ");
+}
+
+}  // namespace
+
+std::string FormatNonFinite(const app::RunProfile& p) {
+  if (p.nonfinite_outputs.empty()) return "";
+  return absl::StrCat("non-finite outputs: ", NonFiniteList(p),
+                      p.inputs_finite ? " (every input was finite: the model or an accelerator made them)"
+                                      : " (some input was not finite)",
+                      "\n");
+}
+
+absl::Status CheckNonFinite(const app::RunProfile& p, const char* flag) {
+  if (!p.nonfinite_from_finite_inputs()) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat(flag, ": non-finite outputs from finite inputs: ", NonFiniteList(p)));
+}
+
 }  // namespace tessera::cli

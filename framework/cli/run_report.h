@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "framework/core/base/element_value.h"
 #include "framework/core/base/json_writer.h"
 #include "tessera/app/profile_report.hpp"
@@ -29,6 +30,15 @@ void WriteOutputsJson(const std::vector<app::Tensor>& outputs, JsonWriter& j, si
 void WriteProfileJson(const app::RunProfile& profile, JsonWriter& j);  // "partitions", "conversions", "total_us"
 std::string FormatOutputs(const std::vector<app::Tensor>& outputs, size_t max_values);
 std::string FormatProfile(const app::RunProfile& profile);
+
+// RunProfile's NaN/infinity scan: "nonfinite": {"checked", "inputs_finite",
+// "from_finite_inputs", "outputs": [{"index", "name", "nan", "inf"}]}, and
+// its text line ("" when no output holds one).
+void WriteNonFiniteJson(const app::RunProfile& profile, JsonWriter& j);
+std::string FormatNonFinite(const app::RunProfile& profile);
+// An error when an output holds a NaN or infinity although every input was
+// finite (run --check, --strict); OK otherwise.
+absl::Status CheckNonFinite(const app::RunProfile& profile, const char* flag);
 
 // SummarizeProfile's figures and verdict, as one object (`run --json --profile`).
 void WriteProfileSummaryJson(const app::ProfileSummary& summary, JsonWriter& j);

@@ -34,6 +34,8 @@ const char* RefusalReasonName(int32_t reason) {
       return "policy";
     case kRefusalCompileFailed:
       return "compile_failed";
+    case kRefusalPrecision:
+      return "precision";
     default:
       return "other";
   }

@@ -33,9 +33,10 @@ enum HostRefusalReason : int32_t {
   kRefusalNotProfitable = 1 << 20,  // the cost model: the partition does not pay for itself
   kRefusalPolicy,                   // --policy cpu, --min-ops, --max-partitions
   kRefusalCompileFailed,            // the plugin's compile failed for these ops
+  kRefusalPrecision,                // --precision: the op's math runs in a precision the app does not allow
 };
 
-// "unsupported_op", ..., "not_profitable", "policy", "compile_failed".
+// "unsupported_op", ..., "not_profitable", "policy", "compile_failed", "precision".
 const char* RefusalReasonName(int32_t reason);
 
 // One compile() result. Keeps its plugin instance alive: JIT handles and

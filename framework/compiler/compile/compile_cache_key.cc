@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "framework/core/base/sha256.h"
 #include "framework/core/base/status_macros.h"
@@ -149,6 +150,16 @@ absl::StatusOr<CompileCacheKey> ComputeCompileCacheKey(const Graph& graph, const
   for (const auto& [key, value] : options.plugin_options) lines.push_back(absl::StrCat("option ", key, "=", value));
   lines.push_back(absl::StrCat("policy ", PartitionPolicyName(options.partitioning.policy), " min-ops ",
                                options.partitioning.min_ops, " max-partitions ", options.partitioning.max_partitions));
+  // FP32 (the default) adds no line, so its keys stay those of before the
+  // precision policy; a reduced-precision compile depends on the ranges
+  // that proved FP16 safe.
+  if (options.precision.precision != Precision::kFp32) {
+    std::string ranges;
+    for (const auto& [name, max_abs] : options.precision.observed_max_abs)
+      absl::StrAppend(&ranges, name.size(), ":", name, "=", absl::StrFormat("%a", max_abs), "\n");
+    lines.push_back(absl::StrCat("precision ", PrecisionPolicyName(options.precision.precision), " ranges-sha256 ",
+                                 Sha256Hex(ranges)));
+  }
   CompileCacheKey key;
   key.description = absl::StrJoin(lines, "\n");
   key.hex = Sha256Hex(key.description);

@@ -242,6 +242,9 @@ absl::StatusOr<CompiledGraph> CompileGraph(const Graph& graph, const PluginRegis
     leave[a] = options.mode == CompileMode::kAot && model.accelerator_modes[a] == CompileMode::kJit &&
                options.jit_only == JitOnlyInAot::kLeaveAsOps;
 
+  // The precision policy, in one place: claims whose math would run in a
+  // precision the app does not allow are refused before any planning.
+  ApplyPrecisionPolicy(graph, options.precision, &model.claims);
   model.timings.claims_ms = MillisSince(claims_start);
 
   // Plan under the policy, compile; on a failed compile, withdraw that
@@ -253,6 +256,8 @@ absl::StatusOr<CompiledGraph> CompileGraph(const Graph& graph, const PluginRegis
   EstimateCache estimates(model, graph, uses, options.soc);
   const PartitionEstimator estimator = [&estimates](const PlannedPartition& p) { return estimates(p); };
   model.summary.policy = PartitionPolicyName(options.partitioning.policy);
+  model.summary.precision = PrecisionPolicyName(options.precision.precision);
+  model.summary.precision_samples = options.precision.samples;
   model.summary.accelerators = cost_model.accelerators();
   model.summary.cost_notes = soc_costs.notes();
   std::map<int32_t, std::shared_ptr<CompiledArtifact>> artifact_of;  // accelerator -> artifact

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "framework/compiler/compile/compiled_graph.h"
 #include "framework/compiler/partition/policy_planner.h"
+#include "framework/compiler/partition/precision_policy.h"
 #include "framework/core/base/budgets.h"
 #include "framework/loader/plugin_registry.h"
 
@@ -38,6 +39,8 @@ struct CompileOptions {
   SocSelection soc;
   std::vector<std::pair<std::string, std::string>> plugin_options;
   PolicyOptions partitioning;  // --policy, --min-ops, --max-partitions
+  // --precision and the ranges that prove FP16 safe (precision_policy.h).
+  PrecisionOptions precision;
   // Only max_partition_count is read here, after planning; the rest are
   // checked where the graph was loaded or imported.
   Budgets budgets;

@@ -37,6 +37,8 @@ struct PlanSummary {
   int rounds = 0;
   std::vector<AcceleratorTraits> accelerators;  // per accelerator: memory, overhead
   std::vector<std::string> cost_notes;          // defaults the SoC model used
+  std::string precision = "fp32";               // --precision (precision_policy.h)
+  std::string precision_samples;                // what proved FP16 ranges ("" = nothing)
 };
 
 struct CompileTimings {

@@ -9,10 +9,34 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "framework/compiler/partition/partitioner.h"
+#include "framework/compiler/partition/precision_policy.h"
 #include "framework/core/base/dtype.h"
 #include "tessera/ops.h"
 
 namespace tessera {
+
+namespace {
+
+// Why partition `part` computes in `precision` (see ReportedPartition).
+std::string PrecisionWhy(const CompiledGraph& model, const PlannedPartition& part, const std::string& precision) {
+  const std::string& allowed = model.summary.precision;
+  if (precision != "fp32")
+    return absl::StrCat(part.vendor, " computes in ", precision, ", allowed by --precision ", allowed,
+                        model.summary.precision_samples.empty()
+                            ? std::string()
+                            : absl::StrCat("; every range proven within FP16 on ", model.summary.precision_samples));
+  // The distinct precision refusals of its ops, by the accelerators above it.
+  std::vector<std::string> kept_out;
+  for (int32_t o : part.ops)
+    for (const Refusal& ref : RefusalsOf(model.claims, o, part.accelerator))
+      if (ref.claim.reason == kRefusalPrecision &&
+          std::find(kept_out.begin(), kept_out.end(), ref.claim.detail.str()) == kept_out.end())
+        kept_out.push_back(ref.claim.detail.str());
+  if (!kept_out.empty()) return absl::StrJoin(kept_out, "; ");
+  return absl::StrCat(part.vendor, " computes in fp32");
+}
+
+}  // namespace
 
 PartitionReport BuildPartitionReport(const CompiledGraph& model) {
   const Graph& g = model.source;
@@ -45,6 +69,10 @@ PartitionReport BuildPartitionReport(const CompiledGraph& model) {
       rp.dispatch_us = pc.dispatch_us;
       rp.whole_partition_estimate = pc.whole_partition_estimate;
     }
+    rp.precision = a >= 0 && static_cast<size_t>(a) < model.claims.size()
+                       ? PartitionPrecision(model.claims[a], plan.partitions[p].ops)
+                       : "fp32";
+    rp.precision_why = PrecisionWhy(model, plan.partitions[p], rp.precision);
     r.partitions.push_back(std::move(rp));
   }
   // Cuts: a tensor produced in one unit and read in another (or by the app).
@@ -98,6 +126,8 @@ PartitionReport BuildPartitionReport(const CompiledGraph& model) {
   r.compile_fallbacks = model.fallbacks;
   const PlanSummary& s = model.summary;
   r.policy = s.policy;
+  r.precision = s.precision;
+  r.precision_samples = s.precision_samples;
   r.chosen = s.chosen;
   r.modeled_latency_us = s.cost.total_us();
   r.modeled_latency_us_cpu_only = s.cpu_only_us;
@@ -140,7 +170,8 @@ void WritePartitionReportJson(const PartitionReport& r, JsonWriter& j) {
     j.EndArray().Field("input_bytes", p.input_bytes).Field("output_bytes", p.output_bytes);
     j.Field("memory", p.memory).Field("flops", p.flops).Field("compute_us", p.compute_us);
     j.Field("dispatch_us", p.dispatch_us).Field("whole_partition_estimate", p.whole_partition_estimate);
-    j.Field("mode", p.mode).EndObject();  // appended last
+    j.Field("mode", p.mode);
+    j.Field("precision", p.precision).Field("precision_why", p.precision_why).EndObject();  // appended last
   }
   j.EndArray().Key("cuts").BeginArray();
   for (const ReportedCut& c : r.cuts)
@@ -174,6 +205,7 @@ void WritePartitionReportJson(const PartitionReport& r, JsonWriter& j) {
     j.EndArray().EndObject();
   }
   j.EndArray();
+  j.Field("precision", r.precision).Field("precision_samples", r.precision_samples);
   j.Field("policy", r.policy).Field("chosen", r.chosen).Field("modeled_latency_us", r.modeled_latency_us);
   j.Field("modeled_latency_us_cpu_only", r.modeled_latency_us_cpu_only);
   j.Field("modeled_latency_us_greedy", r.modeled_latency_us_greedy);
@@ -202,6 +234,9 @@ std::string FormatPartitionReport(const PartitionReport& r) {
       absl::StrFormat("partitioning: %d ops -> %d partitions, %d cuts (%d bytes cross), mode %s, SoC %s\n", r.op_count,
                       r.partitions.size(), r.cuts.size(), r.cut_bytes, r.mode, r.soc.empty() ? "(default)" : r.soc);
   absl::StrAppend(&out, "accelerators (priority order): ", absl::StrJoin(r.accelerators, ", "), "\n");
+  if (!r.precision.empty())
+    absl::StrAppend(&out, "precision: ", r.precision,
+                    r.precision_samples.empty() ? "" : absl::StrCat(" (ranges from ", r.precision_samples, ")"), "\n");
   for (const ReportedPartition& p : r.partitions) {
     std::map<std::string, int> counts;
     for (const std::string& t : p.op_types) ++counts[t];
@@ -212,6 +247,7 @@ std::string FormatPartitionReport(const PartitionReport& r) {
     // A partition compiled in another mode than the model's (a JIT-only
     // accelerator in an AOT compile) says so.
     if (!p.mode.empty() && p.mode != r.mode) out.insert(out.size() - 1, absl::StrCat("  (", p.mode, ")"));
+    if (!p.precision.empty()) absl::StrAppend(&out, "       precision ", p.precision, ": ", p.precision_why, "\n");
   }
   if (!r.fallback_groups.empty()) {
     absl::StrAppend(&out, "ops refused by a higher-priority accelerator (grouped by op type and reason):\n");

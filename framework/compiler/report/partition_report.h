@@ -25,6 +25,11 @@ struct ReportedPartition {
   double compute_us = 0;  // modelled device time (or the CPU model's)
   double dispatch_us = 0;
   bool whole_partition_estimate = false;  // compute_us from the plugin's estimate_partition
+  // What its float math runs in ("fp32", "fp16", "int8": PartitionPrecision)
+  // and why: what allowed the reduced precision, or which accelerator's
+  // reduced precision --precision kept out of it.
+  std::string precision;
+  std::string precision_why;
 };
 
 struct ReportedCut {
@@ -83,6 +88,8 @@ struct PartitionReport {
   // The cost model (docs/partitioning.md).
   std::string policy;
   std::string chosen;
+  std::string precision;          // --precision: "fp32", "allow-fp16", "allow-int8"
+  std::string precision_samples;  // what proved FP16 ranges ("" = nothing)
   double modeled_latency_us = 0;
   double modeled_latency_us_cpu_only = -1;
   double modeled_latency_us_greedy = -1;

@@ -12,6 +12,7 @@
 #include "plugins/systolic_npu/compiler/memory_plan.h"
 #include "plugins/systolic_npu/compiler/op_reading.h"
 #include "plugins/systolic_npu/compiler/vector_op_layers.h"
+#include "plugins/systolic_npu/machine/numerics.h"
 #include "plugins/systolic_npu/machine/tiler.h"
 #include "support/ops/op_names.h"
 #include "tessera/ops.h"
@@ -395,9 +396,18 @@ GraphSnapshot SingleOpGraph(const GraphSnapshot& g, size_t op_index) {
 }
 
 absl::StatusOr<RunMetrics> EstimateOp(const GraphSnapshot& g, size_t op_index, const SystolicNpuConfig& npu,
-                                      const LoweringOptions& opt, Overlap overlap) {
+                                      const LoweringOptions& opt, Overlap overlap, bool* computes_fp16) {
   auto p = LowerGraph(SingleOpGraph(g, op_index), npu, opt, "estimate");
   if (!p.ok()) return p.status();
+  if (computes_fp16 != nullptr) {
+    // FP16 math on a model that is F16 already is its own precision.
+    const SnapshotOp& op = g.ops[op_index];
+    bool touches_f32 = false;
+    for (const std::vector<int32_t>* list : {&op.inputs, &op.outputs})
+      for (int32_t t : *list)
+        if (t >= 0 && g.tensors[t].dtype == TSR_DTYPE_F32) touches_f32 = true;
+    *computes_fp16 = touches_f32 && ComputesInFp16(p->entries[0]);
+  }
   return EstimateEntry(*p, p->entries[0], npu, overlap);
 }
 

@@ -172,8 +172,9 @@ absl::StatusOr<kit::ClaimSet> Judge(const tsr_compiler_plugin_s& plugin, const t
   for (size_t i = 0; i < g->ops.size(); ++i) {
     OpSupport sup = CheckOpSupport(*g, g->ops[i]);
     RunMetrics m;
+    bool fp16 = false;
     if (sup.supported) {
-      absl::StatusOr<RunMetrics> est = EstimateOp(*g, i, soc->npu, lo, plugin.overlap);
+      absl::StatusOr<RunMetrics> est = EstimateOp(*g, i, soc->npu, lo, plugin.overlap, &fp16);
       if (est.ok()) {
         m = *est;
       } else {
@@ -187,7 +188,8 @@ absl::StatusOr<kit::ClaimSet> Judge(const tsr_compiler_plugin_s& plugin, const t
                      .reason = sup.supported ? TSR_REFUSAL_NONE : sup.reason,
                      .detail = sup.supported ? "" : sup.detail,
                      .estimated_time_us = sup.supported ? m.time_us : -1.0,
-                     .estimated_cycles = sup.supported ? m.cycles_total : 0};
+                     .estimated_cycles = sup.supported ? m.cycles_total : 0,
+                     .flags = sup.supported && fp16 ? TSR_CLAIM_FLAG_COMPUTES_FP16 : 0u};
   }
   return claims;
 }

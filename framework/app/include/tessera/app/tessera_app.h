@@ -32,7 +32,7 @@
 extern "C" {
 #endif
 
-#define TSR_APP_API_VERSION 7
+#define TSR_APP_API_VERSION 8
 
 typedef struct tsr_app_environment_s* tsr_app_environment;
 typedef struct tsr_app_model_s* tsr_app_model;
@@ -132,6 +132,12 @@ typedef struct tsr_app_compile_options {
    * saved file JIT-compiles them (CompileOptions::leave_jit_only_ops). 0: they are JIT-compiled
    * beside the others' bytecode, and the result runs here but cannot be saved. */
   int32_t leave_jit_only_ops;
+  /* appended (app API 8): the precision policy (CompileOptions::precision,
+   * docs/partitioning.md): NULL or "fp32" = keep FP32 accuracy, "allow-fp16",
+   * "allow-int8"; and the input sets (the layout `tessera run --inputs`
+   * reads) that prove FP16 ranges under allow-fp16/allow-int8. */
+  const char* precision;
+  const char* calibration_dir;
 } tsr_app_compile_options;
 
 /* Compiles `model`, or takes an already compiled one as it is (then no

@@ -341,6 +341,19 @@ struct CompileOptions {
   // compiles the model as it is.
   std::string quantize;
   std::string calibration_dir;
+  // The precision policy (docs/partitioning.md, "Precision policy"): what
+  // the app allows accelerators to give up. "fp32" (the default) keeps FP32
+  // accuracy: an accelerator that would compute an op's float math in FP16
+  // or INT8 is not offered it. "allow-fp16" offers FP16 where the op's
+  // range is proven to fit FP16 on calibration data (calibration_dir's
+  // input sets and range_samples; none given = nothing proven, nothing
+  // offered). "allow-int8" also offers accelerators that quantize float
+  // math themselves. A quantized model keeps its own INT8 under any value.
+  std::string precision = "fp32";
+  // Input sets (each in the model's input order) whose computed ranges
+  // prove FP16 safe, beside calibration_dir's; read only when precision
+  // is not "fp32".
+  std::vector<std::vector<Tensor>> range_samples;
   // false: compile only, for Save or the report (a build machine needs no
   // dispatch library then); RunContext::Create refuses such a model.
   bool prepare_to_run = true;
@@ -412,6 +425,9 @@ struct PartitionReport {
     std::vector<std::string> op_types;
     uint64_t input_bytes = 0, output_bytes = 0;
     std::string mode;  // "aot" or "jit": how its accelerator compiled it
+    // What its float math runs in ("fp32", "fp16", "int8") and why (what
+    // allowed less, or which accelerator's reduced precision was kept out).
+    std::string precision, precision_why;
   };
   struct Cut {
     std::string tensor;
@@ -444,6 +460,7 @@ struct PartitionReport {
   std::vector<FallbackGroup> fallback_groups;
   std::vector<CompileFallback> compile_fallbacks;
   uint64_t cut_bytes = 0;
+  std::string precision;  // CompileOptions::precision the plan was made under
   // The cost model's view of the plan (machine-independent microseconds).
   std::string policy;
   double modeled_latency_us = 0;
@@ -614,6 +631,21 @@ struct RunProfile {
   // inputs and outputs for Run/RunInto; for RunBound only the bindings
   // that are copied (0 on a zero-copy path).
   uint64_t io_copy_bytes = 0;
+  // NaN and infinity (docs/app-guide.md, "Non-finite outputs"): each output
+  // that holds one, with how many, and whether every float input was
+  // finite (then the model or an accelerator made them: FP16 overflow, a
+  // log of 0). Filled by Run, RunInto and RunAsync; RunBound does not read
+  // the app's bound buffers (nonfinite_checked stays false).
+  struct NonFinite {
+    size_t output = 0;  // index into CompiledModel::outputs()
+    std::string name;
+    uint64_t nan_count = 0, inf_count = 0;
+  };
+  std::vector<NonFinite> nonfinite_outputs;
+  bool inputs_finite = true;
+  bool nonfinite_checked = false;
+  // True when an output holds a NaN or infinity although every input was finite.
+  bool nonfinite_from_finite_inputs() const { return nonfinite_checked && inputs_finite && !nonfinite_outputs.empty(); }
 };
 
 // The app's own memory for one model input or output, by buffer type
