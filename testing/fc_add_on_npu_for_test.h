@@ -1,5 +1,5 @@
 // fc_add_model_for_test.h's model compiled under the greedy policy on
-// npu,cpu (both ops go to the systolic NPU), loaded, with one run context:
+// npu,cpu with FP16 allowed (both ops go to the systolic NPU), loaded, with one run context:
 // the setup the RunInto and binding tests share.
 #ifndef TESSERA_TESTING_FC_ADD_ON_NPU_FOR_TEST_H_
 #define TESSERA_TESTING_FC_ADD_ON_NPU_FOR_TEST_H_
@@ -12,6 +12,7 @@
 #include "dispatch/execution_context.h"
 #include "framework/compiler/compile/compile_driver.h"
 #include "framework/loader/plugin_registry.h"
+#include "testing/allow_fp16_for_test.h"
 #include "testing/fc_add_model_for_test.h"
 
 namespace tessera {
@@ -21,7 +22,9 @@ inline absl::Status LoadFcAddOnNpuForTest(const std::string& name, const PluginR
   CompileOptions options;
   options.accelerators = {"npu", "cpu"};
   options.partitioning.policy = PartitionPolicy::kGreedy;
-  absl::StatusOr<CompiledGraph> c = CompileGraph(FcAddModelForTest(name), registry, options);
+  const Graph graph = FcAddModelForTest(name);
+  options.precision = AllowFp16ForTest(graph);  // the NPU computes the FC in FP16
+  absl::StatusOr<CompiledGraph> c = CompileGraph(graph, registry, options);
   if (!c.ok()) return c.status();
   *compiled = *std::move(c);
   absl::StatusOr<std::shared_ptr<const LoadedModel>> model =
