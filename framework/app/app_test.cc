@@ -116,9 +116,14 @@ TEST(AppApi, CompilesReportsAndRunsOnNpuAndCpu) {
   options.accelerators = {"npu", "cpu"};
   options.soc = "ref-phone";
   options.policy = "greedy";  // every op the NPU claims goes there, paying or not
+  // The NPU computes in FP16: allowed, with the input it runs on proving the ranges.
+  const Tensor x = Input(1);
+  options.precision = "allow-fp16";
+  options.range_samples = {{x}};
   Result<CompiledModel> compiled = CompiledModel::Compile(env, *model, options);
   ASSERT_TRUE(compiled.ok()) << compiled.status().message();
   const PartitionReport& report = compiled->partition_report();
+  EXPECT_EQ(report.precision, "allow-fp16");
   EXPECT_EQ(report.op_count, 4u);
   EXPECT_EQ(report.policy, "greedy");
   EXPECT_GT(report.modeled_latency_us, 0);
@@ -131,12 +136,44 @@ TEST(AppApi, CompilesReportsAndRunsOnNpuAndCpu) {
   EXPECT_EQ(report.fallbacks[0].op_type, "SIN");
   Result<RunContext> context = RunContext::Create(*compiled);
   ASSERT_TRUE(context.ok()) << context.status().message();
-  const Tensor x = Input(1);
   RunProfile profile;
   Result<std::vector<Tensor>> y = context->Run({x}, &profile);
   ASSERT_TRUE(y.ok()) << y.status().message();
   ExpectNear((*y)[0], Want(x), 2e-2);  // the NPU computes in FP16
   EXPECT_GE(profile.steps.size(), 2u);
+  EXPECT_TRUE(profile.nonfinite_checked);
+  EXPECT_TRUE(profile.inputs_finite);
+  EXPECT_TRUE(profile.nonfinite_outputs.empty());
+  std::remove(path.c_str());
+}
+
+TEST(AppApi, Fp32IsTheDefaultAndKeepsTheFp16NpuOffTheMatrixOps) {
+  Environment env = Env();
+  const std::string path = WriteModel("precision");
+  Result<Model> model = Model::Load(path);
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  CompileOptions options;
+  options.accelerators = {"npu", "cpu"};
+  options.soc = "ref-phone";
+  options.policy = "greedy";
+  EXPECT_EQ(options.precision, "fp32");
+  Result<CompiledModel> compiled = CompiledModel::Compile(env, *model, options);
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  const PartitionReport& report = compiled->partition_report();
+  EXPECT_EQ(report.precision, "fp32");
+  bool refused_for_precision = false;
+  for (const PartitionReport::Fallback& f : report.fallbacks)
+    for (const PartitionReport::Refusal& r : f.refused_by)
+      if (r.reason == "precision") {
+        refused_for_precision = true;
+        EXPECT_EQ(r.detail, "systolic_npu computes in fp16, not allowed by --precision fp32");
+      }
+  EXPECT_TRUE(refused_for_precision);
+  for (const PartitionReport::Partition& p : report.partitions) EXPECT_NE(p.precision, "fp16") << p.vendor;
+  options.precision = "fp16";
+  Result<CompiledModel> bad = CompiledModel::Compile(env, *model, options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "precision: unknown 'fp16' (fp32, allow-fp16 or allow-int8)");
   std::remove(path.c_str());
 }
 

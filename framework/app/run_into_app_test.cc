@@ -8,10 +8,13 @@
 // no allocation per run.
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "framework/core/graph/host_tensor.h"
+#include "framework/core/io/tensor_proto.h"
 #include "framework/core/model/model_writer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -31,11 +34,28 @@ std::string BuildDir() {
 }
 
 // testing/fc_add_model_for_test.h's model as .tsr bytes: both ops go to
-// the NPU under the greedy policy.
+// the NPU under the greedy policy with FP16 allowed.
 std::vector<uint8_t> ModelBytes() {
   absl::StatusOr<std::vector<uint8_t>> bytes = tessera::SerializeModel(tessera::FcAddModelForTest("run_into_app"));
   EXPECT_TRUE(bytes.ok()) << bytes.status();
   return bytes.ok() ? *std::move(bytes) : std::vector<uint8_t>{};
+}
+
+// A calibration directory holding FcAddInputForTest as input_0.pb: under
+// precision allow-fp16 it proves the ranges of the FP16 FULLY_CONNECTED.
+// Made once, removed at exit.
+const std::string& CalibrationDir() {
+  static const std::string dir = [] {
+    char path[] = "/tmp/tessera_run_into_calibration_XXXXXX";
+    const std::string made = ::mkdtemp(path) != nullptr ? path : "";
+    const std::vector<float> x = tessera::FcAddInputForTest();
+    tessera::HostTensor t{"x", TSR_DTYPE_F32, {4, 16}, std::vector<uint8_t>(x.size() * sizeof(float))};
+    std::memcpy(t.data.data(), x.data(), t.data.size());
+    EXPECT_TRUE(tessera::WriteTensorSet({t}, made, "input").ok());
+    std::atexit([] { std::filesystem::remove_all(CalibrationDir()); });
+    return made;
+  }();
+  return dir;
 }
 
 // The model compiled and ready to run through the C API alone.
@@ -57,6 +77,8 @@ struct CApiRun {
     compile_options.struct_size = sizeof(compile_options);
     compile_options.accelerators = "npu";
     compile_options.policy = "greedy";
+    compile_options.precision = "allow-fp16";  // the NPU computes the FC in FP16
+    compile_options.calibration_dir = CalibrationDir().c_str();
     ASSERT_EQ(tsr_app_environment_create(&env_options, &env), TSR_OK) << tsr_app_last_error();
     ASSERT_EQ(tsr_app_model_from_memory(bytes.data(), bytes.size(), nullptr, &model), TSR_OK) << tsr_app_last_error();
     ASSERT_EQ(tsr_app_compile(env, model, &compile_options, &compiled), TSR_OK) << tsr_app_last_error();
@@ -85,6 +107,8 @@ class AppRunInto : public ::testing::Test {
     CompileOptions options;
     options.accelerators = {"npu"};
     options.policy = "greedy";
+    options.precision = "allow-fp16";  // the NPU computes the FC in FP16
+    options.calibration_dir = CalibrationDir();
     Result<CompiledModel> compiled = CompiledModel::Compile(*env, *model, options);
     ASSERT_TRUE(compiled.ok()) << compiled.status().message();
     for (const PartitionReport::Partition& p : compiled->partition_report().partitions)

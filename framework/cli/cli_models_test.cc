@@ -1,6 +1,7 @@
 // The NPU end to end through the CLI, as the user runs it: an MLP
 // and a small CNN saved by `tessera demo --save-model`, run with
-// `tessera run MODEL --accelerators npu,cpu --soc ref-phone`; the NPU takes
+// `tessera run MODEL --accelerators npu,cpu --soc ref-phone --precision
+// allow-fp16`; the NPU takes
 // the layers, reports its metrics, and the outputs agree with the cpu
 // within the NPU's declared FP16 tolerance.
 #include <filesystem>
@@ -55,8 +56,10 @@ void RunsOnTheNpuAndAgreesWithTheCpu(const std::string& model_name, const std::s
   ASSERT_EQ(saved.exit_code, 0) << saved.output;
   EXPECT_THAT(saved.output, HasSubstr("result: outputs agree with the cpu reference"));
 
-  const Result npu = Tessera("run " + model + " --accelerators npu,cpu --policy greedy --soc ref-phone --random --seed 3 --json --outputs " +
-                             (dir / "npu"));
+  // FP16 allowed: the NPU's matrix unit computes in FP16, which --precision
+  // fp32 (the default) keeps it from; the run's inputs prove the ranges.
+  const Result npu = Tessera("run " + model + " --accelerators npu,cpu --policy greedy --soc ref-phone --random --seed 3 "
+                             "--precision allow-fp16 --json --outputs " + (dir / "npu"));
   ASSERT_EQ(npu.exit_code, 0) << npu.output;
   EXPECT_THAT(npu.output, HasSubstr("\"vendor\":\"systolic_npu\""));
   for (const char* metric :

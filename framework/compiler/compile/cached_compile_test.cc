@@ -17,6 +17,7 @@
 
 #include "dispatch/model_executor.h"
 #include "framework/compiler/compile/compile_cache_key.h"
+#include "testing/allow_fp16_for_test.h"
 #include "framework/core/base/install_layout.h"
 #include "framework/core/model/model_builder.h"
 #include "framework/core/model/model_loader.h"
@@ -227,6 +228,7 @@ TEST_F(CachedCompileTest, AJitOnlyAcceleratorsPartitionsBypassTheCacheAndRecompi
   absl::StatusOr<SocSelection> soc = FindSoc("ref-phone", TestBuildDir() + "/share/tessera/socs");
   ASSERT_TRUE(soc.ok()) << soc.status();
   options_.soc = *soc;
+  options_.precision = AllowFp16ForTest(MixedModel());  // the NPU's FULLY_CONNECTED is FP16
   CompileCacheReport first, second;
   absl::StatusOr<CompiledGraph> compiled = Compile(MixedModel(), &first);
   ASSERT_TRUE(compiled.ok()) << compiled.status();
