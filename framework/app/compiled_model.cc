@@ -193,8 +193,8 @@ absl::StatusOr<tessera::CompileOptions> InternalOptions(const CompileOptions& op
   internal.partitioning = {*policy, options.min_ops, options.max_partitions};
   const std::optional<Precision> precision = ParsePrecisionPolicy(options.precision);
   if (!precision)
-    return absl::InvalidArgumentError(absl::StrCat("precision: unknown '", options.precision,
-                                                   "' (fp32, allow-fp16 or allow-int8)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("precision: unknown '", options.precision, "' (fp32, allow-fp16 or allow-int8)"));
   internal.precision.precision = *precision;
   internal.budgets = model.impl()->budgets;
   if (!options.soc.empty()) {
@@ -231,8 +231,8 @@ absl::Status CompileInto(CompiledModel::Impl& impl, const Model& model, const Co
   if (!with_ranges.ok()) return with_ranges.status();
   CompileCacheOptions cache{options.cache_dir};
   if (options.cache_max_bytes != 0) cache.max_bytes = options.cache_max_bytes;
-  absl::StatusOr<tessera::CompiledGraph> compiled =
-      CompileWithCache(*graph, registry, *with_ranges, cache, CacheLogOf(impl.environment->options), &impl.cache_report);
+  absl::StatusOr<tessera::CompiledGraph> compiled = CompileWithCache(
+      *graph, registry, *with_ranges, cache, CacheLogOf(impl.environment->options), &impl.cache_report);
   if (!compiled.ok()) return compiled.status();
   impl.compiled = *std::move(compiled);
   // A hit compiled nothing here: it reports like a precompiled model (no

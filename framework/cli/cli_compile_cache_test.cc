@@ -66,8 +66,10 @@ TEST_F(CliCache, ASecondRunIsAHitAndACorruptedEntryIsRebuilt) {
 TEST_F(CliCache, AHitKeepsTheCpuPlansOfAFreshCompile) {
   // FP16 allowed, so the NPU takes the mlp's layers; the same seeded
   // inputs prove the same ranges, so the second run hits.
-  const std::string run = "run " + model + " --random --accelerators npu,cpu --policy greedy --precision allow-fp16 "
-                          "--json --cache-dir " + (work / "cache").string();
+  const std::string run = "run " + model +
+                          " --random --accelerators npu,cpu --policy greedy --precision allow-fp16 "
+                          "--json --cache-dir " +
+                          (work / "cache").string();
   Result first = Tessera(run);
   ASSERT_EQ(first.exit_code, 0) << first.output;
   EXPECT_THAT(first.output, HasSubstr("\"hit\":false"));

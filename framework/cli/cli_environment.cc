@@ -26,8 +26,8 @@ void AddPluginFlags(FlagSpec& spec) {
 
 void AddCompileFlags(FlagSpec& spec) {
   AddPluginFlags(spec);
-  spec.values.insert({"accelerators", "mode", "soc", "kernels", "policy", "min-ops", "max-partitions", "precision",
-                      "calibration"});
+  spec.values.insert(
+      {"accelerators", "mode", "soc", "kernels", "policy", "min-ops", "max-partitions", "precision", "calibration"});
   spec.repeated.insert("option");
 }
 

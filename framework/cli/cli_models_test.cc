@@ -58,8 +58,10 @@ void RunsOnTheNpuAndAgreesWithTheCpu(const std::string& model_name, const std::s
 
   // FP16 allowed: the NPU's matrix unit computes in FP16, which --precision
   // fp32 (the default) keeps it from; the run's inputs prove the ranges.
-  const Result npu = Tessera("run " + model + " --accelerators npu,cpu --policy greedy --soc ref-phone --random --seed 3 "
-                             "--precision allow-fp16 --json --outputs " + (dir / "npu"));
+  const Result npu = Tessera("run " + model +
+                             " --accelerators npu,cpu --policy greedy --soc ref-phone --random --seed 3 "
+                             "--precision allow-fp16 --json --outputs " +
+                             (dir / "npu"));
   ASSERT_EQ(npu.exit_code, 0) << npu.output;
   EXPECT_THAT(npu.output, HasSubstr("\"vendor\":\"systolic_npu\""));
   for (const char* metric :

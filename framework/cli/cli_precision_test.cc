@@ -14,10 +14,10 @@
 
 #include "framework/core/graph/host_tensor.h"
 #include "framework/core/io/tensor_proto.h"
-#include "tessera/common.h"
-#include "testing/cli_test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tessera/common.h"
+#include "testing/cli_test_util.h"
 
 namespace tessera {
 namespace {
@@ -111,7 +111,8 @@ TEST_F(CliPrecision, Fp32IsTheDefaultAndKeepsTheFp16NpuOutSayingWhy) {
   const Result json = Greedy("partition", "--json");
   ASSERT_EQ(json.exit_code, 0) << json.output;
   EXPECT_THAT(json.output, HasSubstr("\"precision\":\"fp32\""));
-  EXPECT_THAT(json.output, HasSubstr("\"precision_why\":\"systolic_npu computes in fp16, not allowed by --precision fp32\""));
+  EXPECT_THAT(json.output,
+              HasSubstr("\"precision_why\":\"systolic_npu computes in fp16, not allowed by --precision fp32\""));
   EXPECT_THAT(json.output, Not(HasSubstr("\"precision\":\"fp16\"")));
 }
 
@@ -132,7 +133,8 @@ TEST_F(CliPrecision, AllowFp16WithCalibrationInRangeGivesTheNpuItsConvolutions) 
   ASSERT_EQ(npu.size(), 1u) << r.output;  // the whole model, as greedy gave it before the policy
   EXPECT_THAT(npu[0], HasSubstr("CONV_2Dx3"));
   EXPECT_THAT(r.output, HasSubstr("precision fp16: systolic_npu computes in fp16, allowed by --precision allow-fp16; "
-                                  "every range proven within FP16 on 1 input set(s) of " + calibration.dir()));
+                                  "every range proven within FP16 on 1 input set(s) of " +
+                                  calibration.dir()));
   const Result json = Greedy("partition", "--json --precision allow-fp16 --calibration " + calibration.dir());
   EXPECT_THAT(json.output, HasSubstr("\"precision\":\"allow-fp16\""));
   EXPECT_THAT(json.output, HasSubstr("\"precision\":\"fp16\""));
@@ -175,8 +177,9 @@ TEST_F(CliPrecision, EveryCompilingCommandTakesTheFlagAndReportsIt) {
     EXPECT_EQ(r.exit_code, 0) << command << ": " << r.output;
     EXPECT_THAT(r.output, HasSubstr("\"precision\":\"allow-int8\"")) << command;
   }
-  for (const std::string& command : std::vector<std::string>{"run " + Cnn(), "bench " + Cnn(), "partition " + Cnn(),
-                                     "compile " + Cnn() + " -o " + out.path(), "demo", "onnx-test /nonexistent"}) {
+  for (const std::string& command :
+       std::vector<std::string>{"run " + Cnn(), "bench " + Cnn(), "partition " + Cnn(),
+                                "compile " + Cnn() + " -o " + out.path(), "demo", "onnx-test /nonexistent"}) {
     const Result bad = Tessera(command + " --precision fp16");
     EXPECT_EQ(bad.exit_code, 2) << command << ": " << bad.output;
     EXPECT_THAT(bad.output, HasSubstr("unknown --precision 'fp16' (want fp32, allow-fp16 or allow-int8)")) << command;
@@ -207,12 +210,14 @@ TEST_F(CliPrecision, NanFromFiniteInputsIsReportedAndFailsCheckAndStrict) {
   EXPECT_THAT(text.output, HasSubstr("non-finite outputs: 'probs' holds 160 NaN and 0 Inf (every input was finite"));
   const Result json = Tessera(run + " --json");
   EXPECT_EQ(json.exit_code, 0) << json.output;
-  EXPECT_THAT(json.output, HasSubstr("\"nonfinite\":{\"checked\":true,\"inputs_finite\":true,\"from_finite_inputs\":true,"
-                                     "\"outputs\":[{\"index\":0,\"name\":\"probs\",\"nan\":160,\"inf\":0}]}"));
+  EXPECT_THAT(json.output,
+              HasSubstr("\"nonfinite\":{\"checked\":true,\"inputs_finite\":true,\"from_finite_inputs\":true,"
+                        "\"outputs\":[{\"index\":0,\"name\":\"probs\",\"nan\":160,\"inf\":0}]}"));
   for (const char* flag : {"--check", "--strict"}) {
     const Result failed = Tessera(run + " " + flag);
     EXPECT_EQ(failed.exit_code, 1) << flag << ": " << failed.output;
-    EXPECT_THAT(failed.output, HasSubstr(std::string(flag) + ": non-finite outputs from finite inputs: 'probs' holds 160 NaN"));
+    EXPECT_THAT(failed.output,
+                HasSubstr(std::string(flag) + ": non-finite outputs from finite inputs: 'probs' holds 160 NaN"));
   }
 }
 
@@ -225,8 +230,9 @@ TEST_F(CliPrecision, ANanInputPassedThroughIsReportedButIsNotTheModelsFault) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(r.output, HasSubstr("non-finite outputs: 'probs' holds 10 NaN and 0 Inf (some input was not finite)"));
   const Result clean = Tessera("run " + Mlp() + " --accelerators cpu --json");
-  EXPECT_THAT(clean.output, HasSubstr("\"nonfinite\":{\"checked\":true,\"inputs_finite\":true,\"from_finite_inputs\":false,"
-                                      "\"outputs\":[]}"));
+  EXPECT_THAT(clean.output,
+              HasSubstr("\"nonfinite\":{\"checked\":true,\"inputs_finite\":true,\"from_finite_inputs\":false,"
+                        "\"outputs\":[]}"));
 }
 
 }  // namespace

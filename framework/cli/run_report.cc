@@ -164,8 +164,12 @@ void WriteNonFiniteJson(const app::RunProfile& p, JsonWriter& j) {
   j.Key("nonfinite").BeginObject().Field("checked", p.nonfinite_checked).Field("inputs_finite", p.inputs_finite);
   j.Field("from_finite_inputs", p.nonfinite_from_finite_inputs()).Key("outputs").BeginArray();
   for (const app::RunProfile::NonFinite& n : p.nonfinite_outputs)
-    j.BeginObject().Field("index", static_cast<uint64_t>(n.output)).Field("name", n.name).Field("nan", n.nan_count)
-        .Field("inf", n.inf_count).EndObject();
+    j.BeginObject()
+        .Field("index", static_cast<uint64_t>(n.output))
+        .Field("name", n.name)
+        .Field("nan", n.nan_count)
+        .Field("inf", n.inf_count)
+        .EndObject();
   j.EndArray().EndObject();
 }
 

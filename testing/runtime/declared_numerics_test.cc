@@ -13,6 +13,7 @@
 #include "framework/core/model/model_builder.h"
 #include "gtest/gtest.h"
 #include "tessera/ops.h"
+#include "testing/allow_fp16_for_test.h"
 #include "testing/bundled_plugins_for_test.h"
 
 namespace tessera {
@@ -41,6 +42,7 @@ std::unique_ptr<ModelExecutor> Prepare(const PluginRegistry& registry, const Gra
   CompileOptions options;
   options.accelerators = std::move(accelerators);
   options.partitioning.policy = PartitionPolicy::kGreedy;  // the NPU runs what it claims
+  options.precision = AllowFp16ForTest(graph);             // FP16 included: its declaration is the subject
   absl::StatusOr<CompiledGraph> compiled = CompileGraph(graph, registry, options);
   EXPECT_TRUE(compiled.ok()) << compiled.status();
   keep = std::move(*compiled);

@@ -17,6 +17,7 @@
 #include "framework/core/model/model_builder.h"
 #include "gtest/gtest.h"
 #include "tessera/ops.h"
+#include "testing/allow_fp16_for_test.h"
 #include "testing/bundled_plugins_for_test.h"
 
 namespace tessera {
@@ -61,6 +62,7 @@ class Concurrent : public ::testing::TestWithParam<std::vector<std::string>> {
     CompileOptions options;
     options.accelerators = GetParam();
     options.partitioning.policy = PartitionPolicy::kGreedy;  // the accelerator runs, even where it does not pay
+    options.precision = AllowFp16ForTest(Model());           // the NPU's FC is FP16
     absl::StatusOr<CompiledGraph> compiled = CompileGraph(Model(), registry_, options);
     ASSERT_TRUE(compiled.ok()) << compiled.status();
     compiled_ = std::move(*compiled);

@@ -17,13 +17,13 @@
 
 #include "dispatch/model_executor.h"
 #include "framework/compiler/compile/compile_cache_key.h"
-#include "testing/allow_fp16_for_test.h"
 #include "framework/core/base/install_layout.h"
 #include "framework/core/model/model_builder.h"
 #include "framework/core/model/model_loader.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tessera/ops.h"
+#include "testing/allow_fp16_for_test.h"
 #include "testing/bundled_plugins_for_test.h"
 
 namespace tessera {

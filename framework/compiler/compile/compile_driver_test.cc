@@ -17,6 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tessera/ops.h"
+#include "testing/allow_fp16_for_test.h"
 #include "testing/bundled_plugins_for_test.h"
 
 namespace tessera {
@@ -225,6 +226,7 @@ class AotJitMix : public ::testing::Test {
     options_.soc = *soc;
     options_.partitioning.policy = PartitionPolicy::kGreedy;
     options_.accelerators = {"npu", "dsp", "cpu"};
+    options_.precision = AllowFp16ForTest(SmallModel());  // the NPU's FULLY_CONNECTED is FP16
   }
   // Vendor -> {DISPATCH ops holding bytecode, DISPATCH ops holding a JIT slot}.
   static std::map<std::string, std::pair<int, int>> Dispatches(const Graph& g) {

@@ -42,10 +42,11 @@ std::string UnprovenRange(const Graph& graph, const PrecisionOptions& options, s
       if (options.samples.empty()) return "its range is not proven: no calibration samples were given";
       const auto seen_it = options.observed_max_abs.find(tensor.name);
       const double seen = seen_it != options.observed_max_abs.end() ? seen_it->second : -1;
-      if (seen < 0) return absl::StrCat("the range of ", tensor.name, " is not proven (not observed on ", options.samples, ")");
+      if (seen < 0)
+        return absl::StrCat("the range of ", tensor.name, " is not proven (not observed on ", options.samples, ")");
       if (seen > kFp16SafeMax)
-        return absl::StrFormat("%s reaches %g on %s, beyond the FP16 bound %g (65504 / 16 headroom)", tensor.name,
-                               seen, options.samples, kFp16SafeMax);
+        return absl::StrFormat("%s reaches %g on %s, beyond the FP16 bound %g (65504 / 16 headroom)", tensor.name, seen,
+                               options.samples, kFp16SafeMax);
     }
   }
   return "";
@@ -86,8 +87,7 @@ void ApplyPrecisionPolicy(const Graph& graph, const PrecisionOptions& options, s
         if (options.precision == Precision::kFp32) {
           why = absl::StrCat(a.vendor, " computes in fp16, not allowed by --precision ", allowed);
         } else if (std::string range = UnprovenRange(graph, options, o, &constant_max); !range.empty()) {
-          why = absl::StrCat(a.vendor, " computes in fp16, allowed by --precision ", allowed, ", but ",
-                             range);
+          why = absl::StrCat(a.vendor, " computes in fp16, allowed by --precision ", allowed, ", but ", range);
         }
       }
       if (!why.empty()) c = OpClaim{false, kRefusalPrecision, SharedText(why)};

@@ -78,7 +78,8 @@ TEST(PrecisionPolicy, AllowFp16WithoutCalibrationProvesNothing) {
   std::vector<AcceleratorClaims> claims = NpuAndCpu();
   ApplyPrecisionPolicy(m.graph, {Precision::kAllowFp16, {}, ""}, &claims);
   EXPECT_FALSE(claims[0].claims[0].supported);
-  EXPECT_THAT(claims[0].claims[0].detail.str(), HasSubstr("allowed by --precision allow-fp16, but its range is not proven"));
+  EXPECT_THAT(claims[0].claims[0].detail.str(),
+              HasSubstr("allowed by --precision allow-fp16, but its range is not proven"));
 }
 
 TEST(PrecisionPolicy, AllowFp16OffersAnOpWhoseEveryRangeIsWithinTheBound) {

@@ -84,10 +84,8 @@ absl::StatusOr<Program> LowerGraph(const kit::GraphSnapshot& g, const SystolicNp
 // cannot be tiled onto this SoC. `computes_fp16` (when given) receives
 // whether that program computes an F32 tensor's math in FP16 (numerics.h),
 // which the claim declares (TSR_CLAIM_FLAG_COMPUTES_FP16).
-absl::StatusOr<RunMetrics> EstimateOp(const kit::GraphSnapshot& g, size_t op_index,
-                                      const SystolicNpuConfig& npu,
-                                      const LoweringOptions& options, Overlap overlap,
-                                      bool* computes_fp16 = nullptr);
+absl::StatusOr<RunMetrics> EstimateOp(const kit::GraphSnapshot& g, size_t op_index, const SystolicNpuConfig& npu,
+                                      const LoweringOptions& options, Overlap overlap, bool* computes_fp16 = nullptr);
 
 const char* OpName(int32_t op_type);
 
