@@ -282,5 +282,36 @@ TEST(Lowering, EstimatesAndTooLarge) {
   EXPECT_GT(big->time_us, 0.0);
 }
 
+// What the claim declares (TSR_CLAIM_FLAG_COMPUTES_FP16), op by op: an F32
+// FULLY_CONNECTED runs on the FP16 matrix unit, an F32 RELU on the FP32
+// vector unit, an INT8 FULLY_CONNECTED exactly (the model's own precision).
+TEST(Lowering, EstimateSaysWhichOpsComputeInFp16) {
+  std::mt19937 rng(2);
+  GraphBuilder f;
+  const int32_t x = f.Input("x", TSR_DTYPE_F32, {4, 8});
+  const int32_t w = f.Const("w", TSR_DTYPE_F32, {8, 8}, AsBytes(RandomF(rng, 64, -1.0f, 1.0f)));
+  const int32_t y = f.Tensor("y", TSR_DTYPE_F32, {4, 8});
+  const int32_t z = f.Tensor("z", TSR_DTYPE_F32, {4, 8});
+  f.Op(TSR_OP_FULLY_CONNECTED, {x, w}, {y});
+  f.Op(TSR_OP_RELU, {y}, {z});
+  f.Output(z);
+  bool fp16 = false;
+  ASSERT_TRUE(EstimateOp(f.g, 0, Edge(), {}, Overlap::kDefault, &fp16).ok());
+  EXPECT_TRUE(fp16);
+  ASSERT_TRUE(EstimateOp(f.g, 1, Edge(), {}, Overlap::kDefault, &fp16).ok());
+  EXPECT_FALSE(fp16);
+
+  GraphBuilder q;
+  const int32_t qx = q.Input("x", TSR_DTYPE_I8, {4, 8}, {{0.04f}, {0}, -1});
+  const int32_t qw = q.Const("w", TSR_DTYPE_I8, {8, 8}, RandomI8(rng, 64), {{0.01f}, {0}, -1});
+  const int32_t qy = q.Tensor("y", TSR_DTYPE_I8, {4, 8}, {{0.5f}, {0}, -1});
+  q.Op(TSR_OP_FULLY_CONNECTED, {qx, qw}, {qy});
+  q.Output(qy);
+  ASSERT_TRUE(CheckOpSupport(q.g, q.g.ops[0]).supported) << CheckOpSupport(q.g, q.g.ops[0]).detail;
+  fp16 = true;
+  ASSERT_TRUE(EstimateOp(q.g, 0, Edge(), {}, Overlap::kDefault, &fp16).ok());
+  EXPECT_FALSE(fp16);
+}
+
 }  // namespace
 }  // namespace tessera::systolic
