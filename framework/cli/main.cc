@@ -47,6 +47,9 @@ COMPILE OPTIONS (partition, compile, run, demo, bench, onnx-test):
   --soc NAME|FILE            SoC description (default ref-phone)
   --option KEY=VALUE         plugin option, e.g. systolic_npu.dataflow=os (repeatable)
   --kernels reference|fast   cpu plugin kernels (default fast)
+  --precision fp32|allow-fp16|allow-int8
+                             what accelerators may give up (default fp32; demo: allow-fp16); FP16 needs
+                             its ranges proven by --calibration DIR or the inputs a command computes on
   --plugin-dir DIR           also search DIR for plugins (repeatable; see also TESSERA_PLUGIN_PATH)
 
 MODEL is a .tsr file, or an .onnx file imported in memory; an .onnx takes --input-shape NAME=D0,D1,...,
