@@ -9,7 +9,7 @@
 //   PATH: how a run is made (default run):
 //     run    ExecutionContext::Run: host tensors in, newly allocated outputs back
 //     into   ExecutionContext::RunInto on buffers made once
-//     c-app  tsr_app_run, the C app API, on buffers made once: the same
+//     c-app  tsr_app_run_sized, the C app API, on buffers made once: the same
 //            model saved as .tsr bytes and compiled through the app API
 //     bound  ExecutionContext::RunBound on 64-byte aligned host buffers bound
 //            once (BindInput/BindOutput); prints each binding's mode
@@ -180,9 +180,11 @@ int main(int argc, char** argv) {
   // The caller's buffers of `into` and `c-app`, made once.
   std::vector<std::span<const uint8_t>> in_views;
   std::vector<const void*> in_pointers;
+  std::vector<size_t> in_sizes, out_sizes;
   for (const HostTensor& h : inputs) {
     in_views.push_back(h.data);
     in_pointers.push_back(h.data.data());
+    in_sizes.push_back(h.data.size());
   }
   std::vector<std::vector<uint8_t>> output_buffers;
   std::vector<std::span<uint8_t>> out_views;
@@ -191,6 +193,7 @@ int main(int argc, char** argv) {
   for (std::vector<uint8_t>& b : output_buffers) {
     out_views.push_back(b);
     out_pointers.push_back(b.data());
+    out_sizes.push_back(b.size());
   }
   tsr_app_environment env = nullptr;
   tsr_app_model app_model = nullptr;
@@ -249,8 +252,8 @@ int main(int argc, char** argv) {
     run_once = [&] { return (*context)->RunBound().ok(); };
   } else if (path == "c-app") {
     run_once = [&] {
-      return tsr_app_run(app_context, in_pointers.data(), in_pointers.size(), out_pointers.data(),
-                         out_pointers.size()) == TSR_OK;
+      return tsr_app_run_sized(app_context, in_pointers.data(), in_sizes.data(), in_pointers.size(),
+                               out_pointers.data(), out_sizes.data(), out_pointers.size()) == TSR_OK;
     };
   } else {
     std::fprintf(stderr, "PATH must be run, into, c-app or bound, not '%s'\n", path.c_str());

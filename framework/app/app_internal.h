@@ -39,6 +39,9 @@ struct TensorAccess {
   static Tensor Own(TensorInfo info, std::shared_ptr<std::vector<uint8_t>> owned, void* data, size_t size) {
     return Tensor(std::move(info), std::move(owned), data, size);
   }
+  // The shared owner of an Allocate()d tensor's memory; null for a Wrap()ped
+  // one (the caller's memory). RunAsync holds it until the run ends.
+  static const std::shared_ptr<std::vector<uint8_t>>& Owner(const Tensor& tensor) { return tensor.owned_; }
 };
 std::vector<TensorInfo> TensorInfos(const tessera::Graph& graph, const std::vector<int32_t>& tensors);
 
@@ -104,6 +107,13 @@ struct CompiledModel::Impl {
 };
 
 struct RunContext::Impl {
+  // One call at a time per context: every call that sets the views or
+  // uses `context` (Run, RunInto, RunAsync's start, Bind, Unbind,
+  // RunBound, tsr_app_run) holds it, so a context shared between threads
+  // serializes its runs instead of mixing their buffers (docs/app-guide.md).
+  // An asynchronous run does not hold it while it runs: CheckIdle, under
+  // it, refuses every other call until Wait collected the run.
+  std::mutex run_lock;
   std::shared_ptr<const CompiledModel::Impl> model;  // keeps the loaded model and its JIT handles alive
   std::unique_ptr<tessera::ExecutionContext> context;
   // The buffers of the run in progress, one per graph input/output. Sized
@@ -120,8 +130,10 @@ struct RunContext::Impl {
   // An asynchronous run in flight owns the views: every other run waits
   // its turn (FAILED_PRECONDITION until Wait collected it).
   Status CheckIdle(const char* call) const;
-  // The one start of RunAsync and tsr_app_run_async, once the views are set.
-  void StartAsync(RunProfile* profile);
+  // The one start of RunAsync and tsr_app_run_async, once the views are set
+  // (under run_lock): the run holds the shared owners of `inputs` and
+  // `outputs` (Allocate()d tensors) until it ends; the C API passes none.
+  void StartAsync(RunProfile* profile, std::span<const Tensor> inputs = {}, std::span<const Tensor> outputs = {});
   Status WaitAsync(uint64_t timeout_ns);
   // RunAsync's worker, made on the first RunAsync; declared last, so it is
   // joined before the context it runs on goes.

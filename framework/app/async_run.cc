@@ -22,10 +22,14 @@ bool AsyncRunner::busy() const {
   return state_ != State::kIdle;
 }
 
-void AsyncRunner::Start(RunProfile* profile) {
+void AsyncRunner::Start(RunProfile* profile, std::span<const Tensor> inputs, std::span<const Tensor> outputs) {
   {
     std::lock_guard<std::mutex> lock(lock_);
     profile_ = profile;
+    held_.clear();
+    for (std::span<const Tensor> tensors : {inputs, outputs})
+      for (const Tensor& t : tensors)
+        if (const std::shared_ptr<std::vector<uint8_t>>& owner = TensorAccess::Owner(t)) held_.push_back(owner);
     state_ = State::kQueued;
     // The thread is made once and kept: later runs allocate no thread.
     if (!worker_.joinable()) worker_ = std::thread([this] { Work(); });
@@ -40,10 +44,12 @@ void AsyncRunner::Work() {
     // buffers are borrowed until it ends, never abandoned mid-run.
     changed_.wait(lock, [&] { return state_ == State::kQueued || stop_; });
     if (state_ != State::kQueued) return;
-    RunProfile* profile = profile_;
+    RunProfile* profile = profile_ != nullptr ? &run_profile_ : nullptr;
     lock.unlock();
     Status result = impl_->RunViews(profile);
     lock.lock();
+    // Done writing: the tensors the app may have dropped go now.
+    held_.clear();
     result_ = std::move(result);
     state_ = State::kDone;
     changed_.notify_all();
@@ -63,6 +69,7 @@ Status AsyncRunner::Wait(uint64_t timeout_ns) {
     return Status(TSR_DEADLINE_EXCEEDED, "the asynchronous run is still going (wait again)");
   }
   state_ = State::kIdle;
+  if (profile_ != nullptr) std::swap(*profile_, run_profile_);
   profile_ = nullptr;
   return std::exchange(result_, Status());
 }

@@ -1,6 +1,6 @@
 // Asynchronous execution end to end: the mock DSP's steps are queued with
 // invoke_async (dispatch/execution_context_async.cc) on models that mix it with
-// the cpu, and the app's RunAsync / tsr_app_run_async run over any model.
+// the cpu, and the app's RunAsync / tsr_app_run_async_sized run over any model.
 // Expected values come from formulas written out below (in double, within
 // the DSP's declared 1e-5), and an async run must equal the synchronous
 // run of the same context byte for byte. Overlap is proven without clocks:
@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -394,6 +395,41 @@ TEST_F(AsyncRun, OneRunInFlightPerContextAndATimedWait) {
   ExpectNear(last[1], ExpectedB());
 }
 
+// The app's output vector, declared after the context, goes first when the
+// scope ends, while the run is still in flight: the run shares the
+// ownership of its Allocate()d tensors, so the worker writes into memory it
+// still owns (before, ASan reported a heap-use-after-free here), and frees
+// it when it ends. The profile, never collected by Wait, is never written.
+TEST_F(AsyncRun, OutputsDroppedWhileTheRunIsInFlightAreHeldByIt) {
+  Result<CompiledModel> compiled = Compile(*independent_, Hold());
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  std::optional<Tensor> kept;
+  std::weak_ptr<std::vector<uint8_t>> dropped;
+  RunProfile profile;
+  {
+    Result<RunContext> context = RunContext::Create(*compiled);
+    ASSERT_TRUE(context.ok());
+    // Declared after the context, so it goes first: lets the DSP finish.
+    struct Release {
+      std::string path;
+      ~Release() { std::ofstream(path).flush(); }
+    } release{hold_};
+    {
+      std::vector<Tensor> outputs = {Tensor::Allocate(compiled->outputs()[0]),
+                                     Tensor::Allocate(compiled->outputs()[1])};
+      // The inputs are temporaries too: gone once RunAsync returns.
+      ASSERT_TRUE(context->RunAsync({Filled("x", X), Filled("y", Y)}, outputs, &profile).ok());
+      kept.emplace(outputs[1]);
+      dropped = TensorAccess::Owner(outputs[0]);
+      ASSERT_TRUE(WaitForFile(hold_ + ".held"));  // the DSP holds the run: certainly in flight
+    }
+    EXPECT_FALSE(dropped.expired()) << "the run in flight must hold the output the app dropped";
+  }  // the DSP is released, then the context waits for the run
+  EXPECT_TRUE(dropped.expired()) << "the run must let go of the dropped output once it ended";
+  ExpectNear(*kept, ExpectedB());
+  EXPECT_TRUE(profile.steps.empty()) << "a profile is written by Wait only";
+}
+
 TEST_F(AsyncRun, TheCApiRunsAsynchronouslyToo) {
   const std::string lib = BuildDir() + "/lib", socs = BuildDir() + "/share/tessera/socs";
   tsr_app_environment_options eo{};
@@ -420,16 +456,19 @@ TEST_F(AsyncRun, TheCApiRunsAsynchronouslyToo) {
     for (int i = 0; i < kCount; ++i) x[i] = X(i);
     const void* inputs[] = {x.data()};
     void* outputs[] = {side.data(), out.data()};
+    const size_t input_sizes[] = {sizeof(float) * kCount},
+                 output_sizes[] = {sizeof(float) * kCount, sizeof(float) * kCount};
     EXPECT_EQ(tsr_app_run_wait(context, 0), TSR_FAILED_PRECONDITION);
-    ASSERT_EQ(tsr_app_run_async(context, inputs, 1, outputs, 2), TSR_OK) << tsr_app_last_error();
+    ASSERT_EQ(tsr_app_run_async_sized(context, inputs, input_sizes, 1, outputs, output_sizes, 2), TSR_OK)
+        << tsr_app_last_error();
     ASSERT_EQ(tsr_app_run_wait(context, UINT64_MAX), TSR_OK) << tsr_app_last_error();
     const std::vector<double> want_side = ExpectedSide(), want_out = ExpectedOut();
     for (int i = 0; i < kCount; ++i) {
       EXPECT_NEAR(side[i], want_side[i], 1e-5 + 1e-5 * std::abs(want_side[i])) << accelerators << " " << i;
       EXPECT_NEAR(out[i], want_out[i], 1e-5 + 1e-5 * std::abs(want_out[i])) << accelerators << " " << i;
     }
-    EXPECT_EQ(tsr_app_run_async(context, inputs, 2, outputs, 2), TSR_INVALID_ARGUMENT);
-    EXPECT_THAT(tsr_app_last_error(), HasSubstr("tsr_app_run_async: the model takes 1 inputs"));
+    EXPECT_EQ(tsr_app_run_async_sized(context, inputs, input_sizes, 2, outputs, output_sizes, 2), TSR_INVALID_ARGUMENT);
+    EXPECT_THAT(tsr_app_last_error(), HasSubstr("tsr_app_run_async_sized: the model takes 1 inputs"));
     EXPECT_EQ(tsr_app_run_wait(nullptr, 0), TSR_INVALID_ARGUMENT);
     tsr_app_run_context_destroy(context);
     tsr_app_compiled_model_destroy(compiled);

@@ -1,13 +1,13 @@
-// The C API (tessera_app.h): each handle holds the C++ object, each call
-// catches everything (nothing is thrown across a C boundary), and every
-// failure leaves its text in the calling thread's slot.
+// The C API (tessera_app.h): environments, models and compiled models (run
+// contexts: c_api_run.cc). Each handle is a checked entry of its kind's
+// table holding the C++ object (c_api_internal.h), each call catches
+// everything (nothing is thrown across a C boundary), and every failure
+// leaves its text in the calling thread's slot.
 #include <cstring>
-#include <exception>
-#include <new>
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "framework/app/app_internal.h"
+#include "framework/app/c_api_internal.h"
 #include "framework/compiler/report/partition_report.h"
 #include "framework/core/base/json_writer.h"
 #include "tessera/app/tessera_app.h"
@@ -17,45 +17,14 @@ static_assert(TSR_APP_COMPATIBILITY_OPTIMAL == TSR_COMPATIBILITY_OPTIMAL &&
                   TSR_APP_COMPATIBILITY_PREFER_RECOMPILE == TSR_COMPATIBILITY_PREFER_RECOMPILE,
               "the app API's verdicts are the dispatch ABI's");
 
-struct tsr_app_environment_s {
-  tessera::app::Environment env;
-};
-struct tsr_app_model_s {
-  tessera::app::Model model;
-};
-struct tsr_app_compiled_model_s {
-  tessera::app::CompiledModel compiled;
-  std::vector<tessera::app::TensorInfo> inputs, outputs;  // stable storage for tsr_app_tensor_info
-  std::string report_json;
-};
-struct tsr_app_run_context_s {
-  tessera::app::RunContext context;
-  tsr_app_compiled_model compiled;
-};
-
 namespace {
 
-thread_local std::string last_error;
-
-tsr_status Fail(tsr_status code, std::string text) {
-  last_error = std::move(text);
-  return code;
-}
-tsr_status Fail(const tessera::app::Status& s) { return Fail(s.code(), s.message()); }
-
-// Runs `body`, turning exceptions into statuses.
-template <typename Body>
-tsr_status Guarded(const char* call, Body body) {
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return Fail(TSR_RESOURCE_EXHAUSTED, std::string(call) + ": out of memory");
-  } catch (const std::exception& e) {
-    return Fail(TSR_INTERNAL, std::string(call) + ": " + e.what());
-  } catch (...) {
-    return Fail(TSR_INTERNAL, std::string(call) + ": unknown exception");
-  }
-}
+using tessera::app::c_api::Adopt;
+using tessera::app::c_api::CheckStructSize;
+using tessera::app::c_api::Destroy;
+using tessera::app::c_api::Fail;
+using tessera::app::c_api::Guarded;
+using tessera::app::c_api::Resolve;
 
 template <typename T>
 bool Has(const T* opts, size_t end_of_member) {
@@ -69,21 +38,6 @@ bool Has(const T* opts, size_t end_of_member) {
 constexpr size_t kFirstEnvironmentOptionsSize = sizeof(tsr_app_environment_options);
 constexpr size_t kFirstLoadOptionsSize = offsetof(tsr_app_load_options, budgets);
 constexpr size_t kFirstCompileOptionsSize = offsetof(tsr_app_compile_options, policy);
-constexpr size_t kFirstBufferSize = sizeof(tsr_app_buffer);
-
-// The struct_size rule of tessera_app.h, for every struct the caller
-// passes in. Below the first version's size (0 above all: a struct left
-// zeroed) nothing can be read safely, and reading none of it would
-// silently drop every option the caller set; so it is refused. A size
-// beyond what this library knows is a newer caller's: its known prefix is
-// read (TSR_APP_HAS) and the rest ignored. NULL opts means defaults.
-template <typename T>
-tsr_status CheckStructSize(const char* call, const char* type, const T* opts, size_t first_size) {
-  if (opts == nullptr || opts->struct_size >= first_size) return TSR_OK;
-  return Fail(TSR_INVALID_ARGUMENT, absl::StrCat(call, ": ", type, "::struct_size ", opts->struct_size,
-                                                 " is below its first version's size (", first_size,
-                                                 " bytes); set it to sizeof(", type, ")"));
-}
 
 tessera::app::LoadOptions LoadOptionsFrom(const tsr_app_load_options* opts) {
   tessera::app::LoadOptions o;  // struct_size checked by the caller (CheckStructSize)
@@ -104,13 +58,37 @@ tessera::app::LoadOptions LoadOptionsFrom(const tsr_app_load_options* opts) {
   return o;
 }
 
-tsr_status Adopt(tessera::app::Result<tessera::app::Model> model, tsr_app_model* out) {
+tsr_status AdoptModel(const char* call, tessera::app::Result<tessera::app::Model> model, tsr_app_model* out) {
   if (!model.ok()) return Fail(model.status());
-  *out = new tsr_app_model_s{*std::move(model)};
-  return TSR_OK;
+  return Adopt(call, std::make_shared<tsr_app_model_s>(tsr_app_model_s{*std::move(model)}), out);
 }
 
+thread_local std::string last_error;
+
 }  // namespace
+
+namespace tessera::app::c_api {
+
+tsr_status Fail(tsr_status code, std::string text) {
+  last_error = std::move(text);
+  return code;
+}
+
+std::string HandleError(const char* call, const char* kind, HandleProblem problem) {
+  switch (problem) {
+    case HandleProblem::kDestroyed:
+      return std::string(call) + ": this " + kind + " was destroyed (a handle is invalid once its _destroy call " +
+             "returned)";
+    case HandleProblem::kOtherKind:
+      return std::string(call) + ": the handle is another kind of tsr_app_ handle, not a " + kind;
+    case HandleProblem::kNone:
+    case HandleProblem::kUnknown:
+      break;
+  }
+  return std::string(call) + ": the value is not a " + kind + " handle made by this library";
+}
+
+}  // namespace tessera::app::c_api
 
 extern "C" {
 
@@ -141,12 +119,12 @@ tsr_status tsr_app_environment_create(const tsr_app_environment_options* opts, t
     }
     tessera::app::Result<tessera::app::Environment> env = tessera::app::Environment::Create(o);
     if (!env.ok()) return Fail(env.status());
-    *out = new tsr_app_environment_s{*std::move(env)};
-    return TSR_OK;
+    return Adopt("tsr_app_environment_create",
+                 std::make_shared<tsr_app_environment_s>(tsr_app_environment_s{*std::move(env)}), out);
   });
 }
 
-void tsr_app_environment_destroy(tsr_app_environment env) { delete env; }
+tsr_status tsr_app_environment_destroy(tsr_app_environment env) { return Destroy("tsr_app_environment_destroy", env); }
 
 tsr_status tsr_app_model_load(const char* path, const tsr_app_load_options* opts, tsr_app_model* out) {
   return Guarded("tsr_app_model_load", [&]() -> tsr_status {
@@ -154,7 +132,7 @@ tsr_status tsr_app_model_load(const char* path, const tsr_app_load_options* opts
     if (tsr_status code = CheckStructSize("tsr_app_model_load", "tsr_app_load_options", opts, kFirstLoadOptionsSize);
         code != TSR_OK)
       return code;
-    return Adopt(tessera::app::Model::Load(path, LoadOptionsFrom(opts)), out);
+    return AdoptModel("tsr_app_model_load", tessera::app::Model::Load(path, LoadOptionsFrom(opts)), out);
   });
 }
 
@@ -166,17 +144,21 @@ tsr_status tsr_app_model_from_memory(const void* bytes, size_t size, const tsr_a
             CheckStructSize("tsr_app_model_from_memory", "tsr_app_load_options", opts, kFirstLoadOptionsSize);
         code != TSR_OK)
       return code;
-    return Adopt(tessera::app::Model::FromMemory(bytes, size, LoadOptionsFrom(opts)), out);
+    return AdoptModel("tsr_app_model_from_memory", tessera::app::Model::FromMemory(bytes, size, LoadOptionsFrom(opts)),
+                      out);
   });
 }
 
-void tsr_app_model_destroy(tsr_app_model model) { delete model; }
+tsr_status tsr_app_model_destroy(tsr_app_model model) { return Destroy("tsr_app_model_destroy", model); }
 
 tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const tsr_app_compile_options* opts,
                            tsr_app_compiled_model* out) {
   return Guarded("tsr_app_compile", [&]() -> tsr_status {
-    if (env == nullptr || model == nullptr || out == nullptr)
-      return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compile: NULL argument");
+    std::shared_ptr<tsr_app_environment_s> env_object;
+    std::shared_ptr<tsr_app_model_s> model_object;
+    if (tsr_status code = Resolve("tsr_app_compile", env, &env_object); code != TSR_OK) return code;
+    if (tsr_status code = Resolve("tsr_app_compile", model, &model_object); code != TSR_OK) return code;
+    if (out == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compile: out is NULL");
     if (tsr_status code = CheckStructSize("tsr_app_compile", "tsr_app_compile_options", opts, kFirstCompileOptionsSize);
         code != TSR_OK)
       return code;
@@ -222,10 +204,10 @@ tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const t
       if (opts->calibration_dir != nullptr) o.calibration_dir = opts->calibration_dir;
     }
     tessera::app::Result<tessera::app::CompiledModel> compiled =
-        tessera::app::CompiledModel::Compile(env->env, model->model, o);
+        tessera::app::CompiledModel::Compile(env_object->env, model_object->model, o);
     if (!compiled.ok()) return Fail(compiled.status());
     auto handle =
-        std::make_unique<tsr_app_compiled_model_s>(tsr_app_compiled_model_s{*std::move(compiled), {}, {}, {}});
+        std::make_shared<tsr_app_compiled_model_s>(tsr_app_compiled_model_s{*std::move(compiled), {}, {}, {}});
     handle->inputs = handle->compiled.inputs();
     handle->outputs = handle->compiled.outputs();
     const tessera::CompiledGraph& internal = handle->compiled.impl()->compiled;
@@ -235,17 +217,20 @@ tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const t
     else
       tessera::WritePartitionReportJson(tessera::BuildPartitionReport(internal), j);
     handle->report_json = j.str();
-    *out = handle.release();
-    return TSR_OK;
+    return Adopt("tsr_app_compile", std::move(handle), out);
   });
 }
 
-void tsr_app_compiled_model_destroy(tsr_app_compiled_model compiled) { delete compiled; }
+tsr_status tsr_app_compiled_model_destroy(tsr_app_compiled_model compiled) {
+  return Destroy("tsr_app_compiled_model_destroy", compiled);
+}
 
 tsr_status tsr_app_compiled_model_cache_info(tsr_app_compiled_model compiled, tsr_app_cache_info* out) {
-  if (compiled == nullptr || out == nullptr || out->struct_size < sizeof(tsr_app_cache_info))
-    return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_cache_info: NULL argument or struct_size too small");
-  const tessera::app::CompileCacheInfo& c = compiled->compiled.cache_info();
+  std::shared_ptr<tsr_app_compiled_model_s> m;
+  if (tsr_status code = Resolve("tsr_app_compiled_model_cache_info", compiled, &m); code != TSR_OK) return code;
+  if (out == nullptr || out->struct_size < sizeof(tsr_app_cache_info))
+    return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_cache_info: NULL out or struct_size too small");
+  const tessera::app::CompileCacheInfo& c = m->compiled.cache_info();
   const uint32_t size = out->struct_size;
   *out = tsr_app_cache_info{};
   out->struct_size = size;
@@ -261,17 +246,22 @@ tsr_status tsr_app_compiled_model_cache_info(tsr_app_compiled_model compiled, ts
 }
 
 tsr_status tsr_app_compiled_model_compatibility_count(tsr_app_compiled_model compiled, size_t* out_count) {
-  if (compiled == nullptr || out_count == nullptr)
+  std::shared_ptr<tsr_app_compiled_model_s> m;
+  if (tsr_status code = Resolve("tsr_app_compiled_model_compatibility_count", compiled, &m); code != TSR_OK)
+    return code;
+  if (out_count == nullptr)
     return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_compatibility_count: NULL argument");
-  *out_count = compiled->compiled.compatibility().size();
+  *out_count = m->compiled.compatibility().size();
   return TSR_OK;
 }
 
 tsr_status tsr_app_compiled_model_compatibility(tsr_app_compiled_model compiled, size_t index,
                                                 tsr_app_bytecode_compatibility* out) {
-  if (compiled == nullptr || out == nullptr || out->struct_size < sizeof(tsr_app_bytecode_compatibility))
-    return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_compatibility: NULL argument or struct_size too small");
-  const std::vector<tessera::app::BytecodeCompatibility>& all = compiled->compiled.compatibility();
+  std::shared_ptr<tsr_app_compiled_model_s> m;
+  if (tsr_status code = Resolve("tsr_app_compiled_model_compatibility", compiled, &m); code != TSR_OK) return code;
+  if (out == nullptr || out->struct_size < sizeof(tsr_app_bytecode_compatibility))
+    return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_compatibility: NULL out or struct_size too small");
+  const std::vector<tessera::app::BytecodeCompatibility>& all = m->compiled.compatibility();
   if (index >= all.size())
     return Fail(TSR_OUT_OF_RANGE,
                 absl::StrCat("tsr_app_compiled_model_compatibility: index ", index, " of ", all.size(), " entries"));
@@ -290,36 +280,41 @@ tsr_status tsr_app_compiled_model_compatibility(tsr_app_compiled_model compiled,
 }
 
 tsr_status tsr_app_compiled_model_wait_for_accelerated(tsr_app_compiled_model compiled) {
-  if (compiled == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_wait_for_accelerated: NULL model");
-  const tessera::app::Status s = compiled->compiled.WaitForAccelerated();
+  std::shared_ptr<tsr_app_compiled_model_s> m;
+  if (tsr_status code = Resolve("tsr_app_compiled_model_wait_for_accelerated", compiled, &m); code != TSR_OK)
+    return code;
+  const tessera::app::Status s = m->compiled.WaitForAccelerated();
   return s.ok() ? TSR_OK : Fail(s);
 }
 
 tsr_status tsr_app_compiled_model_save(tsr_app_compiled_model compiled, const char* path) {
   return Guarded("tsr_app_compiled_model_save", [&]() -> tsr_status {
-    if (compiled == nullptr || path == nullptr)
-      return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_save: NULL argument");
-    const tessera::app::Status s = compiled->compiled.Save(path);
+    std::shared_ptr<tsr_app_compiled_model_s> m;
+    if (tsr_status code = Resolve("tsr_app_compiled_model_save", compiled, &m); code != TSR_OK) return code;
+    if (path == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_save: NULL argument");
+    const tessera::app::Status s = m->compiled.Save(path);
     return s.ok() ? TSR_OK : Fail(s);
   });
 }
 
 tsr_status tsr_app_compiled_model_io_count(tsr_app_compiled_model compiled, size_t* out_inputs, size_t* out_outputs) {
-  if (compiled == nullptr || out_inputs == nullptr || out_outputs == nullptr)
+  std::shared_ptr<tsr_app_compiled_model_s> m;
+  if (tsr_status code = Resolve("tsr_app_compiled_model_io_count", compiled, &m); code != TSR_OK) return code;
+  if (out_inputs == nullptr || out_outputs == nullptr)
     return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_io_count: NULL argument");
-  *out_inputs = compiled->inputs.size();
-  *out_outputs = compiled->outputs.size();
+  *out_inputs = m->inputs.size();
+  *out_outputs = m->outputs.size();
   return TSR_OK;
 }
 
 tsr_status tsr_app_compiled_model_tensor_info(tsr_app_compiled_model compiled, int32_t io_kind, size_t index,
                                               tsr_app_tensor_info* out) {
-  if (compiled == nullptr || out == nullptr)
-    return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_tensor_info: NULL argument");
+  std::shared_ptr<tsr_app_compiled_model_s> m;
+  if (tsr_status code = Resolve("tsr_app_compiled_model_tensor_info", compiled, &m); code != TSR_OK) return code;
+  if (out == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_tensor_info: NULL argument");
   if (io_kind != TSR_APP_IO_INPUT && io_kind != TSR_APP_IO_OUTPUT)
     return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_tensor_info: io_kind must be 0 (input) or 1 (output)");
-  const std::vector<tessera::app::TensorInfo>& list =
-      io_kind == TSR_APP_IO_INPUT ? compiled->inputs : compiled->outputs;
+  const std::vector<tessera::app::TensorInfo>& list = io_kind == TSR_APP_IO_INPUT ? m->inputs : m->outputs;
   if (index >= list.size())
     return Fail(TSR_OUT_OF_RANGE, "tsr_app_compiled_model_tensor_info: index " + std::to_string(index) + " of " +
                                       std::to_string(list.size()));
@@ -330,124 +325,11 @@ tsr_status tsr_app_compiled_model_tensor_info(tsr_app_compiled_model compiled, i
 
 tsr_status tsr_app_compiled_model_partition_report_json(tsr_app_compiled_model compiled, char* out, size_t capacity,
                                                         size_t* out_length) {
-  if (compiled == nullptr)
-    return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_partition_report_json: NULL model");
-  tsr_copy_text(compiled->report_json.c_str(), out, capacity, out_length);
+  std::shared_ptr<tsr_app_compiled_model_s> m;
+  if (tsr_status code = Resolve("tsr_app_compiled_model_partition_report_json", compiled, &m); code != TSR_OK)
+    return code;
+  tsr_copy_text(m->report_json.c_str(), out, capacity, out_length);
   return TSR_OK;
-}
-
-tsr_status tsr_app_run_context_create(tsr_app_compiled_model compiled, tsr_app_run_context* out) {
-  return Guarded("tsr_app_run_context_create", [&]() -> tsr_status {
-    if (compiled == nullptr || out == nullptr)
-      return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run_context_create: NULL argument");
-    tessera::app::Result<tessera::app::RunContext> c = tessera::app::RunContext::Create(compiled->compiled);
-    if (!c.ok()) return Fail(c.status());
-    *out = new tsr_app_run_context_s{*std::move(c), compiled};
-    return TSR_OK;
-  });
-}
-
-void tsr_app_run_context_destroy(tsr_app_run_context context) { delete context; }
-
-namespace {
-
-// tsr_app_run's and tsr_app_run_async's checks: the views of `context` set
-// from the caller's pointers, or the error.
-tsr_status SetViews(const char* call, tsr_app_run_context context, const void* const* inputs, size_t input_count,
-                    void* const* outputs, size_t output_count) {
-  // The messages are built on failure only.
-  if (context == nullptr) return Fail(TSR_INVALID_ARGUMENT, std::string(call) + ": NULL context");
-  const tsr_app_compiled_model m = context->compiled;
-  if (input_count != m->inputs.size() || output_count != m->outputs.size())
-    return Fail(TSR_INVALID_ARGUMENT, std::string(call) + ": the model takes " + std::to_string(m->inputs.size()) +
-                                          " inputs and gives " + std::to_string(m->outputs.size()) + " outputs, got " +
-                                          std::to_string(input_count) + " and " + std::to_string(output_count));
-  // Straight onto the run context's views: no Tensor is made, so a
-  // steady-state call allocates nothing.
-  tessera::app::RunContext::Impl* impl = tessera::app::RunContextAccess::Of(context->context);
-  if (impl == nullptr) return Fail(TSR_FAILED_PRECONDITION, std::string(call) + ": the run context was moved from");
-  // A run in flight reads the views: they stay until it is collected.
-  if (const tessera::app::Status idle = impl->CheckIdle(call); !idle.ok()) return Fail(idle);
-  for (size_t i = 0; i < input_count; ++i) {
-    if (inputs == nullptr || inputs[i] == nullptr)
-      return Fail(TSR_INVALID_ARGUMENT, std::string(call) + ": input " + std::to_string(i) + " is NULL");
-    impl->input_views[i] = {static_cast<const uint8_t*>(inputs[i]), m->inputs[i].byte_size()};
-  }
-  for (size_t i = 0; i < output_count; ++i) {
-    if (outputs == nullptr || outputs[i] == nullptr)
-      return Fail(TSR_INVALID_ARGUMENT, std::string(call) + ": output " + std::to_string(i) + " is NULL");
-    impl->output_views[i] = {static_cast<uint8_t*>(outputs[i]), m->outputs[i].byte_size()};
-  }
-  return TSR_OK;
-}
-
-}  // namespace
-
-tsr_status tsr_app_run(tsr_app_run_context context, const void* const* inputs, size_t input_count, void* const* outputs,
-                       size_t output_count) {
-  return Guarded("tsr_app_run", [&]() -> tsr_status {
-    if (tsr_status code = SetViews("tsr_app_run", context, inputs, input_count, outputs, output_count); code != TSR_OK)
-      return code;
-    const tessera::app::Status s = tessera::app::RunContextAccess::Of(context->context)->RunViews(nullptr);
-    if (!s.ok()) return Fail(s);
-    return TSR_OK;
-  });
-}
-
-tsr_status tsr_app_run_context_bind(tsr_app_run_context context, int32_t io_kind, size_t index,
-                                    const tsr_app_buffer* buffer, int32_t* out_mode) {
-  return Guarded("tsr_app_run_context_bind", [&]() -> tsr_status {
-    if (context == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run_context_bind: NULL context");
-    if (io_kind != TSR_APP_IO_INPUT && io_kind != TSR_APP_IO_OUTPUT)
-      return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run_context_bind: io_kind " + std::to_string(io_kind) +
-                                            " is neither TSR_APP_IO_INPUT nor TSR_APP_IO_OUTPUT");
-    const tessera::app::IoKind kind =
-        io_kind == TSR_APP_IO_OUTPUT ? tessera::app::IoKind::kOutput : tessera::app::IoKind::kInput;
-    if (buffer == nullptr) {
-      const tessera::app::Status s = context->context.Unbind(kind, index);
-      return s.ok() ? TSR_OK : Fail(s);
-    }
-    if (tsr_status code = CheckStructSize("tsr_app_run_context_bind", "tsr_app_buffer", buffer, kFirstBufferSize);
-        code != TSR_OK)
-      return code;
-    const tessera::app::AppBuffer b{buffer->buffer_type, buffer->host_address, buffer->fd, buffer->offset,
-                                    static_cast<size_t>(buffer->size_bytes)};
-    tessera::app::Result<tessera::app::BindingMode> mode = context->context.Bind(kind, index, b);
-    if (!mode.ok()) return Fail(mode.status());
-    if (out_mode != nullptr)
-      *out_mode = *mode == tessera::app::BindingMode::kZeroCopy ? TSR_APP_BINDING_ZERO_COPY : TSR_APP_BINDING_COPIED;
-    return TSR_OK;
-  });
-}
-
-tsr_status tsr_app_run_bound(tsr_app_run_context context) {
-  return Guarded("tsr_app_run_bound", [&]() -> tsr_status {
-    if (context == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run_bound: NULL context");
-    const tessera::app::Status s = context->context.RunBound(nullptr);
-    return s.ok() ? TSR_OK : Fail(s);
-  });
-}
-
-tsr_status tsr_app_run_async(tsr_app_run_context context, const void* const* inputs, size_t input_count,
-                             void* const* outputs, size_t output_count) {
-  return Guarded("tsr_app_run_async", [&]() -> tsr_status {
-    if (tsr_status code = SetViews("tsr_app_run_async", context, inputs, input_count, outputs, output_count);
-        code != TSR_OK)
-      return code;
-    tessera::app::RunContextAccess::Of(context->context)->StartAsync(nullptr);
-    return TSR_OK;
-  });
-}
-
-tsr_status tsr_app_run_wait(tsr_app_run_context context, uint64_t timeout_ns) {
-  return Guarded("tsr_app_run_wait", [&]() -> tsr_status {
-    if (context == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_run_wait: NULL context");
-    tessera::app::RunContext::Impl* impl = tessera::app::RunContextAccess::Of(context->context);
-    if (impl == nullptr) return Fail(TSR_FAILED_PRECONDITION, "tsr_app_run_wait: the run context was moved from");
-    const tessera::app::Status s = impl->WaitAsync(timeout_ns);
-    if (!s.ok()) return Fail(s.code(), "tsr_app_run_wait: " + s.message());
-    return TSR_OK;
-  });
 }
 
 }  // extern "C"

@@ -151,7 +151,7 @@ TEST_F(Fixture, TheCApiReportsEachBlobsCompatibilityVerdict) {
   co.accelerators = "cpu";
   tsr_app_compiled_model compiled = nullptr;
   ASSERT_EQ(tsr_app_compile(c_env, c_model, &co, &compiled), TSR_OK) << tsr_app_last_error();
-  EXPECT_EQ(tsr_app_api_version(), 7u);
+  EXPECT_EQ(tsr_app_api_version(), 8u);
   size_t count = 0;
   ASSERT_EQ(tsr_app_compiled_model_compatibility_count(compiled, &count), TSR_OK);
   ASSERT_EQ(count, 1u);

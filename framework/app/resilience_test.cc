@@ -351,6 +351,7 @@ TEST_F(Resilience, TheCApiReadsThePolicyByStructSize) {
   const void* inputs[] = {in.data()};
   std::vector<float> out(kRows * kCols);
   void* outputs[] = {out.data()};
+  const size_t input_sizes[] = {in.size()}, output_sizes[] = {out.size() * sizeof(float)};
   for (const bool full : {false, true}) {
     tsr_app_compile_options o{};
     o.struct_size = full ? sizeof(o) : offsetof(tsr_app_compile_options, max_retries);
@@ -366,7 +367,7 @@ TEST_F(Resilience, TheCApiReadsThePolicyByStructSize) {
     ASSERT_EQ(tsr_app_compile(env, model, &o, &compiled), TSR_OK) << tsr_app_last_error();
     tsr_app_run_context context = nullptr;
     ASSERT_EQ(tsr_app_run_context_create(compiled, &context), TSR_OK) << tsr_app_last_error();
-    const tsr_status s = tsr_app_run(context, inputs, 1, outputs, 1);
+    const tsr_status s = tsr_app_run_sized(context, inputs, input_sizes, 1, outputs, output_sizes, 1);
     if (full) {
       EXPECT_EQ(s, TSR_UNAVAILABLE);
       EXPECT_THAT(tsr_app_last_error(), HasSubstr("[transient, 1 attempt on mock_dsp; fallback is off]"));

@@ -1,6 +1,7 @@
-// RunContext: one thread's buffers and invocations over a
-// shared CompiledModel, with host tensors in and out. Every run goes
-// through RunInto on the caller's (or Run's freshly allocated) buffers.
+// RunContext: buffers and invocations over a shared CompiledModel, with
+// host tensors in and out. Every run goes through RunInto on the caller's
+// (or Run's freshly allocated) buffers; a context shared between threads
+// runs one call at a time (Impl::run_lock).
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "dispatch/declared_numerics.h"
@@ -65,6 +66,7 @@ Status CheckTensor(const char* kind, size_t i, const tessera::Tensor& want, cons
 
 Status RunContext::RunInto(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunProfile* profile) {
   if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  std::lock_guard<std::mutex> lock(impl_->run_lock);
   Status s = impl_->CheckIdle("RunInto");
   if (s.ok()) s = SetViews(inputs, outputs);
   if (!s.ok()) return s;
@@ -73,10 +75,11 @@ Status RunContext::RunInto(const std::vector<Tensor>& inputs, std::vector<Tensor
 
 Status RunContext::RunAsync(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunProfile* profile) {
   if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  std::lock_guard<std::mutex> lock(impl_->run_lock);
   Status s = impl_->CheckIdle("RunAsync");
   if (s.ok()) s = SetViews(inputs, outputs);
   if (!s.ok()) return s;
-  impl_->StartAsync(profile);
+  impl_->StartAsync(profile, inputs, outputs);
   return Status();
 }
 
@@ -91,9 +94,10 @@ Status RunContext::Impl::CheckIdle(const char* call) const {
                 absl::StrCat(call, ": an asynchronous run of this context is in flight; Wait for it first"));
 }
 
-void RunContext::Impl::StartAsync(RunProfile* profile) {
+void RunContext::Impl::StartAsync(RunProfile* profile, std::span<const Tensor> inputs,
+                                  std::span<const Tensor> outputs) {
   if (async == nullptr) async = std::make_unique<AsyncRunner>(this);
-  async->Start(profile);
+  async->Start(profile, inputs, outputs);
 }
 
 Status RunContext::Impl::WaitAsync(uint64_t timeout_ns) {
@@ -175,6 +179,7 @@ void RunContext::Impl::Translate(const tessera::ExecutionProfile& internal, Warm
 
 Result<BindingMode> RunContext::Bind(IoKind kind, size_t index, const AppBuffer& buffer) {
   if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  std::lock_guard<std::mutex> lock(impl_->run_lock);
   if (Status s = impl_->CheckIdle("Bind"); !s.ok()) return s;
   if (impl_->model->warmup != nullptr)
     return Status(TSR_FAILED_PRECONDITION,
@@ -189,6 +194,7 @@ Result<BindingMode> RunContext::Bind(IoKind kind, size_t index, const AppBuffer&
 
 Status RunContext::Unbind(IoKind kind, size_t index) {
   if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  std::lock_guard<std::mutex> lock(impl_->run_lock);
   if (Status s = impl_->CheckIdle("Unbind"); !s.ok()) return s;
   const absl::Status s = impl_->context->Unbind(kind == IoKind::kOutput ? TSR_IO_OUTPUT : TSR_IO_INPUT, index);
   return s.ok() ? Status() : FromAbsl(s);
@@ -196,6 +202,7 @@ Status RunContext::Unbind(IoKind kind, size_t index) {
 
 Status RunContext::RunBound(RunProfile* profile) {
   if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
+  std::lock_guard<std::mutex> lock(impl_->run_lock);
   if (Status s = impl_->CheckIdle("RunBound"); !s.ok()) return s;
   return impl_->RunBoundBuffers(profile);
 }

@@ -1,5 +1,5 @@
 // The app API's run on the caller's buffers: RunContext::RunInto (C++) and
-// tsr_app_run (C) both go through the runtime's RunContext::RunInto. On a
+// tsr_app_run_sized (C) both go through the runtime's RunContext::RunInto. On a
 // model whose steps are all on the NPU, a steady-state run through either
 // allocates nothing; both give what Run gives; and wrong
 // tensors, counts and NULL buffers are refused with messages that name
@@ -150,9 +150,13 @@ TEST_F(AppRunInto, ASteadyStateRunAllocatesNothingInCppOrC) {
   std::vector<float> y(64);
   const void* in[1] = {input_.data()};
   void* out[1] = {y.data()};
-  for (int i = 0; i < 3; ++i) ASSERT_EQ(tsr_app_run(c.context, in, 1, out, 1), TSR_OK) << tsr_app_last_error();
-  EXPECT_EQ(AllocationsInRuns(20, [&] { return tsr_app_run(c.context, in, 1, out, 1) == TSR_OK; }), 0)
-      << "operator new calls in 20 steady-state tsr_app_run calls";
+  const size_t in_size[1] = {input_.size()}, out_size[1] = {y.size() * sizeof(float)};
+  for (int i = 0; i < 3; ++i)
+    ASSERT_EQ(tsr_app_run_sized(c.context, in, in_size, 1, out, out_size, 1), TSR_OK) << tsr_app_last_error();
+  EXPECT_EQ(
+      AllocationsInRuns(20, [&] { return tsr_app_run_sized(c.context, in, in_size, 1, out, out_size, 1) == TSR_OK; }),
+      0)
+      << "operator new calls in 20 steady-state tsr_app_run_sized calls";
   EXPECT_EQ(std::memcmp(y.data(), outputs[0].data(), y.size() * sizeof(float)), 0);
 }
 
@@ -162,16 +166,17 @@ TEST_F(AppRunInto, TheCApiRefusesWrongCountsAndNullBuffers) {
   std::vector<float> y(64);
   const void* in[1] = {input_.data()};
   void* out[1] = {y.data()};
-  EXPECT_EQ(tsr_app_run(c.context, in, 2, out, 1), TSR_INVALID_ARGUMENT);
+  const size_t in_size[1] = {input_.size()}, out_size[1] = {y.size() * sizeof(float)};
+  EXPECT_EQ(tsr_app_run_sized(c.context, in, in_size, 2, out, out_size, 1), TSR_INVALID_ARGUMENT);
   EXPECT_THAT(tsr_app_last_error(),
-              HasSubstr("tsr_app_run: the model takes 1 inputs and gives 1 outputs, got 2 and 1"));
+              HasSubstr("tsr_app_run_sized: the model takes 1 inputs and gives 1 outputs, got 2 and 1"));
   const void* no_input[1] = {nullptr};
-  EXPECT_EQ(tsr_app_run(c.context, no_input, 1, out, 1), TSR_INVALID_ARGUMENT);
-  EXPECT_THAT(tsr_app_last_error(), HasSubstr("tsr_app_run: input 0 is NULL"));
+  EXPECT_EQ(tsr_app_run_sized(c.context, no_input, in_size, 1, out, out_size, 1), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("tsr_app_run_sized: input 0 is NULL"));
   void* no_output[1] = {nullptr};
-  EXPECT_EQ(tsr_app_run(c.context, in, 1, no_output, 1), TSR_INVALID_ARGUMENT);
-  EXPECT_THAT(tsr_app_last_error(), HasSubstr("tsr_app_run: output 0 is NULL"));
-  EXPECT_EQ(tsr_app_run(c.context, in, 1, out, 1), TSR_OK) << tsr_app_last_error();
+  EXPECT_EQ(tsr_app_run_sized(c.context, in, in_size, 1, no_output, out_size, 1), TSR_INVALID_ARGUMENT);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("tsr_app_run_sized: output 0 is NULL"));
+  EXPECT_EQ(tsr_app_run_sized(c.context, in, in_size, 1, out, out_size, 1), TSR_OK) << tsr_app_last_error();
 }
 
 TEST_F(AppRunInto, WrongTensorsAreRefusedByName) {
@@ -226,7 +231,8 @@ TEST_F(AppRunInto, TheCApiBindsSwapsAndUnbinds) {
   std::vector<float> want(64);
   const void* in[1] = {input_.data()};
   void* out[1] = {want.data()};
-  ASSERT_EQ(tsr_app_run(c.context, in, 1, out, 1), TSR_OK) << tsr_app_last_error();
+  const size_t in_size[1] = {input_.size()}, out_size[1] = {want.size() * sizeof(float)};
+  ASSERT_EQ(tsr_app_run_sized(c.context, in, in_size, 1, out, out_size, 1), TSR_OK) << tsr_app_last_error();
   AlignedFloats x(64), y(64);
   std::memcpy(x.p, input_.data(), 64 * sizeof(float));
   tsr_app_buffer b{};
@@ -244,7 +250,7 @@ TEST_F(AppRunInto, TheCApiBindsSwapsAndUnbinds) {
   ASSERT_EQ(tsr_app_run_context_bind(c.context, TSR_APP_IO_OUTPUT, 0, &b, &mode), TSR_OK) << tsr_app_last_error();
   ASSERT_EQ(tsr_app_run_bound(c.context), TSR_OK) << tsr_app_last_error();
   EXPECT_EQ(std::memcmp(y.p, want.data(), want.size() * sizeof(float)), 0);
-  EXPECT_EQ(tsr_app_run(c.context, in, 1, out, 1), TSR_FAILED_PRECONDITION);
+  EXPECT_EQ(tsr_app_run_sized(c.context, in, in_size, 1, out, out_size, 1), TSR_FAILED_PRECONDITION);
   // The same buffer 4 bytes in: misaligned for the NPU, so copied.
   std::vector<float> unaligned(65);
   float* shifted = reinterpret_cast<uintptr_t>(unaligned.data()) % 64 == 0 ? unaligned.data() + 1 : unaligned.data();
@@ -265,7 +271,7 @@ TEST_F(AppRunInto, TheCApiBindsSwapsAndUnbinds) {
   ASSERT_EQ(tsr_app_run_context_bind(c.context, TSR_APP_IO_INPUT, 0, nullptr, nullptr), TSR_OK) << tsr_app_last_error();
   ASSERT_EQ(tsr_app_run_context_bind(c.context, TSR_APP_IO_OUTPUT, 0, nullptr, nullptr), TSR_OK)
       << tsr_app_last_error();
-  EXPECT_EQ(tsr_app_run(c.context, in, 1, out, 1), TSR_OK) << tsr_app_last_error();
+  EXPECT_EQ(tsr_app_run_sized(c.context, in, in_size, 1, out, out_size, 1), TSR_OK) << tsr_app_last_error();
 }
 
 }  // namespace

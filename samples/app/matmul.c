@@ -62,13 +62,16 @@ int main(int argc, char** argv) {
 
   if (tsr_app_run_context_create(compiled, &context) != TSR_OK) return fail("context");
   const void* inputs[2] = {a, b};
+  const size_t input_sizes[2] = {ia.byte_size, ib.byte_size};
   void* outputs[1] = {y};
-  if (tsr_app_run(context, inputs, 2, outputs, 1) != TSR_OK) return fail("run");
+  const size_t output_sizes[1] = {iy.byte_size};
+  if (tsr_app_run_sized(context, inputs, input_sizes, 2, outputs, output_sizes, 1) != TSR_OK) return fail("run");
 
   float* y2 = malloc(iy.byte_size);  /* borrowed by the run until tsr_app_run_wait returns */
   if (y2 == NULL) return 1;
   void* later[1] = {y2};
-  if (tsr_app_run_async(context, inputs, 2, later, 1) != TSR_OK) return fail("run_async");
+  if (tsr_app_run_async_sized(context, inputs, input_sizes, 2, later, output_sizes, 1) != TSR_OK)
+    return fail("run_async");
   /* ... the app does other work here ... */
   if (tsr_app_run_wait(context, UINT64_MAX) != TSR_OK) return fail("run_wait");
 

@@ -9,9 +9,17 @@
  * call on this thread).
  *
  * Threads: environments, models and compiled models are immutable and may
- * be used from any thread. A run context is one thread's: make one per
- * thread from a shared compiled model. Destroy a compiled model after
- * every run context made from it.
+ * be used from any thread. A run context may be shared too: its runs are
+ * serialized (one at a time, each complete); for runs in parallel make one
+ * context per thread from a shared compiled model.
+ *
+ * Handles (app API 8) are checked: each is an entry of the library's
+ * handle table, not an address. A call given a destroyed handle, one
+ * destroyed twice, a handle of another kind, or a value the library never
+ * made returns TSR_INVALID_ARGUMENT with its text, never reads freed
+ * memory (a slot's generation wraps only after 2^32 destroys of it). A run
+ * context keeps its compiled model alive: destroying the compiled model's
+ * handle first is allowed; the model goes with its last context.
  *
  * Its own version, apart from the plugin ABI's: TSR_APP_API_VERSION grows
  * when functions are added; option structs grow by appending and carry
@@ -33,6 +41,13 @@ extern "C" {
 #endif
 
 #define TSR_APP_API_VERSION 8
+
+/* Marks the calls that app API 8 replaced; they still work. */
+#if defined(__GNUC__) || defined(__clang__)
+#define TSR_APP_DEPRECATED(why) __attribute__((deprecated(why)))
+#else
+#define TSR_APP_DEPRECATED(why)
+#endif
 
 typedef struct tsr_app_environment_s* tsr_app_environment;
 typedef struct tsr_app_model_s* tsr_app_model;
@@ -57,7 +72,11 @@ typedef struct tsr_app_environment_options {
 
 /* opts NULL = defaults (environment honoured, bundled plugins, warnings). */
 tsr_status tsr_app_environment_create(const tsr_app_environment_options* opts, tsr_app_environment* out);
-void tsr_app_environment_destroy(tsr_app_environment env); /* accepts NULL */
+/* Destroys: NULL is accepted (TSR_OK); a destroyed or foreign handle is
+ * TSR_INVALID_ARGUMENT and nothing is freed. Each _destroy returns
+ * tsr_status since app API 8 (void before: callers that ignore it are
+ * unchanged). */
+tsr_status tsr_app_environment_destroy(tsr_app_environment env);
 
 enum tsr_app_model_format {
   TSR_APP_FORMAT_DETECT = 0, /* load: by file name (.onnx); memory: by content */
@@ -103,7 +122,7 @@ tsr_status tsr_app_model_load(const char* path, const tsr_app_load_options* opts
 /* The bytes are copied. */
 tsr_status tsr_app_model_from_memory(const void* bytes, size_t size, const tsr_app_load_options* opts,
                                      tsr_app_model* out);
-void tsr_app_model_destroy(tsr_app_model model); /* accepts NULL */
+tsr_status tsr_app_model_destroy(tsr_app_model model); /* as tsr_app_environment_destroy */
 
 typedef struct tsr_app_compile_options {
   uint32_t struct_size;                /* sizeof(tsr_app_compile_options) */
@@ -144,7 +163,9 @@ typedef struct tsr_app_compile_options {
  * compiler library is opened). opts may be NULL. */
 tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const tsr_app_compile_options* opts,
                            tsr_app_compiled_model* out);
-void tsr_app_compiled_model_destroy(tsr_app_compiled_model compiled); /* accepts NULL */
+/* As tsr_app_environment_destroy. Run contexts made from it keep the model
+ * alive; its handle is invalid at once. */
+tsr_status tsr_app_compiled_model_destroy(tsr_app_compiled_model compiled);
 /* What the compile cache did for this compile (app API 3). */
 typedef struct tsr_app_cache_info {
   uint32_t struct_size; /* set by the caller: sizeof(tsr_app_cache_info) */
@@ -210,22 +231,41 @@ tsr_status tsr_app_compiled_model_partition_report_json(tsr_app_compiled_model c
                                                         size_t* out_length);
 
 tsr_status tsr_app_run_context_create(tsr_app_compiled_model compiled, tsr_app_run_context* out);
-void tsr_app_run_context_destroy(tsr_app_run_context context); /* accepts NULL */
-/* One synchronous run. inputs[i] holds input i (tsr_app_tensor_info
- * byte_size bytes, dense, the model's dtype); outputs[i] receives output i
- * and must hold its byte_size. Buffers are borrowed for the call. */
-tsr_status tsr_app_run(tsr_app_run_context context, const void* const* inputs, size_t input_count, void* const* outputs,
-                       size_t output_count);
-/* App API 7: the same run, started on the context's worker thread; returns
+/* As tsr_app_environment_destroy; waits for an asynchronous run in flight
+ * (and, shared between threads, for a run another thread is making). */
+tsr_status tsr_app_run_context_destroy(tsr_app_run_context context);
+/* App API 8: one synchronous run; every buffer crosses with its byte size.
+ * inputs[i] holds input i (dense, the model's dtype), input_sizes[i] bytes;
+ * outputs[i], output_sizes[i] bytes, receives output i. A buffer smaller
+ * than its tensor's tsr_app_tensor_info byte_size is refused with
+ * TSR_INVALID_ARGUMENT before anything is read or written; a larger one is
+ * used up to byte_size. Buffers are borrowed for the call. Calls on one
+ * context from several threads run one at a time. */
+TSR_MUST_USE_RESULT tsr_status tsr_app_run_sized(tsr_app_run_context context, const void* const* inputs,
+                                                 const size_t* input_sizes, size_t input_count, void* const* outputs,
+                                                 const size_t* output_sizes, size_t output_count);
+/* App API 8: the same run, started on the context's worker thread; returns
  * once it is under way (or with the error of a bad argument). The arrays
  * are read during the call; the memory they point to stays borrowed until
- * tsr_app_run_wait returns anything but TSR_DEADLINE_EXCEEDED. One run at a
- * time per context: tsr_app_run and tsr_app_run_async fail with
- * TSR_FAILED_PRECONDITION until then. Works over any dispatch libraries. */
+ * tsr_app_run_wait returns anything but TSR_DEADLINE_EXCEEDED, or the
+ * context is destroyed (which waits for the run). One run at a time per
+ * context: the other run calls fail with TSR_FAILED_PRECONDITION until
+ * then. Works over any dispatch libraries. */
+TSR_MUST_USE_RESULT tsr_status tsr_app_run_async_sized(tsr_app_run_context context, const void* const* inputs,
+                                                       const size_t* input_sizes, size_t input_count,
+                                                       void* const* outputs, const size_t* output_sizes,
+                                                       size_t output_count);
+/* Before app API 8: the same runs without sizes. They cannot check a
+ * buffer: each must hold its tensor's byte_size, or memory past it is read
+ * or written. Kept so older sources build; use the _sized calls. */
+TSR_APP_DEPRECATED("no buffer sizes: use tsr_app_run_sized")
+tsr_status tsr_app_run(tsr_app_run_context context, const void* const* inputs, size_t input_count, void* const* outputs,
+                       size_t output_count);
+TSR_APP_DEPRECATED("no buffer sizes: use tsr_app_run_async_sized")
 tsr_status tsr_app_run_async(tsr_app_run_context context, const void* const* inputs, size_t input_count,
                              void* const* outputs, size_t output_count);
 /* App API 7: waits up to timeout_ns (UINT64_MAX: for ever) for the run
- * tsr_app_run_async started. Returns its status (and text, as tsr_app_run
+ * tsr_app_run_async_sized started. Returns its status (and text, as tsr_app_run
  * would), or TSR_DEADLINE_EXCEEDED when it is still going (wait again), or
  * TSR_FAILED_PRECONDITION when none was started. tsr_app_run_context_destroy
  * waits for a run in flight. */

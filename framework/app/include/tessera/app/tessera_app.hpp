@@ -11,9 +11,11 @@
 // What may be shared between threads (docs/app-guide.md):
 //   Environment, Model, CompiledModel  immutable once made: share them freely
 //                                      (copies are cheap handles to one object).
-//   RunContext                         one per thread: its own buffers and
-//                                      invocations. Many RunContexts of one
-//                                      CompiledModel run at the same time.
+//   RunContext                         may be shared: its calls run one at a
+//                                      time (serialized, each run whole). For
+//                                      runs in parallel, one per thread: many
+//                                      RunContexts of one CompiledModel run at
+//                                      the same time.
 //   Tensor                             a value; Wrap()ped memory is the
 //                                      caller's and must outlive its use.
 //
@@ -666,12 +668,15 @@ enum class IoKind { kInput = 0, kOutput = 1 };
 // alignment it needs), so each run copies, as RunInto does.
 enum class BindingMode { kZeroCopy = 0, kCopied = 1 };
 
-// One thread's way of running a CompiledModel. Not internally synchronized:
-// give each thread its own (they share the model's loaded executables).
+// A way of running a CompiledModel: its own buffers and invocations.
+// Thread-safe as ONNX Runtime's Session::Run is safe: calls from several
+// threads on one context are serialized (each run complete, its outputs
+// its caller's); for runs in parallel give each thread its own context
+// (they share the model's loaded executables).
 class RunContext {
  public:
   static Result<RunContext> Create(const CompiledModel& model);
-  ~RunContext();
+  ~RunContext();  // waits for an asynchronous run in flight (RunAsync), then goes
   RunContext(RunContext&&) noexcept;
   RunContext& operator=(RunContext&&) noexcept;
 
@@ -685,9 +690,13 @@ class RunContext {
   // in Tessera (docs/app-guide.md).
   Status RunInto(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunProfile* profile = nullptr);
   // The same run, started on this context's worker thread: returns once it
-  // is under way (or with the error of a bad tensor). The tensors' memory
-  // and the profile are borrowed until Wait returns the run's status; one
-  // run at a time per context (Run, RunInto and RunAsync fail with
+  // is under way (or with the error of a bad tensor). The run shares the
+  // ownership of Allocate()d inputs and outputs until it ends, so the app
+  // may drop its tensors (or the vector) at once; Wrap()ped memory stays
+  // the app's and must outlive the run. `profile` is filled by Wait (the
+  // worker writes its own), so it need only live until Wait. Destroying
+  // the context waits for a run in flight (it is not cancelled); one run
+  // at a time per context (Run, RunInto and RunAsync fail with
   // TSR_FAILED_PRECONDITION until Wait collected it). Works over any
   // dispatch libraries; steps of libraries with the async table overlap
   // inside every run anyway (docs/app-guide.md).
