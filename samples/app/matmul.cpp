@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   app::Status into = context->RunInto(inputs, kept);
   if (!into.ok()) return Fail(into);
 
-  std::vector<app::Tensor> later;  // borrowed by the run until Wait returns
+  std::vector<app::Tensor> later;  // the run shares their ownership until it ends
   for (const app::TensorInfo& info : compiled->outputs()) later.push_back(app::Tensor::Allocate(info));
   app::Status started = context->RunAsync(inputs, later);
   if (!started.ok()) return Fail(started);
