@@ -261,6 +261,21 @@ TEST(AppApi, ManyThreadsEachWithItsOwnContextMatchOneThread) {
   std::remove(path.c_str());
 }
 
+TEST(AppApi, InputsAndOutputsByName) {
+  Environment env = Env();
+  const std::string path = WriteModel("by_name");
+  Result<Model> model = Model::Load(path);
+  ASSERT_TRUE(model.ok());
+  Result<CompiledModel> compiled = CompiledModel::Compile(env, *model, {.accelerators = {"cpu"}});
+  ASSERT_TRUE(compiled.ok()) << compiled.status().message();
+  EXPECT_EQ(IndexByName(model->inputs(), "x").value(), 0u);
+  EXPECT_EQ(IndexByName(compiled->outputs(), "out").value(), 0u);
+  Result<size_t> missing = IndexByName(compiled->inputs(), "image");
+  EXPECT_EQ(missing.status().code(), TSR_NOT_FOUND);
+  EXPECT_THAT(missing.status().message(), HasSubstr("no tensor is named 'image' (the names: 'x')"));
+  std::remove(path.c_str());
+}
+
 TEST(AppApi, BadInputGivesClearErrors) {
   Environment env = Env();
   Result<Model> missing = Model::Load("/nonexistent/model.tsr");

@@ -25,6 +25,7 @@ using tessera::app::c_api::Destroy;
 using tessera::app::c_api::Fail;
 using tessera::app::c_api::Guarded;
 using tessera::app::c_api::Resolve;
+using tessera::app::c_api::TensorInfoOf;
 
 template <typename T>
 bool Has(const T* opts, size_t end_of_member) {
@@ -60,7 +61,10 @@ tessera::app::LoadOptions LoadOptionsFrom(const tsr_app_load_options* opts) {
 
 tsr_status AdoptModel(const char* call, tessera::app::Result<tessera::app::Model> model, tsr_app_model* out) {
   if (!model.ok()) return Fail(model.status());
-  return Adopt(call, std::make_shared<tsr_app_model_s>(tsr_app_model_s{*std::move(model)}), out);
+  auto handle = std::make_shared<tsr_app_model_s>(tsr_app_model_s{*std::move(model), {}, {}});
+  handle->inputs = handle->model.inputs();
+  handle->outputs = handle->model.outputs();
+  return Adopt(call, std::move(handle), out);
 }
 
 thread_local std::string last_error;
@@ -86,6 +90,20 @@ std::string HandleError(const char* call, const char* kind, HandleProblem proble
       break;
   }
   return std::string(call) + ": the value is not a " + kind + " handle made by this library";
+}
+
+tsr_status TensorInfoOf(const char* call, const std::vector<TensorInfo>& inputs, const std::vector<TensorInfo>& outputs,
+                        int32_t io_kind, size_t index, tsr_app_tensor_info* out) {
+  if (out == nullptr) return Fail(TSR_INVALID_ARGUMENT, std::string(call) + ": NULL argument");
+  if (io_kind != TSR_APP_IO_INPUT && io_kind != TSR_APP_IO_OUTPUT)
+    return Fail(TSR_INVALID_ARGUMENT, std::string(call) + ": io_kind must be 0 (input) or 1 (output)");
+  const std::vector<TensorInfo>& list = io_kind == TSR_APP_IO_INPUT ? inputs : outputs;
+  if (index >= list.size())
+    return Fail(TSR_OUT_OF_RANGE,
+                std::string(call) + ": index " + std::to_string(index) + " of " + std::to_string(list.size()));
+  const TensorInfo& t = list[index];
+  *out = tsr_app_tensor_info{t.name.c_str(), t.dtype, 0, t.shape.data(), t.shape.size(), t.byte_size()};
+  return TSR_OK;
 }
 
 }  // namespace tessera::app::c_api
@@ -150,6 +168,22 @@ tsr_status tsr_app_model_from_memory(const void* bytes, size_t size, const tsr_a
 }
 
 tsr_status tsr_app_model_destroy(tsr_app_model model) { return Destroy("tsr_app_model_destroy", model); }
+
+tsr_status tsr_app_model_io_count(tsr_app_model model, size_t* out_inputs, size_t* out_outputs) {
+  std::shared_ptr<tsr_app_model_s> m;
+  if (tsr_status code = Resolve("tsr_app_model_io_count", model, &m); code != TSR_OK) return code;
+  if (out_inputs == nullptr || out_outputs == nullptr)
+    return Fail(TSR_INVALID_ARGUMENT, "tsr_app_model_io_count: NULL argument");
+  *out_inputs = m->inputs.size();
+  *out_outputs = m->outputs.size();
+  return TSR_OK;
+}
+
+tsr_status tsr_app_model_tensor_info(tsr_app_model model, int32_t io_kind, size_t index, tsr_app_tensor_info* out) {
+  std::shared_ptr<tsr_app_model_s> m;
+  if (tsr_status code = Resolve("tsr_app_model_tensor_info", model, &m); code != TSR_OK) return code;
+  return TensorInfoOf("tsr_app_model_tensor_info", m->inputs, m->outputs, io_kind, index, out);
+}
 
 tsr_status tsr_app_compile(tsr_app_environment env, tsr_app_model model, const tsr_app_compile_options* opts,
                            tsr_app_compiled_model* out) {
@@ -311,16 +345,24 @@ tsr_status tsr_app_compiled_model_tensor_info(tsr_app_compiled_model compiled, i
                                               tsr_app_tensor_info* out) {
   std::shared_ptr<tsr_app_compiled_model_s> m;
   if (tsr_status code = Resolve("tsr_app_compiled_model_tensor_info", compiled, &m); code != TSR_OK) return code;
-  if (out == nullptr) return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_tensor_info: NULL argument");
-  if (io_kind != TSR_APP_IO_INPUT && io_kind != TSR_APP_IO_OUTPUT)
-    return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_tensor_info: io_kind must be 0 (input) or 1 (output)");
-  const std::vector<tessera::app::TensorInfo>& list = io_kind == TSR_APP_IO_INPUT ? m->inputs : m->outputs;
-  if (index >= list.size())
-    return Fail(TSR_OUT_OF_RANGE, "tsr_app_compiled_model_tensor_info: index " + std::to_string(index) + " of " +
-                                      std::to_string(list.size()));
-  const tessera::app::TensorInfo& t = list[index];
-  *out = tsr_app_tensor_info{t.name.c_str(), t.dtype, 0, t.shape.data(), t.shape.size(), t.byte_size()};
-  return TSR_OK;
+  return TensorInfoOf("tsr_app_compiled_model_tensor_info", m->inputs, m->outputs, io_kind, index, out);
+}
+
+tsr_status tsr_app_compiled_model_io_index(tsr_app_compiled_model compiled, int32_t io_kind, const char* name,
+                                           size_t* out_index) {
+  return Guarded("tsr_app_compiled_model_io_index", [&]() -> tsr_status {
+    std::shared_ptr<tsr_app_compiled_model_s> m;
+    if (tsr_status code = Resolve("tsr_app_compiled_model_io_index", compiled, &m); code != TSR_OK) return code;
+    if (name == nullptr || out_index == nullptr)
+      return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_io_index: NULL argument");
+    if (io_kind != TSR_APP_IO_INPUT && io_kind != TSR_APP_IO_OUTPUT)
+      return Fail(TSR_INVALID_ARGUMENT, "tsr_app_compiled_model_io_index: io_kind must be 0 (input) or 1 (output)");
+    tessera::app::Result<size_t> index =
+        tessera::app::IndexByName(io_kind == TSR_APP_IO_INPUT ? m->inputs : m->outputs, name);
+    if (!index.ok()) return Fail(index.status().code(), "tsr_app_compiled_model_io_index: " + index.status().message());
+    *out_index = *index;
+    return TSR_OK;
+  });
 }
 
 tsr_status tsr_app_compiled_model_partition_report_json(tsr_app_compiled_model compiled, char* out, size_t capacity,

@@ -21,6 +21,7 @@ struct tsr_app_environment_s {
 };
 struct tsr_app_model_s {
   tessera::app::Model model;
+  std::vector<tessera::app::TensorInfo> inputs, outputs;  // stable storage for tsr_app_tensor_info
 };
 struct tsr_app_compiled_model_s {
   tessera::app::CompiledModel compiled;
@@ -68,6 +69,10 @@ tsr_status CheckStructSize(const char* call, const char* type, const T* opts, si
                                                  " is below its first version's size (", first_size,
                                                  " bytes); set it to sizeof(", type, ")"));
 }
+
+// tsr_app_tensor_info of entry `index` of `inputs` or `outputs` (io_kind).
+tsr_status TensorInfoOf(const char* call, const std::vector<TensorInfo>& inputs, const std::vector<TensorInfo>& outputs,
+                        int32_t io_kind, size_t index, tsr_app_tensor_info* out);
 
 // Each handle kind's tag and name (c_handle_table.h).
 template <typename S>

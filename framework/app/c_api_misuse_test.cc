@@ -213,4 +213,29 @@ TEST_F(CApiMisuse, AContextKeepsItsCompiledModelAlive) {
   EXPECT_EQ(tsr_app_run_context_destroy(context), TSR_OK);
 }
 
+// Not misuse, but what the team missed (issue 34, item 7): inputs and
+// outputs by name, and their metadata before compiling.
+TEST_F(CApiMisuse, InputsAndOutputsByNameAndBeforeCompiling) {
+  size_t inputs = 0, outputs = 0;
+  ASSERT_EQ(tsr_app_model_io_count(model_, &inputs, &outputs), TSR_OK) << tsr_app_last_error();
+  EXPECT_EQ(inputs, 1u);
+  EXPECT_EQ(outputs, 1u);
+  tsr_app_tensor_info info;
+  ASSERT_EQ(tsr_app_model_tensor_info(model_, TSR_APP_IO_INPUT, 0, &info), TSR_OK) << tsr_app_last_error();
+  EXPECT_STREQ(info.name, "x");
+  EXPECT_EQ(info.dtype, TSR_DTYPE_F32);
+  ASSERT_EQ(info.rank, 4u);
+  EXPECT_EQ(std::vector<int64_t>(info.shape, info.shape + 4), (std::vector<int64_t>{1, kC, kH, kW}));
+  EXPECT_EQ(info.byte_size, kBytes);
+  ASSERT_EQ(tsr_app_model_tensor_info(model_, TSR_APP_IO_OUTPUT, 0, &info), TSR_OK);
+  EXPECT_STREQ(info.name, "out");
+  EXPECT_EQ(tsr_app_model_tensor_info(model_, TSR_APP_IO_OUTPUT, 1, &info), TSR_OUT_OF_RANGE);
+  size_t index = 99;
+  ASSERT_EQ(tsr_app_compiled_model_io_index(compiled_, TSR_APP_IO_OUTPUT, "out", &index), TSR_OK);
+  EXPECT_EQ(index, 0u);
+  EXPECT_EQ(tsr_app_compiled_model_io_index(compiled_, TSR_APP_IO_INPUT, "out", &index), TSR_NOT_FOUND);
+  EXPECT_THAT(tsr_app_last_error(), HasSubstr("no tensor is named 'out' (the names: 'x')"));
+  EXPECT_EQ(tsr_app_compiled_model_io_index(compiled_, 7, "x", &index), TSR_INVALID_ARGUMENT);
+}
+
 }  // namespace

@@ -21,6 +21,15 @@ size_t TensorInfo::byte_size() const {
   return bytes;
 }
 
+Result<size_t> IndexByName(const std::vector<TensorInfo>& tensors, const std::string& name) {
+  for (size_t i = 0; i < tensors.size(); ++i)
+    if (tensors[i].name == name) return i;
+  std::string names;
+  for (const TensorInfo& t : tensors) names += (names.empty() ? "'" : ", '") + t.name + "'";
+  return Status(TSR_NOT_FOUND,
+                "no tensor is named '" + name + "' (the names: " + (names.empty() ? "none" : names) + ")");
+}
+
 Tensor Tensor::Allocate(TensorInfo info) {
   auto owned = std::make_shared<std::vector<uint8_t>>(info.byte_size());
   void* data = owned->data();

@@ -224,6 +224,17 @@ tsr_status tsr_app_compiled_model_io_count(tsr_app_compiled_model compiled, size
 #define TSR_APP_IO_OUTPUT 1
 tsr_status tsr_app_compiled_model_tensor_info(tsr_app_compiled_model compiled, int32_t io_kind, size_t index,
                                               tsr_app_tensor_info* out);
+/* App API 8: inputs and outputs by name, beside positions: *out_index
+ * receives the position of the input (io_kind TSR_APP_IO_INPUT) or output
+ * named `name`; TSR_NOT_FOUND, listing the names there are, when none is. */
+TSR_MUST_USE_RESULT tsr_status tsr_app_compiled_model_io_index(tsr_app_compiled_model compiled, int32_t io_kind,
+                                                               const char* name, size_t* out_index);
+/* App API 8: the same metadata before compiling, from a loaded model (an
+ * ONNX model's shapes as the load resolved them); the pointers in `out`
+ * stay valid while the model lives. */
+TSR_MUST_USE_RESULT tsr_status tsr_app_model_io_count(tsr_app_model model, size_t* out_inputs, size_t* out_outputs);
+TSR_MUST_USE_RESULT tsr_status tsr_app_model_tensor_info(tsr_app_model model, int32_t io_kind, size_t index,
+                                                         tsr_app_tensor_info* out);
 /* The partition report as one JSON object (the fields of `tessera
  * partition --json`), copied as tsr_copy_text does: a too-small buffer gets
  * a truncated prefix, *out_length the full length. */

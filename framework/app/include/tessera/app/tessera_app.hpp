@@ -180,6 +180,11 @@ struct TensorInfo {
   size_t byte_size() const;
 };
 
+// Inputs and outputs by name, beside positions: the index of `name` in
+// `tensors` (Model::inputs(), CompiledModel::outputs(), ...), or
+// TSR_NOT_FOUND listing the names there are.
+Result<size_t> IndexByName(const std::vector<TensorInfo>& tensors, const std::string& name);
+
 // ---- Tensors --------------------------------------------------------------
 
 // What a dispatch library declared for an executable's arithmetic.
