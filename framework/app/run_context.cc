@@ -35,7 +35,11 @@ Result<RunContext> RunContext::Create(const CompiledModel& model) {
 
 Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, RunProfile* profile) {
   if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
-  if (Status s = impl_->CheckIdle("Run"); !s.ok()) return s;
+  {
+    // Refused before allocating; RunInto checks again under the lock.
+    std::lock_guard<std::mutex> lock(impl_->run_lock);
+    if (Status s = impl_->CheckIdle("Run"); !s.ok()) return s;
+  }
   // Owned outputs, then the one run path.
   const tessera::Graph& graph = impl_->model->loaded->graph();
   std::vector<Tensor> outputs;
