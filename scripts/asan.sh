@@ -22,7 +22,7 @@ PARSERS=(
   fuzz_replay_onnx_import fuzz_replay_soc_parse fuzz_replay_tensor_proto fuzz_replay_tsr_model
   onnx_importer_test tensor_proto_test json_reader_test model_loader_test model_loader_semantics_test
   model_footer_test mapped_file_test bytecode_check_test graph_verifier_test regular_file_test
-  cli_bad_input_test cli_reliability_test cli_dynamic_shapes_test cli_freeze_input_test cli_test
+  cli_bad_input_test cli_reliability_test cli_dynamic_shapes_test cli_freeze_input_test cli_test cli_onnx_backend_test
 )
 # The C ABI and the plugins behind it: tables, frozen versions, misbehaving
 # plugins, and each bundled plugin's dispatch.
@@ -35,6 +35,7 @@ ABI=(
 # the runtime's buffers and conversions.
 LIFETIME=(
   app_test app_async_run_test app_resilience_test run_into_app_test compile_cache_app_test warmup_app_test
+  app_shared_context_test app_c_api_misuse_test
   compile_cache_test cached_compile_test atomic_file_test helper_process_test process_allocator_test
   systolic_npu_sram_pool_test runtime_execution_context_test runtime_execution_context_bindings_test
   runtime_buffer_negotiation_test runtime_layout_conversion_test runtime_dsp_async_table_test
