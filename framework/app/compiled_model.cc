@@ -118,6 +118,12 @@ absl::Status TargetCompiledModel(const tessera::Graph& graph, const std::string&
 absl::StatusOr<tessera::CompileOptions> WithProvenRanges(const tessera::Graph& graph, const CompileOptions& options,
                                                          tessera::CompileOptions internal) {
   if (internal.precision.precision == Precision::kFp32) return internal;
+  // A partly compiled model (ops left for JIT beside bytecode) cannot run
+  // on the reference kernels, so no range is proven: its bytecode keeps
+  // the precision it was compiled with, and the ops left here are offered
+  // in FP16 only with ranges proven, that is never.
+  for (const tessera::Op& op : graph.ops)
+    if (op.type == TSR_OP_DISPATCH) return internal;
   PrecisionOptions& precision = internal.precision;
   std::vector<quantize::CalibrationSample> samples;
   std::vector<std::string> origins;

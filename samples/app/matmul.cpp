@@ -2,7 +2,8 @@
 // the partition report, run (Run, then RunInto on kept output tensors), and
 // check the result by hand.
 //
-//   matmul_cpp MODEL.onnx [ACCELERATORS]      e.g. ... test_matmul_2d/model.onnx npu,cpu
+//   matmul_cpp MODEL.onnx [ACCELERATORS [POLICY [PRECISION]]]
+//   e.g. ... test_matmul_2d/model.onnx npu,cpu greedy allow-fp16
 //
 // The model is ONNX's test_matmul_2d (Y = A·B, A 3x4, B 4x3); the sample
 // computes A·B itself and compares. Uses only the public header.
@@ -23,13 +24,27 @@ int Fail(const app::Status& s) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s MODEL.onnx [ACCELERATORS [POLICY]]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s MODEL.onnx [ACCELERATORS [POLICY [PRECISION]]]\n", argv[0]);
     return 2;
   }
   app::Result<app::Environment> env = app::Environment::Create({});
   if (!env.ok()) return Fail(env.status());
   app::Result<app::Model> model = app::Model::Load(argv[1]);
   if (!model.ok()) return Fail(model.status());
+
+  // Inputs: A and B, filled with small values.
+  std::vector<app::Tensor> inputs;
+  for (const app::TensorInfo& info : model->inputs()) {
+    if (info.dtype != TSR_DTYPE_F32 || info.shape.size() != 2) {
+      std::fprintf(stderr, "this sample wants two 2-D f32 inputs; '%s' is not one\n", info.name.c_str());
+      return 1;
+    }
+    app::Tensor t = app::Tensor::Allocate(info);
+    float* v = t.as<float>();
+    for (size_t i = 0; i < info.byte_size() / sizeof(float); ++i) v[i] = static_cast<float>(static_cast<int>(i % 7) - 3) * 0.25f;
+    inputs.push_back(std::move(t));
+  }
+  if (inputs.size() != 2) return Fail(app::Status(TSR_INVALID_ARGUMENT, "the model must take A and B"));
 
   app::CompileOptions options;
   if (argc > 2) {
@@ -43,6 +58,13 @@ int main(int argc, char** argv) {
   // "cost" (the default) keeps the NPU only where the SoC's cost model says
   // it pays; "greedy" gives it every op it claims.
   if (argc > 3) options.policy = argv[3];
+  // "fp32" (the default) keeps FP32 accuracy: the NPU, which multiplies in
+  // FP16, gets no float matmul. "allow-fp16" lets it, where the ranges the
+  // app's own inputs reach are proven to fit FP16 (docs/partitioning.md).
+  if (argc > 4) {
+    options.precision = argv[4];
+    options.range_samples = {inputs};
+  }
   app::Result<app::CompiledModel> compiled = app::CompiledModel::Compile(*env, *model, options);
   if (!compiled.ok()) return Fail(compiled.status());
 
@@ -55,19 +77,6 @@ int main(int argc, char** argv) {
     std::printf("\n");
   }
 
-  // Inputs: A and B, filled with small values.
-  std::vector<app::Tensor> inputs;
-  for (const app::TensorInfo& info : compiled->inputs()) {
-    if (info.dtype != TSR_DTYPE_F32 || info.shape.size() != 2) {
-      std::fprintf(stderr, "this sample wants two 2-D f32 inputs; '%s' is not one\n", info.name.c_str());
-      return 1;
-    }
-    app::Tensor t = app::Tensor::Allocate(info);
-    float* v = t.as<float>();
-    for (size_t i = 0; i < info.byte_size() / sizeof(float); ++i) v[i] = static_cast<float>(static_cast<int>(i % 7) - 3) * 0.25f;
-    inputs.push_back(std::move(t));
-  }
-  if (inputs.size() != 2) return Fail(app::Status(TSR_INVALID_ARGUMENT, "the model must take A and B"));
 
   app::Result<app::RunContext> context = app::RunContext::Create(*compiled);
   if (!context.ok()) return Fail(context.status());
