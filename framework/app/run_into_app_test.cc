@@ -43,19 +43,21 @@ std::vector<uint8_t> ModelBytes() {
 
 // A calibration directory holding FcAddInputForTest as input_0.pb: under
 // precision allow-fp16 it proves the ranges of the FP16 FULLY_CONNECTED.
-// Made once, removed at exit.
+// Made once, removed at exit. The name is never destroyed: the atexit
+// handler runs after static destructors registered later (the string's own
+// would be), and must still read it.
 const std::string& CalibrationDir() {
-  static const std::string dir = [] {
+  static const std::string* const dir = [] {
     char path[] = "/tmp/tessera_run_into_calibration_XXXXXX";
-    const std::string made = ::mkdtemp(path) != nullptr ? path : "";
+    const std::string* made = new std::string(::mkdtemp(path) != nullptr ? path : "");
     const std::vector<float> x = tessera::FcAddInputForTest();
     tessera::HostTensor t{"x", TSR_DTYPE_F32, {4, 16}, std::vector<uint8_t>(x.size() * sizeof(float))};
     std::memcpy(t.data.data(), x.data(), t.data.size());
-    EXPECT_TRUE(tessera::WriteTensorSet({t}, made, "input").ok());
+    EXPECT_TRUE(tessera::WriteTensorSet({t}, *made, "input").ok());
     std::atexit([] { std::filesystem::remove_all(CalibrationDir()); });
     return made;
   }();
-  return dir;
+  return *dir;
 }
 
 // The model compiled and ready to run through the C API alone.
