@@ -1,4 +1,4 @@
-// The C API against the mistakes app teams make (issue 34), through
+// The C API against the mistakes app teams make, through
 // tessera_app.h only: a buffer smaller than its tensor (PaddleOCR's
 // classifier input, [1,3,48,192] f32 = 110,592 bytes, given 400) is refused
 // before anything is read or written; a destroyed handle, one destroyed
@@ -213,7 +213,7 @@ TEST_F(CApiMisuse, AContextKeepsItsCompiledModelAlive) {
   EXPECT_EQ(tsr_app_run_context_destroy(context), TSR_OK);
 }
 
-// Not misuse, but what the team missed (issue 34, item 7): inputs and
+// Not misuse, but what app teams reach for first: inputs and
 // outputs by name, and their metadata before compiling.
 TEST_F(CApiMisuse, InputsAndOutputsByNameAndBeforeCompiling) {
   size_t inputs = 0, outputs = 0;
