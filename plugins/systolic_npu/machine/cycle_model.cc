@@ -79,7 +79,8 @@ uint64_t SramDmaCycles(uint64_t bytes, const SystolicNpuConfig& npu) {
 uint64_t VectorCycles(const Program& p, const Instruction& in, const SystolicNpuConfig& npu) {
   const VectorOp op = static_cast<VectorOp>(in.a);
   uint64_t elements = Elems(in), passes = 1;
-  if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool) {
+  // DEPTHWISE: one multiply-accumulate per tap and lane, as pooling.
+  if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool || op == VectorOp::kDepthwise) {
     const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
     elements = uint64_t{in.f[3]} * d.out_h * d.out_w;
     passes = uint64_t(d.kernel_h) * d.kernel_w;

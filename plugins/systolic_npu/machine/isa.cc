@@ -168,6 +168,7 @@ uint64_t VectorSrc1Bytes(const Instruction& in) {
   if (op == VectorOp::kRequantize) return uint64_t{in.f[4]} * 8;
   if (IsBinaryVectorOp(op)) return BinarySrc1Elements(in) * es;
   if (op == VectorOp::kTable) return TableCount(in) * kTableBytes;
+  if (op == VectorOp::kDepthwise) return uint64_t{in.f[6]} * in.f[3] * es;  // taps x channels
   return 0;
 }
 
@@ -203,6 +204,8 @@ const char* VectorOpName(VectorOp op) {
       return "EXP";
     case VectorOp::kTable:
       return "TABLE";
+    case VectorOp::kDepthwise:
+      return "DEPTHWISE";
     case VectorOp::kRowSum:
       return "ROW_SUM";
     default:

@@ -90,8 +90,14 @@ enum class VectorOp : uint8_t {
   // I8 -> I32: dst[r] = sum over c of src0[r][c] (exact; INT8 GLOBAL_AVG_POOL
   // before BIAS_ADD and REQUANTIZE). No src1, no descriptor.
   kRowSum = 16,
+  // Depthwise convolution (vector_depthwise.h), I8 -> I32 or F16 -> F32:
+  // src0 = rows=channels x cols=in_h*in_w planes, src1 = weights
+  // taps x channels (tap-major, taps = f6 = kernel_h * kernel_w), POOL
+  // descriptor geometry (pad_value: what padding reads, I8 only),
+  // dst = (out_h*out_w) x channels, position-major.
+  kDepthwise = 17,
 };
-inline constexpr uint8_t kVectorOpCount = 17;
+inline constexpr uint8_t kVectorOpCount = 18;
 inline constexpr uint32_t kTableBytes = 256;  // one VECTOR TABLE table
 
 inline bool IsLookupTableVectorOp(VectorOp op) {
@@ -213,7 +219,7 @@ struct PoolDesc {
   int32_t out_h = 0, out_w = 0;
   int32_t count_include_pad = 0;
   int32_t pad_bottom = 0, pad_right = 0;  // extent counted by count_include_pad
-  int32_t reserved = 0;
+  int32_t pad_value = 0;                  // DEPTHWISE I8: the value padded taps read; else 0
 };
 static_assert(sizeof(PoolDesc) == 64);
 

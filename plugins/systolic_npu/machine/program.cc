@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "plugins/systolic_npu/machine/quant.h"
+#include "plugins/systolic_npu/machine/vector_depthwise.h"
 
 namespace tessera::systolic {
 namespace {
@@ -428,7 +429,8 @@ absl::Status VerifyVector(const Ctx& c) {
   const uint32_t flags_ok = binary                   ? kVectorBroadcastSrc1 | kVectorBroadcastSrc1PerRow
                             : op == VectorOp::kTable ? kVectorBroadcastSrc1PerRow
                                                      : 0u;
-  if ((in.f[6] & ~flags_ok) != 0 || in.f[6] == (kVectorBroadcastSrc1 | kVectorBroadcastSrc1PerRow))
+  if (op != VectorOp::kDepthwise &&  // DEPTHWISE: f6 = taps
+      ((in.f[6] & ~flags_ok) != 0 || in.f[6] == (kVectorBroadcastSrc1 | kVectorBroadcastSrc1PerRow)))
     return c.Err("reserved field not zero");
   const int32_t dt = in.b, ot = in.c;
   const size_t es = NpuDtypeSize(dt), os = NpuDtypeSize(ot);
@@ -447,7 +449,7 @@ absl::Status VerifyVector(const Ctx& c) {
     if (std::find(ok.begin(), ok.end(), dt) == ok.end())
       return c.Err(absl::StrCat(VectorOpName(op), " does not support ", NpuDtypeName(dt)));
     const bool converts = op == VectorOp::kRequantize || op == VectorOp::kQuantize || op == VectorOp::kDequantize ||
-                          op == VectorOp::kRowSum;
+                          op == VectorOp::kRowSum || op == VectorOp::kDepthwise;
     if (!converts && ot != dt) return c.Err("result dtype must equal operand dtype");
     return absl::OkStatus();
   };
@@ -496,13 +498,21 @@ absl::Status VerifyVector(const Ctx& c) {
           !InRange(d.dilation_h, 1, L) || !InRange(d.dilation_w, 1, L) || !InRange(d.pad_top, 0, L) ||
           !InRange(d.pad_left, 0, L) || !InRange(d.out_h, 1, L) || !InRange(d.out_w, 1, L) ||
           !InRange(d.count_include_pad, 0, 1) || !InRange(d.pad_bottom, 0, L) || !InRange(d.pad_right, 0, L) ||
-          d.reserved != 0)
+          d.pad_value != 0)
         return c.Err("pool descriptor out of range");
       if (u128(d.in_h) * d.in_w != cols) return c.Err("pool: cols must equal in_h * in_w");
       if (u128(d.kernel_h) * d.kernel_w > 4096) return c.Err("pool window larger than 4096");
       V_RETURN_IF_ERROR(c.Sram("destination", in.f[2], u128{rows} * d.out_h * d.out_w * es));
       V_RETURN_IF_ERROR(c.Sram("source", in.f[0], n * es));
       return absl::OkStatus();
+    }
+    case VectorOp::kDepthwise: {
+      V_RETURN_IF_ERROR(need_desc(true, ConstantKind::kPoolDesc));
+      if (const std::string bad = DepthwiseProblem(c.p, in); !bad.empty()) return c.Err(bad);
+      V_RETURN_IF_ERROR(c.Sram("source", in.f[0], n * es));
+      V_RETURN_IF_ERROR(c.Sram("weights", in.f[1], u128{VectorSrc1Bytes(in)}));
+      const PoolDesc d = c.p.Descriptor<PoolDesc>(in.f[5]);
+      return c.Sram("destination", in.f[2], u128{rows} * d.out_h * d.out_w * os);
     }
     case VectorOp::kSigmoid:
     case VectorOp::kTanh:

@@ -1,6 +1,7 @@
 // CONV_2D lowering (see tiler.h): per image and group one GEMM over the
 // IM2COL view of the input; the GEMM itself is tiler_gemm_core.cc.
 #include "plugins/systolic_npu/machine/tiler.h"
+#include "plugins/systolic_npu/machine/tiler_depthwise.h"
 #include "plugins/systolic_npu/machine/tiler_gemm_core.h"
 #include "plugins/systolic_npu/machine/tiler_internal.h"
 
@@ -60,6 +61,7 @@ absl::Status EmitConv2d(const Conv2dLayer& L, const LayerRefs& refs, const Systo
                                              L.weight_scales, L.input_q, L.output_q, L.activation});
       !s.ok())
     return s;
+  if (internal::IsVectorDepthwise(L, npu)) return internal::EmitDepthwiseConv(L, refs, npu, p, e);
   const bool q = L.dtype == TSR_DTYPE_I8;
   const uint64_t ie = NpuDtypeSize(L.dtype);
   const uint32_t desc = p.AddDescriptor(ConstantKind::kIm2colDesc, MakeIm2colDesc(L));

@@ -66,6 +66,8 @@ absl::StatusOr<GemmTiles> ChooseTiles(const GemmCore& g, const SystolicNpuConfig
   return t;
 }
 
+}  // namespace
+
 // DMA_LOAD of B rows [k0, k0 + ki) x columns [n0, n0 + nj) (column tile j)
 // into `dst`: a slice of the pre-tiled panel, or a strided gather from the
 // DRAM tensor with F32 -> F16 conversion.
@@ -119,6 +121,8 @@ int32_t EmitEpilogue(const GemmCore& g, uint32_t acc, uint32_t par, uint32_t mi,
     e.code.push_back(MakeVector(VectorOp::kClip, TSR_DTYPE_F32, TSR_DTYPE_F32, acc, 0, acc, mi, nj, g.clip_desc));
   return TSR_DTYPE_F32;
 }
+
+namespace {
 
 // The loop nests of one GEMM over the chosen tiles, with the ping-pong
 // buffer of each bank (ISA doc section 5).

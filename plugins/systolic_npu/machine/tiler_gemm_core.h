@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "plugins/systolic_npu/machine/tiler.h"
 
 namespace tessera::systolic::internal {
@@ -83,6 +84,17 @@ void PrepareConstants(GemmCore& g, const WeightAccessor& w, const Epilogue& ep, 
 // Appends the instruction stream of `g` to `e` (ISA doc section 5).
 absl::Status EmitGemmCore(const GemmCore& g, const SystolicNpuConfig& npu, const TilerOptions& opt, const Program& p,
                           EntryPoint& e);
+
+// The pieces of the GEMM stream the depthwise lowering (tiler_depthwise.cc)
+// shares: DMA_LOAD of B rows [k0, k0 + ki) x columns [n0, n0 + nj) (column
+// tile j) into `dst`; DMA_LOAD of column tile j's epilogue parameters; the
+// VECTOR post-processing of one mi x nj accumulator tile, returning the
+// dtype the tile is stored from.
+absl::StatusOr<Instruction> LoadWeightTile(const GemmCore& g, const Program& p, int64_t j, int64_t n0, uint32_t nj,
+                                           int64_t k0, uint32_t ki, uint32_t dst);
+absl::StatusOr<Instruction> LoadParams(const GemmCore& g, const Program& p, int64_t j, int64_t n0, uint32_t nj,
+                                       uint32_t dst);
+int32_t EmitEpilogue(const GemmCore& g, uint32_t acc, uint32_t par, uint32_t mi, uint32_t nj, EntryPoint& e);
 
 absl::Status InvalidLayer(const std::string& message);
 

@@ -9,6 +9,7 @@
 #include "plugins/systolic_npu/machine/fp16.h"
 #include "plugins/systolic_npu/machine/lookup_tables.h"
 #include "plugins/systolic_npu/machine/quant.h"
+#include "plugins/systolic_npu/machine/vector_depthwise.h"
 
 namespace tessera::systolic {
 
@@ -22,15 +23,6 @@ float BitsToFloat(int32_t bits) {
   float f;
   std::memcpy(&f, &bits, 4);
   return f;
-}
-
-// The taps k in [0, count) whose position start + k * step lies in
-// [lo, hi): an interval [*first, *last).
-void TapRange(int64_t start, int64_t step, int64_t count, int64_t lo, int64_t hi, int64_t* first, int64_t* last) {
-  const int64_t a = start >= lo ? 0 : (lo - start + step - 1) / step;
-  const int64_t b = start >= hi ? 0 : (hi - 1 - start) / step + 1;
-  *first = std::min(a, count);
-  *last = std::max(*first, std::min(b, count));
 }
 
 // Pooling as docs/ops.md specifies it: padding never wins a max and never
@@ -108,7 +100,7 @@ void Pool(const Program& p, const Instruction& in, const uint8_t* src, uint8_t* 
 uint64_t VectorResultBytes(const Program& p, const Instruction& in) {
   const VectorOp op = static_cast<VectorOp>(in.a);
   const uint64_t os = NpuDtypeSize(in.c);
-  if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool) {
+  if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool || op == VectorOp::kDepthwise) {
     const PoolDesc d = p.Descriptor<PoolDesc>(in.f[5]);
     return uint64_t{in.f[3]} * uint64_t(d.out_h) * uint64_t(d.out_w) * os;
   }
@@ -144,6 +136,13 @@ void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]) {
     } else {
       Pool<TSR_DTYPE_I8>(p, in, s0, out);
     }
+    std::memcpy(dst, out, bytes);
+    return;
+  }
+  if (op == VectorOp::kDepthwise) {
+    const uint64_t bytes = VectorResultBytes(p, in);
+    uint8_t* out = stage(bytes);
+    ExecuteDepthwise(p, in, s0, s1, out);
     std::memcpy(dst, out, bytes);
     return;
   }
