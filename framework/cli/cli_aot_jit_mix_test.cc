@@ -72,7 +72,7 @@ class CliAotJitMix : public ::testing::Test {
     fs::remove_all(*work_);
     fs::create_directories(*work_);
     model_ = (*work_ / "attention.tsr").string();
-    Result r = Tessera("demo --save-model " + model_ + " --accelerators cpu");
+    Result r = Tessera("demo --model attention --save-model " + model_ + " --accelerators cpu");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     Result cpu = Tessera("run " + model_ + " --accelerators cpu" + kInputs);
     ASSERT_EQ(cpu.exit_code, 0) << cpu.output;

@@ -33,7 +33,7 @@ class MockDspCli : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     model_ = new TempFile();
-    Result r = Tessera("demo --save-model " + model_->path() + " --accelerators cpu");
+    Result r = Tessera("demo --model attention --save-model " + model_->path() + " --accelerators cpu");
     ASSERT_EQ(r.exit_code, 0) << r.output;
   }
   static void TearDownTestSuite() {
@@ -69,7 +69,7 @@ TEST_F(MockDspCli, IsDiscoveredInTheBundledDirectoryWithJitOnly) {
 
 TEST_F(MockDspCli, AttentionDemoAgreesWithTheCpuReferenceThroughTheAlias) {
   for (const char* list : {"dsp,cpu", "npu,dsp,cpu"}) {
-    Result r = Tessera(std::string("demo --json --policy greedy --accelerators ") + list);
+    Result r = Tessera(std::string("demo --model attention --json --policy greedy --accelerators ") + list);
     ASSERT_EQ(r.exit_code, 0) << list << ": " << r.output;
     EXPECT_THAT(r.output, HasSubstr("\"ok\":true")) << list;
     // The AOT pass (through a .tsr file) has DSP partitions too, compiled
@@ -79,7 +79,7 @@ TEST_F(MockDspCli, AttentionDemoAgreesWithTheCpuReferenceThroughTheAlias) {
   // The text shows the three-vendor plan of the AOT pass: NPU bytecode,
   // DSP partitions marked (jit), cuts, conversions and modelled latency
   // against the cpu only.
-  Result t = Tessera("demo --policy greedy --accelerators npu,dsp,cpu");
+  Result t = Tessera("demo --model attention --policy greedy --accelerators npu,dsp,cpu");
   ASSERT_EQ(t.exit_code, 0) << t.output;
   const size_t aot = t.output.find("mode aot, SoC ref-phone");
   ASSERT_NE(aot, std::string::npos) << t.output;

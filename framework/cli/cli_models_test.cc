@@ -96,7 +96,8 @@ TEST(CliModels, SmallCnnRunsOnTheNpu) { RunsOnTheNpuAndAgreesWithTheCpu("cnn", "
 TEST(CliModels, UnknownDemoModelIsAUsageError) {
   const Result r = Tessera("demo --model resnet");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.output, HasSubstr("unknown demo model 'resnet' (attention, mlp, cnn, frag-chain, frag-gated)"));
+  EXPECT_THAT(r.output,
+              HasSubstr("unknown demo model 'resnet' (mlp-wide, attention, mlp, cnn, frag-chain, frag-gated)"));
 }
 
 }  // namespace

@@ -104,6 +104,27 @@ absl::StatusOr<Graph> BuildMlpModel(int64_t batch) {
   return std::move(b).Build();
 }
 
+absl::StatusOr<Graph> BuildWideMlpModel(const WideMlpShape& s) {
+  if (s.batch <= 0 || s.width <= 0 || s.layers <= 0)
+    return absl::InvalidArgumentError("batch, width and layers must be positive");
+  std::mt19937 rng(2027);
+  ModelBuilder b("mlp_wide");
+  b.Metadata("description", "wide MLP " + std::to_string(s.layers) + " x FC " + std::to_string(s.width) +
+                                " + RELU, batch " + std::to_string(s.batch) + " (demo: the NPU's GEMM win)");
+  int32_t h = b.Input("x", TSR_DTYPE_F32, {s.batch, s.width});
+  for (int layer = 0; layer < s.layers; ++layer) {
+    const std::string name = "fc" + std::to_string(layer + 1);
+    const int32_t w =
+        b.Constant<float>(name + ".weight", {s.width, s.width},
+                          RandomWeights(rng, s.width * s.width, std::sqrt(2.0f / static_cast<float>(s.width))));
+    const int32_t bias = b.Constant<float>(name + ".bias", {s.width}, RandomWeights(rng, s.width, 0.05f));
+    h = b.Op(TSR_OP_FULLY_CONNECTED, {h, w, bias}, {}, {.name = name});
+    h = b.Op(TSR_OP_RELU, {h}, {}, {.name = name + ".relu"});
+  }
+  b.Output(h);
+  return std::move(b).Build();
+}
+
 absl::StatusOr<Graph> BuildSmallCnnModel(int64_t batch) {
   if (batch <= 0) return absl::InvalidArgumentError("batch must be positive");
   std::mt19937 rng(2026);
@@ -138,11 +159,12 @@ absl::StatusOr<Graph> BuildSmallCnnModel(int64_t batch) {
 absl::StatusOr<Graph> BuildDemoModel(const std::string& name) {
   if (name == "attention") return BuildAttentionRopeModel({});
   if (name == "mlp") return BuildMlpModel(16);
+  if (name == "mlp-wide") return BuildWideMlpModel({});
   if (name == "cnn") return BuildSmallCnnModel(2);
   if (name == "frag-chain") return BuildFragmentingChain(64);
   if (name == "frag-gated") return BuildFragmentingGatedMlp(4);
   return absl::InvalidArgumentError("unknown demo model '" + name +
-                                    "' (attention, mlp, cnn, frag-chain, frag-gated)");
+                                    "' (mlp-wide, attention, mlp, cnn, frag-chain, frag-gated)");
 }
 
 absl::StatusOr<std::vector<uint8_t>> DemoModelBytes(const std::string& name) {

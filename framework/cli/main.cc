@@ -30,7 +30,7 @@ commands:
   run        MODEL [--inputs DIR | --random [--seed N]] [--outputs DIR] [--json] [COMPILE OPTIONS]
              compile unless precompiled, run, print the outputs and a profile; run and bench also
              take --deadline-ms N, --max-retries N, --no-fallback (docs/resilience.md)
-  demo       [--model attention|mlp|cnn|frag-chain|frag-gated] [--save-model FILE] [--json] [COMPILE OPTIONS]
+  demo       [--model mlp-wide|attention|mlp|cnn|frag-chain|frag-gated] [--save-model FILE] [--json] [COMPILE OPTIONS]
              build, compile (AOT and JIT), run and check a demo model
   bench      MODEL [--reps N] [--warmup N] [--threads N] [--inputs DIR | --seed N] [--json] [COMPILE OPTIONS]
              time repeated runs after warm-up (latency min/median/mean/p90)
