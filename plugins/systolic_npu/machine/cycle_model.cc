@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "plugins/systolic_npu/machine/vector_softmax.h"
 #include "plugins/systolic_npu/machine/vector_unit.h"
 
 namespace tessera::systolic {
@@ -78,6 +79,7 @@ uint64_t SramDmaCycles(uint64_t bytes, const SystolicNpuConfig& npu) {
 
 uint64_t VectorCycles(const Program& p, const Instruction& in, const SystolicNpuConfig& npu) {
   const VectorOp op = static_cast<VectorOp>(in.a);
+  if (op == VectorOp::kSoftmax) return SoftmaxCycles(in.f[3], in.f[4], static_cast<uint64_t>(npu.vector_width));
   uint64_t elements = Elems(in), passes = 1;
   // DEPTHWISE: one multiply-accumulate per tap and lane, as pooling.
   if (op == VectorOp::kMaxPool || op == VectorOp::kAvgPool || op == VectorOp::kDepthwise) {

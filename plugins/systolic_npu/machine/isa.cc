@@ -208,6 +208,8 @@ const char* VectorOpName(VectorOp op) {
       return "DEPTHWISE";
     case VectorOp::kRowSum:
       return "ROW_SUM";
+    case VectorOp::kSoftmax:
+      return "SOFTMAX";
     default:
       return "INVALID";
   }

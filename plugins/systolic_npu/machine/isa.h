@@ -96,6 +96,10 @@ enum class VectorOp : uint8_t {
   // descriptor geometry (pad_value: what padding reads, I8 only),
   // dst = (out_h*out_w) x channels, position-major.
   kDepthwise = 17,
+  // (17..31: the CNN-side ops; the transformer-side ops number from 32.)
+  // F32/F16: a softmax over each row (vector_softmax.h): row max, EXP
+  // table, row sum, reciprocal, scale, in fp32. No src1, no descriptor.
+  kSoftmax = 32,
 };
 inline constexpr uint8_t kVectorOpCount = 18;
 inline constexpr uint32_t kTableBytes = 256;  // one VECTOR TABLE table

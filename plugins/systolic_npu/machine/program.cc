@@ -521,6 +521,11 @@ absl::Status VerifyVector(const Ctx& c) {
       V_RETURN_IF_ERROR(need_desc(false, ConstantKind::kData));
       if (in.f[1] != 0) return c.Err("src1 must be zero");
       break;
+    case VectorOp::kSoftmax:
+      V_RETURN_IF_ERROR(dtypes({TSR_DTYPE_F32, TSR_DTYPE_F16}));
+      V_RETURN_IF_ERROR(need_desc(false, ConstantKind::kData));
+      if (in.f[1] != 0) return c.Err("src1 must be zero");
+      break;
     case VectorOp::kTable:
       V_RETURN_IF_ERROR(dtypes({TSR_DTYPE_I8}));
       V_RETURN_IF_ERROR(need_desc(false, ConstantKind::kData));

@@ -10,6 +10,7 @@
 #include "plugins/systolic_npu/machine/lookup_tables.h"
 #include "plugins/systolic_npu/machine/quant.h"
 #include "plugins/systolic_npu/machine/vector_depthwise.h"
+#include "plugins/systolic_npu/machine/vector_softmax.h"
 
 namespace tessera::systolic {
 
@@ -157,6 +158,11 @@ void ExecuteVector(const Program& p, const Instruction& in, uint8_t* banks[3]) {
     return;
   }
   uint8_t* out = stage(n * os);
+  if (op == VectorOp::kSoftmax) {
+    ExecuteSoftmaxRows(dt, rows, cols, s0, out);
+    std::memcpy(dst, out, n * os);
+    return;
+  }
   switch (op) {
     case VectorOp::kBiasAdd:
       for (uint64_t r = 0; r < rows; ++r)
