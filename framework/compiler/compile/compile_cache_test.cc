@@ -19,6 +19,8 @@
 #include "absl/strings/str_cat.h"
 #include "framework/compiler/compile/compile_driver.h"
 #include "framework/core/model/model_builder.h"
+#include "framework/core/model/model_footer.h"
+#include "framework/core/model/model_loader.h"
 #include "framework/core/model/model_writer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -117,6 +119,32 @@ TEST_F(CompileCacheTest, AFlippedByteIsDetectedDeletedAndNeverLoaded) {
   EXPECT_EQ(cache.counters().hits, 0u);
   EXPECT_THAT(lines_.back(), HasSubstr("invalidated " + Key('b')));
   EXPECT_THAT(lines_.back(), HasSubstr("checksum"));
+}
+
+// An entry whose blob's own CRC is stale under a refreshed footer (the
+// footer's CRC then passes): every hit checks each blob's own CRC, so it is
+// invalidated, never handed to the dispatch library as verified.
+TEST_F(CompileCacheTest, ABlobWithAStaleCrcUnderARefreshedFooterIsInvalidated) {
+  CompileCache cache = Open();
+  cache.Store(Key('s'), KeyText('s'), CompiledModelOf(64));
+  const std::string path = cache.EntryPath(Key('s'));
+  std::vector<uint8_t> bytes = FileBytes(path);
+  size_t blob_end = 0;
+  {
+    absl::StatusOr<Graph> entry = ParseModel(bytes, nullptr, {}, VerifyLevel::kStructure);
+    ASSERT_TRUE(entry.ok()) << entry.status();
+    ASSERT_EQ(entry->bytecodes.size(), 1u);
+    const std::span<const uint8_t> blob = entry->bytecodes[0].bytes;
+    blob_end = static_cast<size_t>(blob.data() - bytes.data()) + blob.size();
+  }
+  bytes[blob_end - 1] ^= 0x01;  // the blob's last byte: inside its CRC, past its tables
+  RefreshModelFooter(bytes);
+  WriteBytes(path, bytes);
+  EXPECT_FALSE(cache.Lookup(Key('s'), KeyText('s')).has_value());
+  EXPECT_FALSE(fs::exists(path));
+  EXPECT_EQ(cache.counters().invalidations, 1u);
+  EXPECT_EQ(cache.counters().hits, 0u);
+  EXPECT_THAT(lines_.back(), HasSubstr("checksum mismatch"));
 }
 
 TEST_F(CompileCacheTest, AFifoAsAnEntryIsAMissNotAHang) {

@@ -97,7 +97,7 @@ enum class VerifyLevel { kStructure, kFull };
 // (TSR_SOURCE_FLAG_ENVELOPE_VERIFIED, api/tessera/dispatch.h).
 enum class BlobCrc {
   kUnchecked,  // nothing checked it yet (a graph built or compiled in memory): the host checks it when it loads it
-  kVerified,   // the loader checked its bytes (the file's data CRC, or the envelope CRC) and its envelope's layout
+  kVerified,   // the loader checked its own envelope CRC (at kFull, whatever the footer covered) and its layout
   kDeferred,   // loaded at kStructure: only the envelope's layout was checked; the dispatch library checks the CRC
 };
 

@@ -257,9 +257,11 @@ TEST(ModelFooter, EveryTruncationIsRefused) {
   EXPECT_THAT(g.status().message(), HasSubstr("declare a checksum footer"));
 }
 
-// What the loader tells the runtime about each blob: verified only when a
-// CRC covered it (the dispatch library is told so only then).
-TEST(ModelFooter, ABlobIsMarkedVerifiedOnlyWhenACrcCoveredIt) {
+// What the loader tells the runtime about each blob: verified only when the
+// loader checked the blob's own envelope CRC (at full, whatever the footer
+// covered); a footer's CRC alone does not vouch for a blob, so at
+// structure the dispatch library checks it, v1 footer or not.
+TEST(ModelFooter, ABlobIsMarkedVerifiedOnlyWhenItsOwnCrcWasChecked) {
   const Graph compiled = CompiledGraph(0.5f);
   struct Case {
     ModelWriteOptions write;
@@ -268,10 +270,11 @@ TEST(ModelFooter, ABlobIsMarkedVerifiedOnlyWhenACrcCoveredIt) {
   };
   const Case cases[] = {
       {{}, VerifyLevel::kStructure, BlobCrc::kDeferred},
-      {{}, VerifyLevel::kFull, BlobCrc::kVerified},  // the data CRC
-      {{.whole_file_footer_v1 = true}, VerifyLevel::kStructure, BlobCrc::kVerified},
+      {{}, VerifyLevel::kFull, BlobCrc::kVerified},
+      {{.whole_file_footer_v1 = true}, VerifyLevel::kStructure, BlobCrc::kDeferred},
+      {{.whole_file_footer_v1 = true}, VerifyLevel::kFull, BlobCrc::kVerified},
       {{.checksum_footer = false}, VerifyLevel::kStructure, BlobCrc::kDeferred},
-      {{.checksum_footer = false}, VerifyLevel::kFull, BlobCrc::kVerified},  // the envelope CRC
+      {{.checksum_footer = false}, VerifyLevel::kFull, BlobCrc::kVerified},
   };
   for (const Case& c : cases) {
     absl::StatusOr<Graph> g = Parse(*SerializeModel(compiled, c.write), c.level);

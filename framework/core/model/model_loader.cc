@@ -12,8 +12,8 @@
 #include "framework/core/model/mapped_file.h"
 #include "framework/core/model/model_footer.h"
 #include "framework/core/schema/model_format_version.h"
-#include "tessera/bytecode.h"
 #include "framework/core/schema/tessera_model_generated.h"
+#include "tessera/bytecode.h"
 
 namespace tessera {
 namespace {
@@ -50,20 +50,23 @@ bool LooksLikeTsr(std::span<const uint8_t> bytes) {
 namespace {
 
 // Each blob's envelope once (a blob is one range, however many DISPATCH
-// ops use it). Its CRC is checked here only at kFull in a file whose data
-// segment no footer CRC covered; otherwise the layout alone: at kStructure
-// reading every byte is what loading must not do, and when the data CRC
-// covered the blob, a second CRC would check the same bytes again.
-absl::Status CheckBytecodeEnvelopes(Graph& g, VerifyLevel level, bool data_checked) {
+// ops use it). At kFull its own CRC is checked here, whatever the footer
+// covered: the footer's CRC proves the file is the one written, not that
+// the blob inside it is the one its vendor compiled (a writer, or an
+// attacker, may refresh the footer over a stale blob, and the dispatch
+// library is told the CRC was checked). At kStructure the layout alone:
+// reading every byte is what such a load must not do, and the dispatch
+// library checks the CRC itself.
+absl::Status CheckBytecodeEnvelopes(Graph& g, VerifyLevel level) {
   for (size_t i = 0; i < g.bytecodes.size(); ++i) {
     BytecodeBlob& blob = g.bytecodes[i];
-    const bool crc_here = level == VerifyLevel::kFull && !data_checked;
+    const bool crc_here = level == VerifyLevel::kFull;
     char err[160] = "";
     if (tsr_bytecode_verify_ex(blob.bytes.data(), blob.bytes.size(), nullptr,
                                crc_here ? 0 : TSR_BYTECODE_VERIFY_SKIP_CHECKSUM, nullptr, err, sizeof(err)) != TSR_OK)
       return absl::DataLossError(
           absl::StrCat("bytecode ", i, " (vendor '", blob.vendor, "') fails the envelope check: ", err));
-    blob.crc = crc_here || data_checked ? BlobCrc::kVerified : BlobCrc::kDeferred;
+    blob.crc = crc_here ? BlobCrc::kVerified : BlobCrc::kDeferred;
   }
   return absl::OkStatus();
 }
@@ -204,7 +207,7 @@ absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared
   g.outputs = ToVector(sg->outputs());
   RETURN_IF_ERROR(VerifyGraph(g));
   RETURN_IF_ERROR(CheckGraphBudgets(g, budgets));
-  RETURN_IF_ERROR(CheckBytecodeEnvelopes(g, level, checked.data_checked));
+  RETURN_IF_ERROR(CheckBytecodeEnvelopes(g, level));
   g.verified = checked.data_checked ? VerifyLevel::kFull : VerifyLevel::kStructure;
   g.checksum_footer = has_footer;
   return g;

@@ -28,7 +28,8 @@ absl::StatusOr<Graph> LoadModelFile(const std::string& path, const Budgets& budg
 //    byte of the data segment past the envelope headers and entry tables is
 //    read, so the load time does not grow with the weights; an edited
 //    weight is not detected.
-//  - kFull: also the data segment's CRC (every weight and bytecode byte).
+//  - kFull: also the data segment's CRC (every weight and bytecode byte)
+//    and each blob's own envelope CRC, whatever the footer covered.
 // A v1 (whole-file) footer is always checked whole, as before v2.
 // Graph::verified says what was checked; each blob's BlobCrc whether its
 // CRC was (dispatch/loaded_model.cc tells the library only then).

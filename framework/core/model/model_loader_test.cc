@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "flatbuffers/flatbuffers.h"
 #include "framework/core/graph/graph_verifier.h"
 #include "framework/core/model/model_builder.h"
+#include "framework/core/model/model_footer.h"
 #include "framework/core/model/model_writer.h"
 #include "framework/core/schema/model_format_version.h"
 #include "framework/core/schema/tessera_model_generated.h"
@@ -220,6 +222,37 @@ TEST(ModelLoaderTest, DispatchModelRoundTrip) {
   EXPECT_EQ(d.dispatch->bytecode, 0);
   EXPECT_EQ(d.dispatch->jit_slot, -1);
   EXPECT_EQ(d.dispatch->source_op_ids, (std::vector<uint32_t>{0, 1}));
+}
+
+// A blob whose own envelope CRC is stale, in a file whose footer was
+// refreshed over it: the footer vouches for the file, not for the blob.
+// --verify full checks the blob's own CRC once, whatever the footer says
+// (it used to mark the blob verified and the dispatch library skipped it).
+TEST(ModelLoaderTest, VerifyFullChecksEachBlobsOwnCrcWhateverTheFooterCovers) {
+  absl::StatusOr<std::vector<uint8_t>> bytes = SerializeModel(DispatchModel());
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_TRUE(HasModelFooter(*bytes));
+  // The body's bytes are i * 7 (EnvelopedBlob); byte 100 is 700 mod 256.
+  const std::vector<uint8_t> run = {static_cast<uint8_t>(100 * 7), static_cast<uint8_t>(101 * 7),
+                                    static_cast<uint8_t>(102 * 7), static_cast<uint8_t>(103 * 7)};
+  auto at = std::search(bytes->begin(), bytes->end(), run.begin(), run.end());
+  ASSERT_NE(at, bytes->end());
+  *at ^= 0x01;
+  RefreshModelFooter(*bytes);
+  absl::StatusOr<Graph> full = ParseModel(*bytes, nullptr, {}, VerifyLevel::kFull);
+  ASSERT_FALSE(full.ok());
+  EXPECT_EQ(full.status().code(), absl::StatusCode::kDataLoss) << full.status();
+  EXPECT_THAT(std::string(full.status().message()), ::testing::HasSubstr("bytecode 0"));
+  // At kStructure the envelope's layout passes and the CRC is deferred to
+  // the dispatch library, which is then not told it was checked.
+  absl::StatusOr<Graph> structure = ParseModel(*bytes, nullptr, {}, VerifyLevel::kStructure);
+  ASSERT_TRUE(structure.ok()) << structure.status();
+  EXPECT_EQ(structure->bytecodes[0].crc, BlobCrc::kDeferred);
+  // The intact file at kFull: the blob's CRC was checked here.
+  absl::StatusOr<std::vector<uint8_t>> intact = SerializeModel(DispatchModel());
+  absl::StatusOr<Graph> ok = ParseModel(*intact, nullptr, {}, VerifyLevel::kFull);
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  EXPECT_EQ(ok->bytecodes[0].crc, BlobCrc::kVerified);
 }
 
 TEST(ModelLoaderTest, WriteAndLoadFile) {
