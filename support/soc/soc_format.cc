@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <unordered_set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -40,6 +41,10 @@ absl::StatusOr<IniDocument> ParseIni(std::string_view text) {
   int line_no = 0;
   size_t pos = 0;
   IniSection* current = nullptr;
+  // The names seen, for the duplicate check: a hash set keeps the parse
+  // linear (a scan of the sections so far made 40k sections take 17 s).
+  // The views point into `text`, which outlives the parse.
+  std::unordered_set<std::string_view> section_names;
   while (pos < text.size()) {
     size_t eol = text.find('\n', pos);
     if (eol == std::string_view::npos) eol = text.size();
@@ -59,7 +64,7 @@ absl::StatusOr<IniDocument> ParseIni(std::string_view text) {
       if (!IsName(name))
         return absl::InvalidArgumentError(
             absl::StrCat("soc: line ", line_no, ": bad section name '", std::string(name), "' (want [a-z0-9_.-]+)"));
-      if (doc.Find(name) != nullptr)
+      if (!section_names.insert(name).second)
         return absl::InvalidArgumentError(
             absl::StrCat("soc: line ", line_no, ": duplicate section [", std::string(name), "]"));
       doc.sections.push_back(IniSection{std::string(name), line_no, {}});
