@@ -4,14 +4,20 @@
 #include <unistd.h>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "framework/core/model/model_builder.h"
+#include "framework/core/model/model_footer.h"
+#include "framework/core/model/model_loader.h"
 #include "framework/core/model/model_writer.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tessera/app/tessera_app.h"
 #include "tessera/app/tessera_app.hpp"
+#include "tessera/bytecode.h"
 #include "tessera/ops.h"
 
 namespace tessera::app {
@@ -212,6 +218,54 @@ TEST_F(Fixture, TheCApiLeavesJitOnlyOpsInASavedModelForTheLoadToCompile) {
   const std::vector<float> out = Run(*compiled);
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(out[i], 2.0f * std::sin(0.5f * static_cast<float>(i) - 1.0f), 1e-5f) << i;
   fs::remove(saved);
+}
+
+// An entry that passes every check of the cache (its checksums, its key)
+// but that the dispatch library refuses at load (here: a vendor body
+// format it does not know, under a recomputed blob CRC and footer) used to
+// fail every later run. It is evicted and the model compiled once more; the
+// next compile is a hit on the new entry.
+TEST_F(Fixture, AHitThatFailsToLoadIsEvictedAndCompiledOnceMore) {
+  Result<Model> model = Model::Load(model_path);
+  ASSERT_TRUE(model.ok());
+  const CompileOptions options{.accelerators = {"cpu"}, .cache_dir = dir.string()};
+  Result<CompiledModel> first = CompiledModel::Compile(*env, *model, options);
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  const std::string entry = (dir / (first->cache_info().key + ".tsr")).string();
+  std::ifstream in(entry, std::ios::binary);
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), {});
+  in.close();
+  size_t at = 0;
+  {
+    absl::StatusOr<tessera::Graph> g = tessera::ParseModel(bytes, nullptr, {}, tessera::VerifyLevel::kStructure);
+    ASSERT_TRUE(g.ok()) << g.status();
+    ASSERT_EQ(g->bytecodes.size(), 1u);
+    at = static_cast<size_t>(g->bytecodes[0].bytes.data() - bytes.data());
+  }
+  tsr_bytecode_header h;
+  std::memcpy(&h, bytes.data() + at, sizeof(h));
+  h.vendor_format_version = 999;
+  std::memcpy(bytes.data() + at, &h, sizeof(h));
+  h.checksum = tsr_bytecode_compute_checksum(bytes.data() + at, h.total_size);
+  std::memcpy(bytes.data() + at, &h, sizeof(h));
+  tessera::RefreshModelFooter(bytes);
+  std::ofstream(entry, std::ios::binary | std::ios::trunc)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+
+  lines.clear();
+  Result<CompiledModel> second = CompiledModel::Compile(*env, *model, options);
+  ASSERT_TRUE(second.ok()) << second.status().message();
+  EXPECT_FALSE(second->cache_info().hit);
+  EXPECT_EQ(second->cache_info().invalidations, 1u);
+  EXPECT_EQ(second->cache_info().stores, 1u);
+  bool logged = false;
+  for (const auto& [level, text] : lines) logged = logged || text.find("failed to load") != std::string::npos;
+  EXPECT_TRUE(logged);
+  const std::vector<float> out = Run(*second);
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(out[i], 2.0f * std::sin(0.5f * static_cast<float>(i) - 1.0f), 1e-5f) << i;
+  Result<CompiledModel> third = CompiledModel::Compile(*env, *model, options);
+  ASSERT_TRUE(third.ok()) << third.status().message();
+  EXPECT_TRUE(third->cache_info().hit);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "framework/compiler/report/partition_report.h"
 #include "framework/compiler/report/plan_picture.h"
 #include "framework/core/base/json_writer.h"
+#include "framework/core/base/status_macros.h"
 #include "framework/core/model/compiled_target.h"
 #include "framework/core/model/model_writer.h"
 #include "framework/loader/plugin_registry.h"
@@ -266,6 +267,21 @@ absl::Status CompileInto(CompiledModel::Impl& impl, const Model& model, const Co
   return absl::OkStatus();
 }
 
+// The compiled model loaded for running, with its cpu plans. The cpu plans
+// exist only where the source ops do: a precompiled model has none
+// (docs/resilience.md).
+absl::StatusOr<std::shared_ptr<const LoadedModel>> LoadToRun(CompiledModel::Impl& impl, const CompileOptions& options,
+                                                             const tessera::CompileOptions& internal,
+                                                             RuntimeOptions runtime, const PluginRegistry& registry) {
+  if (options.fallback && !impl.precompiled) {
+    ASSIGN_OR_RETURN(CpuPlanSet plans, BuildCpuFallbackPlans(impl.compiled, registry, internal));
+    impl.cpu_plan_count = plans.plans.size();
+    impl.cpu_plan_notes = plans.notes;
+    runtime.cpu_plans = std::move(plans.plans);
+  }
+  return LoadedModel::Create(impl.compiled.graph, impl.compiled.jit_slots, registry, runtime);
+}
+
 // Every name in `accelerators` must be a loaded compiler, by vendor or
 // short name, resolved as the compile resolves them (FindCompilerByName),
 // or the list must be empty or "auto". Checked before anything compiles,
@@ -368,17 +384,21 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
   // Ops left for JIT (leave_jit_only_ops) are compiled where the saved
   // model is loaded: this compile is for saving, not for running.
   if (!options.prepare_to_run || !impl->compiled.left_for_jit.empty()) return CompiledModel(std::move(impl));
-  // The cpu plans exist only where the source ops do: a precompiled model
-  // has none (docs/resilience.md).
-  if (options.fallback && !impl->precompiled) {
-    absl::StatusOr<CpuPlanSet> plans = BuildCpuFallbackPlans(impl->compiled, registry, *internal);
-    if (!plans.ok()) return FromAbsl(plans.status());
-    impl->cpu_plan_count = plans->plans.size();
-    impl->cpu_plan_notes = plans->notes;
-    runtime.cpu_plans = std::move(plans->plans);
+  absl::StatusOr<std::shared_ptr<const LoadedModel>> loaded = LoadToRun(*impl, options, *internal, runtime, registry);
+  // A cache entry that passed every check of the cache (checksums, its key)
+  // but that a dispatch library refuses at load would fail every later run
+  // the same way: it is evicted and the model compiled once more (a miss,
+  // then a store), and that result alone is loaded.
+  if (!loaded.ok() && impl->cache_report.hit) {
+    CompileCacheOptions cache{options.cache_dir};
+    DiscardCompileCacheEntry(cache, impl->cache_report.key,
+                             absl::StrCat("it failed to load (", loaded.status().message(), ")"),
+                             CacheLogOf(impl->environment->options));
+    if (absl::Status s = CompileInto(*impl, model, options, *internal, registry); !s.ok()) return FromAbsl(s);
+    ++impl->cache_report.counters.invalidations;
+    impl->cache = ToPublic(impl->cache_report);
+    loaded = LoadToRun(*impl, options, *internal, runtime, registry);
   }
-  absl::StatusOr<std::shared_ptr<const LoadedModel>> loaded =
-      LoadedModel::Create(impl->compiled.graph, impl->compiled.jit_slots, registry, runtime);
   if (!loaded.ok()) return FromAbsl(loaded.status());
   impl->loaded = *std::move(loaded);
   impl->compatibility = CompatibilityOf(*impl->loaded, impl->environment->options);

@@ -126,6 +126,12 @@ absl::StatusOr<CompiledGraph> CompileWithCache(const Graph& graph, const PluginR
   return merged;
 }
 
+void DiscardCompileCacheEntry(const CompileCacheOptions& cache, const std::string& key, const std::string& why,
+                              const CompileCacheLog& log) {
+  absl::StatusOr<CompileCache> opened = CompileCache::Open(cache, log);
+  if (opened.ok()) opened->Discard(key, why);
+}
+
 void WriteCompileCacheReportJson(const CompileCacheReport& r, JsonWriter& j) {
   j.BeginObject().Field("enabled", r.enabled);
   if (!r.disabled_reason.empty()) j.Field("disabled_reason", r.disabled_reason);

@@ -47,6 +47,12 @@ absl::StatusOr<CompiledGraph> CompileWithCache(const Graph& graph, const PluginR
                                                const CompileOptions& options, const CompileCacheOptions& cache,
                                                const CompileCacheLog& log, CompileCacheReport* report);
 
+// Evicts the entry `key` of the cache `cache` (a hit whose model failed to
+// load, `why`), logged through `log`; the caller compiles once more. A
+// directory that cannot be opened as a cache has nothing to evict.
+void DiscardCompileCacheEntry(const CompileCacheOptions& cache, const std::string& key, const std::string& why,
+                              const CompileCacheLog& log);
+
 // The "cache" object: {"enabled", "disabled_reason"?, "directory", "key",
 // "hit", "hits", "misses", "invalidations", "evictions", "stores"}.
 void WriteCompileCacheReportJson(const CompileCacheReport& report, JsonWriter& j);

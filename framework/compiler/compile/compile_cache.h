@@ -79,6 +79,11 @@ class CompileCache {
   // compile it would have saved has succeeded. No temporary is left behind.
   void Store(const std::string& key, const std::string& key_text, const Graph& compiled);
 
+  // Deletes the entry for `key` (a hit that failed where the cache cannot
+  // look: a dispatch library refused it at load), logged and counted as an
+  // invalidation, so the next compile of the key compiles and stores anew.
+  void Discard(const std::string& key, const std::string& why) { Invalidate(key, why); }
+
   std::string EntryPath(const std::string& key) const;
   const CompileCacheCounters& counters() const { return counters_; }
   const CompileCacheOptions& options() const { return options_; }
