@@ -57,11 +57,18 @@ class SetuidCliCopy {
   // False when that failed or the file system dropped the bits (nosuid).
   bool MakeSetuid() const {
     if (::chown(binary_.c_str(), 65534, 65534) != 0 || ::chmod(binary_.c_str(), 06755) != 0) return false;
+    return HasSetuidBit();
+  }
+  // Leaves the copy root's, with the setuid bit: started by another user
+  // (e.g. `setpriv --reuid=65534 ...`), it runs as root for that user, the
+  // case where a caller-named path could be opened with rights they lack.
+  bool MakeSetuidRoot() const { return ::chmod(binary_.c_str(), 04755) == 0 && HasSetuidBit(); }
+
+ private:
+  bool HasSetuidBit() const {
     struct stat st {};
     return ::stat(binary_.c_str(), &st) == 0 && (st.st_mode & S_ISUID) != 0;
   }
-
- private:
   std::filesystem::path dir_, binary_;
   bool ok_ = false;
 };

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "framework/core/base/caller_access.h"
 
 namespace tessera {
 namespace {
@@ -138,6 +139,8 @@ absl::Status WritePiecesAtomically(const std::string& path, std::span<const std:
                                    mode_t mode) {
   if (path.empty() || path.back() == '/')
     return absl::InvalidArgumentError(absl::StrCat("'", path, "' is not a file name"));
+  // Under setuid: only where the caller could write themselves.
+  if (absl::Status caller = CheckCallerMayAccess(path, CallerAccess::kWrite); !caller.ok()) return caller;
   bool in_place = false;
   absl::StatusOr<std::string> target = ChooseTarget(path, in_place);
   if (!target.ok()) return target.status();

@@ -1,12 +1,8 @@
 #include "framework/core/base/environment.h"
 
-#include <sys/auxv.h>
-
 #include <cstdlib>
 
 namespace tessera {
-
-bool RunningWithElevatedPrivileges() { return ::getauxval(AT_SECURE) != 0; }
 
 const char* EnvironmentOverrideFor(const char* name, bool at_secure) {
   if (at_secure) return nullptr;

@@ -7,10 +7,9 @@
 
 #include <string>
 
-namespace tessera {
+#include "framework/core/base/caller_access.h"  // RunningWithElevatedPrivileges
 
-// True when the kernel marked this process AT_SECURE.
-bool RunningWithElevatedPrivileges();
+namespace tessera {
 
 // The value of `name`, or nullptr when it is unset or the process runs
 // with elevated privileges (read with secure_getenv).

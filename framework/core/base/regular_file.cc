@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "framework/core/base/caller_access.h"
 
 namespace tessera {
 
@@ -30,6 +31,8 @@ absl::Status NotRegular(const std::string& path, mode_t mode) {
 }  // namespace
 
 absl::StatusOr<RegularFile> RegularFile::Open(const std::string& path) {
+  // Under setuid: only what the caller could read themselves.
+  if (absl::Status caller = CheckCallerMayAccess(path, CallerAccess::kRead); !caller.ok()) return caller;
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a
   // writer, before fstat could say what it is. O_NOCTTY: a terminal named
   // here must not become the controlling terminal.
