@@ -13,6 +13,8 @@ namespace {
 
 struct Search {
   uintptr_t address;
+  size_t bytes;     // the range [address, address + bytes) must fit one segment
+  ElfW(Word) flag;  // PF_X for code, PF_R for data
   bool found;
 };
 
@@ -20,9 +22,9 @@ int VisitObject(dl_phdr_info* info, size_t, void* data) {
   auto* s = static_cast<Search*>(data);
   for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    if (ph.p_type != PT_LOAD || (ph.p_flags & s->flag) == 0) continue;
     const uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
-    if (s->address >= lo && s->address - lo < ph.p_memsz) {
+    if (s->address >= lo && s->address - lo < ph.p_memsz && s->bytes <= ph.p_memsz - (s->address - lo)) {
       s->found = true;
       return 1;  // stops the walk
     }
@@ -30,13 +32,43 @@ int VisitObject(dl_phdr_info* info, size_t, void* data) {
   return 0;
 }
 
-}  // namespace
+// The size of the loaded segment's rest from `address` on (0 when none).
+int VisitObjectRest(dl_phdr_info* info, size_t, void* data) {
+  auto* s = static_cast<Search*>(data);
+  for (ElfW(Half) i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_R) == 0) continue;
+    const uintptr_t lo = info->dlpi_addr + ph.p_vaddr;
+    if (s->address >= lo && s->address - lo < ph.p_memsz) {
+      s->bytes = ph.p_memsz - (s->address - lo);
+      return 1;
+    }
+  }
+  return 0;
+}
 
-bool IsCodeAddress(const void* address) {
+bool InSegment(const void* address, size_t bytes, ElfW(Word) flag) {
   if (address == nullptr) return false;
-  Search s{reinterpret_cast<uintptr_t>(address), false};
+  Search s{reinterpret_cast<uintptr_t>(address), bytes, flag, false};
   dl_iterate_phdr(VisitObject, &s);
   return s.found;
+}
+
+}  // namespace
+
+bool IsCodeAddress(const void* address) { return InSegment(address, 1, PF_X); }
+
+bool IsLoadedData(const void* address, size_t bytes) { return InSegment(address, bytes, PF_R); }
+
+bool IsLoadedString(const char* s, size_t max_length) {
+  if (s == nullptr) return false;
+  Search rest{reinterpret_cast<uintptr_t>(s), 0, PF_R, false};
+  dl_iterate_phdr(VisitObjectRest, &rest);
+  // Read only within the segment: the NUL must come before its end.
+  const size_t limit = rest.bytes < max_length + 1 ? rest.bytes : max_length + 1;
+  for (size_t i = 0; i < limit; ++i)
+    if (s[i] == '\0') return true;
+  return false;
 }
 
 absl::Status CheckEntrySymbolIsCode(const void* address, const std::string& name) {

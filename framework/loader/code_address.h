@@ -1,4 +1,4 @@
-// Is a pointer a plugin hands the host code it can call?
+// Is a pointer a plugin hands the host code it can call, or data it can read?
 //
 // A function table of garbage (pointers into data, the heap, or nowhere)
 // passes every NULL and size check, and the host's first call through it
@@ -12,6 +12,7 @@
 #ifndef TESSERA_FRAMEWORK_LOADER_CODE_ADDRESS_H_
 #define TESSERA_FRAMEWORK_LOADER_CODE_ADDRESS_H_
 
+#include <cstddef>
 #include <string>
 
 #include "absl/status/status.h"
@@ -20,6 +21,18 @@ namespace tessera {
 
 // True when `address` lies inside an executable segment of a loaded object.
 bool IsCodeAddress(const void* address);
+
+// The same for the data a plugin hands the host (its function table, its
+// info struct and the strings and arrays it points to): true when
+// [address, address + bytes) lies inside one readable segment of a loaded
+// object, where static tables live. A small integer such as 0x10, an
+// unmapped or a heap address is not; reading it could crash the host.
+bool IsLoadedData(const void* address, size_t bytes);
+
+// True when `s` is a NUL-terminated string of at most `max_length` bytes
+// lying wholly inside one readable segment of a loaded object (nothing past
+// the segment's end is read).
+bool IsLoadedString(const char* s, size_t max_length);
 
 // OK when the symbol `name` that dlsym resolved to `address` is a function
 // (STT_FUNC or STT_GNU_IFUNC) in executable memory; FAILED_PRECONDITION

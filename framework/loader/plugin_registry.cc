@@ -1,5 +1,6 @@
 #include "framework/loader/plugin_registry.h"
 #include "framework/loader/code_address.h"
+#include "framework/loader/plugin_info_check.h"
 #include "framework/loader/plugin_probe.h"
 
 #include <dlfcn.h>
@@ -73,6 +74,9 @@ absl::StatusOr<std::pair<std::shared_ptr<SharedLibrary>, std::pair<const Api*, t
   if (code != TSR_OK)
     return absl::FailedPreconditionError(absl::StrCat("entry symbol ", entry_symbol, " failed with status ", code));
   if (api == nullptr) return absl::FailedPreconditionError("NULL table: the entry symbol returned no function table");
+  if (!IsLoadedData(api, sizeof(tsr_abi_header)))
+    return absl::FailedPreconditionError(absl::StrCat("function table (", absl::Hex(reinterpret_cast<uintptr_t>(api)),
+                                                      ") is not readable data of a loaded library: a garbage table"));
   // Sanity before any member is read: a table is a header and some
   // function pointers. A size below the header or beyond any table this
   // ABI could grow to (a corrupted or garbage header) is refused, not trusted.
@@ -80,6 +84,7 @@ absl::StatusOr<std::pair<std::shared_ptr<SharedLibrary>, std::pair<const Api*, t
     return absl::FailedPreconditionError(absl::StrCat("implausible table size ", api->header.struct_size,
                                                       " bytes (a function table is ", sizeof(tsr_abi_header), "..",
                                                       kMaxTableBytes, " bytes)"));
+  RETURN_IF_ERROR(CheckPluginTableMemory(&api->header));
   // The host alone judges the answer (the Vulkan loader's rule): anything
   // from its floor up to its own version, whatever the major.
   if (VersionKey(agreed) < VersionKey(kHostFloor) || VersionKey(agreed) > VersionKey(kHostVersion))
@@ -132,7 +137,9 @@ absl::StatusOr<CompilerPluginLibrary> PluginRegistry::LoadCompiler(const std::st
   TSR_REQUIRE_MEMBER(api, tsr_compiler_plugin_api, release_compiled);
   const tsr_compiler_plugin_info* info = nullptr;
   RETURN_IF_ERROR(PluginStatus(api->get_info(&info), api->get_last_error, "get_info failed"));
-  if (info == nullptr || info->vendor == nullptr) return absl::FailedPreconditionError("get_info returned no vendor");
+  if (info == nullptr) return absl::FailedPreconditionError("get_info returned no info struct");
+  RETURN_IF_ERROR(CheckPluginInfo(info));
+  if (info->vendor == nullptr) return absl::FailedPreconditionError("get_info returned no vendor");
   if (!TSR_ABI_HAS_FIELD(info, tsr_compiler_plugin_info, compile_modes))
     return absl::FailedPreconditionError(
         absl::StrCat("info struct too small (struct_size ", info->header.struct_size, ")"));
@@ -168,7 +175,8 @@ absl::StatusOr<DispatchLibrary> PluginRegistry::LoadDispatch(const std::string& 
   TSR_REQUIRE_MEMBER(api, tsr_dispatch_api, get_metric);
   const tsr_dispatch_info* info = nullptr;
   RETURN_IF_ERROR(PluginStatus(api->get_info(&info), api->get_last_error, "get_info failed"));
-  if (info == nullptr || info->vendor == nullptr) return absl::FailedPreconditionError("get_info returned no vendor");
+  if (info == nullptr) return absl::FailedPreconditionError("get_info returned no info struct");
+  RETURN_IF_ERROR(CheckPluginInfo(info));
   if (vendor != info->vendor)
     return absl::FailedPreconditionError(
         absl::StrCat("file name says vendor '", vendor, "' but the library reports '", info->vendor, "'"));

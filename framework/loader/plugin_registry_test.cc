@@ -132,17 +132,25 @@ TEST_P(BrokenPluginTest, DiscoverSkipsWithReason) {
 
 INSTANTIATE_TEST_SUITE_P(
     Variants, BrokenPluginTest,
-    ::testing::Values(BrokenCase{"missing_symbol", "missing symbol", absl::StatusCode::kNotFound},
-                      BrokenCase{"refuses_version", "version refused", absl::StatusCode::kFailedPrecondition},
-                      BrokenCase{"below_floor", "version refused", absl::StatusCode::kFailedPrecondition},
-                      BrokenCase{"newer_minor", "version refused", absl::StatusCode::kFailedPrecondition},
-                      BrokenCase{"null_table", "NULL table", absl::StatusCode::kFailedPrecondition},
-                      BrokenCase{"short_table", "missing v1 member", absl::StatusCode::kFailedPrecondition},
-                      BrokenCase{"huge_table", "implausible table size", absl::StatusCode::kFailedPrecondition},
-                      BrokenCase{"mismatched_vendor", "vendor", absl::StatusCode::kFailedPrecondition},
-                      BrokenCase{"data_symbol", "is not a function", absl::StatusCode::kFailedPrecondition},
-                      BrokenCase{"garbage_table", "table member 'get_last_error' is not code",
-                                 absl::StatusCode::kFailedPrecondition}),
+    ::testing::Values(
+        BrokenCase{"missing_symbol", "missing symbol", absl::StatusCode::kNotFound},
+        BrokenCase{"refuses_version", "version refused", absl::StatusCode::kFailedPrecondition},
+        BrokenCase{"below_floor", "version refused", absl::StatusCode::kFailedPrecondition},
+        BrokenCase{"newer_minor", "version refused", absl::StatusCode::kFailedPrecondition},
+        BrokenCase{"null_table", "NULL table", absl::StatusCode::kFailedPrecondition},
+        BrokenCase{"short_table", "missing v1 member", absl::StatusCode::kFailedPrecondition},
+        BrokenCase{"huge_table", "implausible table size", absl::StatusCode::kFailedPrecondition},
+        BrokenCase{"mismatched_vendor", "vendor", absl::StatusCode::kFailedPrecondition},
+        BrokenCase{"data_symbol", "is not a function", absl::StatusCode::kFailedPrecondition},
+        BrokenCase{"garbage_table", "table member 'get_last_error' is not code", absl::StatusCode::kFailedPrecondition},
+        // Pointers and counts that used to crash the host (issue 39).
+        BrokenCase{"wild_table", "function table (10) is not readable data", absl::StatusCode::kFailedPrecondition},
+        BrokenCase{"garbage_info", "info compiler info struct (10) is not readable data",
+                   absl::StatusCode::kFailedPrecondition},
+        BrokenCase{"huge_soc_count", "soc_model_count 1099511627776 is implausible",
+                   absl::StatusCode::kFailedPrecondition},
+        BrokenCase{"wild_string", "info field 'plugin_version' (10) is not a string",
+                   absl::StatusCode::kFailedPrecondition}),
     [](const ::testing::TestParamInfo<BrokenCase>& info) { return std::string(info.param.variant); });
 
 // A negotiate that never returns would hang the host, and no in-process

@@ -22,6 +22,10 @@
 //                      object, not a function: calling it would crash
 //   GARBAGE_TABLE      a well-sized, version-right table whose members
 //                      point into a data array instead of code
+//   WILD_TABLE         returns TSR_OK with a table pointer of 0x10
+//   GARBAGE_INFO       get_info answers an info pointer of 0x10
+//   HUGE_SOC_COUNT     get_info's soc_model_count is 2^40
+//   WILD_STRING        get_info's plugin_version points at 0x10
 //   BLOCKING_NEGOTIATE the entry symbol never returns (only the
 //                      out-of-process probe, with its timeout, survives it)
 //   BAD_CHECKSUM       compiles like GOOD, then flips a body byte: the
@@ -33,6 +37,7 @@
 #include <unistd.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -76,7 +81,19 @@ const char* GetLastError() { return tessera::kit::LastErrorMessage(); }
 
 tsr_status GetInfo(const tsr_compiler_plugin_info** out) {
   if (out == nullptr) return tessera::kit::ReportError(TSR_INVALID_ARGUMENT, "out_info is NULL");
+#if defined(TSR_TEST_PLUGIN_GARBAGE_INFO)
+  *out = reinterpret_cast<const tsr_compiler_plugin_info*>(uintptr_t{0x10});
+#elif defined(TSR_TEST_PLUGIN_HUGE_SOC_COUNT)
+  static tsr_compiler_plugin_info huge = kInfo;
+  huge.soc_model_count = size_t{1} << 40;
+  *out = &huge;
+#elif defined(TSR_TEST_PLUGIN_WILD_STRING)
+  static tsr_compiler_plugin_info wild = kInfo;
+  wild.plugin_version = reinterpret_cast<const char*>(uintptr_t{0x10});
+  *out = &wild;
+#else
   *out = &kInfo;
+#endif
   return TSR_OK;
 }
 
@@ -255,6 +272,10 @@ extern "C" TSR_EXPORT tsr_status tsr_compiler_plugin_negotiate(tsr_version host,
   for (size_t i = 0; i < count; ++i) slots[i] = junk + i;
   *out_version = {1, 0};
   *out_api = &garbage;
+  return TSR_OK;
+#elif defined(TSR_TEST_PLUGIN_WILD_TABLE)
+  *out_version = host;
+  *out_api = reinterpret_cast<const tsr_compiler_plugin_api*>(uintptr_t{0x10});
   return TSR_OK;
 #elif defined(TSR_TEST_PLUGIN_BLOCKING_NEGOTIATE)
   (void)host;
