@@ -30,6 +30,10 @@ tsr_status CheckBlobCompatibility(const void* bytecode, size_t size, const char*
     bool soc_known = false;
     for (const char* s : soc_models) soc_known = soc_known || std::strcmp(s, "any") == 0 || std::strcmp(s, h.soc_model) == 0;
     const bool soc_matches = context_soc.empty() || context_soc == h.soc_model || std::strcmp(h.soc_model, "any") == 0;
+    // A custom SoC file (docs/soc.md) is none of the listed models, but
+    // the context runs it: the blob compiled for it runs where it compiled
+    // (the library's verifier still checks the array and banks at load).
+    soc_known = soc_known || (!context_soc.empty() && context_soc == h.soc_model);
     if (!soc_known) {
       verdict = TSR_COMPATIBILITY_UNSUPPORTED;
     } else if (!soc_matches) {

@@ -6,6 +6,7 @@
 // and outputs come from how each case is built: which test library answers
 // what, which envelope field is edited, and hand arithmetic.
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -227,6 +228,30 @@ TEST(BlobCompatibility, AnUnknownSocIsRefused) {
       executor.status().message(),
       AllOf(HasSubstr("systolic_npu bytecode, compiled for SoC 'ref-mars', is unsupported"),
             HasSubstr("SoC 'ref-mars' is not one this library runs (it runs: ref-edge, ref-phone, ref-server)")));
+}
+
+// A custom SoC file (any name but the bundled ones) runs where it compiled,
+// as docs/soc.md promises: the blob names 'board-a', the run's context is
+// 'board-a', and the library loads it (it used to refuse it as a SoC it
+// does not run).
+TEST(BlobCompatibility, ACustomSocRunsWhereItCompiled) {
+  const PluginRegistry registry = BundledPluginsForTest();
+  const std::string path = ::testing::TempDir() + "/board-a.soc";
+  std::filesystem::copy_file(TestBuildDir() + "/share/tessera/socs/ref-edge.soc", path,
+                             std::filesystem::copy_options::overwrite_existing);
+  absl::StatusOr<SocSelection> soc = FindSoc(path, TestBuildDir() + "/share/tessera/socs");
+  ASSERT_TRUE(soc.ok()) << soc.status();
+  ASSERT_EQ(soc->name, "board-a");
+  Graph compiled = CompileAndReload(registry, {"npu", "cpu"}, *soc);
+  bool has_npu = false;
+  for (const BytecodeBlob& b : compiled.bytecodes)
+    has_npu = has_npu || (b.vendor == "systolic_npu" && b.soc_model == "board-a");
+  ASSERT_TRUE(has_npu) << "the npu compiled nothing of the model for board-a";
+  RuntimeOptions runtime;
+  runtime.soc = *soc;
+  absl::StatusOr<std::unique_ptr<ModelExecutor>> executor = ModelExecutor::Create(compiled, {}, registry, runtime);
+  EXPECT_TRUE(executor.ok()) << executor.status();
+  std::filesystem::remove(path);
 }
 
 // Another description under the same SoC name: the NPU blob was compiled

@@ -41,6 +41,10 @@
 
 struct tsr_device_context_s {
   tessera::systolic::SystolicSocConfig soc;
+  // The SoC's name as bytecode records it: the host's soc_model label (a
+  // custom file's stem, which blobs compiled for it carry) when it passed a
+  // description, else the SoC's own name.
+  std::string soc_label;
   tessera::systolic::ExecOptions exec;
   // The device's SRAM and scratch, shared by every executable on it and
   // borrowed per invoke (sram_pool.h).
@@ -125,6 +129,7 @@ tsr_status CreateContext(const tsr_device_context_options* opts, tsr_device_cont
     if (!soc.ok()) return soc.status();
     auto ctx = std::make_unique<tsr_device_context_s>();
     ctx->soc = *std::move(soc);
+    ctx->soc_label = desc != nullptr && desc_size > 0 && model != nullptr && *model != '\0' ? model : ctx->soc.name;
     if (auto it = parsed->find("mode"); it != parsed->end()) ctx->exec.mode = *ParseExecMode(it->second);
     if (auto it = parsed->find("overlap"); it != parsed->end()) ctx->exec.overlap = *ParseOverlap(it->second);
     // The banks are touched here, at load, not in the first run:
@@ -408,7 +413,7 @@ tsr_status GetBufferTypeInfo(tsr_device_context ctx, size_t index, tsr_buffer_ty
 tsr_status CheckCompatibility(tsr_device_context ctx, const void* bytecode, size_t size, const char* compat,
                               int32_t* out) {
   if (ctx == nullptr) return kit::ReportError(TSR_INVALID_ARGUMENT, "NULL context");
-  return kit::CheckBlobCompatibility(bytecode, size, kVendor, kBodyVersion, kSocModels, ctx->soc.name, compat,
+  return kit::CheckBlobCompatibility(bytecode, size, kVendor, kBodyVersion, kSocModels, ctx->soc_label, compat,
                                      kit::kBuildId, out);
 }
 
