@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <cstring>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -167,7 +168,26 @@ absl::Status LoadedModel::Load(const std::vector<const DispatchLibrary*>& librar
                                                            " names tensor ", c.tensor,
                                                            ", which is not a constant of this model"));
           const Tensor& t = graph_.tensors[c.tensor];
-          step->constant_bindings.push_back({c.key, 0, t.data.data(), t.data.size()});
+          // The ABI promises TSR_CONSTANT_ALIGNMENT: a loaded model's
+          // constants have it (the writer places them 64-byte aligned); a
+          // graph built in memory may not, and its constant is copied once.
+          const uint8_t* data = t.data.data();
+          if (reinterpret_cast<uintptr_t>(data) % TSR_CONSTANT_ALIGNMENT != 0) {
+            std::vector<uint8_t>& copy = step->aligned_constants.emplace_back(t.data.size() + TSR_CONSTANT_ALIGNMENT);
+            const uintptr_t at = reinterpret_cast<uintptr_t>(copy.data());
+            uint8_t* aligned = copy.data() + (TSR_CONSTANT_ALIGNMENT - at % TSR_CONSTANT_ALIGNMENT) % TSR_CONSTANT_ALIGNMENT;
+            std::memcpy(aligned, t.data.data(), t.data.size());
+            data = aligned;
+          }
+          step->constant_bindings.push_back(tsr_constant_binding{
+              .header = {sizeof(tsr_constant_binding), s.library().version.major, s.library().version.minor},
+              .key = c.key,
+              .flags = 0,
+              .data = data,
+              .size_bytes = t.data.size(),
+              .file_offset = 0,
+              .fd = -1,
+              .reserved0 = 0});
         }
         src.constants = step->constant_bindings.data();
         src.constant_count = step->constant_bindings.size();

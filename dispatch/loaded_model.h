@@ -99,6 +99,10 @@ struct LoadedStep {
   // graph's mapped constants: borrowed by the library until unload, so they
   // live as long as the step.
   std::vector<tsr_constant_binding> constant_bindings;
+  // Copies of the constants a graph built in memory held below
+  // TSR_CONSTANT_ALIGNMENT (bindings point into them); empty for a loaded
+  // model.
+  std::vector<std::vector<uint8_t>> aligned_constants;
 };
 
 class LoadedModel {

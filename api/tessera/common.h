@@ -103,6 +103,37 @@ static inline int tsr_version_compare(tsr_version a, tsr_version b) {
    (opts)->header.struct_size >=              \
        offsetof(type, member) + sizeof(((type*)0)->member))
 
+/* Arrays that cross the boundary (since 1.4). Every element is a struct
+ * that starts with tsr_abi_header, and element i starts at
+ * base + i * stride, where stride is element 0's header.struct_size. Every
+ * element of one array carries the same struct_size, a multiple of 8 and no
+ * smaller than the struct as the array's version introduced it. A reader
+ * steps with the producer's stride, never with its own sizeof, and reads
+ * only the members that stride covers (TSR_ABI_HAS_FIELD on the element);
+ * a producer compiled against newer headers hands larger elements, an older
+ * one smaller, and both are read correctly. An array that breaks the rule
+ * is refused: tsr_abi_array_stride checks it. */
+static inline bool tsr_abi_array_stride(const void* base, size_t count, size_t min_size, size_t* out_stride) {
+  size_t stride = 0;
+  size_t i = 0;
+  if (count == 0) {
+    *out_stride = 0;
+    return true;
+  }
+  if (base == NULL || ((uintptr_t)base % 8u) != 0) return false;
+  stride = ((const tsr_abi_header*)base)->struct_size;
+  if (stride < min_size || stride % 8u != 0 || count > SIZE_MAX / stride) return false;
+  for (i = 1; i < count; ++i)
+    if (((const tsr_abi_header*)((const unsigned char*)base + i * stride))->struct_size != stride) return false;
+  *out_stride = stride;
+  return true;
+}
+
+/* Element i of an array checked with tsr_abi_array_stride. */
+static inline const void* tsr_abi_array_at(const void* base, size_t stride, size_t i) {
+  return (const unsigned char*)base + i * stride;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Status                                                                   */
 /* ------------------------------------------------------------------------ */

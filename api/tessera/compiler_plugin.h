@@ -249,12 +249,16 @@ typedef struct tsr_compile_options {
 
 /* since 1.4. A graph constant that a partition's bytecode names instead of
  * embedding. The host binds `key` to the constant's bytes at load
- * (tsr_constant_binding). */
+ * (tsr_constant_binding). Arrays of it are headed arrays (common.h,
+ * tsr_abi_array_stride): header.struct_size is the stride, and later
+ * versions append members after size_bytes. */
 typedef struct tsr_constant_reference {
+  tsr_abi_header header;        /* struct_size = the producer's sizeof */
   int32_t tensor;               /* partition-local tensor index (graph view) */
   uint32_t key;                 /* the plugin's name for it; distinct within
                                    one partition */
   uint64_t size_bytes;          /* the constant's byte size, as the view gave it */
+  /* end of v1.4: do not modify above */
 } tsr_constant_reference;
 
 /* ------------------------------------------------------------------------ */

@@ -93,13 +93,30 @@ enum tsr_executable_kind {
 
 /* since 1.4. The bytes of one graph constant that the bytecode references
  * by key (tsr_constant_reference): borrowed until unload_executable, usually
- * pointing into the mapped model, never copied by the host. */
+ * pointing into the mapped model, never copied by the host. `data` is at
+ * least 64-byte aligned (TSR_CONSTANT_ALIGNMENT), so a library may hand it
+ * to vector loads or a DMA engine as it is. Arrays of it are headed arrays
+ * (common.h, tsr_abi_array_stride): header.struct_size is the stride. */
 typedef struct tsr_constant_binding {
+  tsr_abi_header header;        /* struct_size = the host's sizeof */
   uint32_t key;                 /* as compiled_constant_references gave it */
-  uint32_t reserved0;           /* 0, never read */
-  const void* data;
+  uint32_t flags;               /* none defined in 1.4: 0; a library ignores
+                                   bits it does not know */
+  const void* data;             /* never NULL when size_bytes > 0 */
   uint64_t size_bytes;
+  /* Where the same bytes live in a file, so a library can map them itself
+   * (into device memory, or with its own page attributes): `fd` is a
+   * readable descriptor borrowed until unload_executable, `file_offset` the
+   * bytes' offset in it (a multiple of TSR_CONSTANT_ALIGNMENT). fd = -1:
+   * no file, use `data`. */
+  uint64_t file_offset;
+  int32_t fd;
+  uint32_t reserved0;           /* 0, never read */
+  /* end of v1.4: do not modify above */
 } tsr_constant_binding;
+
+/* The alignment, in bytes, of every tsr_constant_binding.data. */
+#define TSR_CONSTANT_ALIGNMENT 64u
 
 typedef struct tsr_executable_source {
   tsr_abi_header header;
@@ -120,7 +137,9 @@ typedef struct tsr_executable_source {
   /* end of v1.2: do not modify above */
 
   /* since 1.4. BYTECODE: one binding per constant the entry point's
-   * partition references (distinct keys), borrowed until unload. A
+   * partition references (distinct keys), borrowed until unload: a headed
+   * array (common.h, tsr_abi_array_stride), its stride constants[0]'s
+   * header.struct_size, never the library's sizeof. A
    * struct_size that does not cover these members means no bindings; a
    * library whose bytecode needs one it did not get refuses the load. */
   const tsr_constant_binding* constants;

@@ -34,8 +34,8 @@ PIN(tsr_compiler_plugin_api, compiled_constant_references, 136, 128); /* 1.4 app
 PIN(tsr_dispatch_info, build_id, 64, 56);
 PIN(tsr_device_context_options, log_user_data, 64, 56);
 PIN(tsr_executable_source, constant_count, 72, 64); /* 1.4 appended 16 */
-PIN(tsr_constant_reference, size_bytes, 16, 8);
-PIN(tsr_constant_binding, size_bytes, 24, 16);
+PIN(tsr_constant_reference, size_bytes, 24, 16);
+PIN(tsr_constant_binding, reserved0, 48, 44);
 PIN(tsr_buffer_requirements, reserved1, 80, 76);
 PIN(tsr_buffer_layout, vendor_layout_id, 104, 96);
 PIN(tsr_buffer_type_info, max_size_bytes, 40, 32);
@@ -145,6 +145,41 @@ static void test_helpers(void) {
   CHECK(TSR_OP_COUNT_V1 == 48 && TSR_OP_COUNT_V1_3 == 50 && TSR_OP_COUNT_V1_4 == 54);
   CHECK(TSR_ATTR_KEY_COUNT_V1 == 22 && TSR_ATTR_KEY_COUNT_V1_2 == 23 && TSR_ATTR_KEY_COUNT_V1_3 == 32 &&
         TSR_ATTR_KEY_COUNT_V1_4 == 38);
+}
+
+/* A 1.4 reader handed an array by a producer whose binding grew one 8-byte
+ * member: it must step by the producer's 56, not its own 48 (the old
+ * header-less array read binding 1 as garbage). */
+typedef struct {
+  tsr_constant_binding v14;
+  uint64_t appended;
+} future_binding;
+
+static void test_headed_arrays(void) {
+  future_binding arr[2];
+  const tsr_constant_binding* b1 = NULL;
+  size_t stride = 0;
+  memset(arr, 0, sizeof arr);
+  arr[0].v14.header.struct_size = (uint32_t)sizeof(future_binding);
+  arr[1].v14.header.struct_size = (uint32_t)sizeof(future_binding);
+  arr[0].v14.key = 7;
+  arr[1].v14.key = 4096;
+  arr[1].v14.size_bytes = 64;
+  arr[1].appended = 0xdeadbeefu;
+  CHECK(tsr_abi_array_stride(arr, 2, sizeof(tsr_constant_binding), &stride));
+  CHECK(stride == 56);
+  b1 = (const tsr_constant_binding*)tsr_abi_array_at(arr, stride, 1);
+  CHECK(b1->key == 4096 && b1->size_bytes == 64);
+  /* Mixed sizes, a stride below the reader's minimum, an unaligned stride,
+   * and a NULL base with elements are refused; an empty array is fine. */
+  arr[1].v14.header.struct_size = (uint32_t)sizeof(tsr_constant_binding);
+  CHECK(!tsr_abi_array_stride(arr, 2, sizeof(tsr_constant_binding), &stride));
+  arr[0].v14.header.struct_size = 40;
+  CHECK(!tsr_abi_array_stride(arr, 1, sizeof(tsr_constant_binding), &stride));
+  arr[0].v14.header.struct_size = 52;
+  CHECK(!tsr_abi_array_stride(arr, 1, 48, &stride));
+  CHECK(!tsr_abi_array_stride(NULL, 1, 48, &stride));
+  CHECK(tsr_abi_array_stride(NULL, 0, 48, &stride) && stride == 0);
 }
 
 static void test_crc(void) {
@@ -353,6 +388,7 @@ static void test_envelope_bounds(void) {
 int main(void) {
   test_abi_has();
   test_helpers();
+  test_headed_arrays();
   test_crc();
   test_envelope();
   test_envelope_bounds();

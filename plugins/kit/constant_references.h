@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "plugins/kit/graph_snapshot.h"
 #include "tessera/compiler_plugin.h"
 #include "tessera/dispatch.h"
@@ -28,12 +29,15 @@ std::vector<tsr_constant_reference> ExternalizeConstants(GraphSnapshot& graph, u
 
 // Points every external constant of a decoded `graph` at its binding. A key
 // with no binding, or a binding whose size differs from the tensor's, is
-// refused with a message naming key, tensor and sizes; bindings must outlive
+// refused with a message naming key, tensor and sizes, and so is data that
+// is not TSR_CONSTANT_ALIGNMENT-aligned; bindings' data must outlive
 // the snapshot.
 absl::Status ResolveConstantReferences(GraphSnapshot& graph, std::span<const tsr_constant_binding> bindings);
 
-// The bindings of `source` (none when its struct_size does not cover them).
-std::span<const tsr_constant_binding> BindingsOf(const tsr_executable_source* source);
+// The bindings of `source`, read with the host's stride (a headed array,
+// common.h) and copied as 1.4 bindings; none when its struct_size does not
+// cover them. An array that breaks the stride rule is refused.
+absl::StatusOr<std::vector<tsr_constant_binding>> BindingsOf(const tsr_executable_source* source);
 
 }  // namespace tessera::kit
 

@@ -380,7 +380,18 @@ absl::StatusOr<std::vector<tsr_constant_reference>> CompiledArtifact::ConstantRe
   tsr_status code = lib.api->compiled_constant_references(compiled_, partition, &refs, &count);
   if (code != TSR_OK) return owner_->Status(code, "compiled_constant_references failed");
   if (count > 0 && refs == nullptr) return owner_->Status(TSR_INTERNAL, "compiled_constant_references gave NULL");
-  return std::vector<tsr_constant_reference>(refs, refs + count);
+  // A headed array: step by the plugin's struct_size, never our sizeof.
+  size_t stride = 0;
+  if (!tsr_abi_array_stride(refs, count, sizeof(tsr_constant_reference), &stride))
+    return owner_->Status(TSR_INTERNAL,
+                          "compiled_constant_references gave an array whose elements' struct_size "
+                          "differ, are unaligned or are smaller than a 1.4 tsr_constant_reference");
+  std::vector<tsr_constant_reference> out(count);
+  for (size_t i = 0; i < count; ++i) {
+    std::memcpy(&out[i], tsr_abi_array_at(refs, stride, i), sizeof(tsr_constant_reference));
+    out[i].header.struct_size = sizeof(tsr_constant_reference);
+  }
+  return out;
 }
 
 absl::StatusOr<tsr_jit_handle> CompiledArtifact::JitHandle(size_t partition) const {

@@ -4,6 +4,8 @@
 // a subset and the mapping back to global indices is not the identity.
 #include "framework/compiler/compile/external_constants.h"
 
+#include <array>
+
 #include "absl/strings/str_cat.h"
 #include "framework/core/model/model_builder.h"
 #include "gmock/gmock.h"
@@ -36,12 +38,16 @@ int32_t LocalOf(const GraphView& view, int32_t global) {
   return -1;
 }
 
+tsr_constant_reference Ref(int32_t tensor, uint32_t key, uint64_t size) {
+  return {.header = {sizeof(tsr_constant_reference), 1, 4}, .tensor = tensor, .key = key, .size_bytes = size};
+}
+
 TEST(MapConstantReferences, AConstantOfItsSizeMapsToItsGlobalIndex) {
   Fixture f = Make();
   const GraphView view = GraphView::Partition(f.graph, {1});
   const int32_t local = LocalOf(view, f.c2);
   ASSERT_GE(local, 0);
-  const tsr_constant_reference ref{local, 9, 16};
+  const tsr_constant_reference ref = Ref(local, 9, 16);
   absl::StatusOr<std::vector<DispatchConstant>> m = MapConstantReferences(f.graph, view, {&ref, 1}, "v", 0);
   ASSERT_TRUE(m.ok()) << m.status();
   ASSERT_EQ(m->size(), 1u);
@@ -54,7 +60,10 @@ TEST(MapConstantReferences, EveryWrongReferenceIsTheVendorsCompileFailure) {
   const GraphView view = GraphView::Partition(f.graph, {1});
   const int32_t c2 = LocalOf(view, f.c2), t = LocalOf(view, f.t);
   const int32_t count = static_cast<int32_t>(view.tensors().size());
-  auto error = [&](std::vector<tsr_constant_reference> refs) {
+  auto error = [&](std::vector<std::array<int64_t, 3>> rows) {
+    std::vector<tsr_constant_reference> refs;
+    for (const auto& r : rows)
+      refs.push_back(Ref(static_cast<int32_t>(r[0]), static_cast<uint32_t>(r[1]), static_cast<uint64_t>(r[2])));
     absl::StatusOr<std::vector<DispatchConstant>> m = MapConstantReferences(f.graph, view, refs, "npu", 3);
     EXPECT_FALSE(m.ok());
     EXPECT_EQ(m.status().code(), absl::StatusCode::kFailedPrecondition);

@@ -145,8 +145,9 @@ tsr_status LoadExecutable(tsr_device_context ctx, const tsr_executable_source* s
     } else {
       return absl::InvalidArgumentError(absl::StrCat("load_executable: unknown executable kind ", src->kind));
     }
-    absl::StatusOr<CpuProgram> program = LoadCpuProgram(encoded, ctx->fast.get(), ctx->max_memory_bytes,
-                                                            kit::BindingsOf(src));
+    absl::StatusOr<std::vector<tsr_constant_binding>> bindings = kit::BindingsOf(src);
+    if (!bindings.ok()) return bindings.status();
+    absl::StatusOr<CpuProgram> program = LoadCpuProgram(encoded, ctx->fast.get(), ctx->max_memory_bytes, *bindings);
     if (!program.ok()) {
       // Over cpu.max_memory_bytes is a budget, not a malformed blob.
       if (program.status().code() != absl::StatusCode::kResourceExhausted) special = TSR_BYTECODE_INVALID;
