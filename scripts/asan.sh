@@ -27,7 +27,7 @@ PARSERS=(
 # The C ABI and the plugins behind it: tables, frozen versions, misbehaving
 # plugins, and each bundled plugin's dispatch.
 ABI=(
-  abi_contract_test abi_headers_c_test abi_layout_drift_test frozen_plugin_test demanding_dispatch_test
+  abi_contract_test abi_headers_c_test abi_entry_prototypes_test abi_layout_drift_test frozen_plugin_test demanding_dispatch_test
   plugin_registry_test plugin_kit_test exception_boundary_test cpu_dispatch_test cpu_fast_kernels_test
   cpu_loop_kernels_test cpu_conv_regions_test mock_dsp_test systolic_npu_plugin_test systolic_npu_core_test
 )

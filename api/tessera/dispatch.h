@@ -471,6 +471,16 @@ typedef TSR_MUST_USE_RESULT tsr_status (*tsr_dispatch_negotiate_fn)(
     tsr_version host_version, tsr_version* out_version,
     const tsr_dispatch_api** out_api);
 
+/* since 1.4. The entry symbol's prototype, inside extern "C" and with
+ * TSR_EXPORT: a C++ definition that forgets extern "C" (or TSR_EXPORT) still
+ * defines and exports the C name the host looks up, instead of a mangled
+ * one dlsym cannot find. Define TSR_NO_PROTOTYPES before including to leave
+ * it out (as VK_NO_PROTOTYPES does for Vulkan). */
+#ifndef TSR_NO_PROTOTYPES
+TSR_EXPORT tsr_status tsr_dispatch_negotiate(tsr_version host_version, tsr_version* out_version,
+                                           const tsr_dispatch_api** out_api);
+#endif
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -34,6 +34,10 @@
 //   MISSING_ENTRY      names entry points its blob does not contain
 //
 // Like a real vendor plugin it sees only api/ and plugins/kit.
+#if defined(TSR_TEST_PLUGIN_DATA_SYMBOL)
+// It defines the entry's name as data, which the headers' prototype forbids.
+#define TSR_NO_PROTOTYPES 1
+#endif
 #include <unistd.h>
 
 #include <cstddef>
