@@ -180,8 +180,36 @@ enum tsr_status_code {
    * host may create a new context and reload. */
   TSR_DEVICE_LOST = 1004,
 
+  /* since 1.4. Codes from here on are allocated by retry class, in the
+   * ranges below, so a host reads the class of a code it does not know from
+   * its range (tsr_status_retry_class). 1005..1999 stay unallocated. */
+  TSR_STATUS_RANGE_NEVER_FIRST = 2000,        /* permanent */
+  TSR_STATUS_RANGE_NEVER_LAST = 2999,
+  TSR_STATUS_RANGE_SAME_CALL_FIRST = 3000,    /* transient */
+  TSR_STATUS_RANGE_SAME_CALL_LAST = 3999,
+  TSR_STATUS_RANGE_NEW_CONTEXT_FIRST = 4000,  /* the context is dead */
+  TSR_STATUS_RANGE_NEW_CONTEXT_LAST = 4999,
+
+  /* since 1.4 (TSR_RETRY_NEVER range). A configured limit refuses the
+   * request (a vendor option such as cpu.max_memory_bytes, a device memory
+   * budget): no amount of freeing makes the same call succeed, unlike
+   * RESOURCE_EXHAUSTED. A library returns it only to a host that negotiated
+   * 1.4 or later, RESOURCE_EXHAUSTED before. */
+  TSR_BUDGET_EXCEEDED = 2000,
+
   TSR_STATUS_MAX_ENUM = INT32_MAX
 };
+
+/* The first version that defines `status`'s value, as its minor within
+ * major 1; -1 for a value no version defines yet. A library returns a code
+ * only to a host whose negotiated version defines it. */
+static inline int32_t tsr_status_since_minor(tsr_status status) {
+  if (status >= 0 && status <= 16) return 0;
+  if (status >= TSR_VERSION_UNSUPPORTED && status <= TSR_BYTECODE_CHECKSUM) return 0;
+  if (status == TSR_DEVICE_LOST) return 2;
+  if (status == TSR_BUDGET_EXCEEDED) return 4;
+  return -1;
+}
 
 /* Retry classes (since 1.2): what a caller may do after a failure, so that
  * hosts react to codes they do not know by class, not by value.
@@ -194,7 +222,10 @@ enum tsr_status_code {
  *   TSR_RETRY_NEW_CONTEXT  DEVICE_LOST: release everything of the context,
  *                          create a new one, reload, then retry.
  * INTERNAL, UNKNOWN and DATA_LOSS are TSR_RETRY_NEVER: a defect or a
- * corruption does not heal by repetition. */
+ * corruption does not heal by repetition.
+ * Since 1.4 a code at or above 2000 is classed by its range
+ * (TSR_STATUS_RANGE_*), so a released host classes codes that later
+ * versions add; any other unknown code is TSR_RETRY_NEVER. */
 enum tsr_retry_class {
   TSR_RETRY_NEVER = 0,
   TSR_RETRY_SAME_CALL = 1,
@@ -212,8 +243,13 @@ static inline int32_t tsr_status_retry_class(tsr_status status) {
     case TSR_DEVICE_LOST:
       return TSR_RETRY_NEW_CONTEXT;
     default:
-      return TSR_RETRY_NEVER;
+      break;
   }
+  if (status >= TSR_STATUS_RANGE_SAME_CALL_FIRST && status <= TSR_STATUS_RANGE_SAME_CALL_LAST)
+    return TSR_RETRY_SAME_CALL;
+  if (status >= TSR_STATUS_RANGE_NEW_CONTEXT_FIRST && status <= TSR_STATUS_RANGE_NEW_CONTEXT_LAST)
+    return TSR_RETRY_NEW_CONTEXT;
+  return TSR_RETRY_NEVER;
 }
 
 /* Lets the compiler force callers to look at a returned status. Every

@@ -116,6 +116,19 @@ static void test_helpers(void) {
   CHECK(tsr_status_retry_class(TSR_INVALID_ARGUMENT) == TSR_RETRY_NEVER);
   CHECK(tsr_status_retry_class(TSR_INTERNAL) == TSR_RETRY_NEVER);
   CHECK(tsr_status_retry_class(TSR_BYTECODE_CHECKSUM) == TSR_RETRY_NEVER);
+  /* 1.4: a code this header does not name is classed by its range (a
+   * 1.2/1.3 host classed all three as never-retry). */
+  CHECK(tsr_status_retry_class(3517) == TSR_RETRY_SAME_CALL);
+  CHECK(tsr_status_retry_class(4001) == TSR_RETRY_NEW_CONTEXT);
+  CHECK(tsr_status_retry_class(2999) == TSR_RETRY_NEVER);
+  CHECK(tsr_status_retry_class(1500) == TSR_RETRY_NEVER);
+  CHECK(tsr_status_retry_class(5000) == TSR_RETRY_NEVER);
+  CHECK(tsr_status_retry_class(-3) == TSR_RETRY_NEVER);
+  /* The permanent budget refusal is never retried, unlike RESOURCE_EXHAUSTED. */
+  CHECK(tsr_status_retry_class(TSR_BUDGET_EXCEEDED) == TSR_RETRY_NEVER);
+  CHECK(tsr_status_retry_class(TSR_RESOURCE_EXHAUSTED) == TSR_RETRY_SAME_CALL);
+  CHECK(tsr_status_since_minor(TSR_BUDGET_EXCEEDED) == 4 && tsr_status_since_minor(TSR_DEVICE_LOST) == 2 &&
+        tsr_status_since_minor(TSR_INTERNAL) == 0 && tsr_status_since_minor(3000) == -1);
   char buf[4];
   size_t len = 0;
   tsr_copy_text("hello", buf, sizeof(buf), &len);

@@ -21,6 +21,8 @@ absl::Status PluginStatus(tsr_status code, const char* (*get_last_error)(void), 
     mapped = static_cast<absl::StatusCode>(code);
   } else if (code == TSR_VERSION_UNSUPPORTED || code == TSR_BYTECODE_INCOMPATIBLE) {
     mapped = absl::StatusCode::kFailedPrecondition;
+  } else if (code == TSR_BUDGET_EXCEEDED) {
+    mapped = absl::StatusCode::kResourceExhausted;  // the class (never retry) is read from the raw code
   } else if (code == TSR_BYTECODE_INVALID || code == TSR_BYTECODE_CHECKSUM) {
     mapped = absl::StatusCode::kDataLoss;
   }

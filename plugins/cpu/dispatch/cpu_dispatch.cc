@@ -34,6 +34,9 @@ struct tsr_device_context_s {
   int threads = 1;
   uint64_t max_memory_bytes = tessera::cpu::kDefaultMaxMemoryBytes;  // cpu.max_memory_bytes
   std::unique_ptr<tessera::cpu::fast::FastEngine> fast;  // null with reference kernels
+  // The version the host negotiated (its options' header says it): codes
+  // added after it are not returned to this host.
+  tsr_version negotiated{1, 0};
 };
 
 struct tsr_executable_s {
@@ -95,6 +98,7 @@ tsr_status CreateContext(const tsr_device_context_options* opts, tsr_device_cont
                                 {{"kernels", {"reference", "fast"}}, {"threads", {}}, {"max_memory_bytes", {}}});
     if (!parsed.ok()) return parsed.status();
     auto ctx = std::make_unique<tsr_device_context_s>();
+    if (opts != nullptr) ctx->negotiated = {opts->header.major, opts->header.minor};
     if (auto it = parsed->find("kernels"); it != parsed->end()) ctx->kernels = it->second;
     if (auto it = parsed->find("threads"); it != parsed->end()) {
       if (!absl::SimpleAtoi(it->second, &ctx->threads) || ctx->threads < 1 || ctx->threads > 1024)
@@ -149,8 +153,13 @@ tsr_status LoadExecutable(tsr_device_context ctx, const tsr_executable_source* s
     if (!bindings.ok()) return bindings.status();
     absl::StatusOr<CpuProgram> program = LoadCpuProgram(encoded, ctx->fast.get(), ctx->max_memory_bytes, *bindings);
     if (!program.ok()) {
-      // Over cpu.max_memory_bytes is a budget, not a malformed blob.
-      if (program.status().code() != absl::StatusCode::kResourceExhausted) special = TSR_BYTECODE_INVALID;
+      // Over cpu.max_memory_bytes is a budget, not a malformed blob, and a
+      // permanent one: the same load fails until the option changes. A host
+      // from before 1.4 does not know BUDGET_EXCEEDED.
+      if (program.status().code() != absl::StatusCode::kResourceExhausted)
+        special = TSR_BYTECODE_INVALID;
+      else if (tsr_version_compare(ctx->negotiated, tsr_version{1, 4}) >= 0)
+        special = TSR_BUDGET_EXCEEDED;
       return program.status();
     }
     auto exe = std::make_unique<tsr_executable_s>();

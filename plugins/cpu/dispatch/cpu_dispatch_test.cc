@@ -239,10 +239,11 @@ std::vector<uint8_t> NegBytecode(int32_t dtype, const std::vector<int64_t>& shap
 
 // load_executable's status for `blob` in a context made with `options`,
 // and the library's last error when it failed.
-std::pair<tsr_status, std::string> LoadStatus(const std::vector<uint8_t>& blob, std::vector<tsr_key_value> options = {}) {
+std::pair<tsr_status, std::string> LoadStatus(const std::vector<uint8_t>& blob, std::vector<tsr_key_value> options = {},
+                                              uint16_t negotiated_minor = 4) {
   const tsr_dispatch_api* api = Api();
   tsr_device_context_options o{};
-  o.header = {sizeof(o), TSR_ABI_VERSION_MAJOR, TSR_ABI_VERSION_MINOR};
+  o.header = {sizeof(o), 1, negotiated_minor};
   o.options = options.data();
   o.option_count = options.size();
   tsr_device_context ctx = nullptr;
@@ -280,8 +281,12 @@ TEST(CpuDispatch, MaxMemoryBytesBoundsTheTensorsAtItsLimitAndOnePast) {
   const std::vector<uint8_t> blob = NegBytecode(TSR_DTYPE_F32, {4, 8});
   EXPECT_EQ(LoadStatus(blob, {{"cpu.max_memory_bytes", "256"}}).first, TSR_OK);
   const auto [code, error] = LoadStatus(blob, {{"cpu.max_memory_bytes", "255"}});
-  EXPECT_EQ(code, TSR_RESOURCE_EXHAUSTED);
+  // Permanent: the host must not retry it (RESOURCE_EXHAUSTED would be).
+  EXPECT_EQ(code, TSR_BUDGET_EXCEEDED);
+  EXPECT_EQ(tsr_status_retry_class(code), TSR_RETRY_NEVER);
   EXPECT_NE(error.find("need 256 bytes or more, above cpu.max_memory_bytes = 255"), std::string::npos) << error;
+  // A 1.3 host does not know the code, and gets the one it does.
+  EXPECT_EQ(LoadStatus(blob, {{"cpu.max_memory_bytes", "255"}}, 3).first, TSR_RESOURCE_EXHAUSTED);
 }
 
 TEST(CpuDispatch, RejectsBadOptions) {
