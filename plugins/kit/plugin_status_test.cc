@@ -1,5 +1,7 @@
 #include "plugins/kit/plugin_status.h"
 
+#include "plugins/kit/entry_point.h"
+
 #include "gtest/gtest.h"
 
 namespace tessera::kit {
@@ -47,6 +49,33 @@ TEST(NegotiateVersion, AHostBelowTheFloorIsRefusedAndOutputsUntouched) {
   EXPECT_EQ(v.major, 0xEEEE);
   EXPECT_EQ(v.minor, 0xEEEE);
   EXPECT_NE(std::string(LastErrorMessage()), "");
+}
+
+// The entry helper answers what the vendor implements, not the headers it
+// was built against: a plugin built against the 1.4 headers that implements
+// 1.2 answers 1.2 to a 1.4 host (the first cut answered 1.4, so the host
+// stopped gating 1.3/1.4 ops for it), and its own floor, not the host's.
+TEST(AnswerNegotiation, AnswersTheImplementedVersionAndFloor) {
+  struct Table {
+    int unused;
+  };
+  static const Table table{0};
+  const ImplementedAbi abi{.newest = {1, 2}, .oldest = {1, 2}};
+  tsr_version v{0xEEEE, 0xEEEE};
+  const Table* api = nullptr;
+  EXPECT_EQ(AnswerNegotiation<Table>({1, 4}, abi, &v, &api, &table), TSR_OK);
+  EXPECT_EQ(v.major, 1);
+  EXPECT_EQ(v.minor, 2);
+  EXPECT_EQ(api, &table);
+  v = {0xEEEE, 0xEEEE};
+  api = nullptr;
+  EXPECT_EQ(AnswerNegotiation<Table>({1, 1}, abi, &v, &api, &table), TSR_VERSION_UNSUPPORTED);
+  EXPECT_EQ(v.major, 0xEEEE);
+  EXPECT_EQ(api, nullptr);
+  // A range the headers cannot describe, or an inverted one, is the
+  // plugin's own defect.
+  EXPECT_EQ(AnswerNegotiation<Table>({1, 4}, {.newest = {1, 9}, .oldest = {1, 0}}, &v, &api, &table), TSR_INTERNAL);
+  EXPECT_EQ(AnswerNegotiation<Table>({1, 4}, {.newest = {1, 2}, .oldest = {1, 3}}, &v, &api, &table), TSR_INTERNAL);
 }
 
 }  // namespace

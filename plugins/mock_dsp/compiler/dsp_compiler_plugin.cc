@@ -216,7 +216,11 @@ const tsr_compiler_plugin_api kApi = {
 }  // namespace
 }  // namespace tessera::mock_dsp
 
+// The ABI this library implements (1.4 rules; partition() kept for 1.0/1.1
+// hosts), stated here and never read from the headers' version macros.
+constexpr tessera::kit::ImplementedAbi kImplementedAbi{.newest = {1, 4}, .oldest = {1, 0}};
+
 extern "C" TSR_EXPORT tsr_status tsr_compiler_plugin_negotiate(tsr_version host, tsr_version* out_version,
                                                                const tsr_compiler_plugin_api** out_api) {
-  return tessera::kit::AnswerNegotiation(host, out_version, out_api, &tessera::mock_dsp::kApi);
+  return tessera::kit::AnswerNegotiation(host, kImplementedAbi, out_version, out_api, &tessera::mock_dsp::kApi);
 }

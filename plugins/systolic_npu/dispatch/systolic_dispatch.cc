@@ -458,7 +458,11 @@ const tsr_dispatch_api kApi = {
 }  // namespace
 }  // namespace tessera::systolic
 
+// The ABI this library implements (1.4 rules, and every version down to
+// 1.0), stated here and never read from the headers' version macros.
+constexpr tessera::kit::ImplementedAbi kImplementedAbi{.newest = {1, 4}, .oldest = {1, 0}};
+
 extern "C" TSR_EXPORT tsr_status tsr_dispatch_negotiate(tsr_version host, tsr_version* out_version,
                                                         const tsr_dispatch_api** out_api) {
-  return tessera::kit::AnswerNegotiation(host, out_version, out_api, &tessera::systolic::kApi);
+  return tessera::kit::AnswerNegotiation(host, kImplementedAbi, out_version, out_api, &tessera::systolic::kApi);
 }
