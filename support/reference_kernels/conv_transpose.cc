@@ -38,8 +38,8 @@ std::optional<int64_t> TransposedExtent(int64_t in, int64_t k, int64_t s, int64_
   return out;
 }
 
-absl::StatusOr<TransposeGeometry> MakeGeometry(int32_t op, const Attributes& attrs, const TensorRef& x,
-                                               const TensorRef& w) {
+absl::StatusOr<TransposeGeometry> MakeTransposeGeometry(int32_t op, const Attributes& attrs, const TensorRef& x,
+                                                        const TensorRef& w) {
   if (x.shape.size() != 4 || w.shape.size() != 4)
     return OpError(op, absl::StrCat("input ", ShapeStr(x.shape), " and weights ", ShapeStr(w.shape),
                                     " must both be rank 4 (NCHW, C M/g kH kW)"));
@@ -105,7 +105,7 @@ absl::Status RunConvTranspose2D(int32_t op, const Attributes& attrs, std::span<c
   const TensorRef* bias = IsPresent(inputs, 2) ? &inputs[2] : nullptr;
   absl::Status s = CheckAllData(op, inputs, outputs);
   if (!s.ok()) return s;
-  auto g = MakeGeometry(op, attrs, x, w);
+  auto g = MakeTransposeGeometry(op, attrs, x, w);
   if (!g.ok()) return g.status();
   const Shape out = {g->n, g->m, g->oh, g->ow};
   if (!(s = CheckOutputShape(op, y, out)).ok()) return s;

@@ -1,13 +1,9 @@
 #include "framework/core/model/build_stamp_io.h"
 
+#include "framework/core/model/flatbuffer_string.h"
+
 namespace tessera {
-namespace {
-
 namespace fb = ::tessera::schema;
-
-std::string ToString(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
-
-}  // namespace
 
 flatbuffers::Offset<fb::BuildStamp> WriteBuildStamp(flatbuffers::FlatBufferBuilder& b, const BuildStamp& stamp) {
   std::vector<flatbuffers::Offset<flatbuffers::String>> accelerators;
@@ -32,24 +28,24 @@ flatbuffers::Offset<fb::BuildStamp> WriteBuildStamp(flatbuffers::FlatBufferBuild
 
 BuildStamp ReadBuildStamp(const fb::BuildStamp& t) {
   BuildStamp s;
-  s.sdk_version = ToString(t.sdk_version());
-  s.soc = ToString(t.soc());
-  s.soc_description_sha256 = ToString(t.soc_description_sha256());
-  s.mode = ToString(t.mode());
+  s.sdk_version = FlatString(t.sdk_version());
+  s.soc = FlatString(t.soc());
+  s.soc_description_sha256 = FlatString(t.soc_description_sha256());
+  s.mode = FlatString(t.mode());
   if (t.accelerators())
-    for (const flatbuffers::String* a : *t.accelerators()) s.accelerators.push_back(ToString(a));
+    for (const flatbuffers::String* a : *t.accelerators()) s.accelerators.push_back(FlatString(a));
   if (t.options())
-    for (const fb::Metadata* m : *t.options()) s.options.emplace_back(ToString(m->key()), ToString(m->value()));
-  s.partition_policy = ToString(t.partition_policy());
+    for (const fb::Metadata* m : *t.options()) s.options.emplace_back(FlatString(m->key()), FlatString(m->value()));
+  s.partition_policy = FlatString(t.partition_policy());
   s.min_ops = t.min_ops();
   s.max_partitions = t.max_partitions();
   if (t.vendors())
     for (const fb::VendorBuildStamp* v : *t.vendors())
-      s.vendors.push_back({ToString(v->vendor()), ToString(v->plugin_version()), ToString(v->build_id()),
-                           ToString(v->abi_version()), ToString(v->compatibility())});
+      s.vendors.push_back({FlatString(v->vendor()), FlatString(v->plugin_version()), FlatString(v->build_id()),
+                           FlatString(v->abi_version()), FlatString(v->compatibility())});
   if (t.left_for_jit())
     for (const fb::LeftForJit* l : *t.left_for_jit()) {
-      BuildStamp::LeftForJit left{ToString(l->vendor()), {}};
+      BuildStamp::LeftForJit left{FlatString(l->vendor()), {}};
       if (l->op_ids()) left.op_ids.assign(l->op_ids()->begin(), l->op_ids()->end());
       s.left_for_jit.push_back(std::move(left));
     }

@@ -1,5 +1,7 @@
 #include "framework/core/model/model_loader.h"
 
+#include "framework/core/model/flatbuffer_string.h"
+
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -28,8 +30,6 @@ std::vector<T> ToVector(const flatbuffers::Vector<T>* v) {
   if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
   return out;
 }
-
-std::string ToString(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
 
 absl::StatusOr<std::span<const uint8_t>> Range(std::span<const uint8_t> file, uint64_t offset, uint64_t size,
                                                uint64_t data_start, const std::string& what) {
@@ -136,19 +136,20 @@ absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared
     for (flatbuffers::uoffset_t i = 0; i < model->bytecodes()->size(); ++i) {
       const fb::Bytecode* b = model->bytecodes()->Get(i);
       ASSIGN_OR_RETURN(auto range, Range(bytes, b->offset(), b->size(), data_start, absl::StrCat("bytecode ", i)));
-      g.bytecodes.push_back({ToString(b->vendor()), ToString(b->soc_model()), range});
+      g.bytecodes.push_back({FlatString(b->vendor()), FlatString(b->soc_model()), range});
     }
   }
   if (model->metadata())
-    for (const fb::Metadata* m : *model->metadata()) g.metadata.emplace_back(ToString(m->key()), ToString(m->value()));
+    for (const fb::Metadata* m : *model->metadata())
+      g.metadata.emplace_back(FlatString(m->key()), FlatString(m->value()));
   if (const fb::BuildStamp* stamp = model->build_stamp()) g.build_stamp = ReadBuildStamp(*stamp);
 
-  g.name = ToString(sg->name());
+  g.name = FlatString(sg->name());
   if (sg->tensors()) {
     for (flatbuffers::uoffset_t i = 0; i < sg->tensors()->size(); ++i) {
       const fb::Tensor* ft = sg->tensors()->Get(i);
       Tensor t;
-      t.name = ToString(ft->name());
+      t.name = FlatString(ft->name());
       t.dtype = ft->dtype();
       t.shape = ToVector(ft->shape());
       if (const fb::Quantization* q = ft->quantization()) {
@@ -177,9 +178,9 @@ absl::StatusOr<Graph> ParseUnguarded(std::span<const uint8_t> bytes, std::shared
         for (const fb::Attribute* a : *fop->attributes())
           op.attrs[a->key()] = Attribute{ToVector(a->ints()), ToVector(a->floats())};
       if (const fb::DispatchInfo* d = fop->dispatch()) {
-        DispatchRef ref{ToString(d->vendor()),
-                        ToString(d->soc_model()),
-                        ToString(d->entry_point()),
+        DispatchRef ref{FlatString(d->vendor()),
+                        FlatString(d->soc_model()),
+                        FlatString(d->entry_point()),
                         static_cast<int32_t>(d->bytecode()),
                         -1,
                         ToVector(d->source_op_ids()),

@@ -46,9 +46,7 @@ uint16_t FloatToHalf(float f) {
   return sign | static_cast<uint16_t>(m - (112u << 10));
 }
 
-namespace {
-
-size_t Width(int32_t dtype) {
+size_t DtypeWidth(int32_t dtype) {
   switch (dtype) {
     case TSR_DTYPE_F16: return 2;
     case TSR_DTYPE_I64: return 8;
@@ -59,6 +57,8 @@ size_t Width(int32_t dtype) {
   }
 }
 
+namespace {
+
 // Rows of t: (count, elements per row, bytes from one row to the next).
 struct Rows {
   int64_t count, length, stride;
@@ -66,7 +66,7 @@ struct Rows {
 Rows RowsOf(const DspTensor& t) {
   const int64_t length = t.shape.empty() ? 1 : t.shape.back();
   const int64_t count = length == 0 ? 0 : t.elements() / length;
-  const int64_t stride = t.row_stride_bytes > 0 ? t.row_stride_bytes : length * static_cast<int64_t>(Width(t.dtype));
+  const int64_t stride = t.row_stride_bytes > 0 ? t.row_stride_bytes : length * static_cast<int64_t>(DtypeWidth(t.dtype));
   return {count, length, stride};
 }
 
@@ -74,12 +74,12 @@ Rows RowsOf(const DspTensor& t) {
 
 bool DspTensor::dense() const {
   return row_stride_bytes == 0 || shape.empty() ||
-         row_stride_bytes == shape.back() * static_cast<int64_t>(Width(dtype));
+         row_stride_bytes == shape.back() * static_cast<int64_t>(DtypeWidth(dtype));
 }
 
 int64_t TcmRowStride(int32_t dtype, std::span<const int64_t> shape) {
   if ((dtype != TSR_DTYPE_F32 && dtype != TSR_DTYPE_F16) || shape.size() < 2) return 0;
-  const int64_t row = shape.back() * static_cast<int64_t>(Width(dtype));
+  const int64_t row = shape.back() * static_cast<int64_t>(DtypeWidth(dtype));
   const int64_t padded = (row + kTcmLineBytes - 1) / kTcmLineBytes * kTcmLineBytes;
   return padded == row ? 0 : padded;
 }
@@ -93,13 +93,13 @@ uint64_t LaidOutBytes(int32_t dtype, std::span<const int64_t> shape, int64_t row
 
 void PackRows(const uint8_t* dense, const DspTensor& t) {
   const Rows r = RowsOf(t);
-  const size_t row_bytes = static_cast<size_t>(r.length) * Width(t.dtype);
+  const size_t row_bytes = static_cast<size_t>(r.length) * DtypeWidth(t.dtype);
   for (int64_t i = 0; i < r.count; ++i) std::memcpy(t.data + i * r.stride, dense + i * row_bytes, row_bytes);
 }
 
 void UnpackRows(const DspTensor& t, uint8_t* dense) {
   const Rows r = RowsOf(t);
-  const size_t row_bytes = static_cast<size_t>(r.length) * Width(t.dtype);
+  const size_t row_bytes = static_cast<size_t>(r.length) * DtypeWidth(t.dtype);
   for (int64_t i = 0; i < r.count; ++i) std::memcpy(dense + i * row_bytes, t.data + i * r.stride, row_bytes);
 }
 

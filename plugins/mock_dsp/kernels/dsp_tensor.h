@@ -22,7 +22,12 @@ struct DspTensor {
   int64_t row_stride_bytes = 0;
   int64_t elements() const;
   bool dense() const;  // no padding between rows
+  // An optional input the op was given (a missing one has no data).
+  bool present() const { return data != nullptr && dtype != 0; }
 };
+
+// Bytes per element of a dtype the DSP stores.
+size_t DtypeWidth(int32_t dtype);
 
 // The TCM's line: 128 bytes, the width of one HVX vector load on a
 // Hexagon. (The throughput model's vector_lanes is a separate knob.)

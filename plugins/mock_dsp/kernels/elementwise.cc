@@ -49,14 +49,12 @@ float Binary(int32_t op, float a, float b) {
   return std::numeric_limits<float>::quiet_NaN();
 }
 
-bool Present(const DspTensor& t) { return t.data != nullptr && t.dtype != 0; }
-
 absl::Status Clip(const Attrs& attrs, std::span<const DspTensor> in, const DspTensor& out) {
   float lo = FloatAttr(attrs, TSR_ATTR_CLIP_MIN, -std::numeric_limits<float>::infinity());
   float hi = FloatAttr(attrs, TSR_ATTR_CLIP_MAX, std::numeric_limits<float>::infinity());
   // A bound given as an input overrides the attribute (ONNX style).
   for (size_t i = 1; i < 3 && i < in.size(); ++i) {
-    if (!Present(in[i])) continue;
+    if (!in[i].present()) continue;
     if (in[i].elements() != 1) return absl::InvalidArgumentError("CLIP: a bound input must hold one value");
     (i == 1 ? lo : hi) = LoadFloats(in[i])[0];
   }
@@ -79,7 +77,7 @@ absl::Status RunElementwise(int32_t op, const Attrs& attrs, std::span<const DspT
   if (in.size() != arity)
     return absl::InvalidArgumentError(absl::StrCat(name, ": takes ", arity, " inputs, got ", in.size()));
   for (const DspTensor& t : in)
-    if (!Present(t)) return absl::InvalidArgumentError(absl::StrCat(name, ": an input is missing"));
+    if (!t.present()) return absl::InvalidArgumentError(absl::StrCat(name, ": an input is missing"));
   std::vector<std::vector<int64_t>> shapes;
   for (const DspTensor& t : in) shapes.push_back(t.shape);
   absl::StatusOr<std::vector<int64_t>> shape = BroadcastShape(shapes);

@@ -11,13 +11,10 @@
 namespace tessera::mock_dsp {
 namespace {
 
-size_t Width(int32_t dtype) { return dtype == TSR_DTYPE_F16 ? 2 : 4; }
-bool Present(const DspTensor& t) { return t.data != nullptr && t.dtype != 0; }
-
 // Copies, for each output element in row-major order, the input element
 // at offset `start + sum(coord[d] * step[d])`.
 void StridedCopy(const DspTensor& in, const DspTensor& out, int64_t start, std::span<const int64_t> step) {
-  const size_t w = Width(in.dtype);
+  const size_t w = DtypeWidth(in.dtype);
   const size_t rank = out.shape.size();
   const int64_t total = out.elements();
   std::vector<int64_t> coord(rank, 0);
@@ -61,7 +58,7 @@ absl::Status Slice(const Attrs& attrs, std::span<const DspTensor> in, const DspT
   const size_t rank = x.shape.size();
   // ONNX inputs 1..4 take precedence over the attributes.
   auto list = [&](size_t input, int32_t key) {
-    return input < in.size() && Present(in[input]) ? LoadInts(in[input]) : IntsAttr(attrs, key);
+    return input < in.size() && in[input].present() ? LoadInts(in[input]) : IntsAttr(attrs, key);
   };
   const std::vector<int64_t> starts = list(1, TSR_ATTR_STARTS), ends = list(2, TSR_ATTR_ENDS);
   std::vector<int64_t> axes = list(3, TSR_ATTR_AXES), steps = list(4, TSR_ATTR_STEPS);
@@ -113,7 +110,7 @@ absl::Status Concat(const Attrs& attrs, std::span<const DspTensor> in, const Dsp
   std::vector<int64_t> shape = in[0].shape;
   shape[*axis] = 0;
   for (const DspTensor& t : in) {
-    if (!Present(t)) return absl::InvalidArgumentError("CONCAT: an input is missing");
+    if (!t.present()) return absl::InvalidArgumentError("CONCAT: an input is missing");
     if (t.shape.size() != rank) return absl::InvalidArgumentError("CONCAT: inputs differ in rank");
     for (size_t d = 0; d < rank; ++d)
       if (static_cast<int64_t>(d) != *axis && t.shape[d] != in[0].shape[d])
@@ -123,7 +120,7 @@ absl::Status Concat(const Attrs& attrs, std::span<const DspTensor> in, const Dsp
   if (absl::Status s = CheckShape("CONCAT", out.shape, shape); !s.ok()) return s;
   int64_t outer = 1;
   for (int64_t d = 0; d < *axis; ++d) outer *= shape[d];
-  const size_t w = Width(out.dtype);
+  const size_t w = DtypeWidth(out.dtype);
   const size_t out_row = static_cast<size_t>(out.elements() / std::max<int64_t>(outer, 1)) * w;
   size_t offset = 0;
   for (const DspTensor& t : in) {
@@ -135,7 +132,7 @@ absl::Status Concat(const Attrs& attrs, std::span<const DspTensor> in, const Dsp
 }
 
 absl::Status Gather(const Attrs& attrs, std::span<const DspTensor> in, const DspTensor& out) {
-  if (in.size() != 2 || !Present(in[1])) return absl::InvalidArgumentError("GATHER: takes data and indices");
+  if (in.size() != 2 || !in[1].present()) return absl::InvalidArgumentError("GATHER: takes data and indices");
   const DspTensor& x = in[0];
   absl::StatusOr<int64_t> axis = NormalizeAxis("GATHER", IntAttr(attrs, TSR_ATTR_AXIS, 0), x.shape.size());
   if (!axis.ok()) return axis.status();
@@ -148,7 +145,7 @@ absl::Status Gather(const Attrs& attrs, std::span<const DspTensor> in, const Dsp
   for (size_t d = static_cast<size_t>(*axis) + 1; d < x.shape.size(); ++d) inner *= x.shape[d];
   const int64_t dim = x.shape[*axis];
   const std::vector<int64_t> indices = LoadInts(in[1]);
-  const size_t w = Width(x.dtype), run = static_cast<size_t>(inner) * w;
+  const size_t w = DtypeWidth(x.dtype), run = static_cast<size_t>(inner) * w;
   for (size_t j = 0; j < indices.size(); ++j)
     if (indices[j] < -dim || indices[j] >= dim)
       return absl::InvalidArgumentError(
@@ -176,7 +173,7 @@ absl::Status RunLayout(int32_t op, const Attrs& attrs, std::span<const DspTensor
         return absl::InvalidArgumentError(absl::StrCat(OpName(op), ": output holds ", out.elements(),
                                                        " elements, input ", in[0].elements()));
       if (out.elements() > 0 && out.data != in[0].data)
-        std::memmove(out.data, in[0].data, static_cast<size_t>(out.elements()) * Width(out.dtype));
+        std::memmove(out.data, in[0].data, static_cast<size_t>(out.elements()) * DtypeWidth(out.dtype));
       return absl::OkStatus();
     case TSR_OP_TRANSPOSE: return Transpose(attrs, in[0], out);
     case TSR_OP_SLICE: return Slice(attrs, in, out);

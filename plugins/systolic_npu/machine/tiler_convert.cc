@@ -24,7 +24,7 @@ namespace {
 
 using internal::CheckOffset;
 
-absl::Status Invalid(const std::string& m) { return absl::InvalidArgumentError("systolic_npu tiler: " + m); }
+using internal::Invalid;
 
 bool IsNpuFloat(int32_t dt) { return dt == TSR_DTYPE_F32 || dt == TSR_DTYPE_F16; }
 

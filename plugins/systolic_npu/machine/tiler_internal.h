@@ -3,6 +3,7 @@
 #define TESSERA_PLUGINS_SYSTOLIC_NPU_MACHINE_TILER_INTERNAL_H_
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,9 @@
 #include "plugins/systolic_npu/machine/soc_config.h"
 
 namespace tessera::systolic::internal {
+
+// The tiler's error for a layer it cannot lower.
+inline absl::Status Invalid(const std::string& m) { return absl::InvalidArgumentError("systolic_npu tiler: " + m); }
 
 inline constexpr uint64_t kAlign = 64;
 inline uint64_t AlignDown(uint64_t v) { return v / kAlign * kAlign; }

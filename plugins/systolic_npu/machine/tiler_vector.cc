@@ -16,7 +16,7 @@ namespace {
 using internal::CheckOffset;
 using internal::MakeRegion;
 
-absl::Status Invalid(const std::string& m) { return absl::InvalidArgumentError("systolic_npu tiler: " + m); }
+using internal::Invalid;
 
 int32_t FloatBits(float f) {
   int32_t b;
