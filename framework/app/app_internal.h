@@ -73,6 +73,7 @@ struct CompiledModel::Impl {
   std::shared_ptr<BackgroundWarmup> warmup;
   std::shared_ptr<const LoadedModel> loaded;
   bool precompiled = false;
+  std::vector<std::string> ignored_options;  // CompiledModel::ignored_options()
   PartitionReport report;
   tessera::PartitionReport internal_report;  // what the JSON and text are written from
   std::optional<quantize::PtqModel> ptq;     // CompileOptions::quantize

@@ -317,6 +317,25 @@ Model AlignedForKernels(const Model& model) {
   return Model(std::move(impl));
 }
 
+// What a precompiled model takes as it is: the partitioning options name
+// choices its bytecode already made.
+std::vector<std::string> IgnoredByCompiledModel(const CompileOptions& options, const std::string& soc) {
+  std::vector<std::string> ignored;
+  const std::string fixed = "ignored: the model is already compiled" + (soc.empty() ? "" : " for " + soc) +
+                            " and its partitions are fixed; compile the source model to choose them";
+  const bool auto_only = options.accelerators.size() == 1 && options.accelerators[0] == "auto";
+  if (!options.accelerators.empty() && !auto_only) {
+    std::string names;
+    for (const std::string& a : options.accelerators) names += (names.empty() ? "" : ",") + a;
+    ignored.push_back("CompileOptions::accelerators {" + names + "} " + fixed);
+  }
+  const CompileOptions defaults;
+  if (options.policy != defaults.policy) ignored.push_back("CompileOptions::policy '" + options.policy + "' " + fixed);
+  if (options.min_ops != defaults.min_ops || options.max_partitions != defaults.max_partitions)
+    ignored.push_back("CompileOptions::min_ops/max_partitions " + fixed);
+  return ignored;
+}
+
 }  // namespace
 
 size_t PartitionReport::fallback_op_count() const {
@@ -372,6 +391,7 @@ Result<CompiledModel> CompiledModel::Compile(const Environment& environment, con
         !s.ok())
       return FromAbsl(s);
     runtime.soc = internal->soc;
+    impl->ignored_options = IgnoredByCompiledModel(options, internal->soc.name);
     if (!options.cache_dir.empty())
       impl->cache_report = {false, "the model is already compiled: nothing to cache", options.cache_dir, "", false, {}};
     impl->compiled.graph = model.impl()->graph;
@@ -413,6 +433,7 @@ std::vector<TensorInfo> CompiledModel::outputs() const {
   return TensorInfos(impl_->compiled.graph, impl_->compiled.graph.outputs);
 }
 bool CompiledModel::was_precompiled() const { return impl_->precompiled; }
+const std::vector<std::string>& CompiledModel::ignored_options() const { return impl_->ignored_options; }
 const tessera::PartitionReport* CompiledModel::Impl::AcceleratedReport() const {
   if (warmup == nullptr) return nullptr;
   const tessera::CompiledGraph* accelerated = warmup->accelerated_model();

@@ -2,7 +2,9 @@
 // made from them on first use.
 #include <filesystem>
 
+#include "framework/app/api_terms.h"
 #include "framework/app/app_internal.h"
+#include "framework/core/base/environment.h"
 #include "framework/core/base/install_layout.h"
 #include "framework/loader/plugin_log.h"
 
@@ -12,8 +14,42 @@ namespace fs = std::filesystem;
 Status FromAbsl(const absl::Status& status) {
   if (status.ok()) return Status();
   // absl::StatusCode and tsr_status share their values (common.h).
-  return Status(static_cast<tsr_status>(status.code()), std::string(status.message()));
+  return Status(static_cast<tsr_status>(status.code()), ErrorTextForApp(std::string(status.message())));
 }
+
+namespace {
+
+// EnvironmentOptions::soc_directory, else TESSERA_SOC_PATH (read as the
+// plugin path is: never by a process with elevated privileges), else the
+// bundled folder.
+Result<std::string> SocDirectoryOf(const EnvironmentOptions& options) {
+  if (!options.soc_directory.empty()) return options.soc_directory;
+  const char* from_environment = options.read_environment ? EnvironmentOverride("TESSERA_SOC_PATH") : nullptr;
+  if (from_environment == nullptr || *from_environment == '\0') return BundledSocDirectory();
+  if (!fs::path(from_environment).is_absolute())
+    return Status(TSR_INVALID_ARGUMENT,
+                  std::string("TESSERA_SOC_PATH '") + from_environment + "' is relative; name an absolute path");
+  return std::string(from_environment);
+}
+
+// NOT_FOUND naming every folder searched (and why one was not) when the
+// search found no plugin library at all.
+Status CheckPluginsFound(const PluginRegistry& registry) {
+  if (!registry.dispatchers().empty() || !registry.compilers().empty()) return Status();
+  std::string searched;
+  for (const SearchedDirectory& d : registry.directories()) {
+    searched += "\n  " + d.path + " (" + d.origin + (d.note.empty() ? "" : ": " + d.note) + ")";
+  }
+  for (const SkippedLibrary& s : registry.skipped()) searched += "\n  skipped " + s.path + ": " + s.reason;
+  return Status(TSR_NOT_FOUND,
+                "Environment::Create: no plugin library (libtessera_dispatch_*.so, libtessera_compiler_*.so) "
+                "was found; searched:" +
+                    searched +
+                    "\nname the folder in EnvironmentOptions::plugin_directories or TESSERA_PLUGIN_PATH, or set "
+                    "EnvironmentOptions::require_plugins = false");
+}
+
+}  // namespace
 
 Result<Environment> Environment::Create(const EnvironmentOptions& options) {
   for (const std::string& d : options.plugin_directories)
@@ -22,7 +58,9 @@ Result<Environment> Environment::Create(const EnvironmentOptions& options) {
   auto impl = std::make_shared<Impl>();
   impl->options = options;
   if (impl->options.bundled_plugin_directory.empty()) impl->options.bundled_plugin_directory = BundledPluginDirectory();
-  impl->soc_directory = options.soc_directory.empty() ? BundledSocDirectory() : options.soc_directory;
+  Result<std::string> soc_directory = SocDirectoryOf(options);
+  if (!soc_directory.ok()) return soc_directory.status();
+  impl->soc_directory = *std::move(soc_directory);
   if (options.log_sink) {
     auto sink = options.log_sink;
     SetPluginLogHandler(
@@ -33,6 +71,10 @@ Result<Environment> Environment::Create(const EnvironmentOptions& options) {
   } else {
     SetPluginLogHandler(nullptr, static_cast<int32_t>(options.log_level));
   }
+  // The dispatch libraries only (a runtime-only app opens no compiler);
+  // the registry is kept for the first run.
+  if (options.require_plugins)
+    if (Status found = CheckPluginsFound(impl->Registry(/*with_compilers=*/false)); !found.ok()) return found;
   return Environment(std::move(impl));
 }
 

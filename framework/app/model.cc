@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 
 #include "absl/strings/str_cat.h"
 #include "framework/app/app_internal.h"
@@ -36,8 +37,18 @@ absl::StatusOr<tessera::Budgets> BudgetsOf(const LoadOptions& options) {
   return budgets;
 }
 
-bool LooksLikeOnnx(const std::string& path) {
-  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+// By content, whatever the file is called: a Tessera model starts with its
+// size prefix and the "TSR1" identifier; anything else is taken for ONNX
+// (whose parser then says what is wrong with it). A file that cannot be
+// read is left to the Tessera loader, whose error names the path.
+ModelFormat DetectFileFormat(const std::string& path) {
+  uint8_t head[16] = {};
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) return ModelFormat::kTsr;
+  const size_t n = std::fread(head, 1, sizeof(head), file);
+  std::fclose(file);
+  if (n == 0) return ModelFormat::kTsr;  // empty: the loader reports it
+  return LooksLikeTsr(std::span<const uint8_t>(head, n)) ? ModelFormat::kTsr : ModelFormat::kOnnx;
 }
 
 absl::StatusOr<onnx_import::ImportOptions> ImportOptionsOf(const LoadOptions& options,
@@ -87,8 +98,7 @@ Result<Model> LoadTimed(const std::string& path, std::span<const uint8_t> view,
   if (!budgets.ok()) return FromAbsl(budgets.status());
   const bool from_file = owner == nullptr;
   if (format == ModelFormat::kDetect)
-    format = from_file ? (LooksLikeOnnx(path) ? ModelFormat::kOnnx : ModelFormat::kTsr)
-                       : (LooksLikeTsr(view) ? ModelFormat::kTsr : ModelFormat::kOnnx);
+    format = from_file ? DetectFileFormat(path) : (LooksLikeTsr(view) ? ModelFormat::kTsr : ModelFormat::kOnnx);
   auto impl = std::make_shared<Model::Impl>();
   absl::StatusOr<tessera::Graph> graph;
   if (format == ModelFormat::kTsr) {
@@ -130,7 +140,7 @@ Result<Model> LoadTimed(const std::string& path, std::span<const uint8_t> view,
 }  // namespace
 
 Result<Model> Model::Load(const std::string& path, const LoadOptions& options) {
-  // By name, as the CLI does: NAME.onnx is ONNX, anything else a .tsr.
+  // ModelFormat::kDetect: by the file's first bytes, not its name.
   return LoadTimed(path, {}, nullptr, options.format, options);
 }
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "framework/app/api_terms.h"
 #include "framework/core/base/status_macros.h"
 #include "framework/cli/cache_flags.h"
 #include "framework/cli/cli_environment.h"
@@ -24,6 +25,9 @@ absl::Status ToAbsl(const app::Status& status) {
   return absl::Status(static_cast<absl::StatusCode>(status.code()), status.message());
 }
 
+// The CLI's users typed flags: app errors name them, not the app options.
+const bool kCliTermsInErrors = (app::KeepCliTermsInErrors(), true);
+
 absl::StatusOr<app::Environment> EnvironmentFrom(const Args& args) {
   app::EnvironmentOptions options;
   for (const std::string& d : args.All("plugin-dir")) {
@@ -31,6 +35,8 @@ absl::StatusOr<app::Environment> EnvironmentFrom(const Args& args) {
     options.plugin_directories.push_back(fs::absolute(d, ec).string());
   }
   options.probe_in_child = args.Has("probe");  // `plugins --probe`
+  // `tessera plugins` lists an empty search; commands that need a plugin say so with their own hint.
+  options.require_plugins = false;
   RouteCacheLog(args, options);  // --cache-dir: the cache's hit/miss lines on stderr
   return ToAbsl(app::Environment::Create(options));
 }
