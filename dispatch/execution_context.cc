@@ -250,6 +250,7 @@ absl::Status ExecutionContext::RunSteps(ExecutionProfile* profile) {
   const std::vector<LoadedStep>& steps = model_->steps();
   for (size_t k = 0; k < steps.size(); ++k) {
     const LoadedStep& step = steps[k];
+    RETURN_IF_ERROR(CheckRunLimits(k));
     RETURN_IF_ERROR(BeforeStep(k, profile));
     for (const LoadedStep::Conversion& c : step.conversions_before) {
       const Clock::time_point start = Clock::now();
@@ -260,10 +261,22 @@ absl::Status ExecutionContext::RunSteps(ExecutionProfile* profile) {
     RETURN_IF_ERROR(IssueStep(k, profile));
   }
   RETURN_IF_ERROR(SettleAll(profile));
+  // A deadline passed during the last step still fails the run.
+  if (limits_.deadline != std::chrono::steady_clock::time_point::max()) RETURN_IF_ERROR(CheckRunLimits(steps.size()));
   if (profile != nullptr) {
     profile->conversions = conversions_;
     profile->fallbacks = fallbacks_;
   }
+  return absl::OkStatus();
+}
+
+absl::Status ExecutionContext::CheckRunLimits(size_t step) const {
+  if (limits_.cancel != nullptr && limits_.cancel->load(std::memory_order_acquire))
+    return absl::CancelledError(
+        absl::StrCat("the run was cancelled after ", step, " of ", model_->steps().size(), " steps"));
+  if (limits_.deadline != std::chrono::steady_clock::time_point::max() && Clock::now() > limits_.deadline)
+    return absl::DeadlineExceededError(absl::StrCat("the run passed its ", limits_.deadline_ms, " ms deadline after ",
+                                                    step, " of ", model_->steps().size(), " steps"));
   return absl::OkStatus();
 }
 

@@ -6,6 +6,7 @@
 #ifndef TESSERA_DISPATCH_EXECUTION_CONTEXT_H_
 #define TESSERA_DISPATCH_EXECUTION_CONTEXT_H_
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -117,6 +118,17 @@ class ExecutionContext {
   // as above. Off: every step runs synchronously in plan order, as with no
   // async library (the reference an async run must equal byte for byte).
   void SetAsynchronous(bool on);
+  // Per run (the app's RunOptions), checked before each step: a run whose
+  // `cancel` flag was set (from any thread) ends with CANCELLED, one past
+  // `deadline` with DEADLINE_EXCEEDED, naming the steps done; steps already
+  // queued are drained first (nothing outlives the run). Kept until set
+  // again; the default limits nothing.
+  struct RunLimits {
+    const std::atomic<bool>* cancel = nullptr;
+    std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+    uint32_t deadline_ms = 0;  // for the message
+  };
+  void SetRunLimits(const RunLimits& limits) { limits_ = limits; }
   // Tests only: called on the running thread before (done = false) and
   // after (done = true) each step that runs on the host thread while some
   // steps of the run are asynchronous; an overlap proof holds a queued step
@@ -233,6 +245,8 @@ class ExecutionContext {
   StepSchedule schedule_;
   std::vector<AsyncStep> async_;  // per step, when schedule_.any_async
   std::function<void(size_t, bool)> host_step_hook_;
+  RunLimits limits_;
+  absl::Status CheckRunLimits(size_t step) const;
   std::vector<Binding> input_bindings_, output_bindings_;  // per graph input / output
   size_t bound_count_ = 0;
 };

@@ -35,7 +35,7 @@ ABI=(
 # the runtime's buffers and conversions.
 LIFETIME=(
   app_test app_async_run_test app_resilience_test run_into_app_test compile_cache_app_test warmup_app_test
-  app_shared_context_test app_c_api_misuse_test matmul_cpp matmul_c
+  app_shared_context_test app_c_api_misuse_test app_run_options_test matmul_cpp matmul_c
   compile_cache_test cached_compile_test atomic_file_test helper_process_test process_allocator_test
   systolic_npu_sram_pool_test runtime_execution_context_test runtime_execution_context_bindings_test
   runtime_buffer_negotiation_test runtime_layout_conversion_test runtime_dsp_async_table_test

@@ -12,11 +12,11 @@ JOBS=${TESSERA_JOBS:-$(nproc)}
 # The multi-threaded tests and what they load.
 TARGETS=(
   runtime_execution_context_test app_test abi_contract_test systolic_npu_sram_pool_test background_warmup_test
-  app_async_run_test runtime_dsp_async_table_test app_shared_context_test
+  app_async_run_test runtime_dsp_async_table_test app_shared_context_test app_run_options_test
   tessera_compiler_cpu tessera_dispatch_cpu tessera_compiler_systolic_npu tessera_dispatch_systolic_npu tessera_socs
   tessera_compiler_mock_dsp tessera_dispatch_mock_dsp
 )
-TESTS='Concurrent\.|AsyncRun\.|SharedContext\.|DspAsyncTable\.|AppApi\.ManyThreads|Contract\.(DistinctInvocations|LastErrorIsPerThread)|SramPool\.|BackgroundWarmupTest\.'
+TESTS='Concurrent\.|AppRunOptions\.|AsyncRun\.|SharedContext\.|DspAsyncTable\.|AppApi\.ManyThreads|Contract\.(DistinctInvocations|LastErrorIsPerThread)|SramPool\.|BackgroundWarmupTest\.'
 
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_TSAN=ON >/dev/null
 cmake --build "$BUILD_DIR" -j "$JOBS" --target "${TARGETS[@]}"

@@ -123,7 +123,7 @@ struct RunContext::Impl {
   std::vector<std::span<uint8_t>> output_views;
   // Runs on the views (RunInto's and tsr_app_run's one path); the profile
   // is translated only when asked for.
-  Status RunViews(RunProfile* profile);
+  Status RunViews(RunProfile* profile, const RunOptions* options = nullptr);
   // RunBound's: the bound buffers instead of the views.
   Status RunBoundBuffers(RunProfile* profile);
   // The runtime's profile in the app's terms.

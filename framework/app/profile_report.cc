@@ -166,7 +166,11 @@ std::string ChromeTraceJson(const RunProfile& profile, const CompiledModel& mode
     j.Key("args").BeginObject().Field("sort_index", order).EndObject().EndObject();
   };
   j.BeginObject().Field("name", "process_name").Field("ph", "M").Field("pid", kPid).Field("tid", uint64_t{0});
-  j.Key("args").BeginObject().Field("name", "tessera run").EndObject().EndObject();
+  j.Key("args")
+      .BeginObject()
+      .Field("name", profile.tag.empty() ? std::string("tessera run") : "tessera run: " + profile.tag)
+      .EndObject()
+      .EndObject();
   for (size_t v = 0; v < vendors.size(); ++v) {
     meta("thread_name", host_tid(vendors[v]), vendors[v] + " (host time)", 2 * v);
     if (modeled[v]) meta("thread_name", host_tid(vendors[v]) + 1, vendors[v] + " (modelled device time)", 2 * v + 1);

@@ -34,6 +34,22 @@ Result<RunContext> RunContext::Create(const CompiledModel& model) {
 }
 
 Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, RunProfile* profile) {
+  return RunWith(inputs, nullptr, profile);
+}
+Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, const RunOptions& options,
+                                            RunProfile* profile) {
+  return RunWith(inputs, &options, profile);
+}
+Status RunContext::RunInto(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunProfile* profile) {
+  return RunIntoWith(inputs, outputs, nullptr, profile);
+}
+Status RunContext::RunInto(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, const RunOptions& options,
+                           RunProfile* profile) {
+  return RunIntoWith(inputs, outputs, &options, profile);
+}
+
+Result<std::vector<Tensor>> RunContext::RunWith(const std::vector<Tensor>& inputs, const RunOptions* options,
+                                                RunProfile* profile) {
   if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
   {
     // Refused before allocating; RunInto checks again under the lock.
@@ -45,7 +61,7 @@ Result<std::vector<Tensor>> RunContext::Run(const std::vector<Tensor>& inputs, R
   std::vector<Tensor> outputs;
   outputs.reserve(graph.outputs.size());
   for (TensorInfo& info : TensorInfos(graph, graph.outputs)) outputs.push_back(Tensor::Allocate(std::move(info)));
-  Status s = RunInto(inputs, outputs, profile);
+  Status s = RunIntoWith(inputs, outputs, options, profile);
   if (!s.ok()) return s;
   return outputs;
 }
@@ -68,13 +84,14 @@ Status CheckTensor(const char* kind, size_t i, const tessera::Tensor& want, cons
 
 }  // namespace
 
-Status RunContext::RunInto(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunProfile* profile) {
+Status RunContext::RunIntoWith(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
+                               const RunOptions* options, RunProfile* profile) {
   if (impl_ == nullptr) return Status(TSR_FAILED_PRECONDITION, "RunContext was moved from");
   std::lock_guard<std::mutex> lock(impl_->run_lock);
   Status s = impl_->CheckIdle("RunInto");
   if (s.ok()) s = SetViews(inputs, outputs);
   if (!s.ok()) return s;
-  return impl_->RunViews(profile);
+  return impl_->RunViews(profile, options);
 }
 
 Status RunContext::RunAsync(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunProfile* profile) {
@@ -130,7 +147,29 @@ Status RunContext::SetViews(const std::vector<Tensor>& inputs, std::vector<Tenso
   return Status();
 }
 
-Status RunContext::Impl::RunViews(RunProfile* profile) {
+Status RunContext::Impl::RunViews(RunProfile* profile, const RunOptions* options) {
+  // RunOptions' limits hold for this run only (the context keeps them
+  // until set again: cleared on every way out).
+  struct ClearLimits {
+    tessera::ExecutionContext* context;
+    ~ClearLimits() {
+      if (context != nullptr) context->SetRunLimits({});
+    }
+  } clear{nullptr};
+  if (options != nullptr) {
+    if (model->warmup != nullptr)
+      return Status(TSR_FAILED_PRECONDITION,
+                    "RunOptions: a model compiled with CompileOptions::background_warmup runs its plans outside this "
+                    "context; run it without RunOptions");
+    tessera::ExecutionContext::RunLimits limits;
+    limits.cancel = options->cancel.flag();
+    if (options->deadline_ms > 0) {
+      limits.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options->deadline_ms);
+      limits.deadline_ms = options->deadline_ms;
+    }
+    context->SetRunLimits(limits);
+    clear.context = context.get();
+  }
   tessera::ExecutionProfile internal;
   tessera::ExecutionProfile* wanted = profile != nullptr ? &internal : nullptr;
   // With background warm-up the warm-up picks the plan, once per run.
@@ -140,6 +179,7 @@ Status RunContext::Impl::RunViews(RunProfile* profile) {
   if (!run.ok()) return FromAbsl(run);
   if (profile != nullptr) {
     Translate(internal, used, profile);
+    profile->tag = options != nullptr ? options->tag : "";
     ScanNonFinite(model->loaded->graph(), input_views, output_views, profile);
   }
   return Status();

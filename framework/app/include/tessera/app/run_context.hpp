@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tessera/app/compiled_model.hpp"
+#include "tessera/app/run_options.hpp"
 #include "tessera/common.h"
 
 namespace tessera::app {
@@ -74,6 +75,7 @@ struct RunProfile {
   std::vector<Conversion> conversions;
   ModeledLatency modeled;
   std::vector<Fallback> fallbacks;
+  std::string tag;  // RunOptions::tag of the run
   // CompileOptions::background_warmup: the plan this run used, "cpu" or
   // "accelerated" (the switch happens between runs); "" otherwise.
   std::string warmup_plan;
@@ -137,6 +139,13 @@ class RunContext {
   // runs make a steady-state run with profile == nullptr allocate nothing
   // in Tessera (docs/app-guide.md).
   Status RunInto(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, RunProfile* profile = nullptr);
+  // Run and RunInto with per-run options: cancel from another thread, a
+  // deadline, a tag (run_options.hpp). Not with background_warmup
+  // (FAILED_PRECONDITION: its plans run outside this context).
+  Result<std::vector<Tensor>> Run(const std::vector<Tensor>& inputs, const RunOptions& options,
+                                  RunProfile* profile = nullptr);
+  Status RunInto(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, const RunOptions& options,
+                 RunProfile* profile = nullptr);
   // The same run, started on this context's worker thread: returns once it
   // is under way (or with the error of a bad tensor). The run shares the
   // ownership of Allocate()d inputs and outputs until it ends, so the app
@@ -171,6 +180,10 @@ class RunContext {
  private:
   friend struct RunContextAccess;  // the library's own: tsr_app_run runs on raw pointers
   Status SetViews(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs);
+  Result<std::vector<Tensor>> RunWith(const std::vector<Tensor>& inputs, const RunOptions* options,
+                                      RunProfile* profile);
+  Status RunIntoWith(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, const RunOptions* options,
+                     RunProfile* profile);
   std::unique_ptr<Impl> impl_;
 };
 
