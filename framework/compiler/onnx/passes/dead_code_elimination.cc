@@ -16,6 +16,7 @@ int64_t EliminateDeadCode(Graph& graph) {
   int64_t removed = 0;
   for (size_t i = graph.ops.size(); i-- > 0;) {
     const Op& op = graph.ops[i];
+    ++ImportPassWork();
     bool needed = false;
     for (int32_t t : op.outputs) needed = needed || live[t];
     if (!needed) {

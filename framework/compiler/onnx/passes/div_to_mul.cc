@@ -32,8 +32,10 @@ std::optional<std::vector<double>> Reciprocals(const std::vector<double>& c, int
 }  // namespace
 
 int64_t DivToMul(Graph& graph) {
+  MadeConstants made;  // one reciprocal per divisor, however many divide by it
   int64_t changed = 0;
   for (size_t i = 0; i < graph.ops.size(); ++i) {
+    ++ImportPassWork();
     if (graph.ops[i].type != TSR_OP_DIV || graph.ops[i].inputs.size() != 2 || graph.ops[i].outputs.size() != 1)
       continue;
     const int32_t x = graph.ops[i].inputs[0], c = graph.ops[i].inputs[1];
@@ -50,8 +52,7 @@ int64_t DivToMul(Graph& graph) {
     // A new constant: `c` may be read by other ops.
     const int32_t dtype = divisor.dtype;
     std::vector<int64_t> shape = divisor.shape;
-    const int32_t r =
-        AddFloatConstant(graph, absl::StrCat(divisor.name, "/reciprocal"), dtype, std::move(shape), *inverse);
+    const int32_t r = made.Make(graph, c, absl::StrCat(divisor.name, "/reciprocal"), dtype, std::move(shape), *inverse);
     graph.ops[i].type = TSR_OP_MUL;
     graph.ops[i].inputs[1] = r;
     ++changed;

@@ -105,6 +105,7 @@ Chain ReadChain(const Graph& g, const UseIndex& uses, int32_t start, const Weigh
   int32_t cur = start;
   const Tensor& head = g.tensors[start];
   for (;;) {
+    ++ImportPassWork();
     const int32_t r = uses.SoleReader(cur);
     if (r < 0) break;
     const Op& e = g.ops[r];
@@ -157,56 +158,63 @@ int32_t ChannelKeepingReshape(const Graph& g, const UseIndex& uses, int32_t y) {
   return r;
 }
 
-bool FoldOne(Graph& g) {
-  const UseIndex uses(g);
-  for (size_t i = 0; i < g.ops.size(); ++i) {
-    const std::optional<WeightLayout> layout = LayoutOf(g, g.ops[i]);
-    if (!layout) continue;
-    const WeightLayout& l = *layout;
-    // The op whose output the chain reads: the op, or its 1-D Conv reshape.
-    const int32_t reshape = g.ops[i].type == TSR_OP_CONV_2D ? ChannelKeepingReshape(g, uses, g.ops[i].outputs[0]) : -1;
-    const int32_t writer = reshape >= 0 ? reshape : static_cast<int32_t>(i);
-    const Chain chain = ReadChain(g, uses, g.ops[writer].outputs[0], l);
-    if (chain.ops.empty()) continue;
+// Folds the chain after op `i` into it, flagging the chain's ops in
+// `erase`. The sweep's UseIndex stays right for later ops: a fold only
+// rewrites op i's inputs and output tensor and erases ops that read
+// nothing but the chain, and no later op reads a chain value.
+bool FoldAt(Graph& g, const UseIndex& uses, MadeConstants& made, int32_t i, std::vector<bool>& erase) {
+  const std::optional<WeightLayout> layout = LayoutOf(g, g.ops[i]);
+  if (!layout) return false;
+  const WeightLayout& l = *layout;
+  // The op whose output the chain reads: the op, or its 1-D Conv reshape.
+  const int32_t reshape = g.ops[i].type == TSR_OP_CONV_2D ? ChannelKeepingReshape(g, uses, g.ops[i].outputs[0]) : -1;
+  const int32_t writer = reshape >= 0 ? reshape : i;
+  const Chain chain = ReadChain(g, uses, g.ops[writer].outputs[0], l);
+  if (chain.ops.empty()) return false;
 
-    const std::optional<std::vector<double>> w = FloatConstant(g, l.weights);
-    if (!w) continue;
-    const int32_t bias_in = g.ops[i].inputs.size() == 3 ? g.ops[i].inputs[2] : -1;
-    std::optional<std::vector<double>> b =
-        bias_in >= 0 ? FloatConstant(g, bias_in) : std::vector<double>(static_cast<size_t>(l.channels), 0.0);
-    if (!b || static_cast<int64_t>(b->size()) != l.channels) continue;
+  const std::optional<std::vector<double>> w = FloatConstant(g, l.weights);
+  if (!w) return false;
+  const int32_t bias_in = g.ops[i].inputs.size() == 3 ? g.ops[i].inputs[2] : -1;
+  std::optional<std::vector<double>> b =
+      bias_in >= 0 ? FloatConstant(g, bias_in) : std::vector<double>(static_cast<size_t>(l.channels), 0.0);
+  if (!b || static_cast<int64_t>(b->size()) != l.channels) return false;
 
-    std::vector<double> folded = *w;
-    const size_t per_channel = folded.size() / static_cast<size_t>(l.channels);
-    for (size_t k = 0; k < folded.size(); ++k)
-      folded[k] *= chain.scale[l.channels_last ? k % static_cast<size_t>(l.channels) : k / per_channel];
-    for (size_t m = 0; m < b->size(); ++m) (*b)[m] = (*b)[m] * chain.scale[m] + chain.shift[m];
+  std::vector<double> folded = *w;
+  const size_t per_channel = folded.size() / static_cast<size_t>(l.channels);
+  for (size_t k = 0; k < folded.size(); ++k)
+    folded[k] *= chain.scale[l.channels_last ? k % static_cast<size_t>(l.channels) : k / per_channel];
+  for (size_t m = 0; m < b->size(); ++m) (*b)[m] = (*b)[m] * chain.scale[m] + chain.shift[m];
 
-    const Tensor& wt = g.tensors[l.weights];
-    const int32_t dtype = wt.dtype;
-    const std::string base = wt.name;
-    std::vector<int64_t> w_shape = wt.shape;
-    const int32_t new_w = AddFloatConstant(g, absl::StrCat(base, "/bn_folded"), dtype, std::move(w_shape), folded);
-    const int32_t new_b = AddFloatConstant(g, absl::StrCat(base, "/bn_folded_bias"), dtype, {l.channels}, *b);
-    Op& op = g.ops[i];
-    op.inputs.resize(3);
-    op.inputs[1] = new_w;
-    op.inputs[2] = new_b;
-    // The chain's result keeps its name and readers; its ops go.
-    g.ops[writer].outputs[0] = chain.result;
-    std::vector<bool> erase(g.ops.size(), false);
-    for (int32_t e : chain.ops) erase[e] = true;
-    EraseOps(g, erase);
-    return true;
-  }
-  return false;
+  const Tensor& wt = g.tensors[l.weights];
+  const int32_t dtype = wt.dtype;
+  const std::string base = wt.name;
+  std::vector<int64_t> w_shape = wt.shape;
+  // Shared: a weight read by N MatMuls each followed by + b stays one
+  // constant (the scale is 1), and so does the bias made of b.
+  const int32_t new_w = made.Make(g, l.weights, absl::StrCat(base, "/bn_folded"), dtype, std::move(w_shape), folded);
+  const int32_t new_b = made.Make(g, bias_in, absl::StrCat(base, "/bn_folded_bias"), dtype, {l.channels}, *b);
+  Op& op = g.ops[i];
+  op.inputs.resize(3);
+  op.inputs[1] = new_w;
+  op.inputs[2] = new_b;
+  // The chain's result keeps its name and readers; its ops go.
+  g.ops[writer].outputs[0] = chain.result;
+  for (int32_t e : chain.ops) erase[e] = true;
+  return true;
 }
 
 }  // namespace
 
 int64_t FoldBatchNorm(Graph& graph) {
+  const UseIndex uses(graph);
+  MadeConstants made;
+  std::vector<bool> erase(graph.ops.size(), false);
   int64_t folded = 0;
-  while (FoldOne(graph)) ++folded;
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    ++ImportPassWork();
+    if (!erase[i] && FoldAt(graph, uses, made, static_cast<int32_t>(i), erase)) ++folded;
+  }
+  if (folded > 0) EraseOps(graph, erase);
   return folded;
 }
 

@@ -15,7 +15,9 @@
 // constant, nothing is quantized and the op has no fused activation. A
 // RESHAPE that keeps dims 0 and 1 may sit between a CONV_2D and the chain
 // (the importer runs 1-D Conv as 2-D and reshapes back). New weight and
-// bias constants are made; the old ones may be shared.
+// bias constants are made only when the values change, and once per
+// distinct value set (graph_edit.h, MadeConstants): N MatMuls reading one
+// shared weight, each followed by + b, keep that weight and share one bias.
 #ifndef TESSERA_FRAMEWORK_COMPILER_ONNX_PASSES_FOLD_BATCH_NORM_H_
 #define TESSERA_FRAMEWORK_COMPILER_ONNX_PASSES_FOLD_BATCH_NORM_H_
 

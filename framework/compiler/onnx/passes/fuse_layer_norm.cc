@@ -140,7 +140,8 @@ std::optional<Match> MatchAt(const Graph& g, const UseIndex& uses, int32_t first
 
 // gamma/beta re-shaped for LAYER_NORM (same values, fewer leading unit
 // dims), or ones over the normalized dims when the pattern had no gamma.
-int32_t AffineOperand(Graph& g, int32_t c, const std::vector<int64_t>& shape, const Match& m, const char* what) {
+int32_t AffineOperand(Graph& g, MadeConstants& made, int32_t c, const std::vector<int64_t>& shape, const Match& m,
+                      const char* what) {
   const Tensor& x = g.tensors[m.x];
   const int32_t dtype = x.dtype;
   const std::string name = absl::StrCat(x.name, "/layer_norm_", what);
@@ -148,44 +149,52 @@ int32_t AffineOperand(Graph& g, int32_t c, const std::vector<int64_t>& shape, co
     std::vector<int64_t> normalized(x.shape.begin() + m.axis, x.shape.end());
     int64_t n = 1;
     for (int64_t d : normalized) n *= d;
-    return AddFloatConstant(g, name, dtype, std::move(normalized), std::vector<double>(static_cast<size_t>(n), 1.0));
+    return made.Make(g, -1, name, dtype, std::move(normalized), std::vector<double>(static_cast<size_t>(n), 1.0));
   }
   if (g.tensors[c].shape == shape) return c;
-  return AddFloatConstant(g, name, dtype, shape, *FloatConstant(g, c));
+  return made.Make(g, c, name, dtype, shape, *FloatConstant(g, c));
 }
 
-bool FuseOne(Graph& g) {
-  const UseIndex uses(g);
-  for (size_t i = 0; i < g.ops.size(); ++i) {
-    const std::optional<Match> m = MatchAt(g, uses, static_cast<int32_t>(i));
-    if (!m) continue;
-    const int32_t gamma = AffineOperand(g, m->gamma, m->gamma_shape, *m, "scale");
-    std::vector<int32_t> inputs{m->x, gamma};
-    if (m->beta >= 0) inputs.push_back(AffineOperand(g, m->beta, m->beta_shape, *m, "bias"));
-    Op ln;
-    ln.type = TSR_OP_LAYER_NORM;
-    ln.inputs = std::move(inputs);
-    ln.outputs = {m->result};
-    ln.attrs = {{TSR_ATTR_AXIS, Attribute{{m->axis}, {}}}, {TSR_ATTR_EPSILON, Attribute{{}, {m->epsilon}}}};
-    ln.id = g.NextOpId();
-    // The last op of the pattern comes after every other one and before
-    // every reader of the result: LAYER_NORM takes its place.
-    std::vector<bool> erase(g.ops.size(), false);
-    for (int32_t op : m->ops) erase[op] = true;
-    const int32_t last = m->ops.back();
-    erase[last] = false;
-    g.ops[last] = std::move(ln);
-    EraseOps(g, erase);
-    return true;
-  }
-  return false;
+// Replaces the pattern `m` by one LAYER_NORM, flagging its other ops in
+// `erase`. The sweep's UseIndex stays right for later ops: the pattern's
+// values are read only inside it, and LAYER_NORM writes the same result.
+void FuseAt(Graph& g, MadeConstants& made, const Match& m, std::vector<bool>& erase) {
+  const int32_t gamma = AffineOperand(g, made, m.gamma, m.gamma_shape, m, "scale");
+  std::vector<int32_t> inputs{m.x, gamma};
+  if (m.beta >= 0) inputs.push_back(AffineOperand(g, made, m.beta, m.beta_shape, m, "bias"));
+  Op ln;
+  ln.type = TSR_OP_LAYER_NORM;
+  ln.inputs = std::move(inputs);
+  ln.outputs = {m.result};
+  ln.attrs = {{TSR_ATTR_AXIS, Attribute{{m.axis}, {}}}, {TSR_ATTR_EPSILON, Attribute{{}, {m.epsilon}}}};
+  ln.id = g.NextOpId();
+  // The last op of the pattern comes after every other one and before
+  // every reader of the result: LAYER_NORM takes its place.
+  for (int32_t op : m.ops) erase[op] = true;
+  const int32_t last = m.ops.back();
+  erase[last] = false;
+  g.ops[last] = std::move(ln);
 }
 
 }  // namespace
 
 int64_t FuseLayerNorm(Graph& graph) {
+  const UseIndex uses(graph);
+  MadeConstants made;
+  std::vector<bool> erase(graph.ops.size(), false);
   int64_t fused = 0;
-  while (FuseOne(graph)) ++fused;
+  for (size_t i = 0; i < graph.ops.size(); ++i) {
+    ++ImportPassWork();
+    if (erase[i]) continue;
+    const std::optional<Match> m = MatchAt(graph, uses, static_cast<int32_t>(i));
+    if (!m) continue;
+    bool taken = false;  // by an earlier fusion: cannot happen in a DAG, but cheap to rule out
+    for (int32_t op : m->ops) taken = taken || erase[op];
+    if (taken) continue;
+    FuseAt(graph, made, *m, erase);
+    ++fused;
+  }
+  if (fused > 0) EraseOps(graph, erase);
   return fused;
 }
 

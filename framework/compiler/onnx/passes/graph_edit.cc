@@ -8,10 +8,17 @@
 
 namespace tessera::onnx_import {
 
+int64_t& ImportPassWork() {
+  thread_local int64_t work = 0;
+  return work;
+}
+
 UseIndex::UseIndex(const Graph& g)
     : producer_(g.ProducerIndex()), readers_(g.tensors.size()), is_output_(g.tensors.size(), false) {
+  ImportPassWork() += static_cast<int64_t>(g.ops.size());
   for (size_t i = 0; i < g.ops.size(); ++i)
     for (int32_t t : g.ops[i].inputs) {
+      ++ImportPassWork();
       if (t < 0) continue;
       std::vector<int32_t>& r = readers_[t];
       if (r.empty() || r.back() != static_cast<int32_t>(i)) r.push_back(static_cast<int32_t>(i));
@@ -28,24 +35,12 @@ int32_t UseIndex::SoleReader(int32_t t) const {
 }
 
 void EraseOps(Graph& graph, const std::vector<bool>& erase) {
+  ImportPassWork() += static_cast<int64_t>(graph.ops.size());
   std::vector<Op> kept;
   kept.reserve(graph.ops.size());
   for (size_t i = 0; i < graph.ops.size(); ++i)
     if (!erase[i]) kept.push_back(std::move(graph.ops[i]));
   graph.ops = std::move(kept);
-}
-
-bool BypassOp(Graph& graph, const UseIndex& uses, int32_t op, int32_t x, std::vector<bool>& erase) {
-  const int32_t y = graph.ops[op].outputs[0];
-  if (uses.is_output(y)) {
-    const int32_t p = uses.producer(x);
-    if (p < 0 || !uses.OnlyFeeds(x, op)) return false;
-    std::replace(graph.ops[p].outputs.begin(), graph.ops[p].outputs.end(), x, y);
-  } else {
-    for (int32_t r : uses.readers(y)) std::replace(graph.ops[r].inputs.begin(), graph.ops[r].inputs.end(), y, x);
-  }
-  erase[op] = true;
-  return true;
 }
 
 bool IsFloatDType(int32_t dtype) { return dtype == TSR_DTYPE_F32 || dtype == TSR_DTYPE_F16; }
@@ -66,10 +61,31 @@ std::optional<std::vector<double>> FloatConstant(const Graph& graph, int32_t t) 
   return v;
 }
 
-int32_t AddFloatConstant(Graph& graph, std::string name, int32_t dtype, std::vector<int64_t> shape,
-                         const std::vector<double>& values) {
+namespace {
+
+std::vector<uint8_t> StoreAll(int32_t dtype, const std::vector<double>& values) {
   std::vector<uint8_t> bytes(values.size() * DTypeSize(dtype));
   for (size_t i = 0; i < values.size(); ++i) StoreElement(dtype, values[i], bytes.data(), static_cast<int64_t>(i));
+  return bytes;
+}
+
+std::string_view View(std::span<const uint8_t> b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
+
+bool SameConstant(const Tensor& t, int32_t dtype, const std::vector<int64_t>& shape, std::string_view bytes) {
+  return t.is_constant && t.dtype == dtype && t.shape == shape && !t.quant.quantized() && View(t.data) == bytes;
+}
+
+}  // namespace
+
+int32_t MadeConstants::Make(Graph& graph, int32_t source, std::string name, int32_t dtype, std::vector<int64_t> shape,
+                            const std::vector<double>& values) {
+  std::vector<uint8_t> bytes = StoreAll(dtype, values);
+  const std::string_view key(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  if (source >= 0 && SameConstant(graph.tensors[source], dtype, shape, key)) return source;
+  auto it = by_bytes_.find(key);
+  if (it != by_bytes_.end())
+    for (int32_t t : it->second)
+      if (SameConstant(graph.tensors[t], dtype, shape, key)) return t;
   Tensor t;
   t.name = std::move(name);
   t.dtype = dtype;
@@ -77,7 +93,9 @@ int32_t AddFloatConstant(Graph& graph, std::string name, int32_t dtype, std::vec
   t.is_constant = true;
   t.data = graph.AdoptBytes(std::move(bytes));
   graph.tensors.push_back(std::move(t));
-  return static_cast<int32_t>(graph.tensors.size() - 1);
+  const int32_t made = static_cast<int32_t>(graph.tensors.size() - 1);
+  by_bytes_[View(graph.tensors[made].data)].push_back(made);
+  return made;
 }
 
 }  // namespace tessera::onnx_import

@@ -5,21 +5,33 @@
 // Graph invariants every pass keeps: ops stay topologically ordered, each
 // graph output stays produced by an op (the importer's rule: an output that
 // is an input or a constant gets a RESHAPE copy), and a constant shared by
-// several ops is never changed in place (a pass makes a new one).
+// several ops is never changed in place (a pass makes a new one, through
+// MadeConstants, so that N uses of one constant make at most one copy).
+//
+// Every pass is one sweep in op order (a worklist of the ops it rewrote is
+// never needed: a rewrite only enables rewrites of later ops), so it runs
+// in O(ops + edges) plus the constants it makes. ImportPassWork() counts
+// the ops and edges each sweep visits, for the tests that pin this.
 #ifndef TESSERA_FRAMEWORK_COMPILER_ONNX_PASSES_GRAPH_EDIT_H_
 #define TESSERA_FRAMEWORK_COMPILER_ONNX_PASSES_GRAPH_EDIT_H_
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "framework/core/graph/graph.h"
 
 namespace tessera::onnx_import {
 
-// Producers and readers of every tensor, as of construction (rebuild it
-// after an edit).
+// Ops and edges visited by the import passes on this thread since the last
+// reset: a work count that grows with the graph, not with time.
+int64_t& ImportPassWork();
+
+// Producers and readers of every tensor, as of construction. A sweep keeps
+// using it after edits that no later op can see (see each pass).
 class UseIndex {
  public:
   explicit UseIndex(const Graph& g);
@@ -42,14 +54,6 @@ class UseIndex {
 // Removes the ops flagged in `erase` (indexed like graph.ops), keeping order.
 void EraseOps(Graph& graph, const std::vector<bool>& erase);
 
-// Op `op` computes y = x (same dtype, shape and quantization) for its only
-// output y. Makes y's readers read x instead and flags the op in `erase`.
-// When y is a graph output, x's producer writes y instead (so the output
-// keeps its name and stays an op result); that needs x to be an op result
-// read by this op alone. Returns false, changing nothing, when neither is
-// possible (e.g. the importer's copy of an input to an output).
-bool BypassOp(Graph& graph, const UseIndex& uses, int32_t op, int32_t x, std::vector<bool>& erase);
-
 bool IsFloatDType(int32_t dtype);
 // True when both tensors carry the same quantization (or none).
 bool SameQuantization(const Tensor& a, const Tensor& b);
@@ -57,10 +61,18 @@ bool SameQuantization(const Tensor& a, const Tensor& b);
 // The values of an unquantized f32/f16 constant, widened; nullopt for
 // anything else (runtime tensors, integers, quantized, short data).
 std::optional<std::vector<double>> FloatConstant(const Graph& graph, int32_t t);
-// A new constant of `dtype` (f32/f16) and `shape`; values are rounded to
-// the dtype. Its name is `name`.
-int32_t AddFloatConstant(Graph& graph, std::string name, int32_t dtype, std::vector<int64_t> shape,
-                         const std::vector<double>& values);
+// The constants one pass makes, shared: Make returns `source` itself when
+// the values, rounded to `dtype`, are its bytes (folding y + b into a
+// MatMul leaves its weights as they are), an earlier made constant with
+// the same dtype, shape and bytes, or else a new one.
+class MadeConstants {
+ public:
+  int32_t Make(Graph& graph, int32_t source, std::string name, int32_t dtype, std::vector<int64_t> shape,
+               const std::vector<double>& values);
+
+ private:
+  std::unordered_map<std::string_view, std::vector<int32_t>> by_bytes_;  // views into the graph's bytes
+};
 
 }  // namespace tessera::onnx_import
 
