@@ -2,8 +2,10 @@
 
 #include "framework/compiler/onnx/import_diagnostics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -140,8 +142,30 @@ absl::StatusOr<std::vector<int32_t>> ImportContext::Fold(int32_t op_type, const 
     aligned.back().data = scratch.AdoptAlignedCopy(x.data);
     in.push_back(&aligned.back());
   }
-  ASSIGN_OR_RETURN(std::vector<HostTensor> results,
-                   FoldConstantOp(op_type, attrs, in, outputs, quants, max_folded_bytes_));
+  // The budget judges growth: a fold whose outputs are no larger than its
+  // inputs (transpose, reshape, a narrowing cast) makes nothing the file
+  // did not already hold, whatever its size. A growing fold is refused when
+  // one output, or the running total of what folds grew, passes the budget.
+  int64_t in_bytes = 0;
+  for (const Tensor* x : in)
+    if (x != nullptr) in_bytes += static_cast<int64_t>(x->data.size());
+  std::optional<int64_t> out_bytes = 0;
+  for (const TensorType& o : outputs) {
+    const std::optional<int64_t> b = checked::TensorBytes(o.shape, DTypeSize(o.dtype));
+    out_bytes = b && out_bytes ? checked::Add(*out_bytes, *b) : std::nullopt;
+  }
+  const bool grows = !out_bytes || *out_bytes > in_bytes;
+  const int64_t growth = out_bytes ? std::max<int64_t>(0, *out_bytes - in_bytes) : 0;
+  if (growth > max_folded_bytes_ - folded_growth_)
+    return absl::ResourceExhaustedError(absl::StrCat(
+        OpTypeName(op_type), ": folding it would grow the model's constants to ", folded_growth_ + growth,
+        " bytes more than the file holds, above the import budget of ", max_folded_bytes_,
+        " bytes for all folded constants together (ImportOptions::max_folded_constant_bytes, tessera import "
+        "--max-folded-bytes)"));
+  ASSIGN_OR_RETURN(
+      std::vector<HostTensor> results,
+      FoldConstantOp(op_type, attrs, in, outputs, quants, grows ? max_folded_bytes_ : checked::kMaxTensorBytes));
+  folded_growth_ += growth;
   ++folded_ops_;
   std::vector<int32_t> ids;
   for (size_t i = 0; i < results.size(); ++i) {

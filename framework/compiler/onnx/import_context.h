@@ -28,7 +28,8 @@ struct EmitOptions {
 
 class ImportContext {
  public:
-  // `max_folded_bytes`: the budget of every constant made while importing.
+  // `max_folded_bytes`: the budget of every constant made while importing,
+  // and of what all folds together grow the constants by (see Fold).
   ImportContext(int64_t opset, int64_t max_folded_bytes) : opset_(opset), max_folded_bytes_(max_folded_bytes) {}
 
   int64_t opset() const { return opset_; }
@@ -158,6 +159,7 @@ class ImportContext {
   int64_t counter_ = 0;
   int64_t folded_ops_ = 0;
   int64_t folded_bytes_ = 0;
+  int64_t folded_growth_ = 0;  // bytes the growing folds added beyond their inputs
 };
 
 }  // namespace tessera::onnx_import

@@ -174,6 +174,48 @@ TEST(OnnxImportLimits, FoldedOpResultObeysTheBudget) {
   EXPECT_EQ(RunConstant(*g), (std::vector<float>{11, 21, 31, 41, 12, 22, 32, 42, 13, 23, 33, 43, 14, 24, 34, 44}));
 }
 
+// The budget judges growth: a transpose, a reshape or a narrowing cast of
+// a constant larger than the budget makes nothing new and is folded.
+TEST(OnnxImportLimits, FoldsThatDoNotGrowAreNeverRefused) {
+  OnnxModelBuilder b;
+  b.FloatInit("w", {2, 3}, {1, 2, 3, 4, 5, 6});  // 24 bytes
+  b.Node("Transpose", {"w"}, {"t"});
+  b.Node("Flatten", {"t"}, {"f"});                                          // [3, 2] -> [3, 2]: a reshape of the fold
+  AttrInt(b.Node("Cast", {"f"}, {"y"}), "to", onnx::TensorProto::FLOAT16);  // 12 bytes
+  b.Output("y");
+  ImportOptions options;
+  options.max_folded_constant_bytes = 8;
+  absl::StatusOr<Graph> g = ImportOnnxBytes(b.Bytes(), options);
+  ASSERT_TRUE(g.ok()) << g.status();
+  absl::StatusOr<std::vector<HostTensor>> out = RunReference(*g, {});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_EQ((*out)[0].dtype, TSR_DTYPE_F16);
+  // 1, 4, 2, 5, 3, 6 as IEEE binary16, little-endian.
+  EXPECT_EQ((*out)[0].data,
+            (std::vector<uint8_t>{0x00, 0x3C, 0x00, 0x44, 0x00, 0x40, 0x00, 0x45, 0x00, 0x42, 0x00, 0x46}));
+}
+
+// Each fold under the budget, the total growing with the node count: the
+// running total of what folds added is bounded by the same budget. Each
+// Add turns 32 bytes of inputs into 64 bytes: 32 bytes of growth.
+TEST(OnnxImportLimits, TotalGrowthOfFoldsObeysTheBudget) {
+  auto adds = [](int n) {
+    OnnxModelBuilder b;
+    b.FloatInit("a", {4, 1}, {1, 2, 3, 4});
+    b.FloatInit("c", {1, 4}, {10, 20, 30, 40});
+    for (int i = 0; i < n; ++i) b.Node("Add", {"a", "c"}, {"y" + std::to_string(i)});
+    b.Output("y" + std::to_string(n - 1));
+    return b.Bytes();
+  };
+  ImportOptions options;
+  options.max_folded_constant_bytes = 100;
+  EXPECT_TRUE(ImportOnnxBytes(adds(3), options).ok());             // 96 bytes of growth
+  absl::StatusOr<Graph> four = ImportOnnxBytes(adds(4), options);  // 128
+  ExpectExhausted(four, "all folded constants together");
+  EXPECT_THAT(four.status().message(), HasSubstr("128 bytes"));
+}
+
 // limit - start overflowed int64 (undefined); a float Range's count
 // (6e76) was cast to int64 (undefined).
 TEST(OnnxImportLimits, RangeWhoseCountOverflowsIsRefused) {

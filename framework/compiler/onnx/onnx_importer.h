@@ -91,8 +91,10 @@ struct ImportOptions {
   // dynamic dims; a single dynamic dim is inferred from the value count);
   // values are converted to the input's dtype like CAST.
   std::map<std::string, std::vector<double>> frozen_inputs;
-  // The largest constant the importer may create (bytes); `tessera import
-  // --max-folded-bytes N` sets it.
+  // The largest constant the importer may create by growing its inputs
+  // (bytes), and the most all such folds together may add beyond their
+  // inputs; a fold no larger than its inputs (transpose, reshape, narrowing
+  // cast) is never refused. `tessera import --max-folded-bytes N` sets it.
   int64_t max_folded_constant_bytes = kDefaultMaxFoldedConstantBytes;
   // Run the graph optimizations after conversion (passes/
   // import_optimizations.h); `tessera import --no-optimize` clears it to
