@@ -136,13 +136,17 @@ std::vector<size_t> OverLimits(const PlanCostModel& model, const PartitionPlan& 
       accelerated.push_back(p);
     }
   }
+  // The partition count is judged on the plan without them (the next round).
+  if (!out.empty()) return out;
   if (options.max_partitions > 0 && plan.partitions.size() > static_cast<size_t>(options.max_partitions)) {
     std::stable_sort(accelerated.begin(), accelerated.end(),
                      [&](size_t a, size_t b) { return gains[a].gain() < gains[b].gain(); });
-    // Each partition given back removes itself and may merge two cpu
-    // neighbours; give back one more than the excess needs at most.
+    // Each partition given back removes itself and may merge its two cpu
+    // neighbours (two fewer): giving back half the excess, rounded up,
+    // removes one more than the excess needs at most.
     const size_t excess = plan.partitions.size() - static_cast<size_t>(options.max_partitions);
-    for (size_t i = 0; i < accelerated.size() && i < excess; ++i) {
+    const size_t give_back = (excess + 1) / 2;
+    for (size_t i = 0; i < accelerated.size() && i < give_back; ++i) {
       out.push_back(accelerated[i]);
       why->push_back(absl::StrFormat("over --max-partitions %d: this partition gains least (%.2f us)",
                                      options.max_partitions, gains[accelerated[i]].gain()));
