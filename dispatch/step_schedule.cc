@@ -4,8 +4,7 @@
 
 namespace tessera {
 
-const tsr_dispatch_async_api* AsyncApiOf(const DeviceSession& session) {
-  const tsr_dispatch_api* api = session.api();
+const tsr_dispatch_async_api* UsableAsyncApi(const tsr_dispatch_api* api) {
   if (api == nullptr || !TSR_ABI_HAS(api, tsr_dispatch_api, async) || api->async == nullptr) return nullptr;
   const tsr_dispatch_async_api* a = api->async;
   // Every member is needed: a partial table is used as none.
@@ -15,6 +14,8 @@ const tsr_dispatch_async_api* AsyncApiOf(const DeviceSession& session) {
     return nullptr;
   return a;
 }
+
+const tsr_dispatch_async_api* AsyncApiOf(const DeviceSession& session) { return UsableAsyncApi(session.api()); }
 
 StepSchedule ScheduleSteps(const LoadedModel& model) {
   const std::vector<LoadedStep>& steps = model.steps();

@@ -34,8 +34,12 @@ struct StepSchedule {
 // Built once per ExecutionContext (never per run).
 StepSchedule ScheduleSteps(const LoadedModel& model);
 
-// The async table of a session's library, or nullptr: absent, too old a
-// table, or NULL.
+// The async table of a dispatch table, or nullptr: absent, too old a
+// table, one shorter than the whole v1.2 async table, or any member NULL
+// (a partial table is used as none).
+const tsr_dispatch_async_api* UsableAsyncApi(const tsr_dispatch_api* api);
+
+// UsableAsyncApi of a session's library.
 const tsr_dispatch_async_api* AsyncApiOf(const DeviceSession& session);
 
 }  // namespace tessera

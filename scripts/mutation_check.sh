@@ -1,15 +1,29 @@
 #!/usr/bin/env bash
 # Mutation check: plants the small bugs of scripts/mutations.txt one at a
 # time in a scratch copy of the tree, rebuilds only the targets each one
-# names, runs its ctest subset, and restores the file. A mutant is killed
-# when a test fails (or times out); it survives when every test passes.
-# Ends with `killed K of N` and the survivors. A tool, not a CI step
-# (docs/testing.md).
+# names, runs the tests it can reach, and restores the file. A mutant is
+# killed when a test fails (or times out); it survives when every test
+# passes. Ends with `killed K of N` and the survivors. A tool, not a CI
+# step (docs/testing.md).
 #
 #   scripts/mutation_check.sh [--list FILE] [--only ID[,ID...]] [--scratch DIR]
 #                             [--jobs N] [--timeout SECONDS] [--no-baseline] [--check]
+#                             [--state FILE] [--fresh] [--e2e REGEX]
 #
 # --check only verifies that every PATTERN occurs exactly once (no build).
+#
+# The tests a mutant can reach are picked for it: every ctest test whose
+# executable was relinked by the mutant's rebuild (mtimes of build/'s
+# executables and shared libraries before and after), every test whose
+# command line names a relinked file, and, when a shared library (a plugin
+# or the runtime's) was relinked, the end-to-end tests (--e2e, default
+# below), plus the line's TEST_REGEX ("-" for none) for tests that reach the
+# mutant some other way.
+#
+# Resumable: each verdict is appended to a state file (default
+# SCRATCH/state), keyed by the list line and the unmutated file's bytes; a
+# later run skips the mutants recorded there and still counts them in its
+# `killed K of N`. --fresh forgets the recorded verdicts first.
 #
 # The scratch copy (default /tmp/tessera-mutation-$USER/src, build dir
 # src/build) is refreshed from this checkout's working tree byte for
@@ -22,7 +36,9 @@
 #   ID @@ FILE @@ PATTERN @@ REPLACEMENT @@ TARGETS @@ TEST_REGEX
 # PATTERN is literal text that must occur exactly once in FILE; "\n" in
 # PATTERN or REPLACEMENT stands for a newline. TARGETS are the CMake
-# targets to rebuild (space separated); TEST_REGEX is passed to ctest -R.
+# targets to rebuild (space separated): the tests run are those of the
+# executables this relinks (above); TEST_REGEX (ctest -R syntax, "-" for
+# none) adds tests that reach the mutant otherwise.
 set -uo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -34,6 +50,9 @@ jobs=2
 timeout=300
 baseline=1
 check=0
+state=""
+fresh=0
+e2e='^(cli_demo|sample_matmul_c_npu_cpu|sample_matmul_cpp_npu_cpu_cost|onnx_import_cli|onnx_conformance_fast)$'
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --list) list="$2"; shift 2 ;;
@@ -43,7 +62,10 @@ while [[ $# -gt 0 ]]; do
     --timeout) timeout="$2"; shift 2 ;;
     --no-baseline) baseline=0; shift ;;
     --check) check=1; shift ;;
-    -h|--help) sed -n 2,26p "$0"; exit 0 ;;
+    --state) state="$2"; shift 2 ;;
+    --fresh) fresh=1; shift ;;
+    --e2e) e2e="$2"; shift 2 ;;
+    -h|--help) sed -n 2,42p "$0"; exit 0 ;;
     *) echo "mutation_check: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -51,9 +73,12 @@ done
 command -v python3 >/dev/null || { echo "mutation_check: needs python3" >&2; exit 2; }
 
 mkdir -p "$scratch"
+[[ -n "$state" ]] || state="$scratch/state"
+[[ $fresh -eq 1 ]] && rm -f "$state"
+touch "$state"
 
 # Parse the list into parallel arrays.
-ids=() files=() patterns=() replacements=() targets=() regexes=()
+ids=() files=() patterns=() replacements=() targets=() regexes=() lines=()
 while IFS= read -r line || [[ -n "$line" ]]; do
   [[ -z "${line// }" || "$line" =~ ^[[:space:]]*# ]] && continue
   mapfile -t f < <(python3 -c 'import sys
@@ -64,7 +89,7 @@ print("\n".join(p.replace("\n", " ") for p in parts))' "$line") ||
   id="${f[0]}"
   if [[ -n "$only" && "$only" != *",$id,"* ]]; then continue; fi
   ids+=("$id"); files+=("${f[1]}"); patterns+=("${f[2]}"); replacements+=("${f[3]}")
-  targets+=("${f[4]}"); regexes+=("${f[5]}")
+  targets+=("${f[4]}"); regexes+=("${f[5]}"); lines+=("$line")
 done <"$list"
 n=${#ids[@]}
 [[ $n -gt 0 ]] || { echo "mutation_check: no mutations selected" >&2; exit 2; }
@@ -153,6 +178,59 @@ run_tests() {  # $1 = log file, $2 = regex
   return $rc
 }
 
+# Every executable and shared library under the build dir with its mtime.
+snapshot() {  # $1 = output file
+  python3 - "$build" "$1" <<'PYEOF'
+import os, sys
+build, out = sys.argv[1], sys.argv[2]
+with open(out, "w") as f:
+    for root, dirs, files in os.walk(build):
+        dirs[:] = [d for d in dirs if d != "CMakeFiles" and not d.startswith("Testing")]
+        for name in files:
+            p = os.path.join(root, name)
+            if os.path.islink(p) or not os.path.isfile(p):
+                continue
+            if ".so" in name or (os.access(p, os.X_OK) and not name.endswith((".sh", ".py", ".cmake"))):
+                f.write(f"{os.stat(p).st_mtime_ns} {os.path.realpath(p)}\n")
+PYEOF
+}
+
+# The ctest numbers of the tests a mutant can reach (the header explains
+# which); prints them comma separated, and the relinked files to $4.
+reached_tests() {  # $1 = snapshot before, $2 = after, $3 = extra regex or "-", $4 = relinked list
+  ctest --test-dir "$build" --show-only=json-v1 2>/dev/null | python3 - "$1" "$2" "$3" "$e2e" "$4" <<'PYEOF'
+import json, os, re, sys
+before_f, after_f, extra, e2e, relinked_f = sys.argv[1:6]
+def read(f):
+    out = {}
+    for line in open(f):
+        t, p = line.rstrip("\n").split(" ", 1)
+        out[p] = int(t)
+    return out
+before, after = read(before_f), read(after_f)
+relinked = {p for p, t in after.items() if before.get(p) != t}
+with open(relinked_f, "w") as f:
+    f.write("".join(p + "\n" for p in sorted(relinked)))
+libs = any(".so" in os.path.basename(p) for p in relinked)
+tests = json.load(sys.stdin)["tests"]
+picked = []
+for i, t in enumerate(tests, 1):
+    cmd = [os.path.realpath(c) if os.path.isabs(c) else c for c in (t.get("command") or [])]
+    if (any(c in relinked for c in cmd) or (libs and re.search(e2e, t["name"]))
+            or (extra != "-" and re.search(extra, t["name"]))):
+        picked.append(str(i))
+print(",".join(picked))
+PYEOF
+}
+
+run_numbered() {  # $1 = log file, $2 = comma-separated ctest numbers
+  nice ctest --test-dir "$build" -j"$jobs" --timeout "$timeout" -I "0,0,0,$2" >"$1" 2>&1
+}
+
+key_of() {  # $1 = index: the list line and the unmutated file's bytes
+  { printf '%s\n' "${lines[$1]}"; cat "$src/${files[$1]}" 2>/dev/null; } | sha256sum | cut -c1-16
+}
+
 # A run killed mid-build can leave an object compiled from a mutant that is
 # newer than the restored source (the compiler was still writing it): the
 # file named in in-progress is touched again, so it is rebuilt.
@@ -168,7 +246,7 @@ if [[ $baseline -eq 1 ]]; then
   # shellcheck disable=SC2086
   build_targets "$logs/baseline-build.log" $all_targets ||
     { echo "mutation_check: the unmutated tree does not build, see $logs/baseline-build.log" >&2; exit 2; }
-  all_regex=$(printf '%s\n' "${regexes[@]}" | sort -u | paste -sd'|')
+  all_regex=$( (printf '%s\n' "${regexes[@]}" | grep -vx -- '-'; echo "$e2e") | sort -u | paste -sd'|')
   run_tests "$logs/baseline-test.log" "$all_regex" ||
     { echo "mutation_check: tests fail on the unmutated tree, see $logs/baseline-test.log" >&2; exit 2; }
 fi
@@ -188,6 +266,19 @@ trap restore EXIT
 for ((i = 0; i < n; ++i)); do
   id="${ids[$i]}" file="$work/${files[$i]}"
   log="$logs/$id"
+  key="$(key_of "$i")"
+  # A verdict recorded for this line and these bytes: counted, not rerun.
+  recorded="$(awk -v k="$key" -v id="$id" '$1 == k && $2 == id { line = $0 } END { print line }' "$state")"
+  if [[ -n "$recorded" ]]; then
+    read -r _ _ verdict detail <<<"$recorded"
+    case "$verdict" in
+      KILLED) killed=$((killed + 1)); counted=$((counted + 1)) ;;
+      SURVIVED) counted=$((counted + 1)); survivors+=("$id: ${detail}") ;;
+      *) problems+=("$id: ${detail}") ;;
+    esac
+    printf '%-9s %s (recorded in %s)\n' "$verdict" "$id" "$state"
+    continue
+  fi
   if [[ ! -f "$file" ]]; then
     problems+=("$id: no file ${files[$i]}"); echo "STALE    $id (no file ${files[$i]})"; continue
   fi
@@ -199,22 +290,32 @@ for ((i = 0; i < n; ++i)); do
     problems+=("$id: $(cat "$log.apply")"); echo "STALE    $id ($(cat "$log.apply"))"; continue
   fi
   start=$(date +%s)
+  numbers=""
+  snapshot "$log.before"
+  why=""
   # shellcheck disable=SC2086
   if ! build_targets "$log.build" ${targets[$i]}; then
     verdict="STILLBORN"  # does not compile: not counted
-    problems+=("$id: the mutant does not compile ($log.build)")
+    why="the mutant does not compile ($log.build)"
+    problems+=("$id: $why")
   else
-    run_tests "$log.test" "${regexes[$i]}"
-    rc=$?
+    snapshot "$log.after"
+    numbers="$(reached_tests "$log.before" "$log.after" "${regexes[$i]}" "$log.relinked")"
+    rc=4
+    if [[ -n "$numbers" ]]; then
+      run_numbered "$log.test" "$numbers"
+      rc=$?
+    fi
     counted=$((counted + 1))
     if [[ $rc -eq 4 ]]; then
-      verdict="SURVIVED"; survivors+=("$id: no test matches '${regexes[$i]}'")
+      verdict="SURVIVED"; why="no test reaches it (relinked: $(wc -l <"$log.relinked") files)"
     elif [[ $rc -ne 0 ]]; then
       verdict="KILLED"; killed=$((killed + 1))
     else
       verdict="SURVIVED"
-      survivors+=("$id: ${files[$i]}: '${patterns[$i]}' -> '${replacements[$i]}'")
+      why="${files[$i]}: '${patterns[$i]}' -> '${replacements[$i]}'"
     fi
+    [[ "$verdict" == "SURVIVED" ]] && survivors+=("$id: $why")
   fi
   # Restore with a new mtime: the next build of any target recompiles it.
   restore
@@ -224,7 +325,9 @@ for ((i = 0; i < n; ++i)); do
   # before any "# GetParam() = ..." of a parameterized test).
   [[ "$verdict" == "KILLED" ]] && detail=" by $(sed -n '/The following tests FAILED/,$p' "$log.test" |
     grep -oE '^[[:space:]]*[0-9]+ - [^ ]+' | sed 's/^[[:space:]]*[0-9]* - //' | head -3 | paste -sd, -)"
+  [[ -n "$numbers" ]] 2>/dev/null && detail+=" [$(tr -cd , <<<"$numbers" | wc -c | awk '{print $1 + 1}') tests]"
   printf '%-9s %s (%ss)%s\n' "$verdict" "$id" "$(( $(date +%s) - start ))" "$detail"
+  printf '%s %s %s %s\n' "$key" "$id" "$verdict" "${why:-$detail}" >>"$state"
 done
 
 echo
