@@ -77,20 +77,28 @@ mkdir -p "$scratch"
 [[ $fresh -eq 1 ]] && rm -f "$state"
 touch "$state"
 
-# Parse the list into parallel arrays.
+# Parse the list into parallel arrays (one python run: a run per line
+# costs seconds on a loaded machine).
 ids=() files=() patterns=() replacements=() targets=() regexes=() lines=()
-while IFS= read -r line || [[ -n "$line" ]]; do
-  [[ -z "${line// }" || "$line" =~ ^[[:space:]]*# ]] && continue
-  mapfile -t f < <(python3 -c 'import sys
-parts = [p.strip() for p in sys.argv[1].split("@@")]
-if len(parts) != 6: sys.exit(1)
-print("\n".join(p.replace("\n", " ") for p in parts))' "$line") ||
-    { echo "mutation_check: bad line (want 6 fields split by @@): $line" >&2; exit 2; }
-  id="${f[0]}"
+parsed="$(python3 - "$list" <<'PYEOF'
+import sys
+for line in open(sys.argv[1], encoding="utf-8"):
+    line = line.rstrip("\n")
+    if not line.strip() or line.lstrip().startswith("#"):
+        continue
+    parts = [p.strip() for p in line.split("@@")]
+    if len(parts) != 6:
+        print(f"mutation_check: bad line (want 6 fields split by @@): {line}", file=sys.stderr)
+        sys.exit(2)
+    print("\x1f".join(parts + [line]))
+PYEOF
+)" || exit 2
+while IFS=$'\x1f' read -r id file pattern replacement target regex line; do
+  [[ -n "$id" ]] || continue
   if [[ -n "$only" && "$only" != *",$id,"* ]]; then continue; fi
-  ids+=("$id"); files+=("${f[1]}"); patterns+=("${f[2]}"); replacements+=("${f[3]}")
-  targets+=("${f[4]}"); regexes+=("${f[5]}"); lines+=("$line")
-done <"$list"
+  ids+=("$id"); files+=("$file"); patterns+=("$pattern"); replacements+=("$replacement")
+  targets+=("$target"); regexes+=("$regex"); lines+=("$line")
+done <<<"$parsed"
 n=${#ids[@]}
 [[ $n -gt 0 ]] || { echo "mutation_check: no mutations selected" >&2; exit 2; }
 
