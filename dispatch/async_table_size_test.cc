@@ -68,12 +68,24 @@ TEST(AsyncTableSize, AnyNullMemberMakesItNone) {
     Tables t;
     tsr_dispatch_async_api& a = t.async.v1_2;
     switch (member) {
-      case 0: a.create_timeline = nullptr; break;
-      case 1: a.destroy_timeline = nullptr; break;
-      case 2: a.invoke_async = nullptr; break;
-      case 3: a.wait = nullptr; break;
-      case 4: a.query = nullptr; break;
-      default: a.signal = nullptr; break;
+      case 0:
+        a.create_timeline = nullptr;
+        break;
+      case 1:
+        a.destroy_timeline = nullptr;
+        break;
+      case 2:
+        a.invoke_async = nullptr;
+        break;
+      case 3:
+        a.wait = nullptr;
+        break;
+      case 4:
+        a.query = nullptr;
+        break;
+      default:
+        a.signal = nullptr;
+        break;
     }
     EXPECT_EQ(UsableAsyncApi(&t.dispatch), nullptr) << "member " << member;
   }

@@ -35,11 +35,11 @@ TEST(CompileCacheKeyAttributes, EveryAttributeKindChangesTheKey) {
     SCOPED_TRACE(testing::Message() << "attribute key " << key);
     const std::string int1 = DigestWith(key, {{1}, {}});
     EXPECT_EQ(int1, DigestWith(key, {{1}, {}}));
-    EXPECT_NE(int1, none);                              // present against absent
-    EXPECT_NE(DigestWith(key, {{}, {}}), none);         // even when empty
-    EXPECT_NE(int1, DigestWith(key, {{2}, {}}));        // another int
-    EXPECT_NE(int1, DigestWith(key, {{1, 1}, {}}));     // a longer list
-    EXPECT_NE(int1, DigestWith(key, {{}, {1.0f}}));     // the same number as a float
+    EXPECT_NE(int1, none);                           // present against absent
+    EXPECT_NE(DigestWith(key, {{}, {}}), none);      // even when empty
+    EXPECT_NE(int1, DigestWith(key, {{2}, {}}));     // another int
+    EXPECT_NE(int1, DigestWith(key, {{1, 1}, {}}));  // a longer list
+    EXPECT_NE(int1, DigestWith(key, {{}, {1.0f}}));  // the same number as a float
     const std::string f = DigestWith(key, {{}, {0.5f}});
     EXPECT_NE(f, DigestWith(key, {{}, {0.25f}}));       // another float
     EXPECT_NE(f, DigestWith(key, {{}, {-0.5f}}));       // its sign alone
