@@ -18,7 +18,8 @@
 # command line names a relinked file, and, when a shared library (a plugin
 # or the runtime's) was relinked, the end-to-end tests (--e2e, default
 # below), plus the line's TEST_REGEX ("-" for none) for tests that reach the
-# mutant some other way.
+# mutant some other way. The end-to-end tests run the CLI: a line whose
+# mutant is in a shared library lists `tessera` among its TARGETS.
 #
 # Resumable: each verdict is appended to a state file (default
 # SCRATCH/state), keyed by the list line and the unmutated file's bytes; a
@@ -206,7 +207,8 @@ PYEOF
 # The ctest numbers of the tests a mutant can reach (the header explains
 # which); prints them comma separated, and the relinked files to $4.
 reached_tests() {  # $1 = snapshot before, $2 = after, $3 = extra regex or "-", $4 = relinked list
-  ctest --test-dir "$build" --show-only=json-v1 2>/dev/null | python3 - "$1" "$2" "$3" "$e2e" "$4" <<'PYEOF'
+  ctest --test-dir "$build" --show-only=json-v1 >"$4.tests" 2>/dev/null
+  python3 - "$1" "$2" "$3" "$e2e" "$4" <<'PYEOF'
 import json, os, re, sys
 before_f, after_f, extra, e2e, relinked_f = sys.argv[1:6]
 def read(f):
@@ -220,7 +222,7 @@ relinked = {p for p, t in after.items() if before.get(p) != t}
 with open(relinked_f, "w") as f:
     f.write("".join(p + "\n" for p in sorted(relinked)))
 libs = any(".so" in os.path.basename(p) for p in relinked)
-tests = json.load(sys.stdin)["tests"]
+tests = json.load(open(relinked_f + ".tests"))["tests"]
 picked = []
 for i, t in enumerate(tests, 1):
     cmd = [os.path.realpath(c) if os.path.isabs(c) else c for c in (t.get("command") or [])]
@@ -254,8 +256,22 @@ if [[ $baseline -eq 1 ]]; then
   # shellcheck disable=SC2086
   build_targets "$logs/baseline-build.log" $all_targets ||
     { echo "mutation_check: the unmutated tree does not build, see $logs/baseline-build.log" >&2; exit 2; }
-  all_regex=$( (printf '%s\n' "${regexes[@]}" | grep -vx -- '-'; echo "$e2e") | sort -u | paste -sd'|')
-  run_tests "$logs/baseline-test.log" "$all_regex" ||
+  all_regex=$(printf '%s\n' "${regexes[@]}" | grep -vx -- '-' | sort -u | paste -sd'|')
+  # The tests of the listed targets' executables, the lines' regexes, and
+  # the end-to-end tests whose executables are built.
+  # shellcheck disable=SC2086
+  numbers="$(ctest --test-dir "$build" --show-only=json-v1 2>/dev/null | python3 -c '
+import json, os, re, sys
+targets, extra, e2e = set(sys.argv[1].split()), sys.argv[2], sys.argv[3]
+picked = []
+for i, t in enumerate(json.load(sys.stdin)["tests"], 1):
+    cmd = t.get("command") or []
+    built = bool(cmd) and os.path.exists(cmd[0])
+    e2e_built = "tessera" in targets and re.search(e2e, t["name"])
+    if (built and (os.path.basename(cmd[0]) in targets or e2e_built)) or (extra and re.search(extra, t["name"])):
+        picked.append(str(i))
+print(",".join(picked))' "$all_targets" "$all_regex" "$e2e")"
+  [[ -n "$numbers" ]] && run_numbered "$logs/baseline-test.log" "$numbers" ||
     { echo "mutation_check: tests fail on the unmutated tree, see $logs/baseline-test.log" >&2; exit 2; }
 fi
 
