@@ -8,6 +8,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "dispatch/elapsed_micros.h"
 #include "framework/core/base/dtype.h"
 #include "framework/core/base/status_macros.h"
 
@@ -16,10 +17,6 @@ namespace {
 
 constexpr uint32_t kHostAlignment = 64;
 using Clock = std::chrono::steady_clock;
-
-double MicrosSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-}
 
 // A buffer description for `s`: no fd, alignment 0 = the library's default.
 tsr_buffer_desc Describe(const DeviceSession& s, int32_t type, uint64_t size, uint32_t alignment, void* host_address) {

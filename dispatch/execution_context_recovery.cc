@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "dispatch/elapsed_micros.h"
 #include "dispatch/execution_context.h"
 #include "framework/core/base/status_macros.h"
 
@@ -16,12 +17,6 @@ namespace tessera {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-double MicrosBetween(Clock::time_point from, Clock::time_point to) {
-  return std::chrono::duration<double, std::micro>(to - from).count();
-}
-
-double MicrosSince(Clock::time_point start) { return MicrosBetween(start, Clock::now()); }
 
 std::string InvokeWhat(const Op& op) {
   return absl::StrCat("invoke (op id ", op.id, ", entry '", op.dispatch->entry_point, "')");

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "framework/app/app_internal.h"
 #include "framework/compiler/onnx/onnx_importer.h"
@@ -49,6 +50,10 @@ ModelFormat DetectFileFormat(const std::string& path) {
   std::fclose(file);
   if (n == 0) return ModelFormat::kTsr;  // empty: the loader reports it
   return LooksLikeTsr(std::span<const uint8_t>(head, n)) ? ModelFormat::kTsr : ModelFormat::kOnnx;
+}
+
+bool HasTsrExtension(const std::string& path) {
+  return path.size() >= 4 && absl::AsciiStrToLower(path.substr(path.size() - 4)) == ".tsr";
 }
 
 absl::StatusOr<onnx_import::ImportOptions> ImportOptionsOf(const LoadOptions& options,
@@ -97,6 +102,7 @@ Result<Model> LoadTimed(const std::string& path, std::span<const uint8_t> view,
   const absl::StatusOr<tessera::Budgets> budgets = BudgetsOf(options);
   if (!budgets.ok()) return FromAbsl(budgets.status());
   const bool from_file = owner == nullptr;
+  const bool detected = format == ModelFormat::kDetect;
   if (format == ModelFormat::kDetect)
     format = from_file ? DetectFileFormat(path) : (LooksLikeTsr(view) ? ModelFormat::kTsr : ModelFormat::kOnnx);
   auto impl = std::make_shared<Model::Impl>();
@@ -129,6 +135,14 @@ Result<Model> LoadTimed(const std::string& path, std::span<const uint8_t> view,
                        });
     for (const onnx_import::OptimizationStats& p : passes)
       impl->optimizations.push_back({p.pass, p.changed, p.ops_removed});
+    // Neither format by content, under a Tessera name: most likely a damaged
+    // Tessera model, so the Tessera loader's diagnosis leads the error.
+    if (!graph.ok() && detected && from_file && HasTsrExtension(path)) {
+      const absl::StatusOr<tessera::Graph> as_tsr = LoadModelFile(path, *budgets, tessera::VerifyLevel::kStructure);
+      if (!as_tsr.ok())
+        return Status(TSR_INVALID_ARGUMENT,
+                      absl::StrCat(as_tsr.status().message(), "; nor is it ONNX: ", graph.status().message()));
+    }
   }
   if (!graph.ok()) return FromAbsl(graph.status());
   impl->graph = *std::move(graph);

@@ -37,7 +37,7 @@ namespace {
 // (built from TapsAt one position at a time, never from the reference's
 // whole-axis tables), so 2^20 bounds it at 16 MB per axis. Images are far
 // smaller; longer axes run on the reference.
-constexpr int64_t kMaxAxis = int64_t{1} << 20;
+constexpr int64_t kMaxLinearAxis = int64_t{1} << 20;
 
 // One resampled axis as [outer, in, inner] → [outer, out, inner].
 struct Pass {
@@ -167,7 +167,7 @@ std::unique_ptr<FastOp> PrepareLinearResize(const Attributes& attrs, Ins ins, Ou
   // to leave to the reference rather than special-case the blend.
   if (params->exclude_outside) Refuse("RESIZE: linear with EXCLUDE_OUTSIDE");
   for (size_t d = 0; d < x.shape.size(); ++d)
-    if (x.shape[d] > kMaxAxis || y.shape[d] > kMaxAxis) Refuse("RESIZE: axis size");
+    if (x.shape[d] > kMaxLinearAxis || y.shape[d] > kMaxLinearAxis) Refuse("RESIZE: axis size");
   Elements(x.shape, 0, x.shape.size());
   Elements(y.shape, 0, y.shape.size());
 
