@@ -1,4 +1,5 @@
-// Discovery that explains itself (issue 34, item 7): an Environment that
+// Discovery that explains itself, so an app deployed out of tree learns
+// what is missing at the first call rather than at Compile: an Environment that
 // finds no plugin fails naming the folders searched; TESSERA_SOC_PATH; the
 // model format by content, not by file name; options a precompiled model
 // ignores, reported; errors in the app's terms, not the CLI's flags.

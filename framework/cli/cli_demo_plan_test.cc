@@ -57,7 +57,7 @@ TEST(CliDemoPlan, TheDefaultDemoPutsTheGemmsOnTheNpuInFp16AndWins) {
   EXPECT_THAT(Strings(At(partitions[1], "op_types")), ElementsAre("RELU"));
 
   // The speed-ups are the report's own latencies divided, and the win
-  // meets issue 32's bar for a GEMM model with FP16 allowed (>= 2x).
+  // is at least 2x: a showcase that barely beats the cpu shows nothing.
   const double plan_us = At(plan, "modeled_latency_us").number;
   const double cpu_only_us = At(plan, "modeled_latency_us_cpu_only").number;
   const double greedy_us = At(plan, "modeled_latency_us_greedy").number;

@@ -1,4 +1,4 @@
-// A plugin's info struct read defensively (issue 39): the host follows
+// A plugin's info struct read defensively: the host follows
 // every pointer in it (the vendor and version strings, the SoC model list,
 // the build id) and loops over soc_model_count, so a garbage info struct (a
 // pointer of 0x10, a count of 2^40) would crash it, even under `--probe`'s
